@@ -1,0 +1,537 @@
+package lapack
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// cm is a column-major test matrix with a padded leading dimension; the
+// padding is poisoned with NaN so that a stride bug shows up as NaN.
+type cm struct {
+	r, c, ld int
+	d        []float64
+}
+
+func newCM(r, c int) *cm {
+	ld := r + 3
+	d := make([]float64, ld*max(c, 1))
+	for i := range d {
+		d[i] = math.NaN()
+	}
+	for j := 0; j < c; j++ {
+		for i := 0; i < r; i++ {
+			d[j*ld+i] = 0
+		}
+	}
+	return &cm{r, c, ld, d}
+}
+
+func (m *cm) at(i, j int) float64     { return m.d[j*m.ld+i] }
+func (m *cm) set(i, j int, v float64) { m.d[j*m.ld+i] = v }
+
+func (m *cm) clone() *cm {
+	d := append([]float64(nil), m.d...)
+	return &cm{m.r, m.c, m.ld, d}
+}
+
+func mul(a, b *cm, ta, tb bool) *cm {
+	ar, ac := a.r, a.c
+	if ta {
+		ar, ac = ac, ar
+	}
+	br, bc := b.r, b.c
+	if tb {
+		br, bc = bc, br
+	}
+	if ac != br {
+		panic("shape")
+	}
+	get := func(m *cm, t bool, i, j int) float64 {
+		if t {
+			return m.at(j, i)
+		}
+		return m.at(i, j)
+	}
+	out := newCM(ar, bc)
+	for i := 0; i < ar; i++ {
+		for j := 0; j < bc; j++ {
+			s := 0.0
+			for l := 0; l < ac; l++ {
+				s += get(a, ta, i, l) * get(b, tb, l, j)
+			}
+			out.set(i, j, s)
+		}
+	}
+	return out
+}
+
+func maxAbsDiff(a, b *cm) float64 {
+	d := 0.0
+	for j := 0; j < a.c; j++ {
+		for i := 0; i < a.r; i++ {
+			d = math.Max(d, math.Abs(a.at(i, j)-b.at(i, j)))
+		}
+	}
+	return d
+}
+
+func frob(a *cm) float64 {
+	s := 0.0
+	for j := 0; j < a.c; j++ {
+		for i := 0; i < a.r; i++ {
+			s += a.at(i, j) * a.at(i, j)
+		}
+	}
+	return math.Sqrt(s)
+}
+
+func randCM(rng *rand.Rand, r, c int) *cm {
+	m := newCM(r, c)
+	for j := 0; j < c; j++ {
+		for i := 0; i < r; i++ {
+			m.set(i, j, rng.NormFloat64())
+		}
+	}
+	return m
+}
+
+// orthogonal returns a random n×n orthogonal matrix by modified
+// Gram–Schmidt on a Gaussian matrix (pure Go, independent of LAPACK).
+func orthogonal(rng *rand.Rand, n int) *cm {
+	q := randCM(rng, n, n)
+	for j := 0; j < n; j++ {
+		for p := 0; p < j; p++ {
+			dot := 0.0
+			for i := 0; i < n; i++ {
+				dot += q.at(i, p) * q.at(i, j)
+			}
+			for i := 0; i < n; i++ {
+				q.set(i, j, q.at(i, j)-dot*q.at(i, p))
+			}
+		}
+		nrm := 0.0
+		for i := 0; i < n; i++ {
+			nrm += q.at(i, j) * q.at(i, j)
+		}
+		nrm = math.Sqrt(nrm)
+		for i := 0; i < n; i++ {
+			q.set(i, j, q.at(i, j)/nrm)
+		}
+	}
+	return q
+}
+
+// symWithSpectrum returns Q diag(lambda) Qᵀ with the triangle opposite to
+// keep poisoned with NaN, so the test proves LAPACK reads only uplo.
+func symWithSpectrum(rng *rand.Rand, lambda []float64, keep byte) *cm {
+	n := len(lambda)
+	q := orthogonal(rng, n)
+	ql := q.clone()
+	for j := 0; j < n; j++ {
+		for i := 0; i < n; i++ {
+			ql.set(i, j, q.at(i, j)*lambda[j])
+		}
+	}
+	a := mul(ql, q, false, true)
+	for j := 0; j < n; j++ {
+		for i := 0; i < n; i++ {
+			if (keep == 'U' && i > j) || (keep == 'L' && i < j) {
+				a.set(i, j, math.NaN())
+			}
+		}
+	}
+	return a
+}
+
+func fullSym(a *cm, uplo byte) *cm {
+	f := a.clone()
+	for j := 0; j < a.c; j++ {
+		for i := 0; i < a.r; i++ {
+			if (uplo == 'U' && i > j) || (uplo == 'L' && i < j) {
+				f.set(i, j, a.at(j, i))
+			}
+		}
+	}
+	return f
+}
+
+var spectra = map[string][]float64{
+	"n=1":       {3},
+	"n=2":       {2, -1},
+	"decay":     geometric(40, 0.7),
+	"clustered": {5, 5, 5, 5 + 1e-12, 1, 1, 1, 1, -1, -1, -1, 0.5, 0.5, 0.5, 0.5, 2},
+	"negative":  {-1, -2, -3, -4, -5, -6, -7, -8, 9, 10},
+	"zeros":     {0, 0, 0, 1, 2, 0, 0},
+}
+
+func geometric(n int, r float64) []float64 {
+	l := make([]float64, n)
+	v := 1.0
+	for i := range l {
+		l[i] = v
+		v *= r
+	}
+	return l
+}
+
+func sortedAsc(l []float64) []float64 {
+	s := append([]float64(nil), l...)
+	sort.Float64s(s)
+	return s
+}
+
+func normOf(l []float64) float64 {
+	m := 0.0
+	for _, v := range l {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
+
+// checkEigen asserts ‖AV − VΛ‖_F/(n‖A‖) ≤ 1e-12 and ‖VᵀV − I‖_max ≤ 1e-12.
+func checkEigen(t *testing.T, a *cm, w []float64, v *cm, anorm float64) {
+	t.Helper()
+	n, k := a.r, v.c
+	av := mul(a, v, false, false)
+	for j := 0; j < k; j++ {
+		for i := 0; i < n; i++ {
+			av.set(i, j, av.at(i, j)-v.at(i, j)*w[j])
+		}
+	}
+	require.LessOrEqual(t, frob(av)/(float64(n)*math.Max(anorm, 1e-300)), 1e-12, "residual")
+	vtv := mul(v, v, true, false)
+	for i := 0; i < k; i++ {
+		vtv.set(i, i, vtv.at(i, i)-1)
+	}
+	require.LessOrEqual(t, maxAbsDiff(vtv, newCM(k, k)), 1e-12, "orthogonality")
+}
+
+func TestDsyevdKnownSpectra(t *testing.T) {
+	for name, lambda := range spectra {
+		for _, uplo := range []byte{'U', 'L'} {
+			t.Run(name+"/"+string(uplo), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(1, uint64(len(lambda))))
+				a := symWithSpectrum(rng, lambda, uplo)
+				full := fullSym(a, uplo)
+				n := len(lambda)
+				w := make([]float64, n)
+				work := a.clone()
+				var ws Workspace
+				require.NoError(t, ws.Dsyevd('V', uplo, n, work.d, work.ld, w))
+				want := sortedAsc(lambda)
+				for i := range w {
+					require.InDelta(t, want[i], w[i], 1e-13*float64(n)*normOf(lambda)+1e-300)
+				}
+				checkEigen(t, full, w, work, normOf(lambda))
+
+				// values only, reusing the workspace
+				w2 := make([]float64, n)
+				work2 := a.clone()
+				require.NoError(t, ws.Dsyevd('N', uplo, n, work2.d, work2.ld, w2))
+				for i := range w2 {
+					require.InDelta(t, w[i], w2[i], 1e-13*float64(n)*normOf(lambda)+1e-300)
+				}
+			})
+		}
+	}
+}
+
+func TestDsyevrIndexAndValueRanges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	lambda := []float64{9, 7, 5, 3, 1, -1, -3, -5, 0.5, 0.25, 2.5, 4.5}
+	n := len(lambda)
+	want := sortedAsc(lambda)
+	for _, uplo := range []byte{'U', 'L'} {
+		a := symWithSpectrum(rng, lambda, uplo)
+		full := fullSym(a, uplo)
+
+		// RANGE='I': the top 4.
+		k := 4
+		work := a.clone()
+		w := make([]float64, n)
+		z := newCM(n, k)
+		m, err := Dsyevr('V', 'I', uplo, n, work.d, work.ld, 0, 0, n-k+1, n, 0, w, z.d, z.ld, nil)
+		require.NoError(t, err)
+		require.Equal(t, k, m)
+		for i := 0; i < k; i++ {
+			require.InDelta(t, want[n-k+i], w[i], 1e-12*normOf(lambda))
+		}
+		checkEigen(t, full, w[:k], z, normOf(lambda))
+
+		// RANGE='V': eigenvalues in (0, 4].
+		work = a.clone()
+		z = newCM(n, n)
+		m, err = Dsyevr('V', 'V', uplo, n, work.d, work.ld, 0, 4, 0, 0, 0, w, z.d, z.ld, nil)
+		require.NoError(t, err)
+		require.Equal(t, 5, m) // 0.25, 0.5, 1, 2.5, 3
+		z.c = m
+		checkEigen(t, full, w[:m], z, normOf(lambda))
+
+		// RANGE='A' values only.
+		work = a.clone()
+		m, err = Dsyevr('N', 'A', uplo, n, work.d, work.ld, 0, 0, 0, 0, 0, w, nil, 1, nil)
+		require.NoError(t, err)
+		require.Equal(t, n, m)
+		for i := range want {
+			require.InDelta(t, want[i], w[i], 1e-12*normOf(lambda))
+		}
+	}
+}
+
+func TestDstevrSecondDifference(t *testing.T) {
+	// The n×n matrix tridiag(−1, 2, −1) has eigenvalues 2 − 2cos(jπ/(n+1)).
+	n := 30
+	d := make([]float64, n)
+	e := make([]float64, n)
+	for i := range d {
+		d[i] = 2
+		e[i] = -1
+	}
+	full := newCM(n, n)
+	for i := 0; i < n; i++ {
+		full.set(i, i, 2)
+		if i+1 < n {
+			full.set(i, i+1, -1)
+			full.set(i+1, i, -1)
+		}
+	}
+	w := make([]float64, n)
+	z := newCM(n, 5)
+	var ws Workspace
+	m, err := ws.Dstevr('V', 'I', n, d, e, 0, 0, n-4, n, 0, w, z.d, z.ld, nil)
+	require.NoError(t, err)
+	require.Equal(t, 5, m)
+	for i := 0; i < m; i++ {
+		j := float64(n - 4 + i)
+		require.InDelta(t, 2-2*math.Cos(j*math.Pi/float64(n+1)), w[i], 1e-13)
+	}
+	checkEigen(t, full, w[:m], z, 4)
+}
+
+func TestDgesddReconstructs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, shape := range [][2]int{{7, 4}, {4, 7}, {1, 5}, {6, 6}} {
+		m, n := shape[0], shape[1]
+		a := randCM(rng, m, n)
+		work := a.clone()
+		k := min(m, n)
+		s := make([]float64, k)
+		u, vt := newCM(m, k), newCM(k, n)
+		require.NoError(t, Dgesdd('S', m, n, work.d, work.ld, s, u.d, u.ld, vt.d, vt.ld))
+		for i := 1; i < k; i++ {
+			require.GreaterOrEqual(t, s[i-1], s[i])
+		}
+		us := u.clone()
+		for j := 0; j < k; j++ {
+			for i := 0; i < m; i++ {
+				us.set(i, j, u.at(i, j)*s[j])
+			}
+		}
+		rec := mul(us, vt, false, false)
+		require.LessOrEqual(t, maxAbsDiff(rec, a)/(float64(max(m, n))*s[0]), 1e-14)
+		// values-only agrees
+		work = a.clone()
+		s2 := make([]float64, k)
+		require.NoError(t, Dgesdd('N', m, n, work.d, work.ld, s2, nil, 1, nil, 1))
+		for i := range s {
+			require.InDelta(t, s[i], s2[i], 1e-13*s[0])
+		}
+	}
+}
+
+func TestQRAndLQ(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	m, n := 9, 5
+	a := randCM(rng, m, n)
+	f := a.clone()
+	tau := make([]float64, n)
+	var ws Workspace
+	ws.Dgeqrf(m, n, f.d, f.ld, tau)
+	r := newCM(n, n)
+	for j := 0; j < n; j++ {
+		for i := 0; i <= j; i++ {
+			r.set(i, j, f.at(i, j))
+		}
+	}
+	ws.Dorgqr(m, n, n, f.d, f.ld, tau)
+	f.c = n
+	require.LessOrEqual(t, maxAbsDiff(mul(f, r, false, false), a), 1e-13*frob(a))
+	qtq := mul(f, f, true, false)
+	for i := 0; i < n; i++ {
+		qtq.set(i, i, qtq.at(i, i)-1)
+	}
+	require.LessOrEqual(t, maxAbsDiff(qtq, newCM(n, n)), 1e-14)
+
+	// LQ of the 5×9 matrix aᵀ.
+	b := newCM(n, m)
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			b.set(j, i, a.at(i, j))
+		}
+	}
+	g := b.clone()
+	ws.Dgelqf(n, m, g.d, g.ld, tau)
+	l := newCM(n, n)
+	for j := 0; j < n; j++ {
+		for i := j; i < n; i++ {
+			l.set(i, j, g.at(i, j))
+		}
+	}
+	ws.Dorglq(n, m, n, g.d, g.ld, tau)
+	require.LessOrEqual(t, maxAbsDiff(mul(l, g, false, false), b), 1e-13*frob(a))
+	qqt := mul(g, g, false, true)
+	for i := 0; i < n; i++ {
+		qqt.set(i, i, qqt.at(i, i)-1)
+	}
+	require.LessOrEqual(t, maxAbsDiff(qqt, newCM(n, n)), 1e-14)
+}
+
+func TestCholeskySolve(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	lambda := []float64{10, 5, 3, 2, 1, 0.5}
+	n := len(lambda)
+	for _, uplo := range []byte{'U', 'L'} {
+		a := symWithSpectrum(rng, lambda, uplo)
+		full := fullSym(a, uplo)
+		f := a.clone()
+		require.NoError(t, Dpotrf(uplo, n, f.d, f.ld))
+		b := randCM(rng, n, 3)
+		x := b.clone()
+		Dpotrs(uplo, n, 3, f.d, f.ld, x.d, x.ld)
+		res := mul(full, x, false, false)
+		// ‖AX − B‖ ≤ c·ε·‖A‖‖X‖ with a generous constant.
+		require.LessOrEqual(t, maxAbsDiff(res, b), 1e-13*10*frob(x))
+	}
+	// Indefinite: error, not a panic, wrapping the sentinel.
+	a := symWithSpectrum(rng, []float64{1, 2, -1, 3}, 'U')
+	err := Dpotrf('U', 4, a.d, a.ld)
+	require.Error(t, err)
+	require.True(t, errors.Is(err, ErrNotPositiveDefinite))
+	var le *Error
+	require.True(t, errors.As(err, &le))
+	require.Equal(t, "dpotrf", le.Routine)
+	require.Greater(t, le.Info, 0)
+}
+
+func TestDsygvd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	n := 8
+	a := symWithSpectrum(rng, []float64{4, 3, 2, 1, 0, -1, -2, -3}, 'L')
+	b := symWithSpectrum(rng, []float64{5, 4, 3, 2, 1.5, 1, 0.7, 0.3}, 'L')
+	af, bf := fullSym(a, 'L'), fullSym(b, 'L')
+	x, bw := a.clone(), b.clone()
+	w := make([]float64, n)
+	require.NoError(t, Dsygvd(1, 'V', 'L', n, x.d, x.ld, bw.d, bw.ld, w))
+	ax := mul(af, x, false, false)
+	bx := mul(bf, x, false, false)
+	for j := 0; j < n; j++ {
+		for i := 0; i < n; i++ {
+			ax.set(i, j, ax.at(i, j)-w[j]*bx.at(i, j))
+		}
+	}
+	require.LessOrEqual(t, frob(ax)/(float64(n)*frob(af)), 1e-13)
+	// Xᵀ B X = I
+	xbx := mul(x, bx, true, false)
+	for i := 0; i < n; i++ {
+		xbx.set(i, i, xbx.at(i, i)-1)
+	}
+	require.LessOrEqual(t, maxAbsDiff(xbx, newCM(n, n)), 1e-12)
+	// B indefinite: ErrNotPositiveDefinite.
+	bad := symWithSpectrum(rng, []float64{1, 1, 1, 1, 1, 1, 1, -1}, 'L')
+	x = a.clone()
+	err := Dsygvd(1, 'V', 'L', n, x.d, x.ld, bad.d, bad.ld, w)
+	require.ErrorIs(t, err, ErrNotPositiveDefinite)
+}
+
+func TestDgetrf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, shape := range [][2]int{{6, 6}, {8, 5}, {4, 7}} {
+		m, n := shape[0], shape[1]
+		a := randCM(rng, m, n)
+		f := a.clone()
+		k := min(m, n)
+		ipiv := make([]int, k)
+		require.NoError(t, Dgetrf(m, n, f.d, f.ld, ipiv))
+		l, u := newCM(m, k), newCM(k, n)
+		for i := 0; i < m; i++ {
+			for j := 0; j < k; j++ {
+				switch {
+				case i == j:
+					l.set(i, j, 1)
+				case i > j:
+					l.set(i, j, f.at(i, j))
+				}
+			}
+		}
+		for i := 0; i < k; i++ {
+			for j := i; j < n; j++ {
+				u.set(i, j, f.at(i, j))
+			}
+		}
+		lu := mul(l, u, false, false)
+		// Undo the row interchanges in reverse order: A = P·L·U.
+		for i := k - 1; i >= 0; i-- {
+			p := ipiv[i]
+			require.GreaterOrEqual(t, p, i)
+			for j := 0; j < n; j++ {
+				x, y := lu.at(i, j), lu.at(p, j)
+				lu.set(i, j, y)
+				lu.set(p, j, x)
+			}
+		}
+		require.LessOrEqual(t, maxAbsDiff(lu, a), 1e-13*frob(a))
+	}
+	// An exactly singular matrix: ErrSingular, factorisation still done.
+	s := newCM(3, 3)
+	s.set(0, 0, 1)
+	s.set(1, 1, 1)
+	ipiv := make([]int, 3)
+	err := Dgetrf(3, 3, s.d, s.ld, ipiv)
+	require.ErrorIs(t, err, ErrSingular)
+}
+
+func TestProgrammerErrorsPanicWithPrefix(t *testing.T) {
+	a := make([]float64, 16)
+	w := make([]float64, 4)
+	cases := map[string]func(){
+		"bad jobz":      func() { _ = Dsyevd('X', 'U', 4, a, 4, w) },
+		"bad uplo":      func() { _ = Dsyevd('V', 'Q', 4, a, 4, w) },
+		"short a":       func() { _ = Dsyevd('V', 'U', 5, a, 5, make([]float64, 5)) },
+		"small lda":     func() { _ = Dsyevd('V', 'U', 4, a, 3, w) },
+		"short w":       func() { _ = Dsyevd('V', 'U', 4, a, 4, w[:3]) },
+		"negative n":    func() { _ = Dpotrf('U', -1, a, 1) },
+		"bad il":        func() { _, _ = Dsyevr('V', 'I', 'U', 4, a, 4, 0, 0, 0, 2, 0, w, a, 4, nil) },
+		"bad interval":  func() { _, _ = Dsyevr('V', 'V', 'U', 4, a, 4, 2, 1, 0, 0, 0, w, a, 4, nil) },
+		"short z":       func() { _, _ = Dsyevr('V', 'A', 'U', 4, a, 4, 0, 0, 0, 0, 0, w, a[:10], 4, nil) },
+		"short ipiv":    func() { _ = Dgetrf(4, 4, a, 4, make([]int, 2)) },
+		"orgqr shape":   func() { Dorgqr(2, 4, 1, a, 4, w) },
+		"bad itype":     func() { _ = Dsygvd(4, 'V', 'U', 2, a, 2, a, 2, w) },
+		"gesdd short s": func() { _ = Dgesdd('N', 4, 4, a, 4, w[:2], nil, 1, nil, 1) },
+	}
+	for name, f := range cases {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				require.NotNil(t, r, "expected a panic")
+				require.True(t, strings.HasPrefix(r.(string), "lapack: "), "message %q", r)
+			}()
+			f()
+		})
+	}
+}
+
+func TestZeroSizesAreNoOps(t *testing.T) {
+	require.NoError(t, Dsyevd('V', 'U', 0, nil, 1, nil))
+	m, err := Dsyevr('V', 'A', 'U', 0, nil, 1, 0, 0, 0, 0, 0, nil, nil, 1, nil)
+	require.NoError(t, err)
+	require.Equal(t, 0, m)
+	require.NoError(t, Dpotrf('L', 0, nil, 1))
+	require.NoError(t, Dgetrf(0, 3, nil, 1, nil))
+	require.NoError(t, Dgesdd('N', 0, 3, nil, 1, nil, nil, 1, nil, 1))
+}
