@@ -1,0 +1,159 @@
+package linalg
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/netlib/blas/netlib"
+
+	// libopenblas is linked here; netlib's cgo package resolves against it.
+	_ "github.com/kdual/kdual/native"
+)
+
+func init() {
+	// The one piece of global state in kdual: gonum's BLAS runs on OpenBLAS.
+	blas64.Use(netlib.Implementation{})
+}
+
+// ErrInvalid is wrapped by every error about bad input.
+var ErrInvalid = errors.New("invalid input")
+
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("linalg: "+format+": %w", append(args, ErrInvalid)...)
+}
+
+// CheckFinite returns an error wrapping ErrInvalid when a holds NaN or ±Inf.
+// what names the argument in the message.
+func CheckFinite(what string, a mat.Matrix) error {
+	r, c := a.Dims()
+	switch m := a.(type) {
+	case *mat.Dense:
+		raw := m.RawMatrix()
+		for i := 0; i < r; i++ {
+			if j := firstNonFinite(raw.Data[i*raw.Stride : i*raw.Stride+c]); j >= 0 {
+				return invalidf("%s[%d,%d] = %g is not finite", what, i, j, raw.Data[i*raw.Stride+j])
+			}
+		}
+		return nil
+	case *mat.SymDense:
+		raw := m.RawSymmetric()
+		for i := 0; i < r; i++ {
+			row := raw.Data[i*raw.Stride+i : i*raw.Stride+c]
+			if j := firstNonFinite(row); j >= 0 {
+				return invalidf("%s[%d,%d] = %g is not finite", what, i, i+j, row[j])
+			}
+		}
+		return nil
+	}
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return invalidf("%s[%d,%d] = %g is not finite", what, i, j, v)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckFiniteSlice is CheckFinite for a vector.
+func CheckFiniteSlice(what string, v []float64) error {
+	if j := firstNonFinite(v); j >= 0 {
+		return invalidf("%s[%d] = %g is not finite", what, j, v[j])
+	}
+	return nil
+}
+
+func firstNonFinite(v []float64) int {
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return i
+		}
+	}
+	return -1
+}
+
+// parallelFor runs body over [0, n) split into chunks on GOMAXPROCS
+// goroutines. weight(i) ≥ 0, when non-nil, is the relative cost of index i,
+// used to balance triangular loops. body must not call BLAS.
+func parallelFor(n int, weight func(i int) float64, body func(lo, hi int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if n < 64 || workers == 1 {
+		body(0, n)
+		return
+	}
+	chunks := 4 * workers
+	bounds := make([]int, 0, chunks+1)
+	bounds = append(bounds, 0)
+	if weight == nil {
+		for c := 1; c < chunks; c++ {
+			bounds = append(bounds, c*n/chunks)
+		}
+	} else {
+		total := 0.0
+		for i := 0; i < n; i++ {
+			total += weight(i)
+		}
+		acc, next := 0.0, 1
+		for i := 0; i < n && next < chunks; i++ {
+			acc += weight(i)
+			if acc >= total*float64(next)/float64(chunks) {
+				bounds = append(bounds, i+1)
+				next++
+			}
+		}
+	}
+	bounds = append(bounds, n)
+	var wg sync.WaitGroup
+	jobs := make(chan [2]int, len(bounds))
+	for c := 0; c+1 < len(bounds); c++ {
+		if bounds[c] < bounds[c+1] {
+			jobs <- [2]int{bounds[c], bounds[c+1]}
+		}
+	}
+	close(jobs)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				body(j[0], j[1])
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// MirrorUpper copies the upper triangle of the n×n row-major data (stride
+// ld) into the lower one, so that the storage holds the full symmetric
+// matrix. It works in cache-sized tiles, in parallel.
+func MirrorUpper(n int, data []float64, ld int) {
+	const tile = 64
+	tiles := (n + tile - 1) / tile
+	parallelFor(tiles, func(bi int) float64 { return float64(bi + 1) }, func(lo, hi int) {
+		for bi := lo; bi < hi; bi++ {
+			i0, i1 := bi*tile, min(n, (bi+1)*tile)
+			// Lower block row bi: entries (i, j) with j < i, from (j, i).
+			for j0 := 0; j0 <= i0; j0 += tile {
+				j1 := min(j0+tile, n)
+				for i := i0; i < i1; i++ {
+					row := data[i*ld:]
+					for j := j0; j < min(j1, i); j++ {
+						row[j] = data[j*ld+i]
+					}
+				}
+			}
+		}
+	})
+}
+
+// Symmetrize makes a's storage hold both triangles (copying the upper one
+// into the lower), so the raw data is a full dense matrix.
+func Symmetrize(a *mat.SymDense) {
+	raw := a.RawSymmetric()
+	MirrorUpper(raw.N, raw.Data, raw.Stride)
+}

@@ -1,0 +1,156 @@
+package linalg
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/lapack"
+)
+
+// Eigen holds k eigenpairs of a symmetric n×n matrix: Values in decreasing
+// order and the matching orthonormal eigenvectors as the columns of the
+// n×k Vectors (nil when only values were asked for). Each eigenvector's
+// sign is fixed so that its largest-magnitude entry (the first one, on ties)
+// is positive.
+type Eigen struct {
+	Values  []float64
+	Vectors *mat.Dense
+}
+
+// SymEig returns the k largest eigenpairs of the symmetric matrix a (only
+// its upper triangle is read); k = 0 means all n. a is not modified.
+//
+// Routing: k = 0 or k = n uses LAPACK dsyevd (divide and conquer, about
+// 9n³ flops with vectors); 0 < k < n uses dsyevr with RANGE = 'I' (MRRR on
+// the tridiagonal form, the reduction costing 4n³/3). Memory: one n×n copy.
+//
+// Errors: k < 0 or k > n, or a non-finite entry, wrap ErrInvalid; a LAPACK
+// convergence failure wraps lapack.ErrNotConverged.
+func SymEig(a *mat.SymDense, k int) (*Eigen, error) {
+	return symEig(a, k, true)
+}
+
+// SymEigValues is SymEig without eigenvectors.
+func SymEigValues(a *mat.SymDense, k int) ([]float64, error) {
+	e, err := symEig(a, k, false)
+	if err != nil {
+		return nil, err
+	}
+	return e.Values, nil
+}
+
+func symEig(a *mat.SymDense, k int, vectors bool) (*Eigen, error) {
+	if a == nil || a.IsEmpty() {
+		return nil, invalidf("SymEig: empty matrix")
+	}
+	n := a.SymmetricDim()
+	if k < 0 || k > n {
+		return nil, invalidf("SymEig: k = %d outside 0..n = %d", k, n)
+	}
+	if err := CheckFinite("SymEig: a", a); err != nil {
+		return nil, err
+	}
+	if k == 0 {
+		k = n
+	}
+	raw := a.RawSymmetric()
+	// Row-major upper storage is column-major lower storage of the same
+	// symmetric matrix: LAPACK reads it with uplo = 'L' and no transpose.
+	work := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		copy(work[i*n+i:i*n+n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+	}
+	jobz := byte('N')
+	if vectors {
+		jobz = 'V'
+	}
+	w := make([]float64, n)
+	var vecs []float64 // column-major n×k, ascending
+	if k == n {
+		if err := lapack.Dsyevd(jobz, 'L', n, work, n, w); err != nil {
+			return nil, fmt.Errorf("linalg: SymEig: %w", err)
+		}
+		vecs = work
+	} else {
+		var z []float64
+		if vectors {
+			z = make([]float64, n*k)
+		}
+		m, err := lapack.Dsyevr(jobz, 'I', 'L', n, work, n, 0, 0, n-k+1, n, 0, w, z, n, nil)
+		if err != nil {
+			return nil, fmt.Errorf("linalg: SymEig: %w", err)
+		}
+		if m != k {
+			return nil, fmt.Errorf("linalg: SymEig: dsyevr found %d of %d eigenvalues: %w", m, k, lapack.ErrNotConverged)
+		}
+		vecs = z
+	}
+	e := &Eigen{Values: make([]float64, k)}
+	for c := 0; c < k; c++ {
+		e.Values[c] = w[k-1-c]
+	}
+	if vectors {
+		e.Vectors = mat.NewDense(n, k, nil)
+		columnsReversed(e.Vectors, vecs, n, k)
+		FixSigns(e.Vectors)
+	}
+	return e, nil
+}
+
+// columnsReversed writes the column-major n×k matrix src (ld n) into dst
+// with its columns in reverse order, transposing in cache-sized tiles.
+func columnsReversed(dst *mat.Dense, src []float64, n, k int) {
+	raw := dst.RawMatrix()
+	const tile = 32
+	for c0 := 0; c0 < k; c0 += tile {
+		c1 := min(c0+tile, k)
+		for i0 := 0; i0 < n; i0 += tile {
+			i1 := min(i0+tile, n)
+			for c := c0; c < c1; c++ {
+				col := src[(k-1-c)*n:]
+				for i := i0; i < i1; i++ {
+					raw.Data[i*raw.Stride+c] = col[i]
+				}
+			}
+		}
+	}
+}
+
+// FixSigns flips each column of v whose largest-magnitude entry (the first
+// one, on ties) is negative, making eigenvector signs deterministic.
+func FixSigns(v *mat.Dense) {
+	r, c := v.Dims()
+	raw := v.RawMatrix()
+	best := make([]float64, c)
+	for i := 0; i < r; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+		for j, x := range row {
+			if abs(x) > abs(best[j]) {
+				best[j] = x
+			}
+		}
+	}
+	flip := false
+	for _, b := range best {
+		flip = flip || b < 0
+	}
+	if !flip {
+		return
+	}
+	for i := 0; i < r; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+		for j := range row {
+			if best[j] < 0 {
+				row[j] = -row[j]
+			}
+		}
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,524 @@
+package linalg
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/lapack"
+)
+
+// randOrthogonal returns a seeded random n×n orthogonal matrix, from gonum's
+// pure-Go QR so that it does not depend on the code under test.
+func randOrthogonal(rng *rand.Rand, n int) *mat.Dense {
+	a := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			a.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(a)
+	var q mat.Dense
+	qr.QTo(&q)
+	return &q
+}
+
+// withSpectrum returns Q·diag(λ)·Qᵀ with a seeded random orthogonal Q.
+func withSpectrum(seed uint64, lambda []float64) *mat.SymDense {
+	n := len(lambda)
+	q := randOrthogonal(rand.New(rand.NewPCG(seed, 99)), n)
+	var ql mat.Dense
+	ql.Apply(func(i, j int, v float64) float64 { return v * lambda[j] }, q)
+	var a mat.Dense
+	a.Mul(&ql, q.T())
+	s := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			s.SetSym(i, j, 0.5*(a.At(i, j)+a.At(j, i)))
+		}
+	}
+	return s
+}
+
+func decreasing(l []float64) []float64 {
+	s := append([]float64(nil), l...)
+	sort.Sort(sort.Reverse(sort.Float64Slice(s)))
+	return s
+}
+
+func maxAbs(l []float64) float64 {
+	m := 0.0
+	for _, v := range l {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
+
+// eigenChecks asserts the scaled residual ‖AV − VΛ‖_F/(n‖A‖₂) ≤ 1e-12 and
+// ‖VᵀV − I‖_max ≤ 1e-12.
+func eigenChecks(t *testing.T, a *mat.SymDense, e *Eigen, anorm float64) {
+	t.Helper()
+	n := a.SymmetricDim()
+	var av, vl mat.Dense
+	av.Mul(a, e.Vectors)
+	vl.Apply(func(i, j int, v float64) float64 { return v * e.Values[j] }, e.Vectors)
+	av.Sub(&av, &vl)
+	require.LessOrEqual(t, mat.Norm(&av, 2)/(float64(n)*math.Max(anorm, 1e-300)), 1e-12, "residual")
+	var vtv mat.Dense
+	vtv.Mul(e.Vectors.T(), e.Vectors)
+	k := len(e.Values)
+	for i := 0; i < k; i++ {
+		vtv.Set(i, i, vtv.At(i, i)-1)
+	}
+	require.LessOrEqual(t, mat.Norm(&vtv, math.Inf(1)), 1e-12*float64(k), "orthogonality")
+}
+
+var knownSpectra = map[string][]float64{
+	"n=1":        {-2.5},
+	"n=2":        {1, -3},
+	"fast decay": geometricSpectrum(60, 0.5),
+	"slow decay": harmonicSpectrum(80),
+	"clustered":  {3, 3, 3, 3, 3 * (1 + 1e-13), 2, 2, 2, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1},
+	"negative":   {-1, -2, -3, -4, -5, -6, 0.5, 0.25, -7, -100},
+}
+
+func geometricSpectrum(n int, r float64) []float64 {
+	l := make([]float64, n)
+	for i := range l {
+		l[i] = math.Pow(r, float64(i))
+	}
+	return l
+}
+
+func harmonicSpectrum(n int) []float64 {
+	l := make([]float64, n)
+	for i := range l {
+		l[i] = 1 / float64(i+1)
+	}
+	return l
+}
+
+func TestSymEigKnownSpectra(t *testing.T) {
+	for name, lambda := range knownSpectra {
+		t.Run(name, func(t *testing.T) {
+			a := withSpectrum(uint64(len(lambda)), lambda)
+			before := symCopy(a)
+			want := decreasing(lambda)
+			norm := maxAbs(lambda)
+			n := len(lambda)
+			full, err := SymEig(a, 0)
+			require.NoError(t, err)
+			require.True(t, mat.Equal(a, before), "input modified")
+			require.Len(t, full.Values, n)
+			for i := range want {
+				require.InDelta(t, want[i], full.Values[i], 1e-13*float64(n)*norm)
+			}
+			eigenChecks(t, a, full, norm)
+			assertSignsFixed(t, full.Vectors)
+
+			// Top-k through dsyevr agrees with the full solve.
+			for _, k := range []int{1, n / 2, n - 1} {
+				if k < 1 || k >= n {
+					continue
+				}
+				top, err := SymEig(a, k)
+				require.NoError(t, err)
+				require.Len(t, top.Values, k)
+				for i := 0; i < k; i++ {
+					require.InDelta(t, full.Values[i], top.Values[i], 1e-13*float64(n)*norm)
+				}
+				eigenChecks(t, a, top, norm)
+				assertSignsFixed(t, top.Vectors)
+			}
+
+			// Agreement with gonum's pure-Go solver.
+			var ge mat.EigenSym
+			require.True(t, ge.Factorize(a, true))
+			gv := ge.Values(nil)
+			sort.Float64s(gv)
+			for i := range gv {
+				require.InDelta(t, gv[n-1-i], full.Values[i], 1e-12*float64(n)*norm)
+			}
+			vals, err := SymEigValues(a, 0)
+			require.NoError(t, err)
+			for i := range vals {
+				require.InDelta(t, full.Values[i], vals[i], 1e-13*float64(n)*norm)
+			}
+		})
+	}
+}
+
+// Where the spectrum is simple the eigenvectors are unique up to sign, so
+// after sign fixing they must agree with gonum's (signs fixed the same way).
+func TestSymEigMatchesGonumVectors(t *testing.T) {
+	lambda := []float64{10, 8, 6, 4, 2, -1, -3, 0.5}
+	a := withSpectrum(7, lambda)
+	e, err := SymEig(a, 0)
+	require.NoError(t, err)
+	var ge mat.EigenSym
+	require.True(t, ge.Factorize(a, true))
+	var gv mat.Dense
+	ge.VectorsTo(&gv)
+	vals := ge.Values(nil)
+	n := len(lambda)
+	for c := 0; c < n; c++ {
+		// gonum returns ascending values: column n−1−c is ours c.
+		require.InDelta(t, vals[n-1-c], e.Values[c], 1e-12*10)
+		col := mat.Col(nil, n-1-c, &gv)
+		fixVecSign(col)
+		for i := 0; i < n; i++ {
+			require.InDelta(t, col[i], e.Vectors.At(i, c), 1e-12*float64(n))
+		}
+	}
+}
+
+func fixVecSign(v []float64) {
+	best := 0.0
+	for _, x := range v {
+		if math.Abs(x) > math.Abs(best) {
+			best = x
+		}
+	}
+	if best < 0 {
+		for i := range v {
+			v[i] = -v[i]
+		}
+	}
+}
+
+func assertSignsFixed(t *testing.T, v *mat.Dense) {
+	t.Helper()
+	r, c := v.Dims()
+	for j := 0; j < c; j++ {
+		best := 0.0
+		for i := 0; i < r; i++ {
+			if x := v.At(i, j); math.Abs(x) > math.Abs(best) {
+				best = x
+			}
+		}
+		require.Greater(t, best, 0.0, "column %d", j)
+	}
+}
+
+func TestSymEigBadInput(t *testing.T) {
+	a := withSpectrum(1, []float64{3, 2, 1})
+	for _, k := range []int{-1, 4} {
+		_, err := SymEig(a, k)
+		require.ErrorIs(t, err, ErrInvalid, "k=%d", k)
+	}
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		b := symCopy(a)
+		b.SetSym(0, 2, bad)
+		_, err := SymEig(b, 0)
+		require.ErrorIs(t, err, ErrInvalid)
+		_, err = SymEig(b, 1)
+		require.ErrorIs(t, err, ErrInvalid)
+	}
+	_, err := SymEig(&mat.SymDense{}, 0)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = SymEig(nil, 0)
+	require.ErrorIs(t, err, ErrInvalid)
+}
+
+func TestQR(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 1))
+	for _, shape := range [][2]int{{1, 1}, {5, 5}, {40, 7}, {7, 1}} {
+		m, n := shape[0], shape[1]
+		a := mat.NewDense(m, n, nil)
+		a.Apply(func(_, _ int, _ float64) float64 { return rng.NormFloat64() }, a)
+		before := mat.DenseCopyOf(a)
+		q, r, err := QR(a)
+		require.NoError(t, err)
+		require.True(t, mat.Equal(a, before))
+		var qr mat.Dense
+		qr.Mul(q, r)
+		qr.Sub(&qr, a)
+		require.LessOrEqual(t, mat.Norm(&qr, 1), 1e-13*float64(m)*mat.Norm(a, 1))
+		var qtq mat.Dense
+		qtq.Mul(q.T(), q)
+		for i := 0; i < n; i++ {
+			qtq.Set(i, i, qtq.At(i, i)-1)
+			for j := 0; j < i; j++ {
+				require.Zero(t, r.At(i, j))
+			}
+		}
+		require.LessOrEqual(t, mat.Norm(&qtq, math.Inf(1)), 1e-14*float64(m))
+
+		var o Orthonormalizer
+		b := mat.DenseCopyOf(a)
+		require.NoError(t, o.InPlace(b))
+		// Same span: the projection of a onto b's columns reproduces a.
+		var p, bp mat.Dense
+		p.Mul(b.T(), a)
+		bp.Mul(b, &p)
+		bp.Sub(&bp, a)
+		require.LessOrEqual(t, mat.Norm(&bp, 1), 1e-13*float64(m)*mat.Norm(a, 1))
+	}
+	_, _, err := QR(mat.NewDense(2, 3, nil))
+	require.ErrorIs(t, err, ErrInvalid)
+	nan := mat.NewDense(3, 2, nil)
+	nan.Set(1, 1, math.NaN())
+	_, _, err = QR(nan)
+	require.ErrorIs(t, err, ErrInvalid)
+	var o Orthonormalizer
+	require.ErrorIs(t, o.InPlace(mat.NewDense(2, 3, nil)), ErrInvalid)
+}
+
+func TestCholesky(t *testing.T) {
+	lambda := []float64{9, 4, 2, 1, 0.5, 0.1}
+	a := withSpectrum(11, lambda)
+	var c Cholesky
+	require.ErrorIs(t, func() error { _, err := c.Solve(mat.NewDense(6, 1, nil)); return err }(), ErrInvalid)
+	require.NoError(t, c.Factorize(a))
+	require.Equal(t, 6, c.Size())
+	// UᵀU = A
+	u := c.UTo()
+	var utu mat.Dense
+	utu.Mul(u.T(), u)
+	utu.Sub(&utu, a)
+	require.LessOrEqual(t, mat.Norm(&utu, 1), 1e-14*6*9)
+	logdet := 0.0
+	for _, l := range lambda {
+		logdet += math.Log(l)
+	}
+	require.InDelta(t, logdet, c.LogDet(), 1e-12*6)
+
+	rng := rand.New(rand.NewPCG(5, 5))
+	b := mat.NewDense(6, 3, nil)
+	b.Apply(func(_, _ int, _ float64) float64 { return rng.NormFloat64() }, b)
+	x, err := c.Solve(b)
+	require.NoError(t, err)
+	var r mat.Dense
+	r.Mul(a, x)
+	r.Sub(&r, b)
+	// Backward-stable solve: ‖AX − B‖ ≲ n·ε·‖A‖‖X‖.
+	require.LessOrEqual(t, mat.Norm(&r, 1), 1e-14*6*9*mat.Norm(x, 1)*10)
+	xv, err := c.SolveVec(mat.Col(nil, 1, b))
+	require.NoError(t, err)
+	for i := range xv {
+		require.InDelta(t, x.At(i, 1), xv[i], 1e-13*mat.Norm(x, 1))
+	}
+	_, err = c.SolveVec([]float64{1, 2})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = c.Solve(mat.NewDense(5, 1, nil))
+	require.ErrorIs(t, err, ErrInvalid)
+
+	// Indefinite and singular matrices: errors, not panics.
+	err = c.Factorize(withSpectrum(2, []float64{1, 1, -1}))
+	require.ErrorIs(t, err, lapack.ErrNotPositiveDefinite)
+	require.Zero(t, c.Size())
+	singular := mat.NewSymDense(2, []float64{1, 2, 2, 4}) // rank one, exactly
+	err = c.Factorize(singular)
+	require.True(t, errors.Is(err, lapack.ErrNotPositiveDefinite), "%v", err)
+}
+
+func kernelFormula(k Kernel, x, y []float64) float64 {
+	dot, d2 := 0.0, 0.0
+	for i := range x {
+		dot += x[i] * y[i]
+		d2 += (x[i] - y[i]) * (x[i] - y[i])
+	}
+	switch k.Kind {
+	case Gaussian:
+		return math.Exp(-d2 / (2 * k.Sigma * k.Sigma))
+	case Laplace:
+		return math.Exp(-math.Sqrt(d2) / k.Sigma)
+	case Polynomial:
+		deg, g := k.Degree, k.Gamma
+		if deg == 0 {
+			deg = 3
+		}
+		if g == 0 {
+			g = 1 / float64(len(x))
+		}
+		return math.Pow(g*dot+k.Coef0, float64(deg))
+	}
+	return dot
+}
+
+func randData(seed uint64, n, d int) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 17))
+	x := mat.NewDense(n, d, nil)
+	x.Apply(func(_, _ int, _ float64) float64 { return rng.NormFloat64() }, x)
+	return x
+}
+
+var testKernels = []Kernel{
+	{Kind: Linear},
+	{Kind: Gaussian, Sigma: 2.5},
+	{Kind: Laplace, Sigma: 4},
+	{Kind: Polynomial},
+	{Kind: Polynomial, Degree: 2, Gamma: 0.3, Coef0: 1},
+}
+
+func TestGramMatchesFormula(t *testing.T) {
+	// n = 150 is above the parallel threshold, so the parallel map runs.
+	x := randData(1, 150, 7)
+	y := randData(2, 30, 7)
+	for _, k := range testKernels {
+		t.Run(k.Kind.String(), func(t *testing.T) {
+			g, err := Gram(x, k)
+			require.NoError(t, err)
+			raw := g.RawSymmetric()
+			c, err := CrossGram(y, x, k)
+			require.NoError(t, err)
+			for i := 0; i < 150; i++ {
+				for j := 0; j < 150; j++ {
+					want := kernelFormula(k, x.RawRowView(i), x.RawRowView(j))
+					// Inner products by BLAS differ from the loop by rounding:
+					// |Δ| ≤ d·ε·‖x‖‖y‖ propagated through the map.
+					require.InDelta(t, want, raw.Data[i*raw.Stride+j], 1e-12*math.Max(1, math.Abs(want)), "(%d,%d)", i, j)
+				}
+			}
+			for i := 0; i < 30; i++ {
+				for j := 0; j < 150; j++ {
+					want := kernelFormula(k, y.RawRowView(i), x.RawRowView(j))
+					require.InDelta(t, want, c.At(i, j), 1e-12*math.Max(1, math.Abs(want)))
+				}
+			}
+		})
+	}
+}
+
+func TestGramBadInput(t *testing.T) {
+	x := randData(1, 5, 3)
+	for _, s := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		_, err := Gram(x, Kernel{Kind: Gaussian, Sigma: s})
+		require.ErrorIs(t, err, ErrInvalid, "σ=%g", s)
+		_, err = Gram(x, Kernel{Kind: Laplace, Sigma: s})
+		require.ErrorIs(t, err, ErrInvalid)
+	}
+	_, err := Gram(x, Kernel{Kind: KernelKind(42)})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = Gram(x, Kernel{Kind: Polynomial, Degree: -1})
+	require.ErrorIs(t, err, ErrInvalid)
+	bad := mat.DenseCopyOf(x)
+	bad.Set(2, 1, math.Inf(-1))
+	_, err = Gram(bad, Kernel{Kind: Gaussian, Sigma: 1})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = CrossGram(x, randData(1, 4, 2), Kernel{})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = CrossGram(x, bad, Kernel{})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = Gram(&mat.Dense{}, Kernel{})
+	require.ErrorIs(t, err, ErrInvalid)
+}
+
+func TestCenterKernel(t *testing.T) {
+	x := randData(4, 120, 5)
+	k := Kernel{Kind: Gaussian, Sigma: 1.5}
+	g, err := Gram(x, k)
+	require.NoError(t, err)
+	orig := symCopy(g)
+	c, err := CenterKernel(g)
+	require.NoError(t, err)
+	n := 120
+	raw := g.RawSymmetric()
+	for i := 0; i < n; i++ {
+		row, col := 0.0, 0.0
+		for j := 0; j < n; j++ {
+			row += raw.Data[i*raw.Stride+j]
+			col += raw.Data[j*raw.Stride+i]
+		}
+		require.InDelta(t, 0, row, 1e-12*float64(n), "row %d", i)
+		require.InDelta(t, 0, col, 1e-12*float64(n), "column %d", i)
+	}
+	// M K M computed with explicit products agrees.
+	m := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			m.Set(i, j, -1/float64(n))
+		}
+		m.Set(i, i, 1-1/float64(n))
+	}
+	var mk, mkm mat.Dense
+	mk.Mul(m, orig)
+	mkm.Mul(&mk, m)
+	mkm.Sub(&mkm, g)
+	require.LessOrEqual(t, mat.Norm(&mkm, math.Inf(1)), 1e-12*float64(n))
+
+	// Centring the training rows as test rows reproduces the centred kernel.
+	kx, err := CrossGram(x, x, k)
+	require.NoError(t, err)
+	require.NoError(t, c.CenterCross(kx))
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			require.InDelta(t, g.At(i, j), kx.At(i, j), 1e-12)
+		}
+	}
+	v := mat.Row(nil, 3, orig)
+	require.NoError(t, c.CenterVec(v))
+	for j := 0; j < n; j++ {
+		require.InDelta(t, g.At(3, j), v[j], 1e-12)
+	}
+	require.ErrorIs(t, c.CenterVec(v[:5]), ErrInvalid)
+	require.ErrorIs(t, c.CenterCross(mat.NewDense(2, 5, nil)), ErrInvalid)
+	_, err = CenterKernel(&mat.SymDense{})
+	require.ErrorIs(t, err, ErrInvalid)
+}
+
+func TestMedianDistanceBruteForce(t *testing.T) {
+	x := randData(9, 41, 4)
+	var ds []float64
+	for i := 0; i < 41; i++ {
+		for j := i + 1; j < 41; j++ {
+			s := 0.0
+			for c := 0; c < 4; c++ {
+				d := x.At(i, c) - x.At(j, c)
+				s += d * d
+			}
+			ds = append(ds, math.Sqrt(s))
+		}
+	}
+	sort.Float64s(ds)
+	want := ds[len(ds)/2] // 820 pairs: even count, mean of the middle two
+	want = 0.5 * (ds[len(ds)/2-1] + want)
+	got, err := MedianDistance(x, 0)
+	require.NoError(t, err)
+	require.InDelta(t, want, got, 1e-12*want)
+	got10, err := MedianDistance(x, 10)
+	require.NoError(t, err)
+	sub, err := MedianDistance(mat.DenseCopyOf(x.Slice(0, 10, 0, 4)), 0)
+	require.NoError(t, err)
+	require.Equal(t, sub, got10)
+	_, err = MedianDistance(x, 1)
+	require.ErrorIs(t, err, ErrInvalid)
+}
+
+func TestCenterColumnsAndMirror(t *testing.T) {
+	x := randData(3, 50, 6)
+	means := CenterColumns(x)
+	require.Len(t, means, 6)
+	for j := 0; j < 6; j++ {
+		s := 0.0
+		for i := 0; i < 50; i++ {
+			s += x.At(i, j)
+		}
+		require.InDelta(t, 0, s, 1e-12)
+	}
+	n := 200
+	data := make([]float64, n*(n+5))
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			data[i*(n+5)+j] = float64(i*n + j)
+		}
+	}
+	MirrorUpper(n, data, n+5)
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			require.Equal(t, float64(j*n+i), data[i*(n+5)+j])
+		}
+	}
+}
+
+func symCopy(a *mat.SymDense) *mat.SymDense {
+	s := mat.NewSymDense(a.SymmetricDim(), nil)
+	s.CopySym(a)
+	return s
+}
