@@ -1,0 +1,265 @@
+package dataset
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+)
+
+func TestReadCSV(t *testing.T) {
+	tb, err := ReadCSV(strings.NewReader("a,b,c\n1,2,3\n\n# comment\n4,5.5,-6e1\n"), CSVOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b", "c"}, tb.Header)
+	require.Equal(t, []float64{1, 2, 3, 4, 5.5, -60}, tb.X.RawMatrix().Data)
+
+	tb, err = ReadCSV(strings.NewReader("1;2\n3;4\n5;6\n"), CSVOptions{Comma: ';', MaxRows: 2})
+	require.NoError(t, err)
+	require.Nil(t, tb.Header)
+	r, c := tb.X.Dims()
+	require.Equal(t, [2]int{2, 2}, [2]int{r, c})
+
+	tb, err = ReadCSV(strings.NewReader("  1.5   2\n3\t 4\n"), CSVOptions{Comma: ' '})
+	require.NoError(t, err)
+	require.Equal(t, []float64{1.5, 2, 3, 4}, tb.X.RawMatrix().Data)
+
+	bad := map[string]string{
+		"ragged":      "1,2\n3\n",
+		"not number":  "1,2\n3,x\n",
+		"nan":         "1,NaN\n",
+		"inf":         "1,2\n+Inf,3\n",
+		"empty":       "",
+		"header only": "a,b\n",
+	}
+	for name, in := range bad {
+		_, err := ReadCSV(strings.NewReader(in), CSVOptions{})
+		require.ErrorIs(t, err, ErrFormat, name)
+	}
+	tb, err = ReadCSV(strings.NewReader("1,NaN\n"), CSVOptions{AllowNonFinite: true})
+	require.NoError(t, err)
+	require.True(t, math.IsNaN(tb.X.At(0, 1)))
+}
+
+func TestIris(t *testing.T) {
+	d, err := Iris()
+	require.NoError(t, err)
+	n, p := d.X.Dims()
+	require.Equal(t, [2]int{150, 4}, [2]int{n, p})
+	require.Equal(t, []string{"setosa", "versicolor", "virginica"}, d.Classes)
+	counts := make([]int, 3)
+	for _, l := range d.Labels {
+		counts[l]++
+	}
+	require.Equal(t, []int{50, 50, 50}, counts)
+	// Fisher's data: the mean sepal length is 5.843 cm.
+	require.InDelta(t, 5.8433, stat.Mean(mat.Col(nil, 0, d.X), nil), 1e-4)
+}
+
+func TestDigits(t *testing.T) {
+	d, err := Digits()
+	require.NoError(t, err)
+	n, p := d.X.Dims()
+	require.Equal(t, [2]int{1797, 64}, [2]int{n, p})
+	require.Equal(t, 0, d.Labels[0])
+	require.Equal(t, 1, d.Labels[1])
+	require.Equal(t, 16.0, mat.Max(d.X))
+	require.Equal(t, 0.0, mat.Min(d.X))
+}
+
+func TestSantaFe(t *testing.T) {
+	train, test, err := SantaFe()
+	require.NoError(t, err)
+	require.Len(t, train, 1000)
+	require.Len(t, test, 100)
+	require.Equal(t, []float64{86, 141, 95}, train[:3])
+	require.Equal(t, []float64{72, 178, 122}, test[:3])
+	back, err := ParseSeries(strings.NewReader(SeriesString(train)))
+	require.NoError(t, err)
+	require.Equal(t, train, back)
+	_, err = ParseSeries(strings.NewReader("1 2\n3 4\n"))
+	require.ErrorIs(t, err, ErrFormat)
+}
+
+// idxBytes encodes an IDX array of unsigned bytes.
+func idxBytes(dims []int, data []byte) []byte {
+	var b bytes.Buffer
+	b.Write([]byte{0, 0, 0x08, byte(len(dims))})
+	for _, d := range dims {
+		_ = binary.Write(&b, binary.BigEndian, uint32(d))
+	}
+	b.Write(data)
+	return b.Bytes()
+}
+
+func TestReadIDX(t *testing.T) {
+	raw := idxBytes([]int{3, 2}, []byte{1, 2, 3, 4, 5, 255})
+	a, err := ReadIDX(bytes.NewReader(raw), 0)
+	require.NoError(t, err)
+	require.Equal(t, []int{3, 2}, a.Dims)
+	require.Equal(t, []float64{1, 2, 3, 4, 5, 255}, a.Data)
+
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	_, _ = w.Write(raw)
+	require.NoError(t, w.Close())
+	b, err := ReadIDX(&gz, 2)
+	require.NoError(t, err)
+	require.Equal(t, []int{2, 2}, b.Dims)
+	require.Equal(t, []float64{1, 2, 3, 4}, b.Data)
+
+	// float64 type code
+	var f bytes.Buffer
+	f.Write([]byte{0, 0, 0x0E, 1})
+	_ = binary.Write(&f, binary.BigEndian, uint32(2))
+	_ = binary.Write(&f, binary.BigEndian, []float64{-1.5, 3})
+	c, err := ReadIDX(&f, 0)
+	require.NoError(t, err)
+	require.Equal(t, []float64{-1.5, 3}, c.Data)
+
+	for name, in := range map[string][]byte{
+		"short":     raw[:9],
+		"magic":     append([]byte{1, 0}, raw[2:]...),
+		"type":      append([]byte{0, 0, 0x07}, raw[3:]...),
+		"no dims":   {0, 0, 8, 0},
+		"truncated": raw[:len(raw)-1],
+		"huge":      idxBytes([]int{1 << 30, 1 << 30}, nil),
+		"bad gzip":  {0x1f, 0x8b, 0, 0},
+	} {
+		_, err := ReadIDX(bytes.NewReader(in), 0)
+		require.ErrorIs(t, err, ErrFormat, name)
+	}
+}
+
+func TestLoadFashion(t *testing.T) {
+	if _, err := os.Stat(FashionDir); err != nil {
+		// make test installs dataset-fashion-mnist; only a bare go test
+		// without it gets here, and then the loader must say so.
+		_, err := LoadFashion("", "train", 10)
+		require.ErrorIs(t, err, ErrMissing)
+		return
+	}
+	f, err := LoadFashion("", "train", 100)
+	require.NoError(t, err)
+	n, d := f.X.Dims()
+	require.Equal(t, [2]int{100, 784}, [2]int{n, d})
+	require.LessOrEqual(t, mat.Max(f.X), 1.0)
+	require.GreaterOrEqual(t, mat.Min(f.X), 0.0)
+	require.Equal(t, 9, f.Labels[0]) // the first training image is an ankle boot
+	te, err := LoadFashion("", "test", 5)
+	require.NoError(t, err)
+	require.Len(t, te.Labels, 5)
+	_, err = LoadFashion("", "valid", 5)
+	require.ErrorIs(t, err, ErrFormat)
+	_, err = LoadFashion(t.TempDir(), "train", 5)
+	require.True(t, errors.Is(err, ErrMissing))
+}
+
+func TestGenerators(t *testing.T) {
+	a, err := StandardNormal(2000, 3, 7)
+	require.NoError(t, err)
+	b, err := StandardNormal(2000, 3, 7)
+	require.NoError(t, err)
+	require.True(t, mat.Equal(a, b), "same seed, same data")
+	c, err := StandardNormal(2000, 3, 8)
+	require.NoError(t, err)
+	require.False(t, mat.Equal(a, c))
+	// Moments within sampling error: the mean of 6000 N(0,1) has sd 0.013.
+	require.InDelta(t, 0, stat.Mean(a.RawMatrix().Data, nil), 0.06)
+	require.InDelta(t, 1, stat.Variance(a.RawMatrix().Data, nil), 0.08)
+
+	cov := mat.NewSymDense(2, []float64{4, 1.2, 1.2, 1})
+	x, err := MultivariateNormalCov(40000, []float64{1, -2}, cov, 3)
+	require.NoError(t, err)
+	sc := mat.NewSymDense(2, nil)
+	stat.CovarianceMatrix(sc, x, nil)
+	// Sample covariance entries have sd ≈ √(2/n)·σ² ≈ 0.03 for the largest.
+	for i := 0; i < 2; i++ {
+		for j := 0; j < 2; j++ {
+			require.InDelta(t, cov.At(i, j), sc.At(i, j), 0.12)
+		}
+	}
+	require.InDelta(t, 1, stat.Mean(mat.Col(nil, 0, x), nil), 0.05)
+	require.InDelta(t, -2, stat.Mean(mat.Col(nil, 1, x), nil), 0.05)
+
+	_, err = StandardNormal(0, 3, 1)
+	require.ErrorIs(t, err, ErrFormat)
+	_, err = MultivariateNormal(5, []float64{1}, cov, 1)
+	require.ErrorIs(t, err, ErrFormat)
+	_, err = MultivariateNormalCov(5, nil, mat.NewSymDense(2, []float64{1, 2, 2, 1}), 1)
+	require.ErrorIs(t, err, ErrFormat)
+}
+
+// The parsers must never panic and must either fail with ErrFormat or return
+// a consistent table.
+func FuzzReadCSV(f *testing.F) {
+	for _, s := range []string{"1,2\n3,4\n", "a,b\n1,2\n", "-0,NaN\n", "+Inf,-Inf\n", "4.9e-324,1\n", "1,,2\n", "\n\n", "1;2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		tb, err := ReadCSV(strings.NewReader(in), CSVOptions{})
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error %v does not wrap ErrFormat", err)
+			}
+			return
+		}
+		r, c := tb.X.Dims()
+		if r < 1 || c < 1 {
+			t.Fatalf("empty table without error")
+		}
+		for _, v := range tb.X.RawMatrix().Data {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("non-finite value %g accepted", v)
+			}
+		}
+	})
+}
+
+func FuzzReadIDX(f *testing.F) {
+	f.Add(idxBytes([]int{2, 2}, []byte{1, 2, 3, 4}), 0)
+	f.Add(idxBytes([]int{3}, []byte{1, 2}), 2)
+	f.Add([]byte{0, 0, 0x0D, 1, 0, 0, 0, 1, 0x7f, 0xc0, 0, 0}, 0)
+	f.Add([]byte{0x1f, 0x8b, 8, 0}, 0)
+	f.Fuzz(func(t *testing.T, in []byte, maxItems int) {
+		a, err := ReadIDX(bytes.NewReader(in), maxItems)
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error %v does not wrap ErrFormat", err)
+			}
+			return
+		}
+		total := 1
+		for _, d := range a.Dims {
+			total *= d
+		}
+		if total != len(a.Data) {
+			t.Fatalf("dims %v but %d values", a.Dims, len(a.Data))
+		}
+	})
+}
+
+func FuzzParseSeries(f *testing.F) {
+	for _, s := range []string{"1\n2\n", "  8.6e+01\n", "1 2\n", "x\n", "-0\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		v, err := ParseSeries(strings.NewReader(in))
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error %v does not wrap ErrFormat", err)
+			}
+			return
+		}
+		if len(v) == 0 {
+			t.Fatalf("empty series without error")
+		}
+	})
+}

@@ -1,0 +1,68 @@
+package dataset
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// NewRand returns kdual's seeded generator: PCG with the seed as its first
+// word and a fixed second word, so one seed means one stream everywhere.
+func NewRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x6b6475616c)) // "kdual"
+}
+
+// StandardNormal returns an n×d matrix of independent N(0, 1) entries.
+func StandardNormal(n, d int, seed uint64) (*mat.Dense, error) {
+	if n < 1 || d < 1 {
+		return nil, fmt.Errorf("dataset: StandardNormal: shape %d×%d must be positive: %w", n, d, ErrFormat)
+	}
+	rng := NewRand(seed)
+	data := make([]float64, n*d)
+	for i := range data {
+		data[i] = rng.NormFloat64()
+	}
+	return mat.NewDense(n, d, data), nil
+}
+
+// MultivariateNormal returns n rows drawn from N(mean, LLᵀ), given a d×r
+// factor L of the covariance (for example its Cholesky factor, or
+// V·diag(√λ) from an eigendecomposition): row i is mean + L zᵢ with
+// zᵢ ~ N(0, I_r). Cost: one n×r by r×d product. mean may be nil (zero).
+func MultivariateNormal(n int, mean []float64, factor mat.Matrix, seed uint64) (*mat.Dense, error) {
+	d, r := factor.Dims()
+	if n < 1 {
+		return nil, fmt.Errorf("dataset: MultivariateNormal: n = %d: %w", n, ErrFormat)
+	}
+	if mean != nil && len(mean) != d {
+		return nil, fmt.Errorf("dataset: MultivariateNormal: mean has length %d, factor has %d rows: %w", len(mean), d, ErrFormat)
+	}
+	z, err := StandardNormal(n, r, seed)
+	if err != nil {
+		return nil, err
+	}
+	x := mat.NewDense(n, d, nil)
+	x.Mul(z, factor.T())
+	if mean != nil {
+		for i := 0; i < n; i++ {
+			row := x.RawRowView(i)
+			for j := range row {
+				row[j] += mean[j]
+			}
+		}
+	}
+	return x, nil
+}
+
+// MultivariateNormalCov is MultivariateNormal given the d×d covariance
+// itself, factored by Cholesky (pure Go; for large d pass a factor).
+func MultivariateNormalCov(n int, mean []float64, cov mat.Symmetric, seed uint64) (*mat.Dense, error) {
+	var ch mat.Cholesky
+	if !ch.Factorize(cov) {
+		return nil, fmt.Errorf("dataset: MultivariateNormalCov: covariance is not positive definite: %w", ErrFormat)
+	}
+	var l mat.TriDense
+	ch.LTo(&l)
+	return MultivariateNormal(n, mean, &l, seed)
+}

@@ -1,0 +1,164 @@
+package dataset
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// IDX is an array read from an IDX file (the format of MNIST and
+// Fashion-MNIST): its dimensions and its values in row-major order.
+type IDX struct {
+	Dims []int
+	Data []float64
+}
+
+// idxTypes maps the IDX type code to the element size in bytes.
+var idxTypes = map[byte]int{0x08: 1, 0x09: 1, 0x0B: 2, 0x0C: 4, 0x0D: 4, 0x0E: 8}
+
+// maxIDXElements bounds what ReadIDX allocates (about 4 GiB of float64).
+const maxIDXElements = 1 << 29
+
+// ReadIDX reads an IDX array, gzip-compressed or not. When maxItems > 0
+// only the first maxItems entries along the first dimension are read, and
+// Dims[0] says how many were.
+func ReadIDX(r io.Reader, maxItems int) (*IDX, error) {
+	br := bufio.NewReader(r)
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, formatf("IDX: gzip: %v", err)
+		}
+		defer gz.Close()
+		br = bufio.NewReader(gz)
+	}
+	var head [4]byte
+	if _, err := io.ReadFull(br, head[:]); err != nil {
+		return nil, formatf("IDX: short header: %v", err)
+	}
+	if head[0] != 0 || head[1] != 0 {
+		return nil, formatf("IDX: bad magic %x", head[:2])
+	}
+	size, ok := idxTypes[head[2]]
+	if !ok {
+		return nil, formatf("IDX: unknown type code 0x%02x", head[2])
+	}
+	nd := int(head[3])
+	if nd == 0 {
+		return nil, formatf("IDX: zero dimensions")
+	}
+	dims := make([]int, nd)
+	total := 1
+	for i := range dims {
+		var d uint32
+		if err := binary.Read(br, binary.BigEndian, &d); err != nil {
+			return nil, formatf("IDX: short dimension list: %v", err)
+		}
+		dims[i] = int(d)
+		if i == 0 && maxItems > 0 && dims[0] > maxItems {
+			dims[0] = maxItems
+		}
+		if dims[i] > 0 && total > maxIDXElements/dims[i] {
+			return nil, formatf("IDX: %v elements is more than kdual reads", dims)
+		}
+		total *= dims[i]
+	}
+	out := &IDX{Dims: dims, Data: make([]float64, total)}
+	buf := make([]byte, size*4096)
+	for off := 0; off < total; {
+		chunk := min(4096, total-off)
+		if _, err := io.ReadFull(br, buf[:chunk*size]); err != nil {
+			return nil, formatf("IDX: data ends after %d of %d elements", off, total)
+		}
+		for i := 0; i < chunk; i++ {
+			b := buf[i*size : (i+1)*size]
+			var v float64
+			switch head[2] {
+			case 0x08:
+				v = float64(b[0])
+			case 0x09:
+				v = float64(int8(b[0]))
+			case 0x0B:
+				v = float64(int16(binary.BigEndian.Uint16(b)))
+			case 0x0C:
+				v = float64(int32(binary.BigEndian.Uint32(b)))
+			case 0x0D:
+				v = float64(math.Float32frombits(binary.BigEndian.Uint32(b)))
+			case 0x0E:
+				v = math.Float64frombits(binary.BigEndian.Uint64(b))
+			}
+			out.Data[off+i] = v
+		}
+		off += chunk
+	}
+	return out, nil
+}
+
+// FashionDir is where Debian's dataset-fashion-mnist package puts the data.
+const FashionDir = "/usr/share/datasets/fashion-mnist"
+
+// Fashion is a set of Fashion-MNIST images: X is n×784 with pixels scaled
+// to [0, 1], Labels the class of each row (0…9).
+type Fashion struct {
+	X      *mat.Dense
+	Labels []int
+}
+
+// LoadFashion reads the first n images (all when n ≤ 0) of the "train"
+// (60 000) or "test" (10 000) split from dir (FashionDir when empty).
+func LoadFashion(dir, split string, n int) (*Fashion, error) {
+	if dir == "" {
+		dir = FashionDir
+	}
+	var prefix string
+	switch split {
+	case "train":
+		prefix = "train"
+	case "test":
+		prefix = "t10k"
+	default:
+		return nil, formatf("Fashion-MNIST: split %q, want train or test", split)
+	}
+	images, err := readIDXFile(filepath.Join(dir, prefix+"-images-idx3-ubyte.gz"), n)
+	if err != nil {
+		return nil, err
+	}
+	labels, err := readIDXFile(filepath.Join(dir, prefix+"-labels-idx1-ubyte.gz"), n)
+	if err != nil {
+		return nil, err
+	}
+	if len(images.Dims) != 3 || len(labels.Dims) != 1 || images.Dims[0] != labels.Dims[0] {
+		return nil, formatf("Fashion-MNIST: images %v and labels %v do not match", images.Dims, labels.Dims)
+	}
+	if n > 0 && images.Dims[0] < n {
+		return nil, formatf("Fashion-MNIST %s has %d images, %d asked for", split, images.Dims[0], n)
+	}
+	rows, d := images.Dims[0], images.Dims[1]*images.Dims[2]
+	for i := range images.Data {
+		images.Data[i] /= 255
+	}
+	f := &Fashion{X: mat.NewDense(rows, d, images.Data), Labels: make([]int, rows)}
+	for i, v := range labels.Data {
+		f.Labels[i] = int(v)
+	}
+	return f, nil
+}
+
+func readIDXFile(path string, maxItems int) (*IDX, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, missingf(path, err)
+	}
+	defer fh.Close()
+	idx, err := ReadIDX(fh, maxItems)
+	if err != nil {
+		return nil, err
+	}
+	return idx, nil
+}
