@@ -522,3 +522,41 @@ func symCopy(a *mat.SymDense) *mat.SymDense {
 	s.CopySym(a)
 	return s
 }
+
+// withoutDotKernel runs f with the OpenBLAS path forced.
+func withoutDotKernel(t *testing.T, f func()) {
+	t.Helper()
+	useDotKernel = false
+	defer func() { useDotKernel = true }()
+	f()
+}
+
+// Both routes for inner products (native.DotNT where the processor has it,
+// OpenBLAS dsyrk/dgemm otherwise) give the same kernel matrices, including
+// sizes that are not multiples of the tile or of the 4×4 register block.
+func TestGramRoutesAgree(t *testing.T) {
+	x := randData(12, 131, 13)
+	y := randData(13, 70, 13)
+	for _, k := range testKernels {
+		g1, err := Gram(x, k)
+		require.NoError(t, err)
+		c1, err := CrossGram(y, x, k)
+		require.NoError(t, err)
+		var g2 *mat.SymDense
+		var c2 *mat.Dense
+		withoutDotKernel(t, func() {
+			g2, err = Gram(x, k)
+			require.NoError(t, err)
+			c2, err = CrossGram(y, x, k)
+			require.NoError(t, err)
+		})
+		r1, r2 := g1.RawSymmetric(), g2.RawSymmetric()
+		for i := 0; i < 131; i++ {
+			for j := 0; j < 131; j++ {
+				require.InDelta(t, r2.Data[i*r2.Stride+j], r1.Data[i*r1.Stride+j], 1e-12*math.Max(1, math.Abs(r2.Data[i*r2.Stride+j])))
+				require.Equal(t, r1.Data[i*r1.Stride+j], r1.Data[j*r1.Stride+i], "symmetric storage %v %d %d", k, i, j)
+			}
+		}
+		require.True(t, mat.EqualApprox(c1, c2, 1e-12*math.Max(1, mat.Max(c2))))
+	}
+}

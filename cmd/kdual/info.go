@@ -1,0 +1,41 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/kdual/kdual/native"
+)
+
+type infoReport struct {
+	OpenBLAS   string `json:"openblas"`
+	Core       string `json:"core"`
+	Threads    int    `json:"threads"`
+	Parallel   string `json:"parallel"`
+	Go         string `json:"go"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	CPUs       int    `json:"cpus"`
+}
+
+func runInfo(args []string, stdout io.Writer) error {
+	fs := newFlags("info")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	r := infoReport{
+		OpenBLAS: native.Config(), Core: native.CoreName(), Threads: native.Threads(),
+		Parallel: native.Parallel(), Go: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		CPUs: runtime.NumCPU(),
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	fmt.Fprintf(stdout, "OpenBLAS:   %s\ncore:       %s\nthreads:    %d (%s)\nGo:         %s (GOMAXPROCS %d, %d CPUs)\n",
+		r.OpenBLAS, r.Core, r.Threads, r.Parallel, r.Go, r.GOMAXPROCS, r.CPUs)
+	return nil
+}

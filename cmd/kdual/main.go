@@ -1,0 +1,97 @@
+// Command kdual is the command-line face of the kdual library: kernel PCA
+// and its relatives on OpenBLAS.
+//
+// Usage:
+//
+//	kdual info                  OpenBLAS build, core, threads, Go version
+//	kdual eig [flags]           a symmetric eigensolve, checked end to end
+//
+// Run "kdual COMMAND -h" for a command's flags. Errors go to standard error
+// with exit status 1 (2 for usage errors).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+type command struct {
+	name, summary string
+	run           func(args []string, stdout io.Writer) error
+}
+
+var commands = []command{
+	{"info", "print the OpenBLAS build, core, thread count and Go version", runInfo},
+	{"eig", "eigendecomposition of a built-in symmetric matrix, with residual checks", runEig},
+}
+
+// errUsage marks errors that are the caller's wording, not a failure.
+var errUsage = errors.New("usage")
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			err := c.run(args[1:], stdout)
+			switch {
+			case err == nil:
+				return 0
+			case errors.Is(err, flag.ErrHelp):
+				return 0
+			case errors.Is(err, errUsage):
+				fmt.Fprintf(stderr, "kdual %s: %v\n", c.name, err)
+				return 2
+			}
+			fmt.Fprintf(stderr, "kdual %s: %v\n", c.name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "kdual: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: kdual COMMAND [flags]")
+	fmt.Fprintln(w, "commands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+}
+
+// newFlags returns a flag set whose parse errors are usage errors.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("kdual "+name, flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	return nil
+}
+
+func usagef(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
+}

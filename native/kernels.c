@@ -1,0 +1,145 @@
+// Small C kernels, used where they were measured faster than the OpenBLAS
+// build at hand (see kernels.go).
+#include <string.h>
+#include <stddef.h>
+
+typedef double kd_v8 __attribute__((vector_size(64)));
+
+#define KD_MR 4
+#define KD_NR 4
+#define KD_W 8
+
+// kd_dgemm_nt_avx512 sets out[i*ldo + j] = Σ_k a[i*lda + k]·b[j*ldb + k]
+// for i < m, j < n: out = A·Bᵀ for row-major A (m×d) and B (n×d), whose
+// rows are contiguous in k. A 4×4 block of dot products is kept in sixteen
+// 8-wide accumulators (24 of the 32 zmm registers with the loads).
+__attribute__((target("avx512f,fma")))
+void kd_dgemm_nt_avx512(int m, int n, int d, const double *a, int lda,
+                        const double *b, int ldb, double *out, int ldo) {
+    for (int i = 0; i < m; i += KD_MR) {
+        int mr = m - i < KD_MR ? m - i : KD_MR;
+        for (int j = 0; j < n; j += KD_NR) {
+            int nr = n - j < KD_NR ? n - j : KD_NR;
+            if (mr == KD_MR && nr == KD_NR) {
+                kd_v8 acc[KD_MR][KD_NR];
+                memset(acc, 0, sizeof acc);
+                int k = 0;
+                for (; k + KD_W <= d; k += KD_W) {
+                    kd_v8 av[KD_MR], bv[KD_NR];
+                    for (int r = 0; r < KD_MR; r++)
+                        memcpy(&av[r], a + (size_t)(i + r) * lda + k, sizeof(kd_v8));
+                    for (int c = 0; c < KD_NR; c++)
+                        memcpy(&bv[c], b + (size_t)(j + c) * ldb + k, sizeof(kd_v8));
+                    for (int r = 0; r < KD_MR; r++)
+                        for (int c = 0; c < KD_NR; c++)
+                            acc[r][c] += av[r] * bv[c];
+                }
+                for (int r = 0; r < KD_MR; r++) {
+                    const double *x = a + (size_t)(i + r) * lda;
+                    for (int c = 0; c < KD_NR; c++) {
+                        const double *y = b + (size_t)(j + c) * ldb;
+                        double s = 0;
+                        for (int l = 0; l < KD_W; l++) s += acc[r][c][l];
+                        for (int kk = k; kk < d; kk++) s += x[kk] * y[kk];
+                        out[(size_t)(i + r) * ldo + j + c] = s;
+                    }
+                }
+                continue;
+            }
+            for (int r = 0; r < mr; r++) {
+                const double *x = a + (size_t)(i + r) * lda;
+                for (int c = 0; c < nr; c++) {
+                    const double *y = b + (size_t)(j + c) * ldb;
+                    kd_v8 v;
+                    memset(&v, 0, sizeof v);
+                    int k = 0;
+                    for (; k + KD_W <= d; k += KD_W) {
+                        kd_v8 p, q;
+                        memcpy(&p, x + k, sizeof p);
+                        memcpy(&q, y + k, sizeof q);
+                        v += p * q;
+                    }
+                    double s = 0;
+                    for (int l = 0; l < KD_W; l++) s += v[l];
+                    for (; k < d; k++) s += x[k] * y[k];
+                    out[(size_t)(i + r) * ldo + j + c] = s;
+                }
+            }
+        }
+    }
+}
+
+int kd_has_avx512(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+}
+
+typedef long long kd_l8 __attribute__((vector_size(64)));
+
+// kd_exp8 is exp(x) for x ≤ 0, eight at a time: x = k·ln2 + r with
+// |r| ≤ ln2/2, exp(r) by its Taylor series to degree 13 (remainder below
+// 0.35¹⁴/14! < 1e-17 relative), times 2^k built in the exponent bits.
+// Results below exp(−708) ≈ 3e-308 are flushed to zero.
+__attribute__((target("avx512f,fma")))
+static inline kd_v8 kd_exp8(kd_v8 x) {
+    const double shifter = 0x1.8p52;
+    kd_v8 xc = x;
+    for (int l = 0; l < 8; l++) xc[l] = xc[l] < -708.0 ? -708.0 : xc[l];
+    kd_v8 t = xc * 1.4426950408889634 + shifter;  // round(x/ln2) in the low bits
+    kd_v8 k = t - shifter;
+    kd_v8 r = xc - k * 6.93147180369123816490e-01;  // ln2 high part
+    r = r - k * 1.90821492927058770002e-10;         // ln2 low part
+    kd_v8 p = r * (1.0 / 6227020800.0) + (1.0 / 479001600.0);
+    p = p * r + (1.0 / 39916800.0);
+    p = p * r + (1.0 / 3628800.0);
+    p = p * r + (1.0 / 362880.0);
+    p = p * r + (1.0 / 40320.0);
+    p = p * r + (1.0 / 5040.0);
+    p = p * r + (1.0 / 720.0);
+    p = p * r + (1.0 / 120.0);
+    p = p * r + (1.0 / 24.0);
+    p = p * r + (1.0 / 6.0);
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    kd_l8 ki = (kd_l8)t - (kd_l8)((kd_v8){shifter, shifter, shifter, shifter, shifter, shifter, shifter, shifter});
+    kd_l8 scale = (ki + 1023) << 52;
+    kd_v8 res = p * (kd_v8)scale;
+    kd_l8 keep = x >= -708.0;  // all ones where x is in range
+    return (kd_v8)((kd_l8)res & keep);
+}
+
+// kd_rbf_tile maps a tile of inner products g = out[i·ldo + j] (i < m,
+// j < n) to exp(c·δ) with δ = max(ni[i] + nj[j] − 2g, 0) (Gaussian) or
+// δ = √max(…) (laplace ≠ 0). c ≤ 0.
+__attribute__((target("avx512f,fma")))
+void kd_rbf_tile(int m, int n, double *out, int ldo, const double *ni, const double *nj,
+                 double c, int laplace) {
+    for (int i = 0; i < m; i++) {
+        double *row = out + (size_t)i * ldo;
+        int j = 0;
+        for (; j + 8 <= n; j += 8) {
+            kd_v8 g, y;
+            memcpy(&g, row + j, sizeof g);
+            memcpy(&y, nj + j, sizeof y);
+            kd_v8 d = ni[i] + y - 2.0 * g;
+            for (int l = 0; l < 8; l++) {
+                d[l] = d[l] > 0 ? d[l] : 0;
+                if (laplace) d[l] = __builtin_sqrt(d[l]);
+            }
+            kd_v8 e = kd_exp8(c * d);
+            memcpy(row + j, &e, sizeof e);
+        }
+        if (j < n) {
+            kd_v8 d = {0};
+            int rest = n - j;
+            for (int l = 0; l < rest; l++) {
+                double v = ni[i] + nj[j + l] - 2.0 * row[j + l];
+                v = v > 0 ? v : 0;
+                d[l] = laplace ? __builtin_sqrt(v) : v;
+            }
+            kd_v8 e = kd_exp8(c * d);
+            for (int l = 0; l < rest; l++) row[j + l] = e[l];
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package native
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// requireKernels reports whether this processor runs the kernels; where it
+// does not, the kernels must refuse to run (the callers then use OpenBLAS,
+// which package linalg's tests cover).
+func requireKernels(t *testing.T) bool {
+	t.Helper()
+	if HasDotKernel() {
+		return true
+	}
+	require.Panics(t, func() { DotNT(1, 1, 1, []float64{1}, 1, []float64{1}, 1, []float64{0}, 1) })
+	require.Panics(t, func() { RBFTile(1, 1, []float64{0}, 1, []float64{0}, []float64{0}, -1, false) })
+	return false
+}
+
+func TestDotNTMatchesLoops(t *testing.T) {
+	if !requireKernels(t) {
+		return
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	// Shapes around the 4×4 register block and the 8-wide vectors.
+	for _, s := range [][3]int{{1, 1, 1}, {4, 4, 8}, {5, 7, 13}, {9, 3, 64}, {13, 17, 7}, {8, 8, 0}} {
+		m, n, d := s[0], s[1], s[2]
+		lda, ldb, ldo := d+3, d+1, n+2
+		a := make([]float64, m*lda)
+		b := make([]float64, n*ldb)
+		for i := range a {
+			a[i] = rng.NormFloat64()
+		}
+		for i := range b {
+			b[i] = rng.NormFloat64()
+		}
+		out := make([]float64, m*ldo)
+		for i := range out {
+			out[i] = math.NaN() // padding must stay untouched
+		}
+		DotNT(m, n, d, a, lda, b, ldb, out, ldo)
+		for i := 0; i < m; i++ {
+			for j := 0; j < ldo; j++ {
+				if j >= n {
+					require.True(t, math.IsNaN(out[i*ldo+j]), "padding written")
+					continue
+				}
+				want, scale := 0.0, 0.0
+				for k := 0; k < d; k++ {
+					want += a[i*lda+k] * b[j*ldb+k]
+					scale += math.Abs(a[i*lda+k] * b[j*ldb+k])
+				}
+				// Reordered summation: |Δ| ≤ d·ε·Σ|aₖbₖ|.
+				require.InDelta(t, want, out[i*ldo+j], float64(d+1)*1.2e-16*scale+1e-300)
+			}
+		}
+	}
+	require.Panics(t, func() { DotNT(2, 2, 3, make([]float64, 3), 3, make([]float64, 6), 3, make([]float64, 4), 2) })
+}
+
+func TestRBFTileMatchesMathExp(t *testing.T) {
+	if !requireKernels(t) {
+		return
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	m, n, ldo := 7, 29, 31
+	for _, laplace := range []bool{false, true} {
+		for _, c := range []float64{-1e-3, -0.5, -3, -200} {
+			out := make([]float64, m*ldo)
+			ni := make([]float64, m)
+			nj := make([]float64, n)
+			want := make([]float64, m*ldo)
+			for j := range nj {
+				nj[j] = 10 * rng.Float64()
+			}
+			for i := 0; i < m; i++ {
+				ni[i] = 10 * rng.Float64()
+				for j := 0; j < n; j++ {
+					g := (rng.Float64()*2 - 1) * math.Sqrt(ni[i]*nj[j])
+					if i == j {
+						g = 0.5 * (ni[i] + nj[j]) // distance 0
+					}
+					out[i*ldo+j] = g
+					d := math.Max(ni[i]+nj[j]-2*g, 0)
+					if laplace {
+						d = math.Sqrt(d)
+					}
+					want[i*ldo+j] = math.Exp(c * d)
+				}
+			}
+			RBFTile(m, n, out, ldo, ni, nj, c, laplace)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					w := want[i*ldo+j]
+					if w < math.Exp(-708) {
+						require.Zero(t, out[i*ldo+j])
+						continue
+					}
+					// Two ulp of relative error, plus the rounding of c·δ.
+					require.InDelta(t, w, out[i*ldo+j], 4.5e-16*w*math.Max(1, math.Abs(math.Log(w))))
+				}
+			}
+		}
+	}
+	// The exponential itself over its whole range, edge cases included.
+	xs := []float64{0, math.Copysign(0, -1), -1e-300, -0.34657, -0.34658, -1, -10, -100, -700, -708, -708.5, -745, -1e6, math.Inf(-1)}
+	for len(xs) < 1000 {
+		xs = append(xs, -750*rng.Float64())
+	}
+	ni := make([]float64, 1)
+	for _, x := range xs {
+		// out = g with ni = nj = 0 gives δ = max(−2g, 0); g = −½ and c = x.
+		out := []float64{-0.5}
+		RBFTile(1, 1, out, 1, ni, ni, x, false)
+		w := math.Exp(x)
+		if x < -708 {
+			require.Zero(t, out[0], "x=%g", x)
+			continue
+		}
+		require.InDelta(t, w, out[0], 2.5e-16*w, "x=%g", x)
+	}
+}
