@@ -1,0 +1,37 @@
+package linalg
+
+import (
+	"fmt"
+	"testing"
+)
+
+// Run with: go test -run '^$' -bench . ./linalg (or make bench-go).
+func BenchmarkSymEig(b *testing.B) {
+	for _, c := range []struct{ n, k int }{{2000, 0}, {2000, 20}, {5000, 20}} {
+		b.Run(fmt.Sprintf("n=%d/k=%d", c.n, c.k), func(b *testing.B) {
+			a := withSpectrum(1, harmonicSpectrum(c.n))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := SymEig(a, c.k); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkGram(b *testing.B) {
+	for _, k := range []Kernel{{Kind: Gaussian, Sigma: 10}, {Kind: Laplace, Sigma: 10}, {Kind: Linear}} {
+		for _, n := range []int{2000, 7000} {
+			b.Run(fmt.Sprintf("%s/n=%d/d=784", k.Kind, n), func(b *testing.B) {
+				x := randData(1, n, 784)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if _, err := Gram(x, k); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
