@@ -251,6 +251,13 @@ func TestQR(t *testing.T) {
 		require.LessOrEqual(t, mat.Norm(&qtq, math.Inf(1)), 1e-14*float64(m))
 
 		var o Orthonormalizer
+		c := mat.DenseCopyOf(a)
+		rr := make([]float64, n*n)
+		require.NoError(t, o.InPlaceR(c, rr))
+		var cr mat.Dense
+		cr.Mul(c, mat.NewDense(n, n, rr))
+		cr.Sub(&cr, a)
+		require.LessOrEqual(t, mat.Norm(&cr, 1), 1e-13*float64(m)*mat.Norm(a, 1), "A = QR from InPlaceR")
 		b := mat.DenseCopyOf(a)
 		require.NoError(t, o.InPlace(b))
 		// Same span: the projection of a onto b's columns reproduces a.

@@ -46,6 +46,35 @@ type Orthonormalizer struct {
 	ws  lapack.Workspace
 }
 
+// InPlaceR is InPlace that also returns R: r (n×n row-major, length ≥ n²)
+// receives the upper triangular factor with A = Q·R (zeros below).
+func (o *Orthonormalizer) InPlaceR(a *mat.Dense, r []float64) error {
+	m, n := a.Dims()
+	if m < n || n == 0 {
+		return invalidf("Orthonormalize: need m ≥ n ≥ 1, have %d×%d", m, n)
+	}
+	if len(r) < n*n {
+		return invalidf("Orthonormalize: r has %d elements, need %d", len(r), n*n)
+	}
+	if cap(o.tau) < n {
+		o.tau = make([]float64, n)
+	}
+	tau := o.tau[:n]
+	raw := a.RawMatrix()
+	o.ws.Dgelqf(n, m, raw.Data, raw.Stride, tau)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if j < i {
+				r[i*n+j] = 0
+			} else {
+				r[i*n+j] = raw.Data[i*raw.Stride+j]
+			}
+		}
+	}
+	o.ws.Dorglq(n, m, n, raw.Data, raw.Stride, tau)
+	return nil
+}
+
 // InPlace overwrites a with the Q factor of its thin QR factorisation.
 // It does not check for NaN (it is meant for inner loops); the columns of a
 // rank-deficient a are still orthonormal afterwards.

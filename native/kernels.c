@@ -143,3 +143,72 @@ void kd_rbf_tile(int m, int n, double *out, int ldo, const double *ni, const dou
         }
     }
 }
+
+typedef float kd_f8 __attribute__((vector_size(32)));
+
+// kd_sdot_nt_avx512 is kd_dgemm_nt_avx512 for a float32 A: out = A·Bᵀ with
+// A (m×d) stored in float32 and B (n×d) in float64. Each 8-float load of A
+// is widened to double and all products and sums are in float64, so the
+// only rounding beyond float64's is that of A's storage.
+__attribute__((target("avx512f,fma")))
+void kd_sdot_nt_avx512(int m, int n, int d, const float *a, int lda,
+                       const double *b, int ldb, double *out, int ldo) {
+    for (int i = 0; i < m; i += KD_MR) {
+        int mr = m - i < KD_MR ? m - i : KD_MR;
+        for (int j = 0; j < n; j += KD_NR) {
+            int nr = n - j < KD_NR ? n - j : KD_NR;
+            if (mr == KD_MR && nr == KD_NR) {
+                kd_v8 acc[KD_MR][KD_NR];
+                memset(acc, 0, sizeof acc);
+                int k = 0;
+                for (; k + KD_W <= d; k += KD_W) {
+                    kd_v8 av[KD_MR], bv[KD_NR];
+                    for (int r = 0; r < KD_MR; r++) {
+                        kd_f8 f;
+                        memcpy(&f, a + (size_t)(i + r) * lda + k, sizeof f);
+                        av[r] = __builtin_convertvector(f, kd_v8);
+                    }
+                    for (int c = 0; c < KD_NR; c++)
+                        memcpy(&bv[c], b + (size_t)(j + c) * ldb + k, sizeof(kd_v8));
+                    for (int r = 0; r < KD_MR; r++)
+                        for (int c = 0; c < KD_NR; c++)
+                            acc[r][c] += av[r] * bv[c];
+                }
+                for (int r = 0; r < KD_MR; r++) {
+                    const float *x = a + (size_t)(i + r) * lda;
+                    for (int c = 0; c < KD_NR; c++) {
+                        const double *y = b + (size_t)(j + c) * ldb;
+                        double s = 0;
+                        for (int l = 0; l < KD_W; l++) s += acc[r][c][l];
+                        for (int kk = k; kk < d; kk++) s += (double)x[kk] * y[kk];
+                        out[(size_t)(i + r) * ldo + j + c] = s;
+                    }
+                }
+                continue;
+            }
+            for (int r = 0; r < mr; r++) {
+                const float *x = a + (size_t)(i + r) * lda;
+                kd_v8 v[KD_NR];
+                memset(v, 0, sizeof v);
+                int k = 0;
+                for (; k + KD_W <= d; k += KD_W) {
+                    kd_f8 f;
+                    memcpy(&f, x + k, sizeof f);
+                    kd_v8 p = __builtin_convertvector(f, kd_v8);
+                    for (int c = 0; c < nr; c++) {
+                        kd_v8 q;
+                        memcpy(&q, b + (size_t)(j + c) * ldb + k, sizeof q);
+                        v[c] += p * q;
+                    }
+                }
+                for (int c = 0; c < nr; c++) {
+                    const double *y = b + (size_t)(j + c) * ldb;
+                    double s = 0;
+                    for (int l = 0; l < KD_W; l++) s += v[c][l];
+                    for (int kk = k; kk < d; kk++) s += (double)x[kk] * y[kk];
+                    out[(size_t)(i + r) * ldo + j + c] = s;
+                }
+            }
+        }
+    }
+}

@@ -5,6 +5,8 @@ package native
 void kd_dgemm_nt_avx512(int m, int n, int d, const double *a, int lda,
                         const double *b, int ldb, double *out, int ldo);
 int kd_has_avx512(void);
+void kd_sdot_nt_avx512(int m, int n, int d, const float *a, int lda,
+                       const double *b, int ldb, double *out, int ldo);
 void kd_rbf_tile(int m, int n, double *out, int ldo, const double *ni, const double *nj,
                  double c, int laplace);
 */
@@ -83,4 +85,29 @@ func RBFTile(m, n int, out []float64, ldo int, ni, nj []float64, c float64, lapl
 	}
 	C.kd_rbf_tile(C.int(m), C.int(n), (*C.double)(unsafe.Pointer(&out[0])), C.int(ldo),
 		(*C.double)(unsafe.Pointer(&ni[0])), (*C.double)(unsafe.Pointer(&nj[0])), C.double(c), lap)
+}
+
+// DotNT32 is DotNT for a float32 A: out = A·Bᵀ with A (m×d) stored in
+// float32 and B (n×d) in float64, every product and sum in float64. It
+// reads half the bytes of A that DotNT does. Needs HasDotKernel.
+func DotNT32(m, n, d int, a []float32, lda int, b []float64, ldb int, out []float64, ldo int) {
+	if !hasAVX512 {
+		panic("native: DotNT32 needs AVX-512; check HasDotKernel first")
+	}
+	if m < 0 || n < 0 || d < 0 || lda < d || ldb < d || ldo < n || max(m, n, lda, ldb, ldo) > math.MaxInt32 {
+		panic(fmt.Sprintf("native: DotNT32: bad dimensions m=%d n=%d d=%d lda=%d ldb=%d ldo=%d", m, n, d, lda, ldb, ldo))
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if len(a) < (m-1)*lda+d || len(b) < (n-1)*ldb+d || len(out) < (m-1)*ldo+n {
+		panic("native: DotNT32: slice too short")
+	}
+	var ap *C.float
+	var bp *C.double
+	if d > 0 {
+		ap, bp = (*C.float)(unsafe.Pointer(&a[0])), (*C.double)(unsafe.Pointer(&b[0]))
+	}
+	C.kd_sdot_nt_avx512(C.int(m), C.int(n), C.int(d), ap, C.int(lda), bp, C.int(ldb),
+		(*C.double)(unsafe.Pointer(&out[0])), C.int(ldo))
 }

@@ -18,6 +18,7 @@ func requireKernels(t *testing.T) bool {
 	}
 	require.Panics(t, func() { DotNT(1, 1, 1, []float64{1}, 1, []float64{1}, 1, []float64{0}, 1) })
 	require.Panics(t, func() { RBFTile(1, 1, []float64{0}, 1, []float64{0}, []float64{0}, -1, false) })
+	require.Panics(t, func() { DotNT32(1, 1, 1, []float32{1}, 1, []float64{1}, 1, []float64{0}, 1) })
 	return false
 }
 
@@ -43,19 +44,28 @@ func TestDotNTMatchesLoops(t *testing.T) {
 			out[i] = math.NaN() // padding must stay untouched
 		}
 		DotNT(m, n, d, a, lda, b, ldb, out, ldo)
+		a32 := make([]float32, len(a))
+		for i, v := range a {
+			a32[i] = float32(v)
+		}
+		out32 := make([]float64, m*ldo)
+		DotNT32(m, n, d, a32, lda, b, ldb, out32, ldo)
 		for i := 0; i < m; i++ {
 			for j := 0; j < ldo; j++ {
 				if j >= n {
 					require.True(t, math.IsNaN(out[i*ldo+j]), "padding written")
 					continue
 				}
-				want, scale := 0.0, 0.0
+				want, want32, scale := 0.0, 0.0, 0.0
 				for k := 0; k < d; k++ {
 					want += a[i*lda+k] * b[j*ldb+k]
+					want32 += float64(a32[i*lda+k]) * b[j*ldb+k]
 					scale += math.Abs(a[i*lda+k] * b[j*ldb+k])
 				}
 				// Reordered summation: |Δ| ≤ d·ε·Σ|aₖbₖ|.
 				require.InDelta(t, want, out[i*ldo+j], float64(d+1)*1.2e-16*scale+1e-300)
+				// The float32 kernel sums the float32 values in float64.
+				require.InDelta(t, want32, out32[i*ldo+j], float64(d+1)*1.2e-16*scale+1e-300)
 			}
 		}
 	}

@@ -1,0 +1,27 @@
+// Package eig computes the k largest (algebraic) eigenpairs of a symmetric
+// operator.
+//
+// The solver sees only an Operator: Dim and a block Apply, dst = A·X for an
+// n×b block X, which reads A once. Dense (float64) and Float32 (float32
+// storage, float64 arithmetic) matrices implement it, and Counting wraps any
+// operator to count its use. Every solver reports the number of Apply calls
+// (Passes: on a dense matrix, passes over A — the unit of cost) and the
+// number of columns pushed through them (MatVecs).
+//
+// Solvers, each a type whose zero value is ready to use:
+//   - Dense: LAPACK on the full matrix (dsyevd/dsyevr through linalg);
+//   - Lanczos: Krylov–Schur restarted Lanczos (equivalent to implicit or
+//     thick restarting) with full reorthogonalisation, block size 1;
+//   - BlockKrylov: the same with a block of b random vectors, so each pass
+//     over A is a BLAS-3 product with b columns (randomized block Krylov in
+//     the sense of Musco and Musco 2015, restarted until converged);
+//   - Randomized: the Halko–Martinsson–Tropp range finder with oversampling
+//     and power iterations, finished by a symmetric Rayleigh–Ritz step;
+//   - Auto: picks one of them by a documented rule.
+//
+// Results: eigenvalues decreasing; eigenvectors orthonormal, the sign of
+// each fixed so that its largest-magnitude entry is positive; random starts
+// seeded (default seed 1), so a run is reproducible. Errors wrap ErrInvalid
+// (k out of range, NaN), ErrNotConverged (with the partial result in
+// *NotConvergedError) or ErrBreakdown.
+package eig

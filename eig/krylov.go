@@ -1,0 +1,324 @@
+package eig
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/linalg"
+)
+
+// Lanczos is the restarted Lanczos method with full reorthogonalisation,
+// in Krylov–Schur form (Stewart 2001), which is mathematically equivalent to
+// ARPACK's implicit restart and to thick restart. Each step is one Apply of
+// one vector (one pass). The zero value is ready.
+//
+// Stopping test (ARPACK's and Spectra's): the Ritz pair (θ, y = V s) of the
+// m-dimensional basis V has residual ‖Ay − θy‖ = ‖f‖·|s_m|, and it has
+// converged when ‖f‖·|s_m| ≤ Tol·max(ε^{2/3}‖A‖, |θ|) (floored at the
+// rounding level 64ε‖A‖, ‖A‖ estimated by the largest |θ| seen); the solver
+// stops when the k largest have. On restart the leading p Ritz vectors are kept,
+// p = k + ⌊(m − 1 − k)/2⌋.
+type Lanczos struct {
+	// NCV is the basis size m; 0 means max(2k+1, 20). Capped at n: when
+	// m ≥ n the operator is materialised and solved densely.
+	NCV int
+	// Tol is the relative tolerance of the stopping test; 0 means 1e-10.
+	Tol float64
+	// MaxRestarts bounds the restarts; 0 means 1000.
+	MaxRestarts int
+	// Seed of the random start vector; 0 means 1.
+	Seed uint64
+}
+
+// Solve returns the k largest eigenpairs of op.
+func (l Lanczos) Solve(op Operator, k int) (*Result, error) {
+	ks := krylovSchur{name: "lanczos", block: 1, ncv: l.NCV, tol: l.Tol, maxRestarts: l.MaxRestarts, seed: l.Seed}
+	return ks.solve(op, k)
+}
+
+// BlockKrylov is block Lanczos with full reorthogonalisation and
+// Krylov–Schur restarts, started from a random n×b block: randomized block
+// Krylov iteration (Musco and Musco 2015) run until the stopping test of
+// Lanczos holds. Each step applies the operator to b vectors at once, so on
+// dense matrices a pass is a BLAS-3 product and costs little more than a
+// single matrix-vector product; it needs fewer passes than Lanczos at the
+// price of more matvecs. The zero value is ready.
+//
+// With R the b×b coupling of the next block, the residual of the Ritz pair
+// (θ, V s) is ‖R·s_last‖ where s_last holds the last b entries of s; the
+// test is the one of Lanczos.
+type BlockKrylov struct {
+	// Block is b; 0 means max(k, 4), capped at n.
+	Block int
+	// NCV is the basis size m (rounded up to a multiple of b); 0 means
+	// max(2k + b, 3b). When m ≥ n the problem is solved densely.
+	NCV int
+	// Tol as for Lanczos; 0 means 1e-10.
+	Tol float64
+	// MaxRestarts bounds the restarts; 0 means 1000.
+	MaxRestarts int
+	// Seed of the random start block; 0 means 1.
+	Seed uint64
+}
+
+// Solve returns the k largest eigenpairs of op.
+func (bk BlockKrylov) Solve(op Operator, k int) (*Result, error) {
+	ks := krylovSchur{name: "block", block: bk.Block, ncv: bk.NCV, tol: bk.Tol, maxRestarts: bk.MaxRestarts, seed: bk.Seed}
+	if ks.block == 0 {
+		ks.block = max(k, 4)
+	}
+	return ks.solve(op, k)
+}
+
+type krylovSchur struct {
+	name        string
+	block       int
+	ncv         int
+	tol         float64
+	maxRestarts int
+	seed        uint64
+}
+
+// eps23 is ε^{2/3}, ARPACK's floor for the relative test.
+var eps23 = math.Pow(2*epsilon, 2.0/3.0)
+
+// threshold is the residual a Ritz pair (θ, y) must reach:
+// Tol·max(ε^{2/3}‖A‖, |θ|), but never below 64ε‖A‖, the rounding level of
+// one product with A (a pair at that level cannot be improved; without the
+// floor an eigenvalue 0 could never converge). ‖A‖ is estimated by the
+// largest |θ| seen.
+func threshold(tol, theta, anorm float64) float64 {
+	return math.Max(tol*math.Max(eps23*anorm, math.Abs(theta)), 64*epsilon*anorm)
+}
+
+func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
+	n, err := checkK(op, k)
+	if err != nil {
+		return nil, err
+	}
+	b := min(max(ks.block, 1), n)
+	tol := ks.tol
+	if tol == 0 {
+		tol = 1e-10
+	}
+	if !(tol > 0) || math.IsInf(tol, 0) {
+		return nil, fmt.Errorf("eig: %s: tolerance %g: %w", ks.name, tol, ErrInvalid)
+	}
+	maxRestarts := ks.maxRestarts
+	if maxRestarts <= 0 {
+		maxRestarts = 1000
+	}
+	seed := ks.seed
+	if seed == 0 {
+		seed = 1
+	}
+	pMin := ceilTo(k, b) // fewest columns kept on restart
+	m := ks.ncv
+	if m <= 0 {
+		if b == 1 {
+			m = max(2*k+1, 20)
+		} else {
+			m = max(2*k+b, 3*b)
+		}
+	}
+	m = max(ceilTo(m, b), pMin+b)
+	if m >= n {
+		// The basis would span everything: one dense solve is cheaper.
+		res, err := DenseSolver{}.Solve(opOnly{op}, k)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+
+	res := &Result{}
+	v := mat.NewDense(n, m+b, nil)
+	w := mat.NewDense(n, b, nil)
+	hbuf := mat.NewDense(m+b, b, nil)
+	h2buf := mat.NewDense(m+b, b, nil)
+	hm := make([]float64, m*m)
+	rr := make([]float64, b*b)
+	var orth linalg.Orthonormalizer
+	rng := dataset.NewRand(seed)
+
+	// Random start block.
+	start := v.Slice(0, n, 0, b).(*mat.Dense)
+	for i := 0; i < n; i++ {
+		for c := 0; c < b; c++ {
+			start.Set(i, c, rng.NormFloat64())
+		}
+	}
+	if err := orth.InPlace(start); err != nil {
+		return nil, err
+	}
+
+	anorm := 0.0 // running lower bound of ‖A‖
+	j, cur := 0, b
+	for restart := 1; ; restart++ {
+		// Expand the basis from column j to m.
+		for j < m {
+			blk := v.Slice(0, n, j, j+b).(*mat.Dense)
+			op.Apply(w, blk)
+			res.Passes++
+			res.MatVecs += b
+			if err := checkBlockFinite(w); err != nil {
+				return nil, err
+			}
+			vc := v.Slice(0, n, 0, cur).(*mat.Dense)
+			h := hbuf.Slice(0, cur, 0, b).(*mat.Dense)
+			h2 := h2buf.Slice(0, cur, 0, b).(*mat.Dense)
+			// Classical Gram–Schmidt twice (DGKS: twice is enough).
+			h.Mul(vc.T(), w)
+			subMul(w, vc, h)
+			h2.Mul(vc.T(), w)
+			subMul(w, vc, h2)
+			h.Add(h, h2)
+			for i := 0; i < cur; i++ {
+				for c := 0; c < b; c++ {
+					x := h.At(i, c)
+					anorm = math.Max(anorm, math.Abs(x))
+					if i >= j && i < j+b {
+						// Diagonal block: symmetrise.
+						x = 0.5 * (x + h.At(j+c, i-j))
+					}
+					hm[i*m+j+c] = x
+					hm[(j+c)*m+i] = x
+				}
+			}
+			// The next block and its coupling R.
+			next := v.Slice(0, n, cur, cur+b).(*mat.Dense)
+			next.Copy(w)
+			if err := orth.InPlaceR(next, rr); err != nil {
+				return nil, err
+			}
+			ks.repairBlock(v, cur, b, rr, anorm, n, rng)
+			j += b
+			cur += b
+		}
+
+		// Rayleigh–Ritz on the m×m projection.
+		e, err := linalg.SymEig(mat.NewSymDense(m, append([]float64(nil), hm...)), 0)
+		if err != nil {
+			return nil, fmt.Errorf("eig: %s: projected problem: %w", ks.name, err)
+		}
+		theta, s := e.Values, e.Vectors
+		anorm = math.Max(anorm, math.Max(math.Abs(theta[0]), math.Abs(theta[m-1])))
+		resid := make([]float64, m)
+		for i := 0; i < m; i++ {
+			sum := 0.0
+			for r := 0; r < b; r++ {
+				x := 0.0
+				for c := r; c < b; c++ {
+					x += rr[r*b+c] * s.At(m-b+c, i)
+				}
+				sum += x * x
+			}
+			resid[i] = math.Sqrt(sum)
+		}
+		nconv := 0
+		for nconv < k && resid[nconv] <= threshold(tol, theta[nconv], anorm) {
+			nconv++
+		}
+		res.Iterations = restart
+		if nconv == k || restart >= maxRestarts {
+			res.Values = append([]float64(nil), theta[:k]...)
+			res.Vectors = mat.NewDense(n, k, nil)
+			res.Vectors.Mul(v.Slice(0, n, 0, m), s.Slice(0, m, 0, k))
+			linalg.FixSigns(res.Vectors)
+			res.Residuals = resid[:k]
+			res.NumConverged = nconv
+			res.Converged = nconv == k
+			if !res.Converged {
+				return res, &NotConvergedError{Solver: ks.name, Result: res}
+			}
+			return res, nil
+		}
+
+		// Restart: keep p Ritz vectors, then the residual block.
+		p := max(pMin, floorTo(k+(m-b-k)/2, b))
+		kept := mat.NewDense(n, p, nil)
+		kept.Mul(v.Slice(0, n, 0, m), s.Slice(0, m, 0, p))
+		v.Slice(0, n, 0, p).(*mat.Dense).Copy(kept)
+		v.Slice(0, n, p, p+b).(*mat.Dense).Copy(v.Slice(0, n, m, m+b))
+		clear(hm)
+		for i := 0; i < p; i++ {
+			hm[i*m+i] = theta[i]
+		}
+		j, cur = p, p+b
+	}
+}
+
+// repairBlock handles an (almost) rank-deficient new block: a column whose
+// R diagonal is negligible spans nothing new of the Krylov space (an
+// invariant subspace was found), so it is replaced by a random vector
+// orthogonal to the basis and to the block's good columns, with zero
+// coupling. The threshold 10·n·ε·‖A‖ is the size of what two passes of
+// Gram–Schmidt leave of a vector already in the span.
+func (ks krylovSchur) repairBlock(v *mat.Dense, cur, b int, rr []float64, anorm float64, n int, rng interface{ NormFloat64() float64 }) {
+	thresh := 10 * float64(n) * epsilon * anorm
+	bad := make([]bool, b)
+	any := false
+	for c := 0; c < b; c++ {
+		if math.Abs(rr[c*b+c]) <= thresh {
+			bad[c], any = true, true
+			for cc := c; cc < b; cc++ {
+				rr[c*b+cc] = 0
+			}
+		}
+	}
+	if !any {
+		return
+	}
+	// Orthogonal against: the old basis, the good columns, and the bad
+	// columns repaired before this one.
+	good := func(q int) bool { return q < cur || !bad[q-cur] }
+	col := make([]float64, n)
+	for c := 0; c < b; c++ {
+		if !bad[c] {
+			continue
+		}
+		for i := range col {
+			col[i] = rng.NormFloat64()
+		}
+		for pass := 0; pass < 2; pass++ {
+			for q := 0; q < cur+b; q++ {
+				if q == cur+c || !good(q) {
+					continue
+				}
+				dot := 0.0
+				for i := 0; i < n; i++ {
+					dot += v.At(i, q) * col[i]
+				}
+				for i := 0; i < n; i++ {
+					col[i] -= dot * v.At(i, q)
+				}
+			}
+		}
+		nrm := 0.0
+		for _, x := range col {
+			nrm += x * x
+		}
+		nrm = math.Sqrt(nrm)
+		for i := 0; i < n; i++ {
+			v.Set(i, cur+c, col[i]/nrm)
+		}
+		bad[c] = false // now a good column for the ones after it
+	}
+}
+
+// subMul sets w −= v·h with one dgemm and no temporary.
+func subMul(w, v, h *mat.Dense) {
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, v.RawMatrix(), h.RawMatrix(), 1, w.RawMatrix())
+}
+
+func ceilTo(x, b int) int  { return (x + b - 1) / b * b }
+func floorTo(x, b int) int { return x / b * b }
+
+// opOnly hides a Matrixer so the dense fallback goes through Apply and its
+// passes are counted like every other solver's.
+type opOnly struct{ Operator }

@@ -1,0 +1,86 @@
+package eig
+
+import (
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/linalg"
+)
+
+// Error kinds.
+var (
+	// ErrInvalid is linalg.ErrInvalid: bad input (k out of range, NaN).
+	ErrInvalid = linalg.ErrInvalid
+	// ErrNotConverged: the iteration limit was reached first.
+	ErrNotConverged = errors.New("eig: not converged")
+	// ErrBreakdown: the iteration cannot continue (for example a Krylov
+	// space that cannot be extended although pairs are unconverged).
+	ErrBreakdown = errors.New("eig: breakdown")
+)
+
+// NotConvergedError carries the partial result of a solver that stopped at
+// its iteration limit; it wraps ErrNotConverged.
+type NotConvergedError struct {
+	Solver string
+	Result *Result
+}
+
+func (e *NotConvergedError) Error() string {
+	return fmt.Sprintf("eig: %s: %d of %d eigenpairs converged after %d iterations",
+		e.Solver, e.Result.NumConverged, len(e.Result.Values), e.Result.Iterations)
+}
+
+// Unwrap returns ErrNotConverged.
+func (e *NotConvergedError) Unwrap() error { return ErrNotConverged }
+
+// Result is what every solver returns.
+type Result struct {
+	// Values are the k largest eigenvalues, decreasing.
+	Values []float64
+	// Vectors is n×k, orthonormal columns, signs fixed.
+	Vectors *mat.Dense
+	// Iterations: restarts (Krylov solvers), power steps (Randomized), 1
+	// (Dense).
+	Iterations int
+	// Passes is the number of Operator.Apply calls; MatVecs the number of
+	// columns they processed.
+	Passes, MatVecs int
+	// Converged reports whether every pair met the solver's test;
+	// NumConverged counts the leading pairs that did.
+	Converged    bool
+	NumConverged int
+	// Residuals[i] estimates ‖A v_i − λ_i v_i‖₂ (exact for Dense up to
+	// rounding; from the Krylov or Rayleigh–Ritz relation otherwise).
+	Residuals []float64
+}
+
+// Solver computes the k largest eigenpairs of op.
+type Solver interface {
+	Solve(op Operator, k int) (*Result, error)
+}
+
+// checkK validates k against the operator.
+func checkK(op Operator, k int) (int, error) {
+	if op == nil {
+		return 0, fmt.Errorf("eig: nil operator: %w", ErrInvalid)
+	}
+	n := op.Dim()
+	if n < 1 {
+		return 0, fmt.Errorf("eig: operator of dimension %d: %w", n, ErrInvalid)
+	}
+	if k < 1 || k > n {
+		return 0, fmt.Errorf("eig: k = %d outside 1…n = %d: %w", k, n, ErrInvalid)
+	}
+	return n, nil
+}
+
+// checkBlockFinite returns ErrInvalid when an operator produced NaN or Inf
+// (a NaN in the matrix shows up this way for matrix-free operators).
+func checkBlockFinite(y *mat.Dense) error {
+	if err := linalg.CheckFinite("eig: A·x", y); err != nil {
+		return fmt.Errorf("eig: the operator returned non-finite values (NaN or Inf in A?): %w", ErrInvalid)
+	}
+	return nil
+}
