@@ -4,9 +4,9 @@ package eig
 //   - n ≤ 600, or k > n/5: DenseSolver (LAPACK is faster than any
 //     iteration at these sizes, or when a large part of the spectrum is
 //     wanted);
-//   - otherwise BlockKrylov with its defaults (block max(k, 4)): on dense
-//     kernel matrices a pass with b columns costs little more than one with
-//     a single column, and the block method needs the fewest passes.
+//   - otherwise BlockKrylov with its defaults (block 8): on dense kernel
+//     matrices a pass with b columns costs little more than one with a
+//     single column, and the block method needs the fewest passes.
 //
 // Tol and Seed are passed on to the iterative solver. The zero value is
 // ready.

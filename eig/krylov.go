@@ -53,10 +53,12 @@ func (l Lanczos) Solve(op Operator, k int) (*Result, error) {
 // (θ, V s) is ‖R·s_last‖ where s_last holds the last b entries of s; the
 // test is the one of Lanczos.
 type BlockKrylov struct {
-	// Block is b; 0 means max(k, 4), capped at n.
+	// Block is b; 0 means 8 (capped at n). Measured on the n = 7000
+	// Fashion-MNIST Gaussian kernel, k = 20, tol 1e-8: b = 4, 8, 12 and 16
+	// all took 0.75–0.86 s against 1.6 s for Lanczos.
 	Block int
 	// NCV is the basis size m (rounded up to a multiple of b); 0 means
-	// max(2k + b, 3b). When m ≥ n the problem is solved densely.
+	// max(3k + b, 4b). When m ≥ n the problem is solved densely.
 	NCV int
 	// Tol as for Lanczos; 0 means 1e-10.
 	Tol float64
@@ -70,7 +72,7 @@ type BlockKrylov struct {
 func (bk BlockKrylov) Solve(op Operator, k int) (*Result, error) {
 	ks := krylovSchur{name: "block", block: bk.Block, ncv: bk.NCV, tol: bk.Tol, maxRestarts: bk.MaxRestarts, seed: bk.Seed}
 	if ks.block == 0 {
-		ks.block = max(k, 4)
+		ks.block = 8
 	}
 	return ks.solve(op, k)
 }
@@ -123,7 +125,7 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 		if b == 1 {
 			m = max(2*k+1, 20)
 		} else {
-			m = max(2*k+b, 3*b)
+			m = max(3*k+b, 4*b)
 		}
 	}
 	m = max(ceilTo(m, b), pMin+b)

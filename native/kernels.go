@@ -5,6 +5,8 @@ package native
 void kd_dgemm_nt_avx512(int m, int n, int d, const double *a, int lda,
                         const double *b, int ldb, double *out, int ldo);
 int kd_has_avx512(void);
+void kd_dsymv_band_avx512(int n, const double *a, int lda, const double *x, int i0, int i1, double *y);
+void kd_ssymv_band_avx512(int n, const float *a, int lda, const double *x, int i0, int i1, double *y);
 void kd_sdot_nt_avx512(int m, int n, int d, const float *a, int lda,
                        const double *b, int ldb, double *out, int ldo);
 void kd_rbf_tile(int m, int n, double *out, int ldo, const double *ni, const double *nj,
@@ -110,4 +112,42 @@ func DotNT32(m, n, d int, a []float32, lda int, b []float64, ldb int, out []floa
 	}
 	C.kd_sdot_nt_avx512(C.int(m), C.int(n), C.int(d), ap, C.int(lda), bp, C.int(ldb),
 		(*C.double)(unsafe.Pointer(&out[0])), C.int(ldo))
+}
+
+func checkSymvBand(n, lda, alen, xlen, i0, i1, ylen int) {
+	if n < 0 || lda < max(1, n) || i0 < 0 || i0 > i1 || i1 > n || xlen < n || ylen < n ||
+		(n > 0 && alen < (n-1)*lda+n) || max(n, lda) > math.MaxInt32 {
+		panic(fmt.Sprintf("native: SymvBand: bad arguments n=%d lda=%d rows [%d,%d)", n, lda, i0, i1))
+	}
+}
+
+// SymvBand adds to y the contribution of rows [i0, i1) of the upper
+// triangle of the symmetric n×n matrix a (row-major, stride lda) to A·x:
+// y_i += Σ_{j≥i} a_ij x_j and y_j += a_ij x_i for j > i. Reading only the
+// upper triangle halves the bytes a matrix-vector product moves. Bands run
+// in parallel with private y accumulators that the caller sums. Needs
+// HasDotKernel.
+func SymvBand(n int, a []float64, lda int, x []float64, i0, i1 int, y []float64) {
+	if !hasAVX512 {
+		panic("native: SymvBand needs AVX-512; check HasDotKernel first")
+	}
+	checkSymvBand(n, lda, len(a), len(x), i0, i1, len(y))
+	if i0 == i1 {
+		return
+	}
+	C.kd_dsymv_band_avx512(C.int(n), (*C.double)(unsafe.Pointer(&a[0])), C.int(lda),
+		(*C.double)(unsafe.Pointer(&x[0])), C.int(i0), C.int(i1), (*C.double)(unsafe.Pointer(&y[0])))
+}
+
+// SymvBand32 is SymvBand for a float32 matrix, in float64 arithmetic.
+func SymvBand32(n int, a []float32, lda int, x []float64, i0, i1 int, y []float64) {
+	if !hasAVX512 {
+		panic("native: SymvBand32 needs AVX-512; check HasDotKernel first")
+	}
+	checkSymvBand(n, lda, len(a), len(x), i0, i1, len(y))
+	if i0 == i1 {
+		return
+	}
+	C.kd_ssymv_band_avx512(C.int(n), (*C.float)(unsafe.Pointer(&a[0])), C.int(lda),
+		(*C.double)(unsafe.Pointer(&x[0])), C.int(i0), C.int(i1), (*C.double)(unsafe.Pointer(&y[0])))
 }

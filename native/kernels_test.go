@@ -134,3 +134,51 @@ func TestRBFTileMatchesMathExp(t *testing.T) {
 		require.InDelta(t, w, out[0], 2.5e-16*w, "x=%g", x)
 	}
 }
+
+func TestSymvBandMatchesProduct(t *testing.T) {
+	if !HasDotKernel() {
+		require.Panics(t, func() { SymvBand(1, []float64{1}, 1, []float64{1}, 0, 1, []float64{0}) })
+		return
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 3, 4, 5, 13, 37, 64} {
+		lda := n + 2
+		a := make([]float64, n*lda)
+		a32 := make([]float32, n*lda)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				v := rng.NormFloat64()
+				a[i*lda+j] = v
+				a[j*lda+i] = math.NaN() // the lower triangle must not be read
+				if i == j {
+					a[i*lda+i] = v
+				}
+				a32[i*lda+j] = float32(v)
+			}
+		}
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		// Two bands with private accumulators, as the callers use them.
+		mid := n / 3
+		y1, y2 := make([]float64, n), make([]float64, n)
+		SymvBand(n, a, lda, x, 0, mid, y1)
+		SymvBand(n, a, lda, x, mid, n, y2)
+		z1, z2 := make([]float64, n), make([]float64, n)
+		SymvBand32(n, a32, lda, x, 0, mid, z1)
+		SymvBand32(n, a32, lda, x, mid, n, z2)
+		for i := 0; i < n; i++ {
+			want, want32, scale := 0.0, 0.0, 0.0
+			for j := 0; j < n; j++ {
+				lo, hi := min(i, j), max(i, j)
+				want += a[lo*lda+hi] * x[j]
+				want32 += float64(a32[lo*lda+hi]) * x[j]
+				scale += math.Abs(a[lo*lda+hi] * x[j])
+			}
+			require.InDelta(t, want, y1[i]+y2[i], float64(n+1)*1.2e-16*scale, "n=%d row %d", n, i)
+			require.InDelta(t, want32, z1[i]+z2[i], float64(n+1)*1.2e-16*scale, "n=%d row %d (float32)", n, i)
+		}
+	}
+	require.Panics(t, func() { SymvBand(3, make([]float64, 9), 3, make([]float64, 3), 2, 1, make([]float64, 3)) })
+}

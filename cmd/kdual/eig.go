@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/bench"
+	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/linalg"
 )
 
@@ -27,6 +28,11 @@ type eigReport struct {
 	Orthogonality float64   `json:"orthogonality"`
 	Values        []float64 `json:"values"`
 	Repeat        int       `json:"repeat"`
+	Tol           float64   `json:"tol"`
+	Float32       bool      `json:"float32"`
+	Passes        int       `json:"passes"`
+	MatVecs       int       `json:"matvecs"`
+	Iterations    int       `json:"iterations"`
 }
 
 // median returns the median of v (v is reordered).
@@ -45,7 +51,14 @@ func runEig(args []string, stdout io.Writer) error {
 	n := fs.Int("n", 1000, "matrix size")
 	sigma := fs.Float64("sigma", 0, "Gaussian bandwidth for fashion; 0: median pairwise distance of the first min(n,1000) images")
 	k := fs.Int("k", 0, "number of leading eigenpairs; 0 means all")
-	solver := fs.String("solver", "dense", "solver: dense")
+	solver := fs.String("solver", "dense", "solver: dense, lanczos, randomized, block or auto")
+	tol := fs.Float64("tol", 0, "relative tolerance of the iterative solvers (0: their default, 1e-10; randomized: 0 runs its fixed schedule)")
+	ncv := fs.Int("ncv", 0, "Krylov basis size for lanczos and block (0: default)")
+	block := fs.Int("block", 0, "block size of the block solver (0: max(k, 4))")
+	oversample := fs.Int("oversample", 0, "randomized: oversampling p (0: 10)")
+	powerIters := fs.Int("power-iters", 0, "randomized: power iterations q (0: scikit-learn's auto rule, -1: none)")
+	normalizer := fs.String("normalizer", "auto", "randomized: auto, lu, qr or none between power iterations")
+	float32 := fs.Bool("float32", false, "apply the matrix from float32 storage (iterative solvers)")
 	seed := fs.Uint64("seed", 1, "seed for randsym")
 	repeat := fs.Int("repeat", 1, "build and solve this many times; seconds are medians")
 	jsonOut := fs.String("json", "", "write JSON to FILE, or - for standard output")
@@ -61,13 +74,36 @@ func runEig(args []string, stdout io.Writer) error {
 	if *repeat < 1 {
 		return usagef("--repeat %d must be at least 1", *repeat)
 	}
-	if *solver != "dense" {
-		return usagef("--solver %q: only dense is available", *solver)
+	norms := map[string]eig.Normalizer{"auto": eig.NormAuto, "lu": eig.NormLU, "qr": eig.NormQR, "none": eig.NormNone}
+	norm, ok := norms[*normalizer]
+	if !ok {
+		return usagef("--normalizer %q: want auto, lu, qr or none", *normalizer)
 	}
-	rep := eigReport{Matrix: *matrix, N: *n, K: *k, Solver: *solver, Repeat: *repeat}
+	var sv eig.Solver
+	switch *solver {
+	case "dense":
+		sv = eig.DenseSolver{}
+	case "lanczos":
+		sv = eig.Lanczos{Tol: *tol, NCV: *ncv, Seed: *seed}
+	case "block":
+		sv = eig.BlockKrylov{Tol: *tol, NCV: *ncv, Block: *block, Seed: *seed}
+	case "randomized":
+		sv = eig.Randomized{Tol: *tol, Oversample: *oversample, PowerIters: *powerIters, Normalizer: norm, Seed: *seed}
+	case "auto":
+		sv = eig.Auto{Tol: *tol, Seed: *seed}
+	default:
+		return usagef("--solver %q: want dense, lanczos, randomized, block or auto", *solver)
+	}
+	if *tol < 0 {
+		return usagef("--tol %g must not be negative", *tol)
+	}
+	if *float32 && *solver == "dense" {
+		return usagef("--float32 goes with an iterative solver")
+	}
+	rep := eigReport{Matrix: *matrix, N: *n, K: *k, Solver: *solver, Repeat: *repeat, Float32: *float32, Tol: *tol}
 	var (
 		a                *mat.SymDense
-		e                *linalg.Eigen
+		res              *eig.Result
 		kernSecs, solveS []float64
 	)
 	for r := 0; r < *repeat; r++ {
@@ -91,17 +127,31 @@ func runEig(args []string, stdout io.Writer) error {
 		default:
 			return usagef("--matrix %q: want fashion or randsym", *matrix)
 		}
-		start := time.Now()
+		k := *k
+		if k == 0 {
+			k = *n
+		}
+		var op eig.Operator
 		var err error
-		if e, err = linalg.SymEig(a, *k); err != nil {
+		if *float32 {
+			op, err = eig.NewFloat32(a)
+		} else {
+			op, err = eig.NewDense(a)
+		}
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		if res, err = sv.Solve(op, k); err != nil {
 			return err
 		}
 		solveS = append(solveS, time.Since(start).Seconds())
 	}
 	rep.Seconds, rep.KernelSeconds = median(solveS), median(kernSecs)
-	rep.K = len(e.Values)
-	rep.Values = e.Values
-	rep.ResidualMax, rep.Orthogonality = eigenChecks(a, e)
+	rep.K = len(res.Values)
+	rep.Values = res.Values
+	rep.Passes, rep.MatVecs, rep.Iterations = res.Passes, res.MatVecs, res.Iterations
+	rep.ResidualMax, rep.Orthogonality = eigenChecks(a, &linalg.Eigen{Values: res.Values, Vectors: res.Vectors})
 	return writeEig(rep, *jsonOut, stdout)
 }
 
@@ -139,8 +189,8 @@ func writeEig(rep eigReport, jsonOut string, stdout io.Writer) error {
 		if rep.Sigma > 0 {
 			fmt.Fprintf(stdout, "sigma          %.6g\n", rep.Sigma)
 		}
-		fmt.Fprintf(stdout, "kernel seconds %.3f\nsolve seconds  %.3f\nresidual max   %.3g\northogonality  %.3g\n",
-			rep.KernelSeconds, rep.Seconds, rep.ResidualMax, rep.Orthogonality)
+		fmt.Fprintf(stdout, "kernel seconds %.3f\nsolve seconds  %.3f\npasses         %d (%d matvecs)\nresidual max   %.3g\northogonality  %.3g\n",
+			rep.KernelSeconds, rep.Seconds, rep.Passes, rep.MatVecs, rep.ResidualMax, rep.Orthogonality)
 		show := min(len(rep.Values), 10)
 		fmt.Fprintf(stdout, "values[:%d]     %.6g\n", show, rep.Values[:show])
 		return nil
