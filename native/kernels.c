@@ -218,45 +218,53 @@ void kd_sdot_nt_avx512(int m, int n, int d, const float *a, int lda,
 // s_i = Σ_{j≥i} a_ij x_j to y_i and a_ij·x_i to y_j (j > i). Each matrix
 // entry is loaded once and used twice, so a pass reads n²/2 entries instead
 // of n². y is the caller's private accumulator for this band (zeroed by the
-// caller); the bands' accumulators are summed afterwards.
+// caller); the bands' accumulators are summed afterwards. Eight rows go
+// together so that each load and store of y serves eight matrix rows.
+#define KD_SR 8
 #define KD_SYMV_BAND(NAME, T, LOADA)                                              \
 __attribute__((target("avx512f,fma")))                                           \
 void NAME(int n, const T *a, int lda, const double *x, int i0, int i1, double *y) { \
     int i = i0;                                                                  \
-    for (; i + 4 <= i1; i += 4) {                                                \
-        const T *r0 = a + (size_t)i * lda, *r1 = r0 + lda, *r2 = r1 + lda, *r3 = r2 + lda; \
-        double s[4] = {0, 0, 0, 0};                                              \
-        const T *rows[4] = {r0, r1, r2, r3};                                     \
-        for (int r = 0; r < 4; r++)                                              \
-            for (int c = r; c < 4; c++) {                                        \
+    for (; i + KD_SR <= i1; i += KD_SR) {                                        \
+        const T *rows[KD_SR];                                                    \
+        double s[KD_SR];                                                         \
+        kd_v8 acc[KD_SR], xb[KD_SR];                                             \
+        for (int r = 0; r < KD_SR; r++) {                                        \
+            rows[r] = a + (size_t)(i + r) * lda;                                 \
+            s[r] = 0;                                                            \
+            for (int l = 0; l < 8; l++) { acc[r][l] = 0; xb[r][l] = x[i + r]; }  \
+        }                                                                        \
+        for (int r = 0; r < KD_SR; r++)                                          \
+            for (int c = r; c < KD_SR; c++) {                                    \
                 double v = (double)rows[r][i + c];                               \
                 s[r] += v * x[i + c];                                            \
                 if (c != r) y[i + c] += v * x[i + r];                            \
             }                                                                    \
-        kd_v8 acc0 = {0}, acc1 = {0}, acc2 = {0}, acc3 = {0};                    \
-        kd_v8 x0 = {0}, x1 = {0}, x2 = {0}, x3 = {0};                            \
-        for (int l = 0; l < 8; l++) {                                            \
-            x0[l] = x[i]; x1[l] = x[i + 1]; x2[l] = x[i + 2]; x3[l] = x[i + 3];  \
-        }                                                                        \
-        int j = i + 4;                                                           \
+        int j = i + KD_SR;                                                       \
         for (; j + 8 <= n; j += 8) {                                             \
-            kd_v8 xv, yv, v0, v1, v2, v3;                                        \
+            kd_v8 xv, yv;                                                        \
             memcpy(&xv, x + j, sizeof xv);                                       \
             memcpy(&yv, y + j, sizeof yv);                                       \
-            LOADA(v0, r0 + j); LOADA(v1, r1 + j); LOADA(v2, r2 + j); LOADA(v3, r3 + j); \
-            acc0 += v0 * xv; acc1 += v1 * xv; acc2 += v2 * xv; acc3 += v3 * xv;  \
-            yv += v0 * x0 + v1 * x1 + v2 * x2 + v3 * x3;                         \
+            for (int r = 0; r < KD_SR; r++) {                                    \
+                kd_v8 v;                                                         \
+                LOADA(v, rows[r] + j);                                           \
+                acc[r] += v * xv;                                                \
+                yv += v * xb[r];                                                 \
+            }                                                                    \
             memcpy(y + j, &yv, sizeof yv);                                       \
         }                                                                        \
-        for (int l = 0; l < 8; l++) {                                            \
-            s[0] += acc0[l]; s[1] += acc1[l]; s[2] += acc2[l]; s[3] += acc3[l];  \
-        }                                                                        \
+        for (int r = 0; r < KD_SR; r++)                                          \
+            for (int l = 0; l < 8; l++) s[r] += acc[r][l];                       \
         for (; j < n; j++) {                                                     \
-            double v0 = r0[j], v1 = r1[j], v2 = r2[j], v3 = r3[j];               \
-            s[0] += v0 * x[j]; s[1] += v1 * x[j]; s[2] += v2 * x[j]; s[3] += v3 * x[j]; \
-            y[j] += v0 * x[i] + v1 * x[i + 1] + v2 * x[i + 2] + v3 * x[i + 3];  \
+            double yj = 0;                                                       \
+            for (int r = 0; r < KD_SR; r++) {                                    \
+                double v = rows[r][j];                                           \
+                s[r] += v * x[j];                                                \
+                yj += v * x[i + r];                                              \
+            }                                                                    \
+            y[j] += yj;                                                          \
         }                                                                        \
-        for (int r = 0; r < 4; r++) y[i + r] += s[r];                            \
+        for (int r = 0; r < KD_SR; r++) y[i + r] += s[r];                        \
     }                                                                            \
     for (; i < i1; i++) {                                                        \
         const T *row = a + (size_t)i * lda;                                      \
