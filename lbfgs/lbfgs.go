@@ -1,0 +1,307 @@
+package lbfgs
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Problem is a smooth function on Rⁿ.
+type Problem interface {
+	// Func returns f(x) and stores ∇f(x) in grad (len(grad) = len(x)).
+	Func(x, grad []float64) float64
+}
+
+// LineProblem is a Problem that can also be evaluated cheaply along a
+// search direction. In each iteration the minimiser calls Direction once,
+// then Line for every trial step, then Accept once for the chosen step.
+type LineProblem interface {
+	Problem
+	// Direction prepares evaluations along x + α·p; x is the current
+	// iterate, whose value and gradient came from the last Func or Accept.
+	Direction(x, p []float64)
+	// Line returns φ(α) = f(x + αp) and φ'(α) = ∇f(x + αp)ᵀp.
+	Line(alpha float64) (phi, dphi float64)
+	// Accept moves to x + αp: it stores that point in xNew and its gradient
+	// in grad and returns its value.
+	Accept(alpha float64, xNew, grad []float64) float64
+}
+
+// Status says how a run ended.
+type Status int
+
+const (
+	// GradientConverged: ‖∇f‖ ≤ GradTol·max(1, ‖x‖).
+	GradientConverged Status = iota + 1
+	// FunctionConverged: the relative decrease of f over the last Window
+	// iterations is below FuncTol.
+	FunctionConverged
+	// Stopped: the Stop callback returned true.
+	Stopped
+	// IterationLimit: MaxIter iterations were done.
+	IterationLimit
+	// LineSearchFailed: no step satisfying the Wolfe conditions was found
+	// even along the steepest-descent direction (usually: converged to
+	// rounding level).
+	LineSearchFailed
+)
+
+func (s Status) String() string {
+	switch s {
+	case GradientConverged:
+		return "gradient converged"
+	case FunctionConverged:
+		return "function converged"
+	case Stopped:
+		return "stopped by callback"
+	case IterationLimit:
+		return "iteration limit"
+	case LineSearchFailed:
+		return "line search failed"
+	}
+	return "unknown"
+}
+
+// Settings configure Minimize. The zero value is ready; defaults are on the
+// fields.
+type Settings struct {
+	// Memory is the history m; 0 means 10.
+	Memory int
+	// MaxIter bounds the iterations; 0 means 10 000.
+	MaxIter int
+	// GradTol: stop when ‖∇f‖ ≤ GradTol·max(1, ‖x‖); 0 means 1e-10, a
+	// negative value disables the test.
+	GradTol float64
+	// FuncTol and Window: stop when (f_{k−w} − f_k) ≤ FuncTol·|f_k| over
+	// the last w = Window iterations; FuncTol 0 means 1e-14 (negative
+	// disables), Window 0 means 5.
+	FuncTol float64
+	Window  int
+	// FTol and GTol are the Wolfe parameters; 0 means 1e-4 and 0.9.
+	FTol, GTol float64
+	// MaxLineEvals bounds the trials of one line search; 0 means 30.
+	MaxLineEvals int
+	// Stop, when non-nil, is called after every iteration with the
+	// iteration count, the point, its value and its gradient; returning
+	// true ends the run with status Stopped. It must not keep the slices.
+	Stop func(iter int, x []float64, f float64, grad []float64) bool
+}
+
+// Result is the outcome of Minimize.
+type Result struct {
+	X          []float64
+	F          float64
+	GradNorm   float64
+	Iterations int
+	// FuncEvals counts Func and Accept calls; LineEvals counts Line calls
+	// (for a plain Problem every trial is a Func call and is counted in
+	// both).
+	FuncEvals, LineEvals int
+	Status               Status
+}
+
+// ErrInvalid is wrapped for a bad start (empty, NaN, or a non-finite f).
+var ErrInvalid = errors.New("lbfgs: invalid input")
+
+// Minimize minimises p from x0 (not modified).
+func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
+	n := len(x0)
+	if n == 0 {
+		return nil, fmt.Errorf("lbfgs: empty start: %w", ErrInvalid)
+	}
+	for _, v := range x0 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("lbfgs: start is not finite: %w", ErrInvalid)
+		}
+	}
+	s.defaults()
+	lp, ok := p.(LineProblem)
+	if !ok {
+		lp = &plainLine{p: p, xt: make([]float64, n), gt: make([]float64, n)}
+	}
+	m := s.Memory
+	x := append([]float64(nil), x0...)
+	g := make([]float64, n)
+	d := make([]float64, n)
+	xNew := make([]float64, n)
+	gNew := make([]float64, n)
+	sHist := make([][]float64, m)
+	yHist := make([][]float64, m)
+	rho := make([]float64, m)
+	alphaTmp := make([]float64, m)
+	for i := range sHist {
+		sHist[i] = make([]float64, n)
+		yHist[i] = make([]float64, n)
+	}
+	hist, head := 0, 0 // number of stored pairs, index of the next slot
+	fHist := make([]float64, 0, s.Window+1)
+
+	res := &Result{}
+	f := p.Func(x, g)
+	res.FuncEvals++
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, fmt.Errorf("lbfgs: f(x0) = %g: %w", f, ErrInvalid)
+	}
+	fHist = append(fHist, f)
+	finish := func(st Status) (*Result, error) {
+		res.X, res.F, res.GradNorm, res.Status = x, f, norm(g), st
+		return res, nil
+	}
+	for iter := 0; ; iter++ {
+		res.Iterations = iter
+		if s.GradTol > 0 && norm(g) <= s.GradTol*math.Max(1, norm(x)) {
+			return finish(GradientConverged)
+		}
+		if iter >= s.MaxIter {
+			return finish(IterationLimit)
+		}
+		// Two-loop recursion: d = −H·g.
+		copy(d, g)
+		for k := 0; k < hist; k++ {
+			i := (head - 1 - k + m) % m
+			alphaTmp[i] = rho[i] * dot(sHist[i], d)
+			axpy(-alphaTmp[i], yHist[i], d)
+		}
+		gamma := 1.0
+		if hist > 0 {
+			i := (head - 1 + m) % m
+			gamma = dot(sHist[i], yHist[i]) / dot(yHist[i], yHist[i])
+		}
+		scale(gamma, d)
+		for k := hist - 1; k >= 0; k-- {
+			i := (head - 1 - k + m) % m
+			beta := rho[i] * dot(yHist[i], d)
+			axpy(alphaTmp[i]-beta, sHist[i], d)
+		}
+		scale(-1, d)
+		dg := dot(d, g)
+		alpha0 := 1.0
+		if hist == 0 || !(dg < 0) {
+			// Steepest descent with a unit first step in x.
+			hist, head = 0, 0
+			copy(d, g)
+			scale(-1, d)
+			dg = dot(d, g)
+			alpha0 = 1 / math.Max(norm(d), 1e-300)
+		}
+		lp.Direction(x, d)
+		ls := moreThuente(func(a float64) (float64, float64) { return lp.Line(a) },
+			f, dg, alpha0, s.FTol, s.GTol, 1e20, s.MaxLineEvals)
+		res.LineEvals += ls.evals
+		if _, plain := lp.(*plainLine); plain {
+			res.FuncEvals += ls.evals
+		}
+		if ls.alpha == 0 || !(ls.phi < f || ls.ok) {
+			if hist > 0 {
+				// Retry once along steepest descent with the memory cleared.
+				hist, head = 0, 0
+				iter--
+				continue
+			}
+			return finish(LineSearchFailed)
+		}
+		fNew := lp.Accept(ls.alpha, xNew, gNew)
+		res.FuncEvals++
+		// Curvature pair s = αd, y = g_new − g; skipped when sᵀy ≤ 0.
+		sv, yv := sHist[head], yHist[head]
+		for i := range sv {
+			sv[i] = xNew[i] - x[i]
+			yv[i] = gNew[i] - g[i]
+		}
+		if sy := dot(sv, yv); sy > 0 {
+			rho[head] = 1 / sy
+			head = (head + 1) % m
+			hist = min(hist+1, m)
+		}
+		copy(x, xNew)
+		copy(g, gNew)
+		f = fNew
+		res.Iterations = iter + 1
+		if s.Stop != nil && s.Stop(iter+1, x, f, g) {
+			return finish(Stopped)
+		}
+		fHist = append(fHist, f)
+		if len(fHist) > s.Window+1 {
+			fHist = fHist[1:]
+		}
+		if s.FuncTol > 0 && len(fHist) == s.Window+1 && fHist[0]-f <= s.FuncTol*math.Abs(f) {
+			res.Iterations = iter + 1
+			return finish(FunctionConverged)
+		}
+	}
+}
+
+func (s *Settings) defaults() {
+	if s.Memory <= 0 {
+		s.Memory = 10
+	}
+	if s.MaxIter <= 0 {
+		s.MaxIter = 10000
+	}
+	if s.GradTol == 0 {
+		s.GradTol = 1e-10
+	}
+	if s.FuncTol == 0 {
+		s.FuncTol = 1e-14
+	}
+	if s.Window <= 0 {
+		s.Window = 5
+	}
+	if s.FTol <= 0 {
+		s.FTol = 1e-4
+	}
+	if s.GTol <= 0 {
+		s.GTol = 0.9
+	}
+	if s.MaxLineEvals <= 0 {
+		s.MaxLineEvals = 30
+	}
+}
+
+// plainLine evaluates a plain Problem along a line by full evaluations.
+type plainLine struct {
+	p      Problem
+	x, dir []float64
+	xt, gt []float64
+}
+
+func (l *plainLine) Func(x, grad []float64) float64 { return l.p.Func(x, grad) }
+
+func (l *plainLine) Direction(x, p []float64) { l.x, l.dir = x, p }
+
+func (l *plainLine) Line(alpha float64) (float64, float64) {
+	for i := range l.xt {
+		l.xt[i] = l.x[i] + alpha*l.dir[i]
+	}
+	f := l.p.Func(l.xt, l.gt)
+	return f, dot(l.gt, l.dir)
+}
+
+func (l *plainLine) Accept(alpha float64, xNew, grad []float64) float64 {
+	for i := range xNew {
+		xNew[i] = l.x[i] + alpha*l.dir[i]
+	}
+	return l.p.Func(xNew, grad)
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
+func axpy(alpha float64, x, y []float64) {
+	for i, v := range x {
+		y[i] += alpha * v
+	}
+}
+
+func scale(alpha float64, x []float64) {
+	for i := range x {
+		x[i] *= alpha
+	}
+}
+
+func norm(x []float64) float64 { return math.Sqrt(dot(x, x)) }

@@ -1,0 +1,185 @@
+package lbfgs
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+type rosenbrock struct{ calls int }
+
+// Func is the extended Rosenbrock function, minimum 0 at (1, …, 1).
+func (r *rosenbrock) Func(x, g []float64) float64 {
+	r.calls++
+	f := 0.0
+	clear(g)
+	for i := 0; i+1 < len(x); i += 2 {
+		a, b := x[i], x[i+1]
+		t1 := 1 - a
+		t2 := 10 * (b - a*a)
+		f += t1*t1 + t2*t2
+		g[i] += -2*t1 - 40*a*t2
+		g[i+1] += 20 * t2
+	}
+	return f
+}
+
+func TestRosenbrock(t *testing.T) {
+	for _, n := range []int{2, 10, 100} {
+		x0 := make([]float64, n)
+		for i := range x0 {
+			x0[i] = -1.2
+			if i%2 == 1 {
+				x0[i] = 1
+			}
+		}
+		var r rosenbrock
+		res, err := Minimize(&r, x0, Settings{})
+		require.NoError(t, err)
+		require.Equal(t, GradientConverged, res.Status, res.Status.String())
+		for _, v := range res.X {
+			require.InDelta(t, 1, v, 1e-8)
+		}
+		require.Equal(t, -1.2, x0[0], "start not modified")
+		require.Equal(t, r.calls, res.FuncEvals)
+		require.Less(t, res.Iterations, 200)
+	}
+}
+
+// quadratic is f(x) = ½ xᵀAx − bᵀx with A = diag(a), as a LineProblem that
+// counts its full evaluations.
+type quadratic struct {
+	a, b           []float64
+	funcs, accepts int
+	x, p           []float64
+}
+
+func (q *quadratic) Func(x, g []float64) float64 {
+	q.funcs++
+	f := 0.0
+	for i := range x {
+		g[i] = q.a[i]*x[i] - q.b[i]
+		f += 0.5*q.a[i]*x[i]*x[i] - q.b[i]*x[i]
+	}
+	return f
+}
+
+func (q *quadratic) Direction(x, p []float64) { q.x, q.p = x, p }
+
+// Line uses φ(α) = f(x) + α gᵀp + ½α² pᵀAp, computed from scratch here for
+// simplicity; what matters is that it is not a Func call.
+func (q *quadratic) Line(alpha float64) (float64, float64) {
+	f, df := 0.0, 0.0
+	for i := range q.x {
+		v := q.x[i] + alpha*q.p[i]
+		f += 0.5*q.a[i]*v*v - q.b[i]*v
+		df += (q.a[i]*v - q.b[i]) * q.p[i]
+	}
+	return f, df
+}
+
+func (q *quadratic) Accept(alpha float64, xNew, g []float64) float64 {
+	q.accepts++
+	f := 0.0
+	for i := range xNew {
+		xNew[i] = q.x[i] + alpha*q.p[i]
+		g[i] = q.a[i]*xNew[i] - q.b[i]
+		f += 0.5*q.a[i]*xNew[i]*xNew[i] - q.b[i]*xNew[i]
+	}
+	return f
+}
+
+func TestLineProblemUsesOneFullEvaluation(t *testing.T) {
+	n := 50
+	q := &quadratic{a: make([]float64, n), b: make([]float64, n)}
+	for i := range q.a {
+		q.a[i] = math.Pow(1.1, float64(i)) // condition number ≈ 107
+		q.b[i] = float64(i%5) - 2
+	}
+	res, err := Minimize(q, make([]float64, n), Settings{GradTol: 1e-9, FuncTol: -1})
+	require.NoError(t, err)
+	require.Equal(t, GradientConverged, res.Status)
+	for i := range res.X {
+		require.InDelta(t, q.b[i]/q.a[i], res.X[i], 1e-8)
+	}
+	require.Equal(t, 1, q.funcs, "only the start is a full evaluation")
+	require.Equal(t, res.Iterations, q.accepts)
+	require.Equal(t, res.FuncEvals, q.funcs+q.accepts)
+	require.GreaterOrEqual(t, res.LineEvals, res.Iterations)
+}
+
+func TestStopCallbackAndLimits(t *testing.T) {
+	var r rosenbrock
+	x0 := []float64{-1.2, 1}
+	calls := 0
+	res, err := Minimize(&r, x0, Settings{Stop: func(iter int, x []float64, f float64, g []float64) bool {
+		calls++
+		require.Equal(t, calls, iter)
+		return f < 1
+	}})
+	require.NoError(t, err)
+	require.Equal(t, Stopped, res.Status)
+	require.Less(t, res.F, 1.0)
+	require.Equal(t, calls, res.Iterations)
+
+	res, err = Minimize(&r, x0, Settings{MaxIter: 3})
+	require.NoError(t, err)
+	require.Equal(t, IterationLimit, res.Status)
+	require.Equal(t, 3, res.Iterations)
+
+	res, err = Minimize(&r, x0, Settings{GradTol: -1, FuncTol: 1e-6, Window: 2})
+	require.NoError(t, err)
+	require.Equal(t, FunctionConverged, res.Status)
+}
+
+func TestBadStart(t *testing.T) {
+	var r rosenbrock
+	_, err := Minimize(&r, nil, Settings{})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = Minimize(&r, []float64{math.NaN(), 1}, Settings{})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = Minimize(&r, []float64{math.Inf(1), 1}, Settings{})
+	require.ErrorIs(t, err, ErrInvalid)
+}
+
+// The line search on the test functions of Moré and Thuente's paper: every
+// accepted step satisfies the strong Wolfe conditions.
+func TestMoreThuenteWolfe(t *testing.T) {
+	type fn struct {
+		name       string
+		f          lineFunc
+		ftol, gtol float64
+	}
+	beta := 2.0
+	funcs := []fn{
+		{"−α/(α²+β)", func(a float64) (float64, float64) {
+			return -a / (a*a + beta), (a*a - beta) / ((a*a + beta) * (a*a + beta))
+		}, 1e-3, 0.1},
+		{"(α+0.004)⁵ − 2(α+0.004)⁴", func(a float64) (float64, float64) {
+			x := a + 0.004
+			return math.Pow(x, 5) - 2*math.Pow(x, 4), 5*math.Pow(x, 4) - 8*math.Pow(x, 3)
+		}, 0.1, 0.1},
+		{"wiggly", func(a float64) (float64, float64) {
+			const l, b = 39.0, 0.01
+			phi0 := 2 * (1 - b) / (l * math.Pi) * math.Sin(l*math.Pi*a/2)
+			dphi0 := (1 - b) * math.Cos(l*math.Pi*a/2)
+			switch {
+			case a <= 1-b:
+				return phi0 + 1 - a, dphi0 - 1
+			case a >= 1+b:
+				return phi0 + a - 1, dphi0 + 1
+			}
+			return phi0 + (a-1)*(a-1)/(2*b) + b/2, dphi0 + (a-1)/b
+		}, 0.1, 0.1},
+	}
+	for _, c := range funcs {
+		for _, a0 := range []float64{1e-3, 1e-1, 1e1, 1e3} {
+			p0, d0 := c.f(0)
+			r := moreThuente(c.f, p0, d0, a0, c.ftol, c.gtol, 1e10, 50)
+			require.True(t, r.ok, "%s from %g", c.name, a0)
+			require.LessOrEqual(t, r.phi, p0+c.ftol*r.alpha*d0, "sufficient decrease")
+			require.LessOrEqual(t, math.Abs(r.dphi), c.gtol*math.Abs(d0)+1e-15, "curvature")
+		}
+	}
+}
