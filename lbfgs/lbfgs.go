@@ -97,7 +97,12 @@ type Result struct {
 	// (for a plain Problem every trial is a Func call and is counted in
 	// both).
 	FuncEvals, LineEvals int
-	Status               Status
+	// FailedSearches counts line searches that found no acceptable step:
+	// each is retried once along the steepest-descent direction with the
+	// memory cleared, and a failure there ends the run. Each failed search
+	// made one Direction call that no iteration accounts for.
+	FailedSearches int
+	Status         Status
 }
 
 // ErrInvalid is wrapped for a bad start (empty, NaN, or a non-finite f).
@@ -192,6 +197,7 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 			res.FuncEvals += ls.evals
 		}
 		if ls.alpha == 0 || !(ls.phi < f || ls.ok) {
+			res.FailedSearches++
 			if hist > 0 {
 				// Retry once along steepest descent with the memory cleared.
 				hist, head = 0, 0

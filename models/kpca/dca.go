@@ -1,0 +1,207 @@
+package kpca
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/eig"
+)
+
+// LossKind is a Moreau-envelope objective for the DC algorithm.
+type LossKind int
+
+const (
+	// Square is the variance objective of plain KPCA (Ψ* = 0, prox = id).
+	Square LossKind = iota
+	// Huber1 is H¹κ, the envelope of κ‖·‖₁: prox clips entries to [−κ, κ].
+	Huber1
+	// Huber2 is H²κ: prox scales each row yᵢ by min(1, κ/‖yᵢ‖₂).
+	Huber2
+	// HuberF is the Frobenius Huber loss: prox scales Y by min(1, κ/‖Y‖_F).
+	HuberF
+	// EpsInf is ℓ^∞_ε: Ψ* = ε‖H‖₁, prox soft-thresholds entries by ε.
+	EpsInf
+	// Eps2 is ℓ²_ε: Ψ* = ε Σᵢ‖hᵢ‖₂, prox shrinks rows by max(0, 1 − ε/‖yᵢ‖).
+	Eps2
+)
+
+// Loss is a loss with its parameter: κ for the Huber losses, ε for the
+// ε-insensitive ones (unused for Square).
+type Loss struct {
+	Kind  LossKind
+	Param float64
+}
+
+func (l Loss) check() error {
+	if l.Kind < Square || l.Kind > Eps2 {
+		return fmt.Errorf("kpca: unknown loss %d: %w", l.Kind, ErrInvalid)
+	}
+	if l.Kind != Square && (!(l.Param >= 0) || math.IsInf(l.Param, 0)) {
+		return fmt.Errorf("kpca: loss parameter %g must be finite and ≥ 0: %w", l.Param, ErrInvalid)
+	}
+	if (l.Kind == Huber1 || l.Kind == Huber2 || l.Kind == HuberF) && l.Param == 0 {
+		return fmt.Errorf("kpca: Huber κ must be positive: %w", ErrInvalid)
+	}
+	return nil
+}
+
+// prox overwrites y with prox_{Ψ*}(y) (Table 1 of the paper).
+func (l Loss) prox(y *mat.Dense) {
+	n, s := y.Dims()
+	raw := y.RawMatrix()
+	p := l.Param
+	switch l.Kind {
+	case Huber1:
+		for i := 0; i < n; i++ {
+			row := raw.Data[i*raw.Stride : i*raw.Stride+s]
+			for j, v := range row {
+				row[j] = math.Max(-p, math.Min(p, v))
+			}
+		}
+	case Huber2, Eps2:
+		for i := 0; i < n; i++ {
+			row := raw.Data[i*raw.Stride : i*raw.Stride+s]
+			nr := 0.0
+			for _, v := range row {
+				nr += v * v
+			}
+			nr = math.Sqrt(nr)
+			c := 1.0
+			if l.Kind == Huber2 {
+				if nr > p {
+					c = p / nr
+				}
+			} else {
+				c = 0
+				if nr > p {
+					c = 1 - p/nr
+				}
+			}
+			for j := range row {
+				row[j] *= c
+			}
+		}
+	case HuberF:
+		if nf := mat.Norm(y, 2); nf > p {
+			y.Scale(p/nf, y)
+		}
+	case EpsInf:
+		for i := 0; i < n; i++ {
+			row := raw.Data[i*raw.Stride : i*raw.Stride+s]
+			for j, v := range row {
+				row[j] = math.Copysign(math.Max(math.Abs(v)-p, 0), v)
+			}
+		}
+	}
+}
+
+// conjugate returns Ψ*(H): 0 for the Huber losses on their feasible set
+// (the prox keeps the iterates there), ε‖H‖₁ or ε Σᵢ‖hᵢ‖₂ for the
+// ε-insensitive ones.
+func (l Loss) conjugate(h *mat.Dense) float64 {
+	n, s := h.Dims()
+	switch l.Kind {
+	case EpsInf:
+		t := 0.0
+		for i := 0; i < n; i++ {
+			for j := 0; j < s; j++ {
+				t += math.Abs(h.At(i, j))
+			}
+		}
+		return l.Param * t
+	case Eps2:
+		t := 0.0
+		for i := 0; i < n; i++ {
+			t += mat.Norm(h.RowView(i), 2)
+		}
+		return l.Param * t
+	}
+	return 0
+}
+
+// KappaMax returns, for the Huber losses, the κ beyond which the loss
+// equals the square loss on the square-loss solution H = V_s Λ_s^{1/2}:
+// the largest |entry| (Huber1), row norm (Huber2) or ‖H‖_F (HuberF).
+func KappaMax(h *mat.Dense, kind LossKind) float64 {
+	n, s := h.Dims()
+	m := 0.0
+	switch kind {
+	case Huber1:
+		for i := 0; i < n; i++ {
+			for j := 0; j < s; j++ {
+				m = math.Max(m, math.Abs(h.At(i, j)))
+			}
+		}
+	case Huber2:
+		for i := 0; i < n; i++ {
+			m = math.Max(m, mat.Norm(h.RowView(i), 2))
+		}
+	case HuberF:
+		m = mat.Norm(h, 2)
+	}
+	return m
+}
+
+// fitDCA runs Algorithm 1: H ← prox_{Ψ*}(G·H·M^{-1/2}), one pass over G per
+// iteration, from the square-loss solution (an eigensolve). It stops when
+// the dual objective ½‖H‖² + Ψ*(H) − Tr√(HᵀGH) changes by less than
+// Tol·|objective| (default 1e-9).
+func (k *KPCA) fitDCA(op eig.Operator, _ *mat.SymDense) error {
+	if err := k.Loss.check(); err != nil {
+		return err
+	}
+	s := k.Components
+	n := op.Dim()
+	res, err := k.eigSolver().Solve(op, s)
+	if err != nil {
+		return fmt.Errorf("kpca: dca start: %w", err)
+	}
+	if !(res.Values[s-1] > breakdownRatio*math.Abs(res.Values[0])) {
+		return fmt.Errorf("kpca: the kernel matrix has rank below s = %d: %w", s, ErrBreakdown)
+	}
+	h := mat.NewDense(n, s, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < s; j++ {
+			h.Set(i, j, res.Vectors.At(i, j)*math.Sqrt(res.Values[j]))
+		}
+	}
+	k.Loss.prox(h) // start feasible
+	tol := k.Tol
+	if tol <= 0 {
+		tol = 1e-9
+	}
+	maxIter := k.MaxIter
+	if maxIter <= 0 {
+		maxIter = 10000
+	}
+	gh := mat.NewDense(n, s, nil)
+	prev := math.NaN()
+	for it := 1; ; it++ {
+		op.Apply(gh, h)
+		var m mat.Dense
+		m.Mul(h.T(), gh)
+		ms, err := sqrtFactors(&m)
+		if err != nil {
+			return fmt.Errorf("kpca: dca iteration %d: %w", it, err)
+		}
+		nh := mat.Norm(h, 2)
+		obj := 0.5*nh*nh + k.Loss.conjugate(h) - ms.traceSqrt
+		k.info.Iterations, k.info.Cost = it, obj
+		if math.Abs(obj-prev) <= tol*math.Abs(obj) {
+			k.info.Status = "converged"
+			return k.setFromDual(h, gh)
+		}
+		if it >= maxIter {
+			k.info.Status = "iteration limit"
+			if err := k.setFromDual(h, gh); err != nil {
+				return err
+			}
+			return fmt.Errorf("kpca: dca: %d iterations, objective still changing: %w", it, ErrNotConverged)
+		}
+		prev = obj
+		h.Mul(gh, ms.invSqrt)
+		k.Loss.prox(h)
+	}
+}

@@ -1,0 +1,197 @@
+package kpca
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/linalg"
+)
+
+// DualCost returns d(H) = ½‖H‖²_F − Tr √(HᵀGH) and its gradient
+// ∇d(H) = H − G·H·M^{-1/2}, M = HᵀGH, for the n×s matrix h (one pass over
+// G). It is the dual objective of kernel PCA (the dual-KPCA paper's
+// Problem 2); its minimum is −½ Σ_{i≤s} λ_i(G), reached at H = V_s Λ_s^{1/2} R
+// for any orthogonal R. M must be positive definite (rank s): otherwise
+// the error wraps ErrBreakdown.
+func DualCost(g eig.Operator, h *mat.Dense) (float64, *mat.Dense, error) {
+	n, s := h.Dims()
+	if g.Dim() != n {
+		return 0, nil, fmt.Errorf("kpca: DualCost: H has %d rows, G is %d×%d: %w", n, g.Dim(), g.Dim(), ErrInvalid)
+	}
+	gh := mat.NewDense(n, s, nil)
+	g.Apply(gh, h)
+	var m mat.Dense
+	m.Mul(h.T(), gh)
+	ms, err := sqrtFactors(&m)
+	if err != nil {
+		return 0, nil, err
+	}
+	grad := mat.NewDense(n, s, nil)
+	grad.Mul(gh, ms.invSqrt)
+	grad.Sub(h, grad)
+	nh := mat.Norm(h, 2)
+	return 0.5*nh*nh - ms.traceSqrt, grad, nil
+}
+
+// sqrtOf holds what is needed of a symmetric positive definite s×s M:
+// Tr √M, M^{-1/2}, and its eigendecomposition M = Q diag(μ) Qᵀ (μ
+// decreasing).
+type sqrtOf struct {
+	traceSqrt float64
+	invSqrt   *mat.Dense
+	mu        []float64
+	q         *mat.Dense
+}
+
+// breakdownRatio: μ_min ≤ breakdownRatio·μ_max counts as rank loss.
+const breakdownRatio = 1e-14
+
+func sqrtFactors(m *mat.Dense) (*sqrtOf, error) {
+	s, _ := m.Dims()
+	sym := mat.NewSymDense(s, nil)
+	for i := 0; i < s; i++ {
+		for j := i; j < s; j++ {
+			sym.SetSym(i, j, 0.5*(m.At(i, j)+m.At(j, i)))
+		}
+	}
+	e, err := linalg.SymEig(sym, 0)
+	if err != nil {
+		return nil, fmt.Errorf("kpca: HᵀGH: %w", err)
+	}
+	mu := e.Values
+	if !(mu[s-1] > breakdownRatio*mu[0]) {
+		return nil, fmt.Errorf("kpca: HᵀGH is singular (eigenvalues %g … %g): the kernel matrix has rank below s or H lost rank: %w",
+			mu[0], mu[s-1], ErrBreakdown)
+	}
+	out := &sqrtOf{mu: mu, q: e.Vectors, invSqrt: mat.NewDense(s, s, nil)}
+	for i := 0; i < s; i++ {
+		out.traceSqrt += math.Sqrt(mu[i])
+	}
+	// M^{-1/2} = Q diag(μ^{-1/2}) Qᵀ
+	qs := mat.DenseCopyOf(e.Vectors)
+	for j := 0; j < s; j++ {
+		c := 1 / math.Sqrt(mu[j])
+		for i := 0; i < s; i++ {
+			qs.Set(i, j, qs.At(i, j)*c)
+		}
+	}
+	out.invSqrt.Mul(qs, e.Vectors.T())
+	return out, nil
+}
+
+// dualProblem is d(H) as an lbfgs.LineProblem over the row-major n×s
+// matrix H flattened: one pass over G per direction (G·P), every line
+// trial in s×s work and the accepted step in n×s² work, using
+// G(H + αP) = GH + α·GP.
+type dualProblem struct {
+	g    eig.Operator
+	n, s int
+
+	h, gh     *mat.Dense // the current iterate and G·H
+	p, gp     *mat.Dense // the direction and G·P
+	a0        *mat.Dense // HᵀGH
+	a1, a2    *mat.Dense // PᵀGH + HᵀGP, PᵀGP
+	hh, hp    float64    // ‖H‖², ⟨H, P⟩
+	pp        float64    // ‖P‖²
+	passes    int
+	lastError error // a breakdown met inside the line search
+}
+
+func newDualProblem(g eig.Operator, s int) *dualProblem {
+	n := g.Dim()
+	return &dualProblem{
+		g: g, n: n, s: s,
+		gh: mat.NewDense(n, s, nil), gp: mat.NewDense(n, s, nil),
+		a0: mat.NewDense(s, s, nil), a1: mat.NewDense(s, s, nil), a2: mat.NewDense(s, s, nil),
+	}
+}
+
+func (d *dualProblem) view(x []float64) *mat.Dense { return mat.NewDense(d.n, d.s, x) }
+
+// Func evaluates d and ∇d at x with one pass over G (used for the start).
+func (d *dualProblem) Func(x, grad []float64) float64 {
+	d.h = d.view(x)
+	d.g.Apply(d.gh, d.h)
+	d.passes++
+	return d.valueGrad(grad)
+}
+
+// valueGrad uses h and gh to return d(H) and store ∇d(H).
+func (d *dualProblem) valueGrad(grad []float64) float64 {
+	d.a0.Mul(d.h.T(), d.gh)
+	ms, err := sqrtFactors(d.a0)
+	if err != nil {
+		d.lastError = err
+		return math.NaN()
+	}
+	gv := d.view(grad)
+	gv.Mul(d.gh, ms.invSqrt)
+	gv.Sub(d.h, gv)
+	nh := mat.Norm(d.h, 2)
+	return 0.5*nh*nh - ms.traceSqrt
+}
+
+// Direction computes G·P (the iteration's one pass) and the s×s pieces of
+// M(α) = HᵀGH + α(PᵀGH + HᵀGP) + α²PᵀGP.
+func (d *dualProblem) Direction(x, p []float64) {
+	d.h = d.view(x)
+	d.p = d.view(p)
+	d.g.Apply(d.gp, d.p)
+	d.passes++
+	var pgh mat.Dense
+	pgh.Mul(d.p.T(), d.gh)
+	d.a1.Add(&pgh, pgh.T())
+	d.a2.Mul(d.p.T(), d.gp)
+	d.hh = mat.Dot(vecOf(d.h), vecOf(d.h))
+	d.hp = mat.Dot(vecOf(d.h), vecOf(d.p))
+	d.pp = mat.Dot(vecOf(d.p), vecOf(d.p))
+}
+
+func vecOf(m *mat.Dense) *mat.VecDense {
+	raw := m.RawMatrix()
+	return mat.NewVecDense(raw.Rows*raw.Cols, raw.Data[:raw.Rows*raw.Cols])
+}
+
+// Line returns φ(α) = d(H + αP) and φ'(α) from s×s matrices only:
+// φ = ½(‖H‖² + 2α⟨H,P⟩ + α²‖P‖²) − Tr √M(α),
+// φ' = ⟨H,P⟩ + α‖P‖² − ½ Tr(M(α)^{-1/2} M'(α)), M' = A₁ + 2αA₂.
+// A step where M(α) loses rank gives +Inf, so the search steps back.
+func (d *dualProblem) Line(alpha float64) (float64, float64) {
+	s := d.s
+	m := mat.NewDense(s, s, nil)
+	var t mat.Dense
+	t.Scale(alpha, d.a1)
+	m.Add(d.a0, &t)
+	t.Scale(alpha*alpha, d.a2)
+	m.Add(m, &t)
+	ms, err := sqrtFactors(m)
+	if err != nil {
+		return math.Inf(1), 0
+	}
+	var dm mat.Dense
+	dm.Scale(2*alpha, d.a2)
+	dm.Add(&dm, d.a1)
+	tr := 0.0
+	for i := 0; i < s; i++ {
+		for j := 0; j < s; j++ {
+			tr += ms.invSqrt.At(i, j) * dm.At(j, i)
+		}
+	}
+	phi := 0.5*(d.hh+2*alpha*d.hp+alpha*alpha*d.pp) - ms.traceSqrt
+	return phi, d.hp + alpha*d.pp - 0.5*tr
+}
+
+// Accept moves to H + αP with G(H + αP) = GH + α·GP (no pass).
+func (d *dualProblem) Accept(alpha float64, xNew, grad []float64) float64 {
+	hn := d.view(xNew)
+	hn.Scale(alpha, d.p)
+	hn.Add(hn, d.h)
+	var t mat.Dense
+	t.Scale(alpha, d.gp)
+	d.gh.Add(d.gh, &t)
+	d.h = hn
+	return d.valueGrad(grad)
+}

@@ -1,0 +1,431 @@
+package kpca
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/lbfgs"
+	"github.com/kdual/kdual/linalg"
+)
+
+// Error kinds.
+var (
+	ErrInvalid      = linalg.ErrInvalid
+	ErrNotFitted    = errors.New("kpca: not fitted")
+	ErrBreakdown    = eig.ErrBreakdown
+	ErrNotConverged = eig.ErrNotConverged
+)
+
+// Start is the starting point of the dual solvers.
+type Start int
+
+const (
+	// StartNormal is H₀ with standard normal entries (the paper's).
+	StartNormal Start = iota
+	// StartSketch is H₀ = c·GΩ for a standard normal Ω, with c minimising
+	// d(c·GΩ); it costs one extra pass over G.
+	StartSketch
+)
+
+// KPCA is kernel PCA. The zero value with Components set is usable.
+type KPCA struct {
+	// Components is s, 1 ≤ s < n.
+	Components int
+	// Kernel for Fit and Transform; the zero value is linear.
+	Kernel linalg.Kernel
+	// NoCenter leaves G uncentred (the papers' benchmark code does not
+	// centre); by default G is centred.
+	NoCenter bool
+	// Solver: "auto" (the default), "dense", "lanczos", "block",
+	// "randomized", "lbfgs" or "dca".
+	Solver string
+	// Tol: for lbfgs the relative decrease of d over 5 iterations (default
+	// 1e-12) and ‖∇d‖ ≤ Tol·‖H‖ (default 1e-8); for dca the relative change
+	// of the dual objective (default 1e-9); for eigensolvers their Tol.
+	Tol float64
+	// MaxIter bounds the iterations of lbfgs and dca; 0 means 10 000.
+	MaxIter int
+	// Seed of random starts; 0 means 1.
+	Seed uint64
+	// Start of lbfgs (and dca when it has no eigen-solution to start from).
+	Start Start
+	// Stop, for lbfgs, is called after every iteration with the dual cost
+	// (the benchmark's oracle η-stop uses it); returning true stops.
+	Stop func(iter int, cost float64) bool
+	// Loss and its parameter for dca.
+	Loss Loss
+	// FitInverse fits the pre-image map for InverseTransform; Alpha is its
+	// ridge (0 means 1.0, scikit-learn's default).
+	FitInverse bool
+	Alpha      float64
+	// Float32 stores G in float32 for the iterative solvers.
+	Float32 bool
+
+	fitted bool
+	n      int
+	x      *mat.Dense       // training data (for Transform and pre-images)
+	center linalg.Centering // kernel statistics (when centred)
+
+	values []float64  // eigenvalues λ_i of G, decreasing
+	h      *mat.Dense // n×s dual variable
+	proj   *mat.Dense // n×s, scores z = k_cᵀ·proj
+	scores *mat.Dense // n×s training scores
+	info   Info
+
+	inverse *preimage
+}
+
+// Info reports how the fit went.
+type Info struct {
+	Solver     string
+	Iterations int
+	// Passes over G (Apply calls). For lbfgs: one per iteration, one for
+	// the start (two for StartSketch) and one per failed line search.
+	Passes         int
+	FailedSearches int
+	Cost           float64
+	Status         string
+}
+
+func (k *KPCA) solverName() string {
+	if k.Solver == "" {
+		return "auto"
+	}
+	return k.Solver
+}
+
+// Fit computes the kernel matrix of x (n×d) and fits it.
+func (k *KPCA) Fit(x *mat.Dense) error {
+	k.fitted = false
+	if x == nil || x.IsEmpty() {
+		return fmt.Errorf("kpca: Fit: empty data: %w", ErrInvalid)
+	}
+	g, err := linalg.Gram(x, k.Kernel)
+	if err != nil {
+		return fmt.Errorf("kpca: Fit: %w", err)
+	}
+	if err := k.fitGram(g); err != nil {
+		return err
+	}
+	k.x = mat.DenseCopyOf(x)
+	if k.FitInverse {
+		if err := k.fitInverse(); err != nil {
+			k.fitted = false
+			return err
+		}
+	}
+	return nil
+}
+
+// FitGram fits a precomputed n×n kernel matrix (centred in place unless
+// NoCenter). Transform then takes kernel rows (TransformGram); pre-images
+// need Fit.
+func (k *KPCA) FitGram(g *mat.SymDense) error {
+	k.fitted = false
+	k.x = nil
+	if k.FitInverse {
+		return fmt.Errorf("kpca: FitInverse needs Fit on data, not FitGram: %w", ErrInvalid)
+	}
+	return k.fitGram(g)
+}
+
+func (k *KPCA) fitGram(g *mat.SymDense) error {
+	if g == nil || g.IsEmpty() {
+		return fmt.Errorf("kpca: empty kernel matrix: %w", ErrInvalid)
+	}
+	n := g.SymmetricDim()
+	s := k.Components
+	if s < 1 || s >= n {
+		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, ErrInvalid)
+	}
+	if err := linalg.CheckFinite("kpca: G", g); err != nil {
+		return err
+	}
+	if !k.NoCenter {
+		c, err := linalg.CenterKernel(g)
+		if err != nil {
+			return err
+		}
+		k.center = c
+	} else {
+		k.center = linalg.Centering{}
+	}
+	var op eig.Operator
+	var err error
+	if k.Float32 {
+		op, err = eig.NewFloat32(g)
+	} else {
+		op, err = eig.NewDense(g)
+	}
+	if err != nil {
+		return err
+	}
+	counter := &eig.Counting{Op: op}
+	k.n = n
+	k.info = Info{Solver: k.solverName()}
+	switch k.solverName() {
+	case "lbfgs":
+		err = k.fitLBFGS(counter)
+	case "dca":
+		err = k.fitDCA(counter, g)
+	case "auto", "dense", "lanczos", "block", "randomized":
+		err = k.fitEig(counter)
+	default:
+		return fmt.Errorf("kpca: unknown solver %q: %w", k.Solver, ErrInvalid)
+	}
+	k.info.Passes = counter.Passes
+	if err != nil {
+		return err
+	}
+	k.fitted = true
+	return nil
+}
+
+func (k *KPCA) eigSolver() eig.Solver {
+	switch k.solverName() {
+	case "dense":
+		return eig.DenseSolver{}
+	case "lanczos":
+		return eig.Lanczos{Tol: k.Tol, Seed: k.Seed}
+	case "block":
+		return eig.BlockKrylov{Tol: k.Tol, Seed: k.Seed}
+	case "randomized":
+		return eig.Randomized{Tol: k.Tol, Seed: k.Seed}
+	}
+	return eig.Auto{Tol: k.Tol, Seed: k.Seed}
+}
+
+// fitEig solves with an eigensolver: H = V Λ^{1/2}, proj = V Λ^{-1/2}.
+func (k *KPCA) fitEig(op eig.Operator) error {
+	s := k.Components
+	res, err := k.eigSolver().Solve(op, s)
+	if err != nil {
+		return fmt.Errorf("kpca: %w", err)
+	}
+	if !(res.Values[s-1] > breakdownRatio*math.Abs(res.Values[0])) {
+		return fmt.Errorf("kpca: the kernel matrix has rank below s = %d (λ_s = %g): %w", s, res.Values[s-1], ErrBreakdown)
+	}
+	k.info.Iterations = res.Iterations
+	k.setFromEigen(res.Values, res.Vectors)
+	cost := 0.0
+	for _, l := range res.Values {
+		cost -= 0.5 * l
+	}
+	k.info.Cost = cost
+	k.info.Status = "converged"
+	return nil
+}
+
+func (k *KPCA) setFromEigen(values []float64, v *mat.Dense) {
+	n, s := v.Dims()
+	k.values = append([]float64(nil), values...)
+	k.h = mat.NewDense(n, s, nil)
+	k.proj = mat.NewDense(n, s, nil)
+	k.scores = mat.NewDense(n, s, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < s; j++ {
+			r := math.Sqrt(values[j])
+			k.h.Set(i, j, v.At(i, j)*r)
+			k.proj.Set(i, j, v.At(i, j)/r)
+			k.scores.Set(i, j, v.At(i, j)*r)
+		}
+	}
+}
+
+// fitLBFGS minimises the dual cost.
+func (k *KPCA) fitLBFGS(op eig.Operator) error {
+	n, s := op.Dim(), k.Components
+	prob := newDualProblem(op, s)
+	h0, err := k.start(op, prob)
+	if err != nil {
+		return err
+	}
+	tol := k.Tol
+	settings := lbfgs.Settings{MaxIter: k.MaxIter, GradTol: -1, FuncTol: 1e-12}
+	if tol > 0 {
+		settings.FuncTol = tol
+	}
+	// ‖∇d‖ ≤ 1e-8·‖H‖, evaluated in the callback (lbfgs's own test uses
+	// max(1, ‖x‖), the wrong scale for tiny kernels).
+	gradTol := 1e-8
+	if tol > 0 {
+		gradTol = tol
+	}
+	settings.Stop = func(iter int, x []float64, f float64, grad []float64) bool {
+		if k.Stop != nil && k.Stop(iter, f) {
+			return true
+		}
+		return norm(grad) <= gradTol*norm(x)
+	}
+	res, err := lbfgs.Minimize(prob, h0.RawMatrix().Data, settings)
+	if prob.lastError != nil {
+		return prob.lastError // HᵀGH lost rank
+	}
+	if err != nil {
+		return fmt.Errorf("kpca: lbfgs: %w", err)
+	}
+	k.info.Iterations = res.Iterations
+	k.info.FailedSearches = res.FailedSearches
+	k.info.Cost = res.F
+	k.info.Status = res.Status.String()
+	h := mat.NewDense(n, s, res.X)
+	// prob.gh is G·H at the returned point (Accept keeps it current).
+	return k.setFromDual(h, prob.gh)
+}
+
+// start returns H₀ (and, for the sketch start, spends its pass).
+func (k *KPCA) start(op eig.Operator, prob *dualProblem) (*mat.Dense, error) {
+	n, s := op.Dim(), k.Components
+	seed := k.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	omega, err := dataset.StandardNormal(n, s, seed)
+	if err != nil {
+		return nil, err
+	}
+	if k.Start != StartSketch {
+		return omega, nil
+	}
+	y := mat.NewDense(n, s, nil)
+	op.Apply(y, omega)
+	prob.passes++
+	// Scale Y = GΩ so that ‖H₀‖²_F = Tr(ΩᵀGΩ)/s, an estimate of Tr G
+	// and so an upper bound of the optimum's ‖H*‖²_F = Σ_{i≤s} λ_i.
+	var oy mat.Dense
+	oy.Mul(omega.T(), y)
+	tr := mat.Trace(&oy)
+	ny := mat.Norm(y, 2)
+	if tr > 0 && ny > 0 {
+		y.Scale(math.Sqrt(tr)/ny/math.Sqrt(float64(s)), y)
+	}
+	return y, nil
+}
+
+// setFromDual rotates a dual solution, given H and G·H: M = HᵀGH =
+// Q diag(μ) Qᵀ, λ = √μ, proj = H M^{-1/2} Q (Eq. 8), scores = G H M^{-1/2} Q.
+func (k *KPCA) setFromDual(h, gh *mat.Dense) error {
+	n, s := h.Dims()
+	var m mat.Dense
+	m.Mul(h.T(), gh)
+	ms, err := sqrtFactors(&m)
+	if err != nil {
+		return err
+	}
+	var r mat.Dense
+	r.Mul(ms.invSqrt, ms.q)
+	k.values = make([]float64, s)
+	for i, mu := range ms.mu {
+		k.values[i] = math.Sqrt(mu)
+	}
+	k.h = h
+	k.proj = mat.NewDense(n, s, nil)
+	k.proj.Mul(h, &r)
+	k.scores = mat.NewDense(n, s, nil)
+	k.scores.Mul(gh, &r)
+	// Deterministic signs: fix by the projection columns, applied to both.
+	flip := signFlips(k.proj)
+	for j, f := range flip {
+		if f {
+			for i := 0; i < n; i++ {
+				k.proj.Set(i, j, -k.proj.At(i, j))
+				k.scores.Set(i, j, -k.scores.At(i, j))
+			}
+		}
+	}
+	return nil
+}
+
+func signFlips(v *mat.Dense) []bool {
+	r, c := v.Dims()
+	flip := make([]bool, c)
+	for j := 0; j < c; j++ {
+		best := 0.0
+		for i := 0; i < r; i++ {
+			if x := v.At(i, j); math.Abs(x) > math.Abs(best) {
+				best = x
+			}
+		}
+		flip[j] = best < 0
+	}
+	return flip
+}
+
+// Eigenvalues returns λ_1 ≥ … ≥ λ_s of the (centred) kernel matrix; for
+// dca, the square roots of the eigenvalues of HᵀGH.
+func (k *KPCA) Eigenvalues() ([]float64, error) {
+	if !k.fitted {
+		return nil, ErrNotFitted
+	}
+	return append([]float64(nil), k.values...), nil
+}
+
+// Scores returns the n×s training scores.
+func (k *KPCA) Scores() (*mat.Dense, error) {
+	if !k.fitted {
+		return nil, ErrNotFitted
+	}
+	return mat.DenseCopyOf(k.scores), nil
+}
+
+// Dual returns the n×s dual variable H.
+func (k *KPCA) Dual() (*mat.Dense, error) {
+	if !k.fitted {
+		return nil, ErrNotFitted
+	}
+	return mat.DenseCopyOf(k.h), nil
+}
+
+// Info reports the last fit.
+func (k *KPCA) Info() Info { return k.info }
+
+// Transform returns the m×s scores of the rows of x (m×d) by Eq. (8):
+// z = k_cᵀ·H·M^{-1/2}·Q, with k_c centred like G.
+func (k *KPCA) Transform(x *mat.Dense) (*mat.Dense, error) {
+	if !k.fitted {
+		return nil, ErrNotFitted
+	}
+	if k.x == nil {
+		return nil, fmt.Errorf("kpca: fitted with FitGram: use TransformGram: %w", ErrInvalid)
+	}
+	kx, err := linalg.CrossGram(x, k.x, k.Kernel)
+	if err != nil {
+		return nil, fmt.Errorf("kpca: Transform: %w", err)
+	}
+	return k.TransformGram(kx)
+}
+
+// TransformGram projects m new points given their m×n kernel rows against
+// the training points (uncentred; centred here like G). kx is modified.
+func (k *KPCA) TransformGram(kx *mat.Dense) (*mat.Dense, error) {
+	if !k.fitted {
+		return nil, ErrNotFitted
+	}
+	m, n := kx.Dims()
+	if n != k.n {
+		return nil, fmt.Errorf("kpca: kernel rows have %d columns, want %d: %w", n, k.n, ErrInvalid)
+	}
+	if !k.NoCenter {
+		if err := k.center.CenterCross(kx); err != nil {
+			return nil, err
+		}
+	} else if err := linalg.CheckFinite("kpca: kernel rows", kx); err != nil {
+		return nil, err
+	}
+	z := mat.NewDense(m, k.Components, nil)
+	z.Mul(kx, k.proj)
+	return z, nil
+}
+
+func norm(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v * v
+	}
+	return math.Sqrt(s)
+}

@@ -1,0 +1,305 @@
+package kpca
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/linalg"
+)
+
+func gaussData(t *testing.T, n, d int, seed uint64) *mat.Dense {
+	t.Helper()
+	x, err := dataset.StandardNormal(n, d, seed)
+	require.NoError(t, err)
+	return x
+}
+
+func centredGram(t *testing.T, x *mat.Dense, k linalg.Kernel) *mat.SymDense {
+	t.Helper()
+	g, err := linalg.Gram(x, k)
+	require.NoError(t, err)
+	_, err = linalg.CenterKernel(g)
+	require.NoError(t, err)
+	return g
+}
+
+var rbf = linalg.Kernel{Kind: linalg.Gaussian, Sigma: 2}
+
+func TestDualCostGradientFiniteDifferences(t *testing.T) {
+	g := centredGram(t, gaussData(t, 30, 4, 1), rbf)
+	op, err := eig.NewDense(g)
+	require.NoError(t, err)
+	h := gaussData(t, 30, 3, 2)
+	f, grad, err := DualCost(op, h)
+	require.NoError(t, err)
+	const step = 1e-6
+	for i := 0; i < 30; i += 7 {
+		for j := 0; j < 3; j++ {
+			hp, hm := mat.DenseCopyOf(h), mat.DenseCopyOf(h)
+			hp.Set(i, j, h.At(i, j)+step)
+			hm.Set(i, j, h.At(i, j)-step)
+			fp, _, err := DualCost(op, hp)
+			require.NoError(t, err)
+			fm, _, err := DualCost(op, hm)
+			require.NoError(t, err)
+			fd := (fp - fm) / (2 * step)
+			// Central differences: error O(step²·f''') plus rounding
+			// |f|·ε/step.
+			require.InDelta(t, fd, grad.At(i, j), 1e-7*math.Max(1, math.Abs(f)), "(%d,%d)", i, j)
+		}
+	}
+}
+
+func TestDualOptimum(t *testing.T) {
+	g := centredGram(t, gaussData(t, 60, 5, 3), rbf)
+	op, err := eig.NewDense(g)
+	require.NoError(t, err)
+	e, err := linalg.SymEig(g, 4)
+	require.NoError(t, err)
+	h := mat.NewDense(60, 4, nil)
+	want := 0.0
+	for j := 0; j < 4; j++ {
+		want -= 0.5 * e.Values[j]
+		for i := 0; i < 60; i++ {
+			h.Set(i, j, e.Vectors.At(i, j)*math.Sqrt(e.Values[j]))
+		}
+	}
+	// Any rotation R gives the same optimum, with zero gradient.
+	r, _, err := linalg.QR(gaussData(t, 4, 4, 9))
+	require.NoError(t, err)
+	var hr mat.Dense
+	hr.Mul(h, r)
+	f, grad, err := DualCost(op, &hr)
+	require.NoError(t, err)
+	require.InDelta(t, want, f, 1e-12*math.Abs(want))
+	require.LessOrEqual(t, mat.Norm(grad, 2), 1e-10*mat.Norm(&hr, 2))
+}
+
+// subspaceSine returns sin of the largest principal angle between the
+// column spans of the orthonormal-column matrices a and b.
+func subspaceSine(a, b *mat.Dense) float64 {
+	var ab mat.Dense
+	ab.Mul(a.T(), b)
+	var sv mat.SVD
+	sv.Factorize(&ab, mat.SVDNone)
+	v := sv.Values(nil)
+	c := v[len(v)-1]
+	return math.Sqrt(math.Max(0, 1-c*c))
+}
+
+func orthonormalCols(m *mat.Dense) *mat.Dense {
+	q, _, err := linalg.QR(m)
+	if err != nil {
+		panic(err)
+	}
+	return q
+}
+
+func TestLBFGSMatchesDense(t *testing.T) {
+	x := gaussData(t, 200, 6, 4)
+	for _, start := range []Start{StartNormal, StartSketch} {
+		dense := &KPCA{Components: 5, Kernel: rbf, Solver: "dense"}
+		require.NoError(t, dense.Fit(x))
+		var lastCost float64
+		lb := &KPCA{Components: 5, Kernel: rbf, Solver: "lbfgs", Start: start, Tol: 1e-14}
+		require.NoError(t, lb.Fit(x))
+		dv, _ := dense.Eigenvalues()
+		lv, _ := lb.Eigenvalues()
+		dopt := 0.0
+		for _, l := range dv {
+			dopt -= 0.5 * l
+		}
+		lastCost = lb.Info().Cost
+		eta := math.Abs(lastCost-dopt) / math.Abs(dopt)
+		require.Less(t, eta, 1e-10, "η")
+		for i := range dv {
+			require.InDelta(t, dv[i], lv[i], 1e-8*dv[i], "λ_%d", i)
+		}
+		ds, _ := dense.Scores()
+		ls, _ := lb.Scores()
+		require.Less(t, subspaceSine(orthonormalCols(ds), orthonormalCols(ls)), 1e-6)
+		// Passes: one per iteration, one for the start (two for the sketch),
+		// one per failed line search.
+		extra := 1
+		if start == StartSketch {
+			extra = 2
+		}
+		require.Equal(t, lb.Info().Iterations+extra+lb.Info().FailedSearches, lb.Info().Passes)
+
+		// Out-of-sample: lbfgs and dense agree on new points (signs fixed).
+		xt := gaussData(t, 20, 6, 5)
+		zd, err := dense.Transform(xt)
+		require.NoError(t, err)
+		zl, err := lb.Transform(xt)
+		require.NoError(t, err)
+		for j := 0; j < 5; j++ {
+			sgn := 1.0
+			if mat.Dot(mat.NewVecDense(200, mat.Col(nil, j, ds)), mat.NewVecDense(200, mat.Col(nil, j, ls))) < 0 {
+				sgn = -1
+			}
+			for i := 0; i < 20; i++ {
+				require.InDelta(t, zd.At(i, j), sgn*zl.At(i, j), 1e-5*math.Sqrt(dv[0]), "test point %d comp %d", i, j)
+			}
+		}
+	}
+}
+
+func TestTransformOfTrainingEqualsScores(t *testing.T) {
+	x := gaussData(t, 80, 3, 6)
+	for _, solver := range []string{"dense", "lbfgs", "lanczos"} {
+		k := &KPCA{Components: 4, Kernel: rbf, Solver: solver}
+		require.NoError(t, k.Fit(x))
+		z, err := k.Transform(x)
+		require.NoError(t, err)
+		s, _ := k.Scores()
+		require.True(t, mat.EqualApprox(z, s, 1e-9*mat.Norm(s, math.Inf(1))), solver)
+	}
+}
+
+func TestLinearKernelIsPCA(t *testing.T) {
+	x := gaussData(t, 50, 4, 7)
+	// Give the columns different scales so the spectrum is simple.
+	for j, c := range []float64{5, 3, 2, 1} {
+		for i := 0; i < 50; i++ {
+			x.Set(i, j, c*x.At(i, j))
+		}
+	}
+	k := &KPCA{Components: 3, Solver: "lbfgs", Tol: 1e-14}
+	require.NoError(t, k.Fit(x))
+	xc := mat.DenseCopyOf(x)
+	linalg.CenterColumns(xc)
+	var sv mat.SVD
+	require.True(t, sv.Factorize(xc, mat.SVDThin))
+	var u mat.Dense
+	sv.UTo(&u)
+	vals := sv.Values(nil)
+	got, _ := k.Eigenvalues()
+	scores, _ := k.Scores()
+	for j := 0; j < 3; j++ {
+		require.InDelta(t, vals[j]*vals[j], got[j], 1e-8*vals[0]*vals[0])
+		// PCA scores U·S, up to sign.
+		sgn := math.Copysign(1, u.At(0, j)*scores.At(0, j))
+		for i := 0; i < 50; i++ {
+			require.InDelta(t, u.At(i, j)*vals[j], sgn*scores.At(i, j), 1e-6*vals[0])
+		}
+	}
+}
+
+func TestDCA(t *testing.T) {
+	x := gaussData(t, 120, 5, 8)
+	sq := &KPCA{Components: 3, Kernel: rbf, Solver: "dense"}
+	require.NoError(t, sq.Fit(x))
+	hsq, _ := sq.Dual()
+	sqVals, _ := sq.Eigenvalues()
+	for _, kind := range []LossKind{Huber1, Huber2, HuberF} {
+		// κ ≥ κ_max: the square loss again.
+		kmax := KappaMax(hsq, kind)
+		k := &KPCA{Components: 3, Kernel: rbf, Solver: "dca", Loss: Loss{Kind: kind, Param: 1.01 * kmax}}
+		require.NoError(t, k.Fit(x))
+		v, _ := k.Eigenvalues()
+		for i := range v {
+			require.InDelta(t, sqVals[i], v[i], 1e-6*sqVals[0], "kind %d", kind)
+		}
+		// κ < κ_max: iterates stay in the ball.
+		kappa := 0.6 * kmax
+		k = &KPCA{Components: 3, Kernel: rbf, Solver: "dca", Loss: Loss{Kind: kind, Param: kappa}}
+		require.NoError(t, k.Fit(x))
+		h, _ := k.Dual()
+		require.LessOrEqual(t, KappaMax(h, kind), kappa*(1+1e-12))
+	}
+	// ε = 0: the square loss again.
+	for _, kind := range []LossKind{EpsInf, Eps2} {
+		k := &KPCA{Components: 3, Kernel: rbf, Solver: "dca", Loss: Loss{Kind: kind}}
+		require.NoError(t, k.Fit(x))
+		v, _ := k.Eigenvalues()
+		for i := range v {
+			require.InDelta(t, sqVals[i], v[i], 1e-6*sqVals[0])
+		}
+	}
+	// Sparsity grows with ε (ℓ²_ε: zero rows of H).
+	prev := -1
+	for _, eps := range []float64{0, 0.05, 0.1, 0.2, 0.3} {
+		k := &KPCA{Components: 3, Kernel: rbf, Solver: "dca", Loss: Loss{Kind: Eps2, Param: eps}}
+		require.NoError(t, k.Fit(x))
+		h, _ := k.Dual()
+		zero := 0
+		for i := 0; i < 120; i++ {
+			if mat.Norm(h.RowView(i), 2) == 0 {
+				zero++
+			}
+		}
+		require.GreaterOrEqual(t, zero, prev, "ε=%g", eps)
+		prev = zero
+	}
+	require.Greater(t, prev, 0, "the largest ε zeroes some rows")
+}
+
+func TestPreimage(t *testing.T) {
+	iris, err := dataset.Iris()
+	require.NoError(t, err)
+	k := &KPCA{Components: 4, Kernel: linalg.Kernel{Kind: linalg.Gaussian, Sigma: 1}, FitInverse: true, Alpha: 0.1}
+	require.NoError(t, k.Fit(iris.X))
+	z, err := k.Transform(iris.X)
+	require.NoError(t, err)
+	xr, err := k.InverseTransform(z)
+	require.NoError(t, err)
+	// The map is the ridge regression (K_Z + αI)⁻¹X applied through K_Z:
+	// check the identity K_Z·A + αA = X on the training points.
+	s, _ := k.Scores()
+	kz, err := linalg.Gram(s, k.Kernel)
+	require.NoError(t, err)
+	var ka mat.Dense
+	ka.Mul(kz, k.inverse.coef)
+	var resid mat.Dense
+	resid.Scale(0.1, k.inverse.coef)
+	resid.Add(&resid, &ka)
+	resid.Sub(&resid, iris.X)
+	require.LessOrEqual(t, mat.Norm(&resid, math.Inf(1)), 1e-9*mat.Norm(iris.X, math.Inf(1)))
+	// And it reconstructs: error well below the data's variance.
+	var diff mat.Dense
+	diff.Sub(xr, iris.X)
+	xc := mat.DenseCopyOf(iris.X)
+	linalg.CenterColumns(xc)
+	require.Less(t, mat.Norm(&diff, 2), 0.3*mat.Norm(xc, 2))
+}
+
+func TestErrors(t *testing.T) {
+	x := gaussData(t, 20, 3, 10)
+	k := &KPCA{Components: 2, Kernel: rbf}
+	_, err := k.Transform(x)
+	require.ErrorIs(t, err, ErrNotFitted)
+	_, err = k.Eigenvalues()
+	require.ErrorIs(t, err, ErrNotFitted)
+	for _, s := range []int{0, -1, 20, 21} {
+		require.ErrorIs(t, (&KPCA{Components: s, Kernel: rbf}).Fit(x), ErrInvalid, "s=%d", s)
+	}
+	bad := mat.DenseCopyOf(x)
+	bad.Set(3, 1, math.NaN())
+	for _, solver := range []string{"dense", "lbfgs", "dca"} {
+		require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Solver: solver}).Fit(bad), ErrInvalid)
+	}
+	require.ErrorIs(t, (&KPCA{Components: 2, Solver: "magic"}).Fit(x), ErrInvalid)
+	// Duplicate rows: rank-deficient G; asking for more components than
+	// its rank is a breakdown, never NaN results.
+	dup := mat.NewDense(12, 2, nil)
+	for i := 0; i < 12; i++ {
+		dup.Set(i, 0, float64(i%2))
+		dup.Set(i, 1, float64(i%2)*2)
+	}
+	for _, solver := range []string{"dense", "lbfgs", "dca", "lanczos"} {
+		err := (&KPCA{Components: 3, Kernel: rbf, Solver: solver}).Fit(dup)
+		require.ErrorIs(t, err, ErrBreakdown, solver)
+	}
+	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Solver: "dca", Loss: Loss{Kind: Huber1}}).Fit(x), ErrInvalid)
+	fitted := &KPCA{Components: 2, Kernel: rbf}
+	require.NoError(t, fitted.Fit(x))
+	_, err = fitted.InverseTransform(mat.NewDense(1, 2, nil))
+	require.ErrorIs(t, err, ErrNotFitted)
+	_, err = fitted.Transform(mat.NewDense(2, 5, nil))
+	require.ErrorIs(t, err, ErrInvalid)
+}

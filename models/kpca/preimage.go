@@ -1,0 +1,67 @@
+package kpca
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/linalg"
+)
+
+// preimage is kernel ridge regression from scores back to input space
+// (Bakır, Weston and Schölkopf 2004), as scikit-learn's
+// fit_inverse_transform: with Z the n×s training scores and X the data,
+// A = (k(Z, Z) + αI)⁻¹ X, and x̂(z) = k(z, Z)·A, using the model's kernel.
+type preimage struct {
+	z    *mat.Dense
+	coef *mat.Dense
+}
+
+func (k *KPCA) fitInverse() error {
+	alpha := k.Alpha
+	if alpha == 0 {
+		alpha = 1
+	}
+	if !(alpha > 0) {
+		return fmt.Errorf("kpca: Alpha = %g must be positive: %w", alpha, ErrInvalid)
+	}
+	kz, err := linalg.Gram(k.scores, k.Kernel)
+	if err != nil {
+		return fmt.Errorf("kpca: pre-image kernel: %w", err)
+	}
+	n := kz.SymmetricDim()
+	for i := 0; i < n; i++ {
+		kz.SetSym(i, i, kz.At(i, i)+alpha)
+	}
+	var ch linalg.Cholesky
+	if err := ch.Factorize(kz); err != nil {
+		return fmt.Errorf("kpca: pre-image system: %w", err)
+	}
+	coef, err := ch.Solve(k.x)
+	if err != nil {
+		return err
+	}
+	k.inverse = &preimage{z: mat.DenseCopyOf(k.scores), coef: coef}
+	return nil
+}
+
+// InverseTransform maps m×s scores back to m×d input space (needs
+// FitInverse).
+func (k *KPCA) InverseTransform(z *mat.Dense) (*mat.Dense, error) {
+	if !k.fitted {
+		return nil, ErrNotFitted
+	}
+	if k.inverse == nil {
+		return nil, fmt.Errorf("kpca: InverseTransform needs FitInverse: %w", ErrNotFitted)
+	}
+	if _, s := z.Dims(); s != k.Components {
+		return nil, fmt.Errorf("kpca: scores have %d columns, want %d: %w", s, k.Components, ErrInvalid)
+	}
+	kz, err := linalg.CrossGram(z, k.inverse.z, k.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	var out mat.Dense
+	out.Mul(kz, k.inverse.coef)
+	return &out, nil
+}
