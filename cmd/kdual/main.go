@@ -5,6 +5,7 @@
 //
 //	kdual info                  OpenBLAS build, core, threads, Go version
 //	kdual eig [flags]           a symmetric eigensolve, checked end to end
+//	kdual bench kpca [flags]    KPCA solvers to accuracy η < δ (the paper's protocol)
 //
 // Run "kdual COMMAND -h" for a command's flags. Errors go to standard error
 // with exit status 1 (2 for usage errors).
@@ -26,6 +27,7 @@ type command struct {
 var commands = []command{
 	{"info", "print the OpenBLAS build, core, thread count and Go version", runInfo},
 	{"eig", "eigendecomposition of a built-in symmetric matrix, with residual checks", runEig},
+	{"bench", "bench kpca: the dual-KPCA paper's training-time protocol", runBench},
 }
 
 // errUsage marks errors that are the caller's wording, not a failure.

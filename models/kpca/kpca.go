@@ -237,51 +237,93 @@ func (k *KPCA) setFromEigen(values []float64, v *mat.Dense) {
 	}
 }
 
-// fitLBFGS minimises the dual cost.
-func (k *KPCA) fitLBFGS(op eig.Operator) error {
-	n, s := op.Dim(), k.Components
+// DualOptions configure SolveDual.
+type DualOptions struct {
+	// Start and Seed of H₀.
+	Start Start
+	Seed  uint64
+	// Tol: stop when ‖∇d‖ ≤ Tol·‖H‖ or the relative decrease of d over 5
+	// iterations is below Tol; 0 means 1e-8 and 1e-12 respectively.
+	Tol     float64
+	MaxIter int
+	// Stop is called after every iteration with the dual cost; true stops
+	// (the benchmark's oracle stop η = |d − d_opt|/|d_opt| < δ).
+	Stop func(iter int, cost float64) bool
+	// StartOut, when non-nil, receives a copy of H₀ (n×s, row-major).
+	StartOut func(h0 *mat.Dense)
+}
+
+// DualResult is the outcome of SolveDual.
+type DualResult struct {
+	H, GH          *mat.Dense // the solution and G·H
+	Cost           float64
+	Iterations     int
+	Passes         int
+	FailedSearches int
+	Status         string
+}
+
+// SolveDual minimises the dual cost d(H) = ½‖H‖²_F − Tr √(HᵀGH) over n×s
+// matrices H with L-BFGS, paying one pass over G per iteration (plus one
+// for the start, two with StartSketch, and one per failed line search).
+func SolveDual(op eig.Operator, s int, o DualOptions) (*DualResult, error) {
+	n := op.Dim()
+	if s < 1 || s >= n {
+		return nil, fmt.Errorf("kpca: s = %d, need 1 ≤ s < n = %d: %w", s, n, ErrInvalid)
+	}
 	prob := newDualProblem(op, s)
-	h0, err := k.start(op, prob)
+	h0, err := dualStart(op, s, o.Start, o.Seed, prob)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	tol := k.Tol
-	settings := lbfgs.Settings{MaxIter: k.MaxIter, GradTol: -1, FuncTol: 1e-12}
-	if tol > 0 {
-		settings.FuncTol = tol
+	if o.StartOut != nil {
+		o.StartOut(mat.DenseCopyOf(h0))
 	}
-	// ‖∇d‖ ≤ 1e-8·‖H‖, evaluated in the callback (lbfgs's own test uses
-	// max(1, ‖x‖), the wrong scale for tiny kernels).
+	settings := lbfgs.Settings{MaxIter: o.MaxIter, GradTol: -1, FuncTol: 1e-12}
 	gradTol := 1e-8
-	if tol > 0 {
-		gradTol = tol
+	if o.Tol > 0 {
+		settings.FuncTol, gradTol = o.Tol, o.Tol
 	}
+	// ‖∇d‖ ≤ gradTol·‖H‖, evaluated in the callback (lbfgs's own test uses
+	// max(1, ‖x‖), the wrong scale for small kernels).
 	settings.Stop = func(iter int, x []float64, f float64, grad []float64) bool {
-		if k.Stop != nil && k.Stop(iter, f) {
+		if o.Stop != nil && o.Stop(iter, f) {
 			return true
 		}
 		return norm(grad) <= gradTol*norm(x)
 	}
 	res, err := lbfgs.Minimize(prob, h0.RawMatrix().Data, settings)
 	if prob.lastError != nil {
-		return prob.lastError // HᵀGH lost rank
+		return nil, prob.lastError // HᵀGH lost rank
 	}
 	if err != nil {
-		return fmt.Errorf("kpca: lbfgs: %w", err)
+		return nil, fmt.Errorf("kpca: lbfgs: %w", err)
 	}
-	k.info.Iterations = res.Iterations
-	k.info.FailedSearches = res.FailedSearches
-	k.info.Cost = res.F
-	k.info.Status = res.Status.String()
-	h := mat.NewDense(n, s, res.X)
-	// prob.gh is G·H at the returned point (Accept keeps it current).
-	return k.setFromDual(h, prob.gh)
+	return &DualResult{
+		H: mat.NewDense(n, s, res.X), GH: prob.gh, Cost: res.F,
+		Iterations: res.Iterations, Passes: prob.passes, FailedSearches: res.FailedSearches,
+		Status: res.Status.String(),
+	}, nil
 }
 
-// start returns H₀ (and, for the sketch start, spends its pass).
-func (k *KPCA) start(op eig.Operator, prob *dualProblem) (*mat.Dense, error) {
-	n, s := op.Dim(), k.Components
-	seed := k.Seed
+// fitLBFGS minimises the dual cost.
+func (k *KPCA) fitLBFGS(op eig.Operator) error {
+	r, err := SolveDual(op, k.Components, DualOptions{
+		Start: k.Start, Seed: k.Seed, Tol: k.Tol, MaxIter: k.MaxIter, Stop: k.Stop,
+	})
+	if err != nil {
+		return err
+	}
+	k.info.Iterations = r.Iterations
+	k.info.FailedSearches = r.FailedSearches
+	k.info.Cost = r.Cost
+	k.info.Status = r.Status
+	return k.setFromDual(r.H, r.GH)
+}
+
+// dualStart returns H₀ (and, for the sketch start, spends its pass).
+func dualStart(op eig.Operator, s int, start Start, seed uint64, prob *dualProblem) (*mat.Dense, error) {
+	n := op.Dim()
 	if seed == 0 {
 		seed = 1
 	}
@@ -289,7 +331,7 @@ func (k *KPCA) start(op eig.Operator, prob *dualProblem) (*mat.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	if k.Start != StartSketch {
+	if start != StartSketch {
 		return omega, nil
 	}
 	y := mat.NewDense(n, s, nil)

@@ -1,0 +1,282 @@
+package bench
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/models/kernel"
+	"github.com/kdual/kdual/models/kpca"
+)
+
+// KPCAProblem is one benchmark problem of the dual-KPCA paper's protocol.
+type KPCAProblem struct {
+	Data      string  `json:"data"` // randn or fashion
+	N         int     `json:"n"`
+	D         int     `json:"d"`
+	S         int     `json:"s"`
+	Kernel    string  `json:"kernel"`    // laplace or gaussian
+	Bandwidth string  `json:"bandwidth"` // paper, median or a number
+	Sigma     float64 `json:"sigma"`
+	Center    bool    `json:"center"`
+	Float32   bool    `json:"float32"`
+	Seed      uint64  `json:"seed"`
+	GramSecs  float64 `json:"gram_seconds"`
+	DOpt      float64 `json:"d_opt"`
+	// DataOut, when set, receives the data matrix for peer programs.
+	DataOut string `json:"-"`
+}
+
+// Built is a problem's kernel matrix as an operator, with d_opt.
+type Built struct {
+	Op eig.Operator
+	G  *mat.SymDense // nil with Float32 once the operator is built
+}
+
+// Build makes the data, the bandwidth, the kernel matrix and the operator,
+// and d_opt = −½ Σ_{i≤s} λ_i(G) from a converged eigensolve (not timed).
+func (p *KPCAProblem) Build() (*Built, error) {
+	x, err := p.data()
+	if err != nil {
+		return nil, err
+	}
+	if p.DataOut != "" {
+		if err := writeFloats(p.DataOut, mat.DenseCopyOf(x).RawMatrix().Data); err != nil {
+			return nil, err
+		}
+	}
+	kind, err := kernel.ParseKind(p.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	if kind != linalg.Gaussian && kind != linalg.Laplace {
+		return nil, fmt.Errorf("bench: kernel %q: want laplace or gaussian: %w", p.Kernel, linalg.ErrInvalid)
+	}
+	switch p.Bandwidth {
+	case "", "paper":
+		p.Bandwidth = "paper"
+		p.Sigma, err = kernel.PaperSigma(kind, x)
+	case "median":
+		p.Sigma, err = kernel.MedianSigma(x)
+	default:
+		if _, e := fmt.Sscanf(p.Bandwidth, "%g", &p.Sigma); e != nil || !(p.Sigma > 0) {
+			err = fmt.Errorf("bench: bandwidth %q: want paper, median or a positive number: %w", p.Bandwidth, linalg.ErrInvalid)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	g, err := linalg.Gram(x, linalg.Kernel{Kind: kind, Sigma: p.Sigma})
+	if err != nil {
+		return nil, err
+	}
+	if p.Center {
+		if _, err := linalg.CenterKernel(g); err != nil {
+			return nil, err
+		}
+	}
+	p.GramSecs = time.Since(start).Seconds()
+	dense, err := eig.NewDense(g)
+	if err != nil {
+		return nil, err
+	}
+	// d_opt from Lanczos at a tight tolerance (the reference, not timed).
+	ref, err := eig.Lanczos{Tol: 1e-13}.Solve(dense, p.S)
+	if err != nil {
+		return nil, fmt.Errorf("bench: reference eigensolve: %w", err)
+	}
+	p.DOpt = 0
+	for _, l := range ref.Values {
+		p.DOpt -= 0.5 * l
+	}
+	b := &Built{Op: dense, G: g}
+	if p.Float32 {
+		f, err := eig.NewFloat32(g)
+		if err != nil {
+			return nil, err
+		}
+		b.Op, b.G = f, nil
+	}
+	return b, nil
+}
+
+func (p *KPCAProblem) data() (*mat.Dense, error) {
+	if p.Seed == 0 {
+		p.Seed = 1
+	}
+	switch p.Data {
+	case "randn":
+		if p.D == 0 {
+			p.D = 256
+		}
+		x, err := dataset.StandardNormal(p.N, p.D, p.Seed)
+		if err != nil {
+			return nil, err
+		}
+		linalg.CenterColumns(x)
+		return x, nil
+	case "fashion":
+		f, err := dataset.LoadFashion("", "train", p.N)
+		if err != nil {
+			return nil, err
+		}
+		p.D = 784
+		linalg.CenterColumns(f.X)
+		return f.X, nil
+	}
+	return nil, fmt.Errorf("bench: data %q: want randn or fashion: %w", p.Data, linalg.ErrInvalid)
+}
+
+// Eta is the paper's accuracy |d(H) − d_opt|/|d_opt|.
+func Eta(cost, dopt float64) float64 { return math.Abs(cost-dopt) / math.Abs(dopt) }
+
+// KPCAResult is one solver at one δ.
+type KPCAResult struct {
+	Solver     string             `json:"solver"`
+	Delta      float64            `json:"delta"`
+	Seconds    *float64           `json:"seconds"` // null: δ never reached
+	Eta        float64            `json:"eta"`
+	Passes     int                `json:"passes"`
+	MatVecs    int                `json:"matvecs"`
+	Iterations int                `json:"iterations"`
+	Params     map[string]float64 `json:"params"`
+}
+
+// RunLBFGS solves the dual with L-BFGS from the paper's standard normal
+// start, stopping on the oracle η < δ, repeat times; seconds is the median.
+// startOut, when not empty, receives H₀ as little-endian float64, row-major.
+func RunLBFGS(p *KPCAProblem, b *Built, delta float64, repeat int, startOut string) (KPCAResult, error) {
+	r := KPCAResult{Solver: "lbfgs", Delta: delta, Params: map[string]float64{"memory": 10}}
+	var times []float64
+	for rep := 0; rep < repeat; rep++ {
+		opts := kpca.DualOptions{
+			Seed:    p.Seed,
+			MaxIter: 20000,
+			Tol:     1e-300, // only the oracle stops it
+			Stop:    func(_ int, cost float64) bool { return Eta(cost, p.DOpt) < delta },
+		}
+		if startOut != "" && rep == 0 {
+			opts.StartOut = func(h0 *mat.Dense) { _ = writeFloats(startOut, h0.RawMatrix().Data) }
+		}
+		start := time.Now()
+		res, err := kpca.SolveDual(b.Op, p.S, opts)
+		if err != nil {
+			return r, err
+		}
+		el := time.Since(start).Seconds()
+		r.Eta, r.Passes, r.Iterations = Eta(res.Cost, p.DOpt), res.Passes, res.Iterations
+		r.MatVecs = r.Passes * p.S
+		if r.Eta < delta {
+			times = append(times, el)
+		}
+	}
+	if len(times) == repeat {
+		m := median(times)
+		r.Seconds = &m
+	}
+	return r, nil
+}
+
+// EigenEta scores an eigensolver's (U, λ) as H = U·diag(λ)^{1/2}: one pass
+// over G, not timed.
+func EigenEta(op eig.Operator, res *eig.Result, dopt float64) (float64, error) {
+	n, s := res.Vectors.Dims()
+	h := mat.NewDense(n, s, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < s; j++ {
+			h.Set(i, j, res.Vectors.At(i, j)*math.Sqrt(math.Max(res.Values[j], 0)))
+		}
+	}
+	cost, _, err := kpca.DualCost(op, h)
+	if err != nil {
+		return math.Inf(1), nil // a rank-deficient answer never reaches δ
+	}
+	return Eta(cost, dopt), nil
+}
+
+// RunEigen finds the cheapest setting of an eigensolver that reaches η < δ
+// (Lanczos and block: the loosest tolerance in 1e-1…1e-13; randomized: the
+// smallest oversampling in 10·2^j with scikit-learn's power iterations;
+// dense: LAPACK), then times it repeat times.
+func RunEigen(solver string, p *KPCAProblem, b *Built, delta float64, repeat int) (KPCAResult, error) {
+	r := KPCAResult{Solver: solver, Delta: delta, Params: map[string]float64{}}
+	var candidates []eig.Solver
+	var params []map[string]float64
+	switch solver {
+	case "lanczos", "block":
+		for e := 1; e <= 13; e++ {
+			tol := math.Pow(10, -float64(e))
+			if solver == "lanczos" {
+				candidates = append(candidates, eig.Lanczos{Tol: tol, Seed: p.Seed})
+			} else {
+				candidates = append(candidates, eig.BlockKrylov{Tol: tol, Seed: p.Seed})
+			}
+			params = append(params, map[string]float64{"tol": tol})
+		}
+	case "randomized":
+		for o := 10; o <= 2560 && p.S+o <= p.N; o *= 2 {
+			candidates = append(candidates, eig.Randomized{Oversample: o, Seed: p.Seed})
+			params = append(params, map[string]float64{"oversample": float64(o)})
+		}
+	case "dense":
+		candidates = []eig.Solver{eig.DenseSolver{}}
+		params = []map[string]float64{{}}
+	default:
+		return r, fmt.Errorf("bench: solver %q: %w", solver, linalg.ErrInvalid)
+	}
+	for i, c := range candidates {
+		counter := &eig.Counting{Op: b.Op}
+		res, err := c.Solve(counter, p.S)
+		if err != nil {
+			continue
+		}
+		eta, err := EigenEta(b.Op, res, p.DOpt)
+		if err != nil {
+			return r, err
+		}
+		if eta >= delta {
+			continue
+		}
+		r.Eta, r.Passes, r.MatVecs, r.Iterations, r.Params = eta, res.Passes, res.MatVecs, res.Iterations, params[i]
+		var times []float64
+		for rep := 0; rep < repeat; rep++ {
+			start := time.Now()
+			if _, err := c.Solve(b.Op, p.S); err != nil {
+				return r, err
+			}
+			times = append(times, time.Since(start).Seconds())
+		}
+		m := median(times)
+		r.Seconds = &m
+		return r, nil
+	}
+	return r, nil
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	m := len(s) / 2
+	if len(s)%2 == 0 {
+		return 0.5 * (s[m-1] + s[m])
+	}
+	return s[m]
+}
+
+func writeFloats(path string, v []float64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return binary.Write(f, binary.LittleEndian, v)
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/kdual/kdual/bench"
+)
+
+type benchReport struct {
+	Problem *bench.KPCAProblem `json:"problem"`
+	Results []bench.KPCAResult `json:"results"`
+}
+
+func runBench(args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] != "kpca" {
+		return usagef("kdual bench kpca [flags] (other benchmarks come later)")
+	}
+	fs := newFlags("bench kpca")
+	p := &bench.KPCAProblem{}
+	fs.StringVar(&p.Data, "data", "randn", "data: randn or fashion")
+	fs.IntVar(&p.N, "n", 2000, "number of points")
+	fs.IntVar(&p.D, "d", 256, "dimension (randn)")
+	fs.IntVar(&p.S, "s", 20, "number of components")
+	fs.StringVar(&p.Kernel, "kernel", "laplace", "kernel: laplace or gaussian")
+	fs.StringVar(&p.Bandwidth, "bandwidth", "paper", "bandwidth: paper, median or a number")
+	fs.BoolVar(&p.Center, "center", false, "centre the kernel matrix (the papers' code does not)")
+	fs.BoolVar(&p.Float32, "float32", false, "store the kernel matrix in float32")
+	fs.Uint64Var(&p.Seed, "seed", 1, "seed of the data and the random starts")
+	deltas := fs.String("delta", "1e-2,1e-4", "accuracy targets δ (η < δ), comma-separated")
+	solvers := fs.String("solvers", "lbfgs,lanczos,randomized,block", "solvers: lbfgs, lanczos, randomized, block, dense")
+	repeat := fs.Int("repeat", 5, "timed repeats (median reported)")
+	startOut := fs.String("start-out", "", "write the L-BFGS start H₀ (n×s float64, little-endian, row-major) to FILE")
+	dataOut := fs.String("data-out", "", "write the n×d data matrix (float64, little-endian, row-major) to FILE, for peers")
+	jsonOut := fs.String("json", "", "write JSON to FILE, or - for standard output")
+	if err := parse(fs, args[1:]); err != nil {
+		return err
+	}
+	if p.N < 2 || p.S < 1 || p.S >= p.N || *repeat < 1 {
+		return usagef("need n ≥ 2, 1 ≤ s < n, repeat ≥ 1")
+	}
+	var ds []float64
+	for _, f := range strings.Split(*deltas, ",") {
+		d, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(d > 0) {
+			return usagef("--delta %q: want positive numbers", f)
+		}
+		ds = append(ds, d)
+	}
+	p.DataOut = *dataOut
+	b, err := p.Build()
+	if err != nil {
+		return err
+	}
+	rep := benchReport{Problem: p}
+	for _, solver := range strings.Split(*solvers, ",") {
+		solver = strings.TrimSpace(solver)
+		for _, d := range ds {
+			var r bench.KPCAResult
+			var err error
+			if solver == "lbfgs" {
+				r, err = bench.RunLBFGS(p, b, d, *repeat, *startOut)
+			} else {
+				r, err = bench.RunEigen(solver, p, b, d, *repeat)
+			}
+			if err != nil {
+				return err
+			}
+			rep.Results = append(rep.Results, r)
+		}
+	}
+	if *jsonOut == "" {
+		fmt.Fprintf(stdout, "%s n=%d d=%d s=%d %s σ=%.4g center=%v gram %.2fs d_opt=%.6g\n",
+			p.Data, p.N, p.D, p.S, p.Kernel, p.Sigma, p.Center, p.GramSecs, p.DOpt)
+		fmt.Fprintf(stdout, "%-11s %-7s %-9s %-9s %-7s %-8s\n", "solver", "delta", "seconds", "eta", "passes", "matvecs")
+		for _, r := range rep.Results {
+			secs := "-"
+			if r.Seconds != nil {
+				secs = fmt.Sprintf("%.3f", *r.Seconds)
+			}
+			fmt.Fprintf(stdout, "%-11s %-7g %-9s %-9.2g %-7d %-8d\n", r.Solver, r.Delta, secs, r.Eta, r.Passes, r.MatVecs)
+		}
+		return nil
+	}
+	var w io.Writer = stdout
+	if *jsonOut != "-" {
+		f, err := os.Create(*jsonOut)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}
