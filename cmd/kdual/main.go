@@ -6,6 +6,8 @@
 //	kdual info                  OpenBLAS build, core, threads, Go version
 //	kdual eig [flags]           a symmetric eigensolve, checked end to end
 //	kdual bench kpca [flags]    KPCA solvers to accuracy η < δ (the paper's protocol)
+//	kdual kpca fit|transform    kernel PCA on CSV or IDX data
+//	kdual kpca robust|sparse    the dual-KPCA paper's Table 4 and Fig. 4 settings
 //
 // Run "kdual COMMAND -h" for a command's flags. Errors go to standard error
 // with exit status 1 (2 for usage errors).
@@ -28,6 +30,7 @@ var commands = []command{
 	{"info", "print the OpenBLAS build, core, thread count and Go version", runInfo},
 	{"eig", "eigendecomposition of a built-in symmetric matrix, with residual checks", runEig},
 	{"bench", "bench kpca: the dual-KPCA paper's training-time protocol", runBench},
+	{"kpca", "kpca fit|transform|robust|sparse: kernel PCA and the paper's experiments", runKPCA},
 }
 
 // errUsage marks errors that are the caller's wording, not a failure.

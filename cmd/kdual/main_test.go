@@ -97,3 +97,57 @@ func TestUsageErrors(t *testing.T) {
 	code, _, _ := runCLI(t, "help")
 	require.Equal(t, 0, code)
 }
+
+func TestBenchKPCAJSON(t *testing.T) {
+	code, out, stderr := runCLI(t, "bench", "kpca", "--data", "randn", "--n", "150", "--d", "8", "--s", "3",
+		"--kernel", "gaussian", "--bandwidth", "paper", "--delta", "1e-2,1e-4", "--solvers", "lbfgs,lanczos,randomized,block,dense",
+		"--repeat", "1", "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	var raw map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(out), &raw))
+	var prob map[string]any
+	require.NoError(t, json.Unmarshal(raw["problem"], &prob))
+	for _, f := range []string{"data", "n", "d", "s", "kernel", "sigma", "center", "gram_seconds", "float32"} {
+		require.Contains(t, prob, f)
+	}
+	var results []map[string]any
+	require.NoError(t, json.Unmarshal(raw["results"], &results))
+	require.Len(t, results, 10)
+	for _, r := range results {
+		for _, f := range []string{"solver", "delta", "seconds", "eta", "passes", "matvecs", "iterations", "params"} {
+			require.Contains(t, r, f)
+		}
+		if r["seconds"] != nil {
+			require.Less(t, r["eta"].(float64), r["delta"].(float64), "%v", r)
+			require.Greater(t, r["passes"].(float64), 0.0)
+		}
+	}
+}
+
+func TestKPCACommands(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "x.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("a,b\n1,2\n2,1\n3,5\n4,4\n0,1\n5,2\n"), 0o644))
+	code, out, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--components", "2", "--solver", "lbfgs")
+	require.Equal(t, 0, code, stderr)
+	require.Len(t, strings.Split(strings.TrimSpace(out), "\n"), 6)
+	code, out, stderr = runCLI(t, "kpca", "transform", "--input", csv, "--apply", csv, "--components", "2", "--format", "json")
+	require.Equal(t, 0, code, stderr)
+	var r struct {
+		Eigenvalues []float64   `json:"eigenvalues"`
+		Scores      [][]float64 `json:"scores"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Len(t, r.Eigenvalues, 2)
+	require.Len(t, r.Scores, 6)
+	code, _, _ = runCLI(t, "kpca", "fit", "--input", csv, "--components", "6")
+	require.Equal(t, 1, code)
+	code, _, _ = runCLI(t, "kpca", "fit")
+	require.Equal(t, 2, code)
+	code, out, stderr = runCLI(t, "kpca", "sparse", "--n", "120", "--d", "4", "--components", "2", "--eps", "0,0.2", "--json")
+	require.Equal(t, 0, code, stderr)
+	var rows []map[string]float64
+	require.NoError(t, json.Unmarshal([]byte(out), &rows))
+	require.Len(t, rows, 2)
+	require.InDelta(t, 1, rows[0]["error_ratio"], 1e-9, "ε = 0 is the square loss")
+}

@@ -32,6 +32,9 @@ const (
 type Loss struct {
 	Kind  LossKind
 	Param float64
+	// Relative makes a Huber κ a fraction of κ_max (KappaMax of the
+	// square-loss solution): the paper uses 0.6 for H¹κ and 0.8 for H²κ.
+	Relative bool
 }
 
 func (l Loss) check() error {
@@ -167,7 +170,11 @@ func (k *KPCA) fitDCA(op eig.Operator, _ *mat.SymDense) error {
 			h.Set(i, j, res.Vectors.At(i, j)*math.Sqrt(res.Values[j]))
 		}
 	}
-	k.Loss.prox(h) // start feasible
+	loss := k.Loss
+	if loss.Relative && (loss.Kind == Huber1 || loss.Kind == Huber2 || loss.Kind == HuberF) {
+		loss.Param *= KappaMax(h, loss.Kind)
+	}
+	loss.prox(h) // start feasible
 	tol := k.Tol
 	if tol <= 0 {
 		tol = 1e-9
@@ -187,7 +194,7 @@ func (k *KPCA) fitDCA(op eig.Operator, _ *mat.SymDense) error {
 			return fmt.Errorf("kpca: dca iteration %d: %w", it, err)
 		}
 		nh := mat.Norm(h, 2)
-		obj := 0.5*nh*nh + k.Loss.conjugate(h) - ms.traceSqrt
+		obj := 0.5*nh*nh + loss.conjugate(h) - ms.traceSqrt
 		k.info.Iterations, k.info.Cost = it, obj
 		if math.Abs(obj-prev) <= tol*math.Abs(obj) {
 			k.info.Status = "converged"
@@ -202,6 +209,6 @@ func (k *KPCA) fitDCA(op eig.Operator, _ *mat.SymDense) error {
 		}
 		prev = obj
 		h.Mul(gh, ms.invSqrt)
-		k.Loss.prox(h)
+		loss.prox(h)
 	}
 }
