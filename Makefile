@@ -7,7 +7,7 @@ DEPS     := libopenblas-dev dataset-fashion-mnist
 PEERDEPS := python3-scipy python3-sklearn
 FUZZTIME ?= 15s
 
-.PHONY: all deps peer-deps build test vet fmt-check bench bench-go bench-foundation bench-eig fuzz clean
+.PHONY: all deps peer-deps build test vet fmt-check bench bench-go bench-foundation bench-eig bench-dual fuzz clean
 
 all: build
 
@@ -33,7 +33,7 @@ test: deps fmt-check vet
 # The main benchmark job. Until the papers' benchmark lands it runs the Go
 # benchmarks of the foundation and the side-by-side timings against NumPy,
 # SciPy and scikit-learn.
-bench: bench-go bench-foundation bench-eig
+bench: bench-go bench-foundation bench-eig bench-dual
 
 bench-go: deps
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./linalg/ ./eig/
@@ -43,6 +43,11 @@ bench-foundation: build peer-deps
 
 bench-eig: build peer-deps
 	$(PYTHON) bench/peers/eigsolvers.py $(BIN) --n 7000 --k 20 --repeat 3
+
+bench-dual: build peer-deps
+	$(PYTHON) bench/peers/dual_lbfgs.py $(BIN) --n 7000 --s 20 --repeat 3
+	$(BIN) kpca robust
+	$(BIN) kpca sparse
 
 fuzz: deps
 	$(GO) test ./dataset -run '^$$' -fuzz '^FuzzReadCSV$$' -fuzztime $(FUZZTIME)
