@@ -13,6 +13,12 @@ import (
 	"github.com/kdual/kdual/native"
 )
 
+// useNative routes products to the native AVX-512 kernels where the
+// processor has them; tests turn it off to exercise the portable paths.
+var useNative = true
+
+func nativeKernels() bool { return useNative && native.HasDotKernel() }
+
 // Operator is a symmetric linear map on Rⁿ.
 type Operator interface {
 	Dim() int
@@ -65,13 +71,13 @@ func (d *Dense) Apply(dst, x *mat.Dense) {
 	n := d.Dim()
 	b := checkApply(n, dst, x)
 	raw := d.a.RawSymmetric()
-	if native.HasDotKernel() && b == 1 {
+	if nativeKernels() && b == 1 {
 		d.sv.apply(n, dst, x, func(xv []float64, lo, hi int, y []float64) {
 			native.SymvBand(n, raw.Data, raw.Stride, xv, lo, hi, y)
 		})
 		return
 	}
-	if native.HasDotKernel() {
+	if nativeKernels() {
 		d.xt = transposeInto(d.xt, x)
 		dr := dst.RawMatrix()
 		rowBands(n, func(lo, hi int) {
@@ -139,7 +145,7 @@ func (f *Float32) Dim() int { return f.n }
 func (f *Float32) Apply(dst, x *mat.Dense) {
 	n := f.n
 	b := checkApply(n, dst, x)
-	if native.HasDotKernel() && b == 1 {
+	if nativeKernels() && b == 1 {
 		f.sv.apply(n, dst, x, func(xv []float64, lo, hi int, y []float64) {
 			native.SymvBand32(n, f.a, n, xv, lo, hi, y)
 		})
@@ -148,7 +154,7 @@ func (f *Float32) Apply(dst, x *mat.Dense) {
 	f.xt = transposeInto(f.xt, x)
 	dr := dst.RawMatrix()
 	xt := f.xt
-	if native.HasDotKernel() {
+	if nativeKernels() {
 		rowBands(n, func(lo, hi int) {
 			native.DotNT32(hi-lo, b, n, f.a[lo*n:], n, xt, n, dr.Data[lo*dr.Stride:], dr.Stride)
 		})

@@ -219,6 +219,15 @@ func TestFloat32OperatorThroughSuite(t *testing.T) {
 }
 
 func TestApplyAgreesAcrossOperators(t *testing.T) {
+	applyAgreement(t)
+	// The portable paths (OpenBLAS, Go loops) as on processors without
+	// AVX-512.
+	useNative = false
+	defer func() { useNative = true }()
+	applyAgreement(t)
+}
+
+func applyAgreement(t *testing.T) {
 	a := symWithSpectrum(3, spectrum(97, func(i int) float64 { return float64(i) - 40 }))
 	d, err := NewDense(a)
 	require.NoError(t, err)
