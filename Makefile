@@ -1,5 +1,6 @@
 # kdual build. `make test` and `make bench` install their own prerequisites
 # (Debian packages, as root) before they run.
+SHELL    := /bin/bash
 GO       ?= go
 PYTHON   ?= /usr/bin/python3
 BIN      := bin/kdual
@@ -7,7 +8,7 @@ DEPS     := libopenblas-dev dataset-fashion-mnist
 PEERDEPS := python3-scipy python3-sklearn
 FUZZTIME ?= 15s
 
-.PHONY: all deps peer-deps build test vet fmt-check bench bench-go bench-foundation bench-eig bench-dual fuzz clean
+.PHONY: all deps peer-deps build test vet fmt-check bench bench-all bench-go bench-foundation bench-eig bench-dual fuzz clean
 
 all: build
 
@@ -30,10 +31,23 @@ vet: deps
 test: deps fmt-check vet
 	$(GO) test -count=1 ./...
 
-# The main benchmark job. Until the papers' benchmark lands it runs the Go
-# benchmarks of the foundation and the side-by-side timings against NumPy,
-# SciPy and scikit-learn.
-bench: bench-go bench-foundation bench-eig bench-dual
+# The main job: the n = 7000 rows of the dual-KPCA paper's Tables 2/3 for
+# kdual and its peers (SciPy eigsh, scikit-learn randomized_svd, SciPy
+# L-BFGS-B), then the comparison tables. bench-all adds everything else.
+BENCHDIR ?= bench-results
+KPCA_PROBLEMS := randn:laplace:paper:256 fashion:gaussian:median:784 fashion:laplace:paper:784
+
+bench: build peer-deps
+	@mkdir -p $(BENCHDIR)
+	@for p in $(KPCA_PROBLEMS); do \
+	  set -eo pipefail; IFS=: read data kern bw d <<< "$$p"; tag=$$data-$$kern; \
+	  echo "== $$data $$kern $$bw (n=7000, s=20)"; \
+	  $(PYTHON) bench/peers/kpca.py $(BIN) --data $$data --n 7000 --d $$d --s 20 --kernel $$kern \
+	    --bandwidth $$bw --delta 1e-2,1e-4 --repeat 3 --ours $(BENCHDIR)/$$tag-kdual.json --out $(BENCHDIR)/$$tag-peers.json; \
+	  $(BIN) bench compare $(BENCHDIR)/$$tag-kdual.json $(BENCHDIR)/$$tag-peers.json | tee $(BENCHDIR)/$$tag.md; \
+	done
+
+bench-all: bench-go bench-foundation bench-eig bench-dual bench
 
 bench-go: deps
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./linalg/ ./eig/

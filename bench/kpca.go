@@ -203,9 +203,13 @@ func EigenEta(op eig.Operator, res *eig.Result, dopt float64) (float64, error) {
 	return Eta(cost, dopt), nil
 }
 
+// maxOversample caps the randomized search (l = s + 640 columns already
+// costs 30 times a Lanczos solve at n = 7000).
+const maxOversample = 640
+
 // RunEigen finds the cheapest setting of an eigensolver that reaches η < δ
 // (Lanczos and block: the loosest tolerance in 1e-1…1e-13; randomized: the
-// smallest oversampling in 10·2^j with scikit-learn's power iterations;
+// smallest oversampling in 10·2^j ≤ 640 with scikit-learn's power iterations;
 // dense: LAPACK), then times it repeat times.
 func RunEigen(solver string, p *KPCAProblem, b *Built, delta float64, repeat int) (KPCAResult, error) {
 	r := KPCAResult{Solver: solver, Delta: delta, Params: map[string]float64{}}
@@ -223,7 +227,7 @@ func RunEigen(solver string, p *KPCAProblem, b *Built, delta float64, repeat int
 			params = append(params, map[string]float64{"tol": tol})
 		}
 	case "randomized":
-		for o := 10; o <= 2560 && p.S+o <= p.N; o *= 2 {
+		for o := 10; o <= maxOversample && p.S+o <= p.N; o *= 2 {
 			candidates = append(candidates, eig.Randomized{Oversample: o, Seed: p.Seed})
 			params = append(params, map[string]float64{"oversample": float64(o)})
 		}
@@ -244,6 +248,7 @@ func RunEigen(solver string, p *KPCAProblem, b *Built, delta float64, repeat int
 			return r, err
 		}
 		if eta >= delta {
+			r.Eta, r.Passes, r.MatVecs, r.Params = eta, res.Passes, res.MatVecs, params[i] // the last tried
 			continue
 		}
 		r.Eta, r.Passes, r.MatVecs, r.Iterations, r.Params = eta, res.Passes, res.MatVecs, res.Iterations, params[i]

@@ -17,8 +17,23 @@ type benchReport struct {
 }
 
 func runBench(args []string, stdout io.Writer) error {
+	if len(args) >= 1 && args[0] == "compare" {
+		if len(args) != 3 {
+			return usagef("kdual bench compare OURS.json PEERS.json")
+		}
+		ours, err := bench.ReadReport(args[1])
+		if err != nil {
+			return err
+		}
+		peers, err := bench.ReadReport(args[2])
+		if err != nil {
+			return err
+		}
+		bench.Compare(stdout, ours, peers)
+		return nil
+	}
 	if len(args) == 0 || args[0] != "kpca" {
-		return usagef("kdual bench kpca [flags] (other benchmarks come later)")
+		return usagef("kdual bench kpca [flags] | kdual bench compare OURS.json PEERS.json")
 	}
 	fs := newFlags("bench kpca")
 	p := &bench.KPCAProblem{}
