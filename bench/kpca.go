@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -31,14 +32,35 @@ type KPCAProblem struct {
 	Seed      uint64  `json:"seed"`
 	GramSecs  float64 `json:"gram_seconds"`
 	DOpt      float64 `json:"d_opt"`
+	// PeakRSSGB is the process's peak resident memory at the end of the
+	// run (Linux VmHWM), in GB.
+	PeakRSSGB float64 `json:"peak_rss_gb"`
 	// DataOut, when set, receives the data matrix for peer programs.
 	DataOut string `json:"-"`
 }
 
-// Built is a problem's kernel matrix as an operator, with d_opt.
+// Built is a problem's kernel matrix as an operator.
 type Built struct {
 	Op eig.Operator
-	G  *mat.SymDense // nil with Float32 once the operator is built
+	G  *mat.SymDense // nil with Float32
+}
+
+// PeakRSSGB reads the process's peak resident set size (Linux VmHWM) in
+// GB; 0 where /proc is not available.
+func PeakRSSGB() float64 {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			var kb float64
+			if _, err := fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:")), "%g kB", &kb); err == nil {
+				return kb * 1024 / 1e9
+			}
+		}
+	}
+	return 0
 }
 
 // Build makes the data, the bandwidth, the kernel matrix and the operator,
@@ -74,6 +96,9 @@ func (p *KPCAProblem) Build() (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.Float32 {
+		return p.buildFloat32(x, kind)
+	}
 	start := time.Now()
 	g, err := linalg.Gram(x, linalg.Kernel{Kind: kind, Sigma: p.Sigma})
 	if err != nil {
@@ -89,24 +114,49 @@ func (p *KPCAProblem) Build() (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	// d_opt from Lanczos at a tight tolerance (the reference, not timed).
-	ref, err := eig.Lanczos{Tol: 1e-13}.Solve(dense, p.S)
+	if err := p.reference(dense); err != nil {
+		return nil, err
+	}
+	b := &Built{Op: dense, G: g}
+	return b, nil
+}
+
+// buildFloat32 builds the kernel matrix straight into float32 storage (no
+// n×n float64 matrix: n = 60 000 fits in 24 GB).
+func (p *KPCAProblem) buildFloat32(x *mat.Dense, kind linalg.KernelKind) (*Built, error) {
+	start := time.Now()
+	g32, err := linalg.GramFloat32(x, linalg.Kernel{Kind: kind, Sigma: p.Sigma})
 	if err != nil {
-		return nil, fmt.Errorf("bench: reference eigensolve: %w", err)
+		return nil, err
+	}
+	if p.Center {
+		if _, err := linalg.CenterKernel32(g32, p.N); err != nil {
+			return nil, err
+		}
+	}
+	p.GramSecs = time.Since(start).Seconds()
+	op, err := eig.NewFloat32From(p.N, g32)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.reference(op); err != nil {
+		return nil, err
+	}
+	return &Built{Op: op}, nil
+}
+
+// reference sets d_opt = −½ Σ_{i≤s} λ_i from Lanczos at a tight tolerance
+// (not timed).
+func (p *KPCAProblem) reference(op eig.Operator) error {
+	ref, err := eig.Lanczos{Tol: 1e-13}.Solve(op, p.S)
+	if err != nil {
+		return fmt.Errorf("bench: reference eigensolve: %w", err)
 	}
 	p.DOpt = 0
 	for _, l := range ref.Values {
 		p.DOpt -= 0.5 * l
 	}
-	b := &Built{Op: dense, G: g}
-	if p.Float32 {
-		f, err := eig.NewFloat32(g)
-		if err != nil {
-			return nil, err
-		}
-		b.Op, b.G = f, nil
-	}
-	return b, nil
+	return nil
 }
 
 func (p *KPCAProblem) data() (*mat.Dense, error) {

@@ -567,3 +567,49 @@ func TestGramRoutesAgree(t *testing.T) {
 		require.True(t, mat.EqualApprox(c1, c2, 1e-12*math.Max(1, mat.Max(c2))))
 	}
 }
+
+func TestGramFloat32MatchesGram(t *testing.T) {
+	x := randData(21, 150, 9)
+	for _, k := range testKernels {
+		for _, native := range []bool{true, false} {
+			useDotKernel = native
+			g, err := Gram(x, k)
+			require.NoError(t, err)
+			g32, err := GramFloat32(x, k)
+			require.NoError(t, err)
+			for i := 0; i < 150; i++ {
+				for j := 0; j < 150; j++ {
+					want := g.At(i, j)
+					got := float64(g32[i*150+j])
+					// One rounding to float32: relative error ≤ 2⁻²⁴.
+					require.InDelta(t, want, got, 6e-8*math.Abs(want)+1e-300, "%v (%d,%d)", k, i, j)
+					require.Equal(t, g32[i*150+j], g32[j*150+i])
+				}
+			}
+		}
+	}
+	useDotKernel = true
+	_, err := GramFloat32(x, Kernel{Kind: Gaussian})
+	require.ErrorIs(t, err, ErrInvalid)
+}
+
+func TestCenterKernel32(t *testing.T) {
+	x := randData(5, 70, 3)
+	k := Kernel{Kind: Laplace, Sigma: 2}
+	g, err := Gram(x, k)
+	require.NoError(t, err)
+	g32, err := GramFloat32(x, k)
+	require.NoError(t, err)
+	c64, err := CenterKernel(g)
+	require.NoError(t, err)
+	c32, err := CenterKernel32(g32, 70)
+	require.NoError(t, err)
+	require.InDelta(t, c64.Mean, c32.Mean, 1e-6)
+	for i := 0; i < 70; i++ {
+		for j := 0; j < 70; j++ {
+			require.InDelta(t, g.At(i, j), float64(g32[i*70+j]), 1e-6)
+		}
+	}
+	_, err = CenterKernel32(g32, 71)
+	require.ErrorIs(t, err, ErrInvalid)
+}

@@ -88,9 +88,10 @@ func runBench(args []string, stdout io.Writer) error {
 			rep.Results = append(rep.Results, r)
 		}
 	}
+	p.PeakRSSGB = bench.PeakRSSGB()
 	if *jsonOut == "" {
-		fmt.Fprintf(stdout, "%s n=%d d=%d s=%d %s σ=%.4g center=%v gram %.2fs d_opt=%.6g\n",
-			p.Data, p.N, p.D, p.S, p.Kernel, p.Sigma, p.Center, p.GramSecs, p.DOpt)
+		fmt.Fprintf(stdout, "%s n=%d d=%d s=%d %s σ=%.4g center=%v float32=%v gram %.2fs d_opt=%.6g peak memory %.2f GB\n",
+			p.Data, p.N, p.D, p.S, p.Kernel, p.Sigma, p.Center, p.Float32, p.GramSecs, p.DOpt, p.PeakRSSGB)
 		fmt.Fprintf(stdout, "%-11s %-7s %-9s %-9s %-7s %-8s\n", "solver", "delta", "seconds", "eta", "passes", "matvecs")
 		for _, r := range rep.Results {
 			secs := "-"

@@ -124,6 +124,33 @@ func TestBenchKPCAJSON(t *testing.T) {
 	}
 }
 
+func TestBenchKPCAFloat32Centred(t *testing.T) {
+	code, out, stderr := runCLI(t, "bench", "kpca", "--data", "randn", "--n", "120", "--d", "6", "--s", "3",
+		"--kernel", "laplace", "--float32", "--center", "--delta", "1e-3", "--solvers", "lbfgs,lanczos,block",
+		"--repeat", "1", "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	var rep struct {
+		Problem struct {
+			Float32   bool    `json:"float32"`
+			Center    bool    `json:"center"`
+			PeakRSSGB float64 `json:"peak_rss_gb"`
+		} `json:"problem"`
+		Results []struct {
+			Seconds *float64 `json:"seconds"`
+			Eta     float64  `json:"eta"`
+		} `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.True(t, rep.Problem.Float32)
+	require.True(t, rep.Problem.Center)
+	require.Greater(t, rep.Problem.PeakRSSGB, 0.0)
+	require.Len(t, rep.Results, 3)
+	for _, r := range rep.Results {
+		require.NotNil(t, r.Seconds)
+		require.Less(t, r.Eta, 1e-3)
+	}
+}
+
 func TestKPCACommands(t *testing.T) {
 	dir := t.TempDir()
 	csv := filepath.Join(dir, "x.csv")
