@@ -52,7 +52,7 @@ bench-all: bench-go bench-foundation bench-eig bench-dual bench
 # All sizes: the n = 60 000 Fashion-MNIST row with float32 storage (about
 # 15 GB of memory and 6 minutes on 2 cores).
 bench-full: bench build
-	$(BIN) bench kpca --data fashion --n 60000 --kernel gaussian --bandwidth median --float32 \
+	set -o pipefail; $(BIN) bench kpca --data fashion --n 60000 --kernel gaussian --bandwidth median --float32 \
 	  --solvers lbfgs,lanczos,block --delta 1e-2,1e-4 --repeat 1 | tee $(BENCHDIR)/fashion-60000-float32.txt
 
 bench-go: deps

@@ -48,7 +48,7 @@ const (
 // BlockKrylov there.
 // The zero value is ready.
 type Randomized struct {
-	// Oversample is p; 0 means 10.
+	// Oversample is p; 0 means 10, a negative value means none.
 	Oversample int
 	// PowerIters is q; 0 means scikit-learn's 'auto' (7 when k < 0.1·n,
 	// else 4); a negative value means none.
@@ -70,11 +70,14 @@ func (rz Randomized) Solve(op Operator, k int) (*Result, error) {
 		return nil, err
 	}
 	p := rz.Oversample
-	if p == 0 {
+	switch {
+	case p == 0:
 		p = 10
+	case p < 0:
+		p = 0
 	}
-	if p < 0 || rz.Tol < 0 || math.IsNaN(rz.Tol) {
-		return nil, fmt.Errorf("eig: randomized: oversampling %d, tolerance %g: %w", p, rz.Tol, ErrInvalid)
+	if rz.Tol < 0 || math.IsNaN(rz.Tol) {
+		return nil, fmt.Errorf("eig: randomized: tolerance %g: %w", rz.Tol, ErrInvalid)
 	}
 	q := rz.PowerIters
 	switch {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -32,8 +33,11 @@ func runBench(args []string, stdout io.Writer) error {
 		bench.Compare(stdout, ours, peers)
 		return nil
 	}
+	if len(args) >= 1 && args[0] == "figures" {
+		return runBenchFigures(args[1:], stdout)
+	}
 	if len(args) == 0 || args[0] != "kpca" {
-		return usagef("kdual bench kpca [flags] | kdual bench compare OURS.json PEERS.json")
+		return usagef("kdual bench kpca [flags] | kdual bench compare OURS.json PEERS.json | kdual bench figures [flags]")
 	}
 	fs := newFlags("bench kpca")
 	p := &bench.KPCAProblem{}
@@ -114,4 +118,61 @@ func runBench(args []string, stdout io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(rep)
+}
+
+func runBenchFigures(args []string, stdout io.Writer) error {
+	fs := newFlags("bench figures")
+	out := fs.String("out", "docs", "directory for the PNG and JSON files")
+	n1 := fs.Int("fig1-n", 2000, "Fig. 1: matrix size")
+	cs := fs.String("fig1-c", "0.005,0.01,0.02,0.05,0.1,0.2", "Fig. 1: decay rates c")
+	n2 := fs.Int("fig2-n", 5000, "Fig. 2: points (randn, d = 256, Laplace kernel)")
+	ss := fs.String("fig2-s", "5,10,20,40,80", "Fig. 2: numbers of components")
+	delta := fs.Float64("delta", 0, "accuracy target (0: 1e-4 for Fig. 1, 1e-2 for Fig. 2)")
+	seed := fs.Uint64("seed", 1, "seed")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	cList, err := floatList(*cs)
+	if err != nil {
+		return err
+	}
+	sf, err := floatList(*ss)
+	if err != nil {
+		return err
+	}
+	var sList []int
+	for _, v := range sf {
+		sList = append(sList, int(v))
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	d1, d2 := 1e-4, 1e-2
+	if *delta > 0 {
+		d1, d2 = *delta, *delta
+	}
+	rows1, err := bench.Fig1(*n1, 20, cList, d1, *seed, os.Stderr)
+	if err != nil {
+		return err
+	}
+	if err := bench.PlotFig1(rows1, filepath.Join(*out, "fig1_decay.png")); err != nil {
+		return err
+	}
+	rows2, err := bench.Fig2(*n2, 256, sList, d2, 1, *seed, os.Stderr)
+	if err != nil {
+		return err
+	}
+	if err := bench.PlotFig2(rows2, filepath.Join(*out, "fig2_s.png")); err != nil {
+		return err
+	}
+	raw, err := json.MarshalIndent(map[string]any{"fig1": rows1, "fig1_n": *n1, "fig1_delta": d1,
+		"fig2": rows2, "fig2_n": *n2, "fig2_delta": d2}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(*out, "figures.json"), raw, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s/fig1_decay.png, %s/fig2_s.png, %s/figures.json\n", *out, *out, *out)
+	return nil
 }

@@ -178,3 +178,29 @@ func TestKPCACommands(t *testing.T) {
 	require.Len(t, rows, 2)
 	require.InDelta(t, 1, rows[0]["error_ratio"], 1e-9, "ε = 0 is the square loss")
 }
+
+func TestBenchFigures(t *testing.T) {
+	dir := t.TempDir()
+	code, out, stderr := runCLI(t, "bench", "figures", "--out", dir, "--fig1-n", "200", "--fig1-c", "0.05,0.2",
+		"--fig2-n", "200", "--fig2-s", "3,6")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "fig1_decay.png")
+	for _, f := range []string{"fig1_decay.png", "fig2_s.png", "figures.json"} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		require.NoError(t, err)
+		require.Greater(t, st.Size(), int64(1000), f)
+	}
+	var figs struct {
+		Fig1 []struct {
+			C     float64 `json:"c"`
+			Iters int     `json:"lbfgs_iterations"`
+		} `json:"fig1"`
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "figures.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &figs))
+	require.Len(t, figs.Fig1, 2)
+	for _, r := range figs.Fig1 {
+		require.Greater(t, r.Iters, 0)
+	}
+}
