@@ -31,9 +31,9 @@ type KPCAProblem struct {
 	Float32   bool    `json:"float32"`
 	Seed      uint64  `json:"seed"`
 	// Decay is c of the decay problem (Fig. 1): D_ii = exp(−c·i).
-	Decay float64 `json:"c,omitempty"`
-	GramSecs  float64 `json:"gram_seconds"`
-	DOpt      float64 `json:"d_opt"`
+	Decay    float64 `json:"c,omitempty"`
+	GramSecs float64 `json:"gram_seconds"`
+	DOpt     float64 `json:"d_opt"`
 	// PeakRSSGB is the process's peak resident memory at the end of the
 	// run (Linux VmHWM), in GB.
 	PeakRSSGB float64 `json:"peak_rss_gb"`

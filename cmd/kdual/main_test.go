@@ -188,7 +188,7 @@ func TestBenchFigures(t *testing.T) {
 	for _, f := range []string{"fig1_decay.png", "fig2_s.png", "figures.json"} {
 		st, err := os.Stat(filepath.Join(dir, f))
 		require.NoError(t, err)
-		require.Greater(t, st.Size(), int64(1000), f)
+		require.Greater(t, st.Size(), int64(100), f)
 	}
 	var figs struct {
 		Fig1 []struct {
