@@ -143,7 +143,9 @@ func PlotFig2(rows []Fig2Row, path string) error {
 	p := plot.New()
 	p.Title.Text = "Fig. 2: training time against s"
 	p.X.Label.Text = "s (components)"
-	p.Y.Label.Text = "seconds to η < δ"
+	p.Y.Label.Text = "seconds to η < δ (log scale)"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	var args []any
 	for _, name := range []string{"lbfgs", "randomized", "lanczos", "block"} {
 		var xy plotter.XYs
@@ -161,5 +163,7 @@ func PlotFig2(rows []Fig2Row, path string) error {
 	}
 	p.Legend.Top = true
 	p.Legend.Left = true
+	p.Legend.YOffs = -5 * vg.Millimeter
+	p.Y.Max *= 3 // room for the legend
 	return p.Save(7*vg.Inch, 4.5*vg.Inch, path)
 }

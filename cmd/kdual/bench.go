@@ -124,13 +124,31 @@ func runBenchFigures(args []string, stdout io.Writer) error {
 	fs := newFlags("bench figures")
 	out := fs.String("out", "docs", "directory for the PNG and JSON files")
 	n1 := fs.Int("fig1-n", 2000, "Fig. 1: matrix size")
-	cs := fs.String("fig1-c", "0.005,0.01,0.02,0.05,0.1,0.2", "Fig. 1: decay rates c")
+	cs := fs.String("fig1-c", "0.002,0.005,0.01,0.02,0.05,0.1", "Fig. 1: decay rates c")
 	n2 := fs.Int("fig2-n", 5000, "Fig. 2: points (randn, d = 256, Laplace kernel)")
 	ss := fs.String("fig2-s", "5,10,20,40,80", "Fig. 2: numbers of components")
 	delta := fs.Float64("delta", 0, "accuracy target (0: 1e-4 for Fig. 1, 1e-2 for Fig. 2)")
 	seed := fs.Uint64("seed", 1, "seed")
+	from := fs.String("from", "", "redraw the PNGs from an earlier figures.json instead of running")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *from != "" {
+		var f struct {
+			Fig1 []bench.Fig1Row `json:"fig1"`
+			Fig2 []bench.Fig2Row `json:"fig2"`
+		}
+		raw, err := os.ReadFile(*from)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(raw, &f); err != nil {
+			return err
+		}
+		if err := bench.PlotFig1(f.Fig1, filepath.Join(*out, "fig1_decay.png")); err != nil {
+			return err
+		}
+		return bench.PlotFig2(f.Fig2, filepath.Join(*out, "fig2_s.png"))
 	}
 	cList, err := floatList(*cs)
 	if err != nil {
