@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"io"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -41,4 +43,21 @@ func TestEtaAndEigenEta(t *testing.T) {
 	require.False(t, math.IsNaN(eta))
 	_, err = (&KPCAProblem{Data: "nope", N: 10, S: 2, Kernel: "gaussian"}).Build()
 	require.Error(t, err)
+}
+
+func TestTablesTinyTask(t *testing.T) {
+	rows, err := Tables([]TableTask{{Name: "tiny", Data: "randn", N: 150}}, "laplace", []float64{1e-2, 1e-4}, 200, 200, 1, io.Discard)
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	for _, r := range rows {
+		require.NotNil(t, r.SVD, "the full eigendecomposition ran")
+		for _, res := range []KPCAResult{r.Ours, r.Lanczos, r.Block} {
+			require.NotNil(t, res.Seconds, res.Solver)
+			require.Less(t, res.Eta, r.Delta, res.Solver)
+		}
+	}
+	var buf strings.Builder
+	WriteTables(&buf, rows)
+	require.Equal(t, 4, strings.Count(buf.String(), "\n"))
+	require.Contains(t, buf.String(), "| tiny | 150 | laplace | 0.01 |")
 }

@@ -238,6 +238,29 @@ func (p *KPCAProblem) data() (*mat.Dense, error) {
 		}
 		linalg.CenterColumns(x)
 		return x, nil
+	case "synth1":
+		// Multivariate normal with covariance diag(1/j), j = 1…d: a fixed
+		// covariance with a decaying spectrum (the paper does not give its
+		// covariance). d defaults to 10 000 as in the paper.
+		if p.D == 0 {
+			p.D = 10000
+		}
+		scale := make([]float64, p.D)
+		for j := range scale {
+			scale[j] = 1 / math.Sqrt(float64(j+1))
+		}
+		x, err := dataset.StandardNormal(p.N, p.D, p.Seed)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < p.N; i++ {
+			row := x.RawRowView(i)
+			for j := range row {
+				row[j] *= scale[j]
+			}
+		}
+		linalg.CenterColumns(x)
+		return x, nil
 	case "fashion":
 		f, err := dataset.LoadFashion("", "train", p.N)
 		if err != nil {
@@ -247,7 +270,7 @@ func (p *KPCAProblem) data() (*mat.Dense, error) {
 		linalg.CenterColumns(f.X)
 		return f.X, nil
 	}
-	return nil, fmt.Errorf("bench: data %q: want randn or fashion: %w", p.Data, linalg.ErrInvalid)
+	return nil, fmt.Errorf("bench: data %q: want randn, synth1, fashion or decay: %w", p.Data, linalg.ErrInvalid)
 }
 
 // Eta is the paper's accuracy |d(H) − d_opt|/|d_opt|.
@@ -348,12 +371,18 @@ func RunEigen(solver string, p *KPCAProblem, b *Built, delta float64, repeat int
 	case "dense":
 		candidates = []eig.Solver{eig.DenseSolver{}}
 		params = []map[string]float64{{}}
+	case "dense-full":
+		// The paper's SVD column: all eigenpairs (dsyevd), then the top s.
+		candidates = []eig.Solver{fullDense{}}
+		params = []map[string]float64{{}}
 	default:
 		return r, fmt.Errorf("bench: solver %q: %w", solver, linalg.ErrInvalid)
 	}
 	for i, c := range candidates {
 		counter := &eig.Counting{Op: b.Op}
+		start := time.Now()
 		res, err := c.Solve(counter, p.S)
+		first := time.Since(start).Seconds()
 		if err != nil {
 			continue
 		}
@@ -366,6 +395,12 @@ func RunEigen(solver string, p *KPCAProblem, b *Built, delta float64, repeat int
 			continue
 		}
 		r.Eta, r.Passes, r.MatVecs, r.Iterations, r.Params = eta, res.Passes, res.MatVecs, res.Iterations, params[i]
+		if repeat == 1 {
+			// The search run is the timed run (the counting wrapper costs
+			// nothing measurable).
+			r.Seconds = &first
+			return r, nil
+		}
 		var times []float64
 		for rep := 0; rep < repeat; rep++ {
 			start := time.Now()
@@ -379,6 +414,23 @@ func RunEigen(solver string, p *KPCAProblem, b *Built, delta float64, repeat int
 		return r, nil
 	}
 	return r, nil
+}
+
+// fullDense computes all n eigenpairs with LAPACK dsyevd and keeps the top
+// s, as the paper's full SVD reference does.
+type fullDense struct{}
+
+func (fullDense) Solve(op eig.Operator, k int) (*eig.Result, error) {
+	n := op.Dim()
+	res, err := eig.DenseSolver{}.Solve(op, n)
+	if err != nil {
+		return nil, err
+	}
+	res.Values = res.Values[:k]
+	res.Vectors = mat.DenseCopyOf(res.Vectors.Slice(0, n, 0, k))
+	res.Residuals = res.Residuals[:k]
+	res.NumConverged = k
+	return res, nil
 }
 
 func median(v []float64) float64 {

@@ -36,6 +36,9 @@ func runBench(args []string, stdout io.Writer) error {
 	if len(args) >= 1 && args[0] == "figures" {
 		return runBenchFigures(args[1:], stdout)
 	}
+	if len(args) >= 1 && args[0] == "tables" {
+		return runBenchTables(args[1:], stdout)
+	}
 	if len(args) == 0 || args[0] != "kpca" {
 		return usagef("kdual bench kpca [flags] | kdual bench compare OURS.json PEERS.json | kdual bench figures [flags]")
 	}
@@ -193,4 +196,46 @@ func runBenchFigures(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s/fig1_decay.png, %s/fig2_s.png, %s/figures.json\n", *out, *out, *out)
 	return nil
+}
+
+func runBenchTables(args []string, stdout io.Writer) error {
+	fs := newFlags("bench tables")
+	kern := fs.String("kernel", "laplace", "laplace (Tables 2 and 3) or gaussian (Table 5)")
+	maxN := fs.Int("max-n", 7000, "largest task size to run (60000 runs all)")
+	svdMaxN := fs.Int("svd-max-n", 7000, "largest n for the full eigendecomposition column ('-' beyond)")
+	deltas := fs.String("delta", "1e-2,1e-4", "accuracy targets")
+	repeat := fs.Int("repeat", 1, "timed repeats (median)")
+	out := fs.String("out", "", "also write TABLE.md and TABLE.json into this directory")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	ds, err := floatList(*deltas)
+	if err != nil {
+		return err
+	}
+	rows, err := bench.Tables(bench.PaperTasks, *kern, ds, *maxN, *svdMaxN, *repeat, os.Stderr)
+	if err != nil {
+		return err
+	}
+	bench.WriteTables(stdout, rows)
+	if *out == "" {
+		return nil
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	name := filepath.Join(*out, "tables-"+*kern)
+	f, err := os.Create(name + ".md")
+	if err != nil {
+		return err
+	}
+	bench.WriteTables(f, rows)
+	if err := f.Close(); err != nil {
+		return err
+	}
+	raw, err := json.MarshalIndent(rows, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(name+".json", raw, 0o644)
 }

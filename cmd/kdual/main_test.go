@@ -204,3 +204,13 @@ func TestBenchFigures(t *testing.T) {
 		require.Greater(t, r.Iters, 0)
 	}
 }
+
+func TestBenchTablesSmall(t *testing.T) {
+	dir := t.TempDir()
+	// max-n below every paper task: nothing runs, the table has its header.
+	code, out, stderr := runCLI(t, "bench", "tables", "--max-n", "100", "--out", dir)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "| task | n | kernel |")
+	_, err := os.Stat(filepath.Join(dir, "tables-laplace.json"))
+	require.NoError(t, err)
+}
