@@ -109,18 +109,7 @@ func runBench(args []string, stdout io.Writer) error {
 		}
 		return nil
 	}
-	var w io.Writer = stdout
-	if *jsonOut != "-" {
-		f, err := os.Create(*jsonOut)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return writeJSON(*jsonOut, stdout, rep)
 }
 
 func runBenchFigures(args []string, stdout io.Writer) error {

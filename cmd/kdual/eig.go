@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"time"
 
@@ -195,16 +193,5 @@ func writeEig(rep eigReport, jsonOut string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "values[:%d]     %.6g\n", show, rep.Values[:show])
 		return nil
 	}
-	var w io.Writer = stdout
-	if jsonOut != "-" {
-		f, err := os.Create(jsonOut)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return writeJSON(jsonOut, stdout, rep)
 }
