@@ -22,6 +22,9 @@
 // Results: eigenvalues decreasing; eigenvectors orthonormal, the sign of
 // each fixed so that its largest-magnitude entry is positive; random starts
 // seeded (default seed 1), so a run is reproducible. Errors wrap ErrInvalid
-// (k out of range, NaN), ErrNotConverged (with the partial result in
-// *NotConvergedError) or ErrBreakdown.
+// (k out of range, NaN or Inf from the operator) or ErrNotConverged (with
+// the partial result in *NotConvergedError). A Krylov space that becomes
+// invariant is not an error: the basis is extended with fresh random
+// directions. ErrBreakdown is defined here for the models built on eig
+// (a rank-deficient HᵀGH in package kpca).
 package eig

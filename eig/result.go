@@ -15,8 +15,8 @@ var (
 	ErrInvalid = linalg.ErrInvalid
 	// ErrNotConverged: the iteration limit was reached first.
 	ErrNotConverged = errors.New("eig: not converged")
-	// ErrBreakdown: the iteration cannot continue (for example a Krylov
-	// space that cannot be extended although pairs are unconverged).
+	// ErrBreakdown: a computation cannot continue because a matrix lost
+	// rank (used by the models on top of eig, e.g. a singular HᵀGH).
 	ErrBreakdown = errors.New("eig: breakdown")
 )
 
