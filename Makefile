@@ -8,7 +8,7 @@ DEPS     := libopenblas-dev dataset-fashion-mnist
 PEERDEPS := python3-scipy python3-sklearn
 FUZZTIME ?= 15s
 
-.PHONY: all deps peer-deps build test vet fmt-check bench bench-all bench-full bench-go bench-foundation bench-eig bench-dual fuzz clean
+.PHONY: all deps peer-deps build test vet fmt-check bench bench-all bench-full bench-go bench-foundation bench-eig bench-dual bench-kernelpca fuzz clean
 
 all: build
 
@@ -47,7 +47,10 @@ bench: build peer-deps
 	  $(BIN) bench compare $(BENCHDIR)/$$tag-kdual.json $(BENCHDIR)/$$tag-peers.json | tee $(BENCHDIR)/$$tag.md; \
 	done
 
-bench-all: bench-go bench-foundation bench-eig bench-dual bench
+bench-all: bench-go bench-foundation bench-eig bench-dual bench-kernelpca bench
+
+bench-kernelpca: build peer-deps
+	$(PYTHON) bench/peers/kernelpca.py $(BIN) --n 7000 --s 20 --repeat 3
 
 # All sizes: the n = 60 000 Fashion-MNIST row with float32 storage (about
 # 15 GB of memory and 6 minutes on 2 cores).

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -111,9 +112,11 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	}
 	m := &kpca.KPCA{Components: *s, Kernel: k, Solver: *solver, NoCenter: *noCenter, Tol: *tol, Seed: *seed,
 		Loss: kpca.Loss{Kind: lk, Param: *param, Relative: *relative}}
+	start := time.Now()
 	if err := m.Fit(x); err != nil {
 		return err
 	}
+	fitSeconds := time.Since(start).Seconds()
 	z, _ := m.Scores()
 	if cmd == "transform" && *apply != "" {
 		y, err := readMatrix(*apply, 0)
@@ -134,7 +137,8 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"eigenvalues": vals, "sigma": k.Sigma, "info": m.Info(), "scores": rows})
+		return enc.Encode(map[string]any{"eigenvalues": vals, "sigma": k.Sigma, "info": m.Info(), "scores": rows,
+			"fit_seconds": fitSeconds})
 	}
 	r, c := z.Dims()
 	for i := 0; i < r; i++ {
