@@ -108,8 +108,7 @@ func step(stx, fx, dx, sty, fy, dy, stp, fp, dp float64, brackt bool, stpmin, st
 	case fp > fx:
 		// Case 1: the minimum is bracketed; cubic unless the quadratic is closer to x.
 		theta := 3*(fx-fp)/(stp-stx) + dx + dp
-		s := math.Max(math.Abs(theta), math.Max(math.Abs(dx), math.Abs(dp)))
-		gamma := s * math.Sqrt(math.Max(0, (theta/s)*(theta/s)-(dx/s)*(dp/s)))
+		gamma := cubicGamma(theta, dx, dp)
 		if stp < stx {
 			gamma = -gamma
 		}
@@ -126,8 +125,7 @@ func step(stx, fx, dx, sty, fy, dy, stp, fp, dp float64, brackt bool, stpmin, st
 	case sgnd < 0:
 		// Case 2: derivatives of opposite sign bracket a minimum.
 		theta := 3*(fx-fp)/(stp-stx) + dx + dp
-		s := math.Max(math.Abs(theta), math.Max(math.Abs(dx), math.Abs(dp)))
-		gamma := s * math.Sqrt(math.Max(0, (theta/s)*(theta/s)-(dx/s)*(dp/s)))
+		gamma := cubicGamma(theta, dx, dp)
 		if stp > stx {
 			gamma = -gamma
 		}
@@ -144,8 +142,7 @@ func step(stx, fx, dx, sty, fy, dy, stp, fp, dp float64, brackt bool, stpmin, st
 	case math.Abs(dp) < math.Abs(dx):
 		// Case 3: the derivative magnitude decreases.
 		theta := 3*(fx-fp)/(stp-stx) + dx + dp
-		s := math.Max(math.Abs(theta), math.Max(math.Abs(dx), math.Abs(dp)))
-		gamma := s * math.Sqrt(math.Max(0, (theta/s)*(theta/s)-(dx/s)*(dp/s)))
+		gamma := cubicGamma(theta, dx, dp)
 		if stp > stx {
 			gamma = -gamma
 		}
@@ -186,8 +183,7 @@ func step(stx, fx, dx, sty, fy, dy, stp, fp, dp float64, brackt bool, stpmin, st
 		switch {
 		case brackt:
 			theta := 3*(fp-fy)/(sty-stp) + dy + dp
-			s := math.Max(math.Abs(theta), math.Max(math.Abs(dy), math.Abs(dp)))
-			gamma := s * math.Sqrt(math.Max(0, (theta/s)*(theta/s)-(dy/s)*(dp/s)))
+			gamma := cubicGamma(theta, dy, dp)
 			if stp > sty {
 				gamma = -gamma
 			}
@@ -210,4 +206,13 @@ func step(stx, fx, dx, sty, fy, dy, stp, fp, dp float64, brackt bool, stpmin, st
 		stx, fx, dx = stp, fp, dp
 	}
 	return stx, fx, dx, sty, fy, dy, stpf, brackt
+}
+
+// cubicGamma is the square root in the minimiser of the cubic that
+// interpolates two points with slopes a and b (θ from their values),
+// √(θ² − a·b) scaled by s = max(|θ|, |a|, |b|) against overflow, and 0
+// where rounding makes the radicand negative.
+func cubicGamma(theta, a, b float64) float64 {
+	s := math.Max(math.Abs(theta), math.Max(math.Abs(a), math.Abs(b)))
+	return s * math.Sqrt(math.Max(0, (theta/s)*(theta/s)-(a/s)*(b/s)))
 }

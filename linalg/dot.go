@@ -34,16 +34,7 @@ func innerProducts(a, b *mat.Dense, out []float64, ldo int, upper bool, after fu
 	m, d := a.Dims()
 	n, _ := b.Dims()
 	ar, br := a.RawMatrix(), b.RawMatrix()
-	var tiles []tile
-	for i0 := 0; i0 < m; i0 += dotTile {
-		j := 0
-		if upper {
-			j = i0
-		}
-		for j0 := j; j0 < n; j0 += dotTile {
-			tiles = append(tiles, tile{i0, min(i0+dotTile, m), j0, min(j0+dotTile, n)})
-		}
-	}
+	tiles := tilesOf(m, n, upper)
 	kernel := useDotKernel && native.HasDotKernel()
 	if !kernel {
 		if upper {
@@ -59,6 +50,39 @@ func innerProducts(a, b *mat.Dense, out []float64, ldo int, upper bool, after fu
 			return
 		}
 	}
+	runTiles(tiles, 0, func(t tile, _ []float64) {
+		if kernel {
+			native.DotNT(t.i1-t.i0, t.j1-t.j0, d,
+				ar.Data[t.i0*ar.Stride:], ar.Stride,
+				br.Data[t.j0*br.Stride:], br.Stride,
+				out[t.i0*ldo+t.j0:], ldo)
+		}
+		if after != nil {
+			after(t)
+		}
+	})
+}
+
+// tilesOf lists the dotTile×dotTile output tiles of an m×n product; with
+// upper, only those on or above the diagonal.
+func tilesOf(m, n int, upper bool) []tile {
+	var tiles []tile
+	for i0 := 0; i0 < m; i0 += dotTile {
+		j := 0
+		if upper {
+			j = i0
+		}
+		for j0 := j; j0 < n; j0 += dotTile {
+			tiles = append(tiles, tile{i0, min(i0+dotTile, m), j0, min(j0+dotTile, n)})
+		}
+	}
+	return tiles
+}
+
+// runTiles calls work on every tile from GOMAXPROCS goroutines, each with
+// its own scratch slice of scratchLen float64s (nil when 0). work must not
+// call OpenBLAS.
+func runTiles(tiles []tile, scratchLen int, work func(t tile, scratch []float64)) {
 	jobs := make(chan tile, len(tiles))
 	for _, t := range tiles {
 		jobs <- t
@@ -69,16 +93,12 @@ func innerProducts(a, b *mat.Dense, out []float64, ldo int, upper bool, after fu
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var scratch []float64
+			if scratchLen > 0 {
+				scratch = make([]float64, scratchLen)
+			}
 			for t := range jobs {
-				if kernel {
-					native.DotNT(t.i1-t.i0, t.j1-t.j0, d,
-						ar.Data[t.i0*ar.Stride:], ar.Stride,
-						br.Data[t.j0*br.Stride:], br.Stride,
-						out[t.i0*ldo+t.j0:], ldo)
-				}
-				if after != nil {
-					after(t)
-				}
+				work(t, scratch)
 			}
 		}()
 	}

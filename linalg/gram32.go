@@ -1,9 +1,6 @@
 package linalg
 
 import (
-	"runtime"
-	"sync"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -32,12 +29,7 @@ func GramFloat32(x *mat.Dense, k Kernel) ([]float32, error) {
 	c, laplace := k.rbfScale()
 	kernel := useDotKernel && native.HasDotKernel()
 	xr := x.RawMatrix()
-	var tiles []tile
-	for i0 := 0; i0 < n; i0 += dotTile {
-		for j0 := i0; j0 < n; j0 += dotTile {
-			tiles = append(tiles, tile{i0, min(i0+dotTile, n), j0, min(j0+dotTile, n)})
-		}
-	}
+	tiles := tilesOf(n, n, true)
 	finish := func(t tile, buf []float64) {
 		tm, tn := t.i1-t.i0, t.j1-t.j0
 		if distance && kernel {
@@ -74,25 +66,11 @@ func GramFloat32(x *mat.Dense, k Kernel) ([]float32, error) {
 		}
 		return out, nil
 	}
-	jobs := make(chan tile, len(tiles))
-	for _, t := range tiles {
-		jobs <- t
-	}
-	close(jobs)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]float64, dotTile*dotTile)
-			for t := range jobs {
-				native.DotNT(t.i1-t.i0, t.j1-t.j0, d, xr.Data[t.i0*xr.Stride:], xr.Stride,
-					xr.Data[t.j0*xr.Stride:], xr.Stride, buf, dotTile)
-				finish(t, buf)
-			}
-		}()
-	}
-	wg.Wait()
+	runTiles(tiles, dotTile*dotTile, func(t tile, buf []float64) {
+		native.DotNT(t.i1-t.i0, t.j1-t.j0, d, xr.Data[t.i0*xr.Stride:], xr.Stride,
+			xr.Data[t.j0*xr.Stride:], xr.Stride, buf, dotTile)
+		finish(t, buf)
+	})
 	return out, nil
 }
 

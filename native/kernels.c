@@ -9,65 +9,81 @@ typedef double kd_v8 __attribute__((vector_size(64)));
 #define KD_NR 4
 #define KD_W 8
 
-// kd_dgemm_nt_avx512 sets out[i*ldo + j] = Σ_k a[i*lda + k]·b[j*ldb + k]
-// for i < m, j < n: out = A·Bᵀ for row-major A (m×d) and B (n×d), whose
-// rows are contiguous in k. A 4×4 block of dot products is kept in sixteen
-// 8-wide accumulators (24 of the 32 zmm registers with the loads).
-__attribute__((target("avx512f,fma")))
-void kd_dgemm_nt_avx512(int m, int n, int d, const double *a, int lda,
-                        const double *b, int ldb, double *out, int ldo) {
-    for (int i = 0; i < m; i += KD_MR) {
-        int mr = m - i < KD_MR ? m - i : KD_MR;
-        for (int j = 0; j < n; j += KD_NR) {
-            int nr = n - j < KD_NR ? n - j : KD_NR;
-            if (mr == KD_MR && nr == KD_NR) {
-                kd_v8 acc[KD_MR][KD_NR];
-                memset(acc, 0, sizeof acc);
-                int k = 0;
-                for (; k + KD_W <= d; k += KD_W) {
-                    kd_v8 av[KD_MR], bv[KD_NR];
-                    for (int r = 0; r < KD_MR; r++)
-                        memcpy(&av[r], a + (size_t)(i + r) * lda + k, sizeof(kd_v8));
-                    for (int c = 0; c < KD_NR; c++)
-                        memcpy(&bv[c], b + (size_t)(j + c) * ldb + k, sizeof(kd_v8));
-                    for (int r = 0; r < KD_MR; r++)
-                        for (int c = 0; c < KD_NR; c++)
-                            acc[r][c] += av[r] * bv[c];
-                }
-                for (int r = 0; r < KD_MR; r++) {
-                    const double *x = a + (size_t)(i + r) * lda;
-                    for (int c = 0; c < KD_NR; c++) {
-                        const double *y = b + (size_t)(j + c) * ldb;
-                        double s = 0;
-                        for (int l = 0; l < KD_W; l++) s += acc[r][c][l];
-                        for (int kk = k; kk < d; kk++) s += x[kk] * y[kk];
-                        out[(size_t)(i + r) * ldo + j + c] = s;
-                    }
-                }
-                continue;
-            }
-            for (int r = 0; r < mr; r++) {
-                const double *x = a + (size_t)(i + r) * lda;
-                for (int c = 0; c < nr; c++) {
-                    const double *y = b + (size_t)(j + c) * ldb;
-                    kd_v8 v;
-                    memset(&v, 0, sizeof v);
-                    int k = 0;
-                    for (; k + KD_W <= d; k += KD_W) {
-                        kd_v8 p, q;
-                        memcpy(&p, x + k, sizeof p);
-                        memcpy(&q, y + k, sizeof q);
-                        v += p * q;
-                    }
-                    double s = 0;
-                    for (int l = 0; l < KD_W; l++) s += v[l];
-                    for (; k < d; k++) s += x[k] * y[k];
-                    out[(size_t)(i + r) * ldo + j + c] = s;
-                }
-            }
-        }
-    }
+#define KD_LOAD_D(dst, src) memcpy(&(dst), (src), sizeof(kd_v8))
+#define KD_LOAD_F(dst, src) do { kd_f8 f_; memcpy(&f_, (src), sizeof f_); \
+                                 (dst) = __builtin_convertvector(f_, kd_v8); } while (0)
+
+// KD_DOT_NT defines NAME, which sets out[i*ldo + j] = Σ_k a[i*lda + k]·b[j*ldb + k]
+// for i < m, j < n: out = A·Bᵀ for row-major A (m×d, element type TA, read
+// with LOADA into float64 lanes) and B (n×d, float64), whose rows are
+// contiguous in k. A 4×4 block of dot products is kept in sixteen 8-wide
+// accumulators (24 of the 32 zmm registers with the loads); every product
+// and sum is in float64.
+#define KD_DOT_NT(NAME, TA, LOADA)                                                  \
+__attribute__((target("avx512f,fma")))                                             \
+void NAME(int m, int n, int d, const TA *a, int lda, const double *b, int ldb,      \
+          double *out, int ldo) {                                                   \
+    for (int i = 0; i < m; i += KD_MR) {                                           \
+        int mr = m - i < KD_MR ? m - i : KD_MR;                                    \
+        for (int j = 0; j < n; j += KD_NR) {                                       \
+            int nr = n - j < KD_NR ? n - j : KD_NR;                                \
+            if (mr == KD_MR && nr == KD_NR) {                                      \
+                kd_v8 acc[KD_MR][KD_NR];                                           \
+                memset(acc, 0, sizeof acc);                                        \
+                int k = 0;                                                         \
+                for (; k + KD_W <= d; k += KD_W) {                                 \
+                    kd_v8 av[KD_MR], bv[KD_NR];                                    \
+                    for (int r = 0; r < KD_MR; r++)                                \
+                        LOADA(av[r], a + (size_t)(i + r) * lda + k);               \
+                    for (int c = 0; c < KD_NR; c++)                                \
+                        KD_LOAD_D(bv[c], b + (size_t)(j + c) * ldb + k);           \
+                    for (int r = 0; r < KD_MR; r++)                                \
+                        for (int c = 0; c < KD_NR; c++)                            \
+                            acc[r][c] += av[r] * bv[c];                            \
+                }                                                                  \
+                for (int r = 0; r < KD_MR; r++) {                                  \
+                    const TA *x = a + (size_t)(i + r) * lda;                       \
+                    for (int c = 0; c < KD_NR; c++) {                              \
+                        const double *y = b + (size_t)(j + c) * ldb;               \
+                        double s = 0;                                              \
+                        for (int l = 0; l < KD_W; l++) s += acc[r][c][l];          \
+                        for (int kk = k; kk < d; kk++) s += (double)x[kk] * y[kk]; \
+                        out[(size_t)(i + r) * ldo + j + c] = s;                    \
+                    }                                                              \
+                }                                                                  \
+                continue;                                                          \
+            }                                                                      \
+            /* Edge block: one row of A at a time against nr ≤ 4 rows of B. */     \
+            for (int r = 0; r < mr; r++) {                                         \
+                const TA *x = a + (size_t)(i + r) * lda;                           \
+                kd_v8 v[KD_NR];                                                    \
+                memset(v, 0, sizeof v);                                            \
+                int k = 0;                                                         \
+                for (; k + KD_W <= d; k += KD_W) {                                 \
+                    kd_v8 p;                                                       \
+                    LOADA(p, x + k);                                               \
+                    for (int c = 0; c < nr; c++) {                                 \
+                        kd_v8 q;                                                   \
+                        KD_LOAD_D(q, b + (size_t)(j + c) * ldb + k);               \
+                        v[c] += p * q;                                             \
+                    }                                                              \
+                }                                                                  \
+                for (int c = 0; c < nr; c++) {                                     \
+                    const double *y = b + (size_t)(j + c) * ldb;                   \
+                    double s = 0;                                                  \
+                    for (int l = 0; l < KD_W; l++) s += v[c][l];                   \
+                    for (int kk = k; kk < d; kk++) s += (double)x[kk] * y[kk];     \
+                    out[(size_t)(i + r) * ldo + j + c] = s;                        \
+                }                                                                  \
+            }                                                                      \
+        }                                                                          \
+    }                                                                              \
 }
+
+typedef float kd_f8 __attribute__((vector_size(32)));
+
+KD_DOT_NT(kd_dgemm_nt_avx512, double, KD_LOAD_D)
+KD_DOT_NT(kd_sdot_nt_avx512, float, KD_LOAD_F)
 
 int kd_has_avx512(void) {
     __builtin_cpu_init();
@@ -144,75 +160,6 @@ void kd_rbf_tile(int m, int n, double *out, int ldo, const double *ni, const dou
     }
 }
 
-typedef float kd_f8 __attribute__((vector_size(32)));
-
-// kd_sdot_nt_avx512 is kd_dgemm_nt_avx512 for a float32 A: out = A·Bᵀ with
-// A (m×d) stored in float32 and B (n×d) in float64. Each 8-float load of A
-// is widened to double and all products and sums are in float64, so the
-// only rounding beyond float64's is that of A's storage.
-__attribute__((target("avx512f,fma")))
-void kd_sdot_nt_avx512(int m, int n, int d, const float *a, int lda,
-                       const double *b, int ldb, double *out, int ldo) {
-    for (int i = 0; i < m; i += KD_MR) {
-        int mr = m - i < KD_MR ? m - i : KD_MR;
-        for (int j = 0; j < n; j += KD_NR) {
-            int nr = n - j < KD_NR ? n - j : KD_NR;
-            if (mr == KD_MR && nr == KD_NR) {
-                kd_v8 acc[KD_MR][KD_NR];
-                memset(acc, 0, sizeof acc);
-                int k = 0;
-                for (; k + KD_W <= d; k += KD_W) {
-                    kd_v8 av[KD_MR], bv[KD_NR];
-                    for (int r = 0; r < KD_MR; r++) {
-                        kd_f8 f;
-                        memcpy(&f, a + (size_t)(i + r) * lda + k, sizeof f);
-                        av[r] = __builtin_convertvector(f, kd_v8);
-                    }
-                    for (int c = 0; c < KD_NR; c++)
-                        memcpy(&bv[c], b + (size_t)(j + c) * ldb + k, sizeof(kd_v8));
-                    for (int r = 0; r < KD_MR; r++)
-                        for (int c = 0; c < KD_NR; c++)
-                            acc[r][c] += av[r] * bv[c];
-                }
-                for (int r = 0; r < KD_MR; r++) {
-                    const float *x = a + (size_t)(i + r) * lda;
-                    for (int c = 0; c < KD_NR; c++) {
-                        const double *y = b + (size_t)(j + c) * ldb;
-                        double s = 0;
-                        for (int l = 0; l < KD_W; l++) s += acc[r][c][l];
-                        for (int kk = k; kk < d; kk++) s += (double)x[kk] * y[kk];
-                        out[(size_t)(i + r) * ldo + j + c] = s;
-                    }
-                }
-                continue;
-            }
-            for (int r = 0; r < mr; r++) {
-                const float *x = a + (size_t)(i + r) * lda;
-                kd_v8 v[KD_NR];
-                memset(v, 0, sizeof v);
-                int k = 0;
-                for (; k + KD_W <= d; k += KD_W) {
-                    kd_f8 f;
-                    memcpy(&f, x + k, sizeof f);
-                    kd_v8 p = __builtin_convertvector(f, kd_v8);
-                    for (int c = 0; c < nr; c++) {
-                        kd_v8 q;
-                        memcpy(&q, b + (size_t)(j + c) * ldb + k, sizeof q);
-                        v[c] += p * q;
-                    }
-                }
-                for (int c = 0; c < nr; c++) {
-                    const double *y = b + (size_t)(j + c) * ldb;
-                    double s = 0;
-                    for (int l = 0; l < KD_W; l++) s += v[c][l];
-                    for (int kk = k; kk < d; kk++) s += (double)x[kk] * y[kk];
-                    out[(size_t)(i + r) * ldo + j + c] = s;
-                }
-            }
-        }
-    }
-}
-
 // KD_SYMV_BAND defines the band kernel of y = A·x for a symmetric A of
 // which only the upper triangle is read: rows [i0, i1) contribute
 // s_i = Σ_{j≥i} a_ij x_j to y_i and a_ij·x_i to y_j (j > i). Each matrix
@@ -278,8 +225,5 @@ void NAME(int n, const T *a, int lda, const double *x, int i0, int i1, double *y
     }                                                                            \
 }
 
-#define KD_LOAD_D(dst, src) memcpy(&(dst), (src), sizeof(kd_v8))
-#define KD_LOAD_F(dst, src) do { kd_f8 f_; memcpy(&f_, (src), sizeof f_); \
-                                 (dst) = __builtin_convertvector(f_, kd_v8); } while (0)
 KD_SYMV_BAND(kd_dsymv_band_avx512, double, KD_LOAD_D)
 KD_SYMV_BAND(kd_ssymv_band_avx512, float, KD_LOAD_F)
