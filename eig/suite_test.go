@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/internal/testmat"
 )
 
 // The shared suite: every solver must pass it.
@@ -84,35 +84,9 @@ var problems = []problem{
 	{"tiny n=3", []float64{1, -2, 0.5}, 2, false},
 }
 
-func randOrthogonal(rng *rand.Rand, n int) *mat.Dense {
-	a := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			a.Set(i, j, rng.NormFloat64())
-		}
-	}
-	var qr mat.QR
-	qr.Factorize(a)
-	var q mat.Dense
-	qr.QTo(&q)
-	return &q
-}
-
 // symWithSpectrum returns Q·diag(λ)·Qᵀ (both triangles stored).
 func symWithSpectrum(seed uint64, lambda []float64) *mat.SymDense {
-	n := len(lambda)
-	q := randOrthogonal(rand.New(rand.NewPCG(seed, 5)), n)
-	var ql, a mat.Dense
-	ql.Apply(func(i, j int, v float64) float64 { return v * lambda[j] }, q)
-	a.Mul(&ql, q.T())
-	s := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			s.SetSym(i, j, 0.5*(a.At(i, j)+a.At(j, i)))
-		}
-	}
-	linalg.Symmetrize(s)
-	return s
+	return testmat.WithSpectrum(rand.New(rand.NewPCG(seed, 5)), lambda)
 }
 
 func maxAbs(l []float64) float64 {

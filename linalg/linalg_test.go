@@ -10,40 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/internal/testmat"
 	"github.com/kdual/kdual/lapack"
 )
 
-// randOrthogonal returns a seeded random n×n orthogonal matrix, from gonum's
-// pure-Go QR so that it does not depend on the code under test.
-func randOrthogonal(rng *rand.Rand, n int) *mat.Dense {
-	a := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			a.Set(i, j, rng.NormFloat64())
-		}
-	}
-	var qr mat.QR
-	qr.Factorize(a)
-	var q mat.Dense
-	qr.QTo(&q)
-	return &q
-}
-
 // withSpectrum returns Q·diag(λ)·Qᵀ with a seeded random orthogonal Q.
 func withSpectrum(seed uint64, lambda []float64) *mat.SymDense {
-	n := len(lambda)
-	q := randOrthogonal(rand.New(rand.NewPCG(seed, 99)), n)
-	var ql mat.Dense
-	ql.Apply(func(i, j int, v float64) float64 { return v * lambda[j] }, q)
-	var a mat.Dense
-	a.Mul(&ql, q.T())
-	s := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			s.SetSym(i, j, 0.5*(a.At(i, j)+a.At(j, i)))
-		}
-	}
-	return s
+	return testmat.WithSpectrum(rand.New(rand.NewPCG(seed, 99)), lambda)
 }
 
 func decreasing(l []float64) []float64 {
