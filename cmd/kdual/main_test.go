@@ -100,7 +100,7 @@ func TestUsageErrors(t *testing.T) {
 
 func TestBenchKPCAJSON(t *testing.T) {
 	code, out, stderr := runCLI(t, "bench", "kpca", "--data", "randn", "--n", "150", "--d", "8", "--s", "3",
-		"--kernel", "gaussian", "--bandwidth", "paper", "--delta", "1e-2,1e-4", "--solvers", "lbfgs,lanczos,randomized,block,dense",
+		"--kernel", "gaussian", "--bandwidth", "paper", "--delta", "1e-2,1e-4", "--solvers", "lbfgs,lanczos,randomized,block,dense,dense-full",
 		"--repeat", "1", "--json", "-")
 	require.Equal(t, 0, code, stderr)
 	var raw map[string]json.RawMessage
@@ -112,7 +112,7 @@ func TestBenchKPCAJSON(t *testing.T) {
 	}
 	var results []map[string]any
 	require.NoError(t, json.Unmarshal(raw["results"], &results))
-	require.Len(t, results, 10)
+	require.Len(t, results, 12)
 	for _, r := range results {
 		for _, f := range []string{"solver", "delta", "seconds", "eta", "passes", "matvecs", "iterations", "params"} {
 			require.Contains(t, r, f)
