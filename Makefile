@@ -8,7 +8,7 @@ DEPS     := libopenblas-dev dataset-fashion-mnist
 PEERDEPS := python3-scipy python3-sklearn
 FUZZTIME ?= 15s
 
-.PHONY: all deps peer-deps build test vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-eig bench-dual bench-kernelpca fuzz clean
+.PHONY: all deps peer-deps build test vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-eig bench-dual bench-kernelpca ppca fuzz clean
 
 all: build
 
@@ -100,6 +100,14 @@ bench-dual: build peer-deps
 	$(PYTHON) bench/peers/dual_lbfgs.py $(BIN) --n 7000 --s 20 --repeat 3
 	$(BIN) kpca robust
 	$(BIN) kpca sparse
+
+# The dual probabilistic-PCA paper's settings: the toy (q = 1, 3, 10) and
+# the 0/1 image sets (digits, Fashion-MNIST), with the figures in docs/.
+PPCA_OUT ?= docs
+ppca: build
+	@for q in 1 3 10; do $(BIN) ppca --data toy --q $$q --sample 300 --plot $(PPCA_OUT)/ppca_toy_q$$q.png; done
+	$(BIN) ppca --data digits --classes 0,1 --q 2 --gamma 4 --sample 100 --plot $(PPCA_OUT)/ppca_digits01.png
+	$(BIN) ppca --data fashion --classes 0,1 --n 500 --q 2 --gamma 4 --sample 100 --plot $(PPCA_OUT)/ppca_fashion01.png
 
 fuzz: deps
 	$(GO) test ./dataset -run '^$$' -fuzz '^FuzzReadCSV$$' -fuzztime $(FUZZTIME)

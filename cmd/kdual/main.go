@@ -8,6 +8,7 @@
 //	kdual bench kpca [flags]    KPCA solvers to accuracy η < δ (the paper's protocol)
 //	kdual kpca fit|transform    kernel PCA on CSV or IDX data
 //	kdual kpca robust|sparse    the dual-KPCA paper's Table 4 and Fig. 4 settings
+//	kdual ppca [flags]          dual probabilistic PCA: σ², reconstructions, samples
 //
 // Run "kdual COMMAND -h" for a command's flags. Errors go to standard error
 // with exit status 1 (2 for usage errors).
@@ -32,6 +33,7 @@ var commands = []command{
 	{"eig", "eigendecomposition of a built-in symmetric matrix, with residual checks", runEig},
 	{"bench", "bench kpca: the dual-KPCA paper's training-time protocol", runBench},
 	{"kpca", "kpca fit|transform|robust|sparse: kernel PCA and the paper's experiments", runKPCA},
+	{"ppca", "probabilistic PCA in dual form: σ², MAP reconstructions, samples, image grids", runPPCA},
 }
 
 // errUsage marks errors that are the caller's wording, not a failure.

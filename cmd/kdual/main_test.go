@@ -214,3 +214,42 @@ func TestBenchTablesSmall(t *testing.T) {
 	_, err := os.Stat(filepath.Join(dir, "tables-laplace.json"))
 	require.NoError(t, err)
 }
+
+func TestPPCA(t *testing.T) {
+	dir := t.TempDir()
+	png := filepath.Join(dir, "toy.png")
+	code, out, stderr := runCLI(t, "ppca", "--data", "toy", "--q", "3", "--sample", "50", "--plot", png, "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	var r struct {
+		N         int       `json:"n"`
+		Q         int       `json:"q"`
+		Sigma2    float64   `json:"sigma2"`
+		Explained float64   `json:"explained_variance"`
+		Values    []float64 `json:"eigenvalues"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Equal(t, 20, r.N)
+	require.Equal(t, 3, r.Q)
+	// σ²_ML = Σ_{p>q} λ_p/(N(N−q)) lies between λ_{q+1}'s share and λ_q/N.
+	require.LessOrEqual(t, r.Sigma2, r.Values[2]/20)
+	require.Greater(t, r.Explained, 0.0)
+	require.Less(t, r.Explained, 1.0)
+	st, err := os.Stat(png)
+	require.NoError(t, err)
+	require.Greater(t, st.Size(), int64(1000))
+
+	digits := filepath.Join(dir, "digits.png")
+	code, out, stderr = runCLI(t, "ppca", "--data", "digits", "--classes", "0,1", "--sigma2", "0.0005", "--plot", digits)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "N=360")
+	_, err = os.Stat(digits)
+	require.NoError(t, err)
+
+	code, _, _ = runCLI(t, "ppca", "--data", "toy")
+	require.Equal(t, 2, code) // neither q nor σ²
+	code, _, stderr = runCLI(t, "ppca", "--data", "toy", "--q", "25")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "q = 25")
+	code, _, _ = runCLI(t, "ppca", "--data", "digits", "--classes", "0,1", "--n", "400", "--q", "2")
+	require.Equal(t, 1, code) // only 360 zeros and ones
+}

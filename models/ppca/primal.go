@@ -1,0 +1,198 @@
+package ppca
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/linalg"
+)
+
+// Primal is Tipping and Bishop's probabilistic PCA on explicit features
+// (the rows of the data matrix). Q and Sigma2 follow the rules of Dual,
+// with the maximum-likelihood σ² = Σ_{p>q} λ_p/(N(d−q)) over the d
+// eigenvalues of the scatter matrix.
+type Primal struct {
+	Q      int
+	Sigma2 float64
+
+	n, d   int
+	mean   []float64
+	values []float64  // eigenvalues of Φ_cᵀΦ_c, decreasing (all d)
+	v      *mat.Dense // their eigenvectors, d×d
+	w      *mat.Dense // W, d×q
+	trace  float64
+	q      int
+	sigma2 float64
+	fitted bool
+}
+
+// Fit fits the model to the N×d matrix x (N ≥ 2).
+func (m *Primal) Fit(x *mat.Dense) error {
+	*m = Primal{Q: m.Q, Sigma2: m.Sigma2}
+	if x == nil || x.IsEmpty() {
+		return invalidf("Fit: empty data")
+	}
+	if err := linalg.CheckFinite("ppca: Fit", x); err != nil {
+		return err
+	}
+	n, d := x.Dims()
+	if n < 2 {
+		return invalidf("need N ≥ 2 points, have %d", n)
+	}
+	if m.Q < 0 || m.Q >= d {
+		return invalidf("q = %d: want 0 ≤ q < d = %d", m.Q, d)
+	}
+	if m.Sigma2 < 0 || math.IsNaN(m.Sigma2) || math.IsInf(m.Sigma2, 0) {
+		return invalidf("σ² = %g: want a finite σ² ≥ 0", m.Sigma2)
+	}
+	if m.Q == 0 && m.Sigma2 == 0 {
+		return invalidf("set q, σ², or both")
+	}
+	xc := mat.DenseCopyOf(x)
+	m.mean = linalg.CenterColumns(xc)
+	c := mat.NewSymDense(d, nil)
+	c.SymOuterK(1, xc.T())
+	e, err := linalg.SymEig(c, 0)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < d; i++ {
+		m.trace += c.At(i, i)
+	}
+	q, s2, err := chooseQ(e.Values, true, m.trace, n, d, m.Q, m.Sigma2)
+	if err != nil {
+		return err
+	}
+	m.n, m.d, m.values, m.v, m.q, m.sigma2 = n, d, e.Values, e.Vectors, q, s2
+	// W = V_q (Λ_q/N − σ²I)^{1/2}.
+	m.w = mat.NewDense(d, q, nil)
+	for p := 0; p < q; p++ {
+		f := math.Sqrt(math.Max(e.Values[p]/float64(n)-s2, 0))
+		for i := 0; i < d; i++ {
+			m.w.Set(i, p, e.Vectors.At(i, p)*f)
+		}
+	}
+	m.fitted = true
+	return nil
+}
+
+// LatentDim is the fitted q.
+func (m *Primal) LatentDim() int { return m.q }
+
+// NoiseVariance is the fitted σ².
+func (m *Primal) NoiseVariance() float64 { return m.sigma2 }
+
+// Mean is μ_ML, the mean of the training rows.
+func (m *Primal) Mean() []float64 { return append([]float64(nil), m.mean...) }
+
+// W returns a copy of W_ML (d×q).
+func (m *Primal) W() *mat.Dense { return mat.DenseCopyOf(m.w) }
+
+// Eigenvalues returns the d eigenvalues of the scatter matrix Φ_cᵀΦ_c.
+func (m *Primal) Eigenvalues() []float64 { return append([]float64(nil), m.values...) }
+
+// ExplainedVariance is Σ_{p≤q} λ_p / Σ_p λ_p.
+func (m *Primal) ExplainedVariance() float64 {
+	s := 0.0
+	for _, v := range m.values[:m.q] {
+		s += v
+	}
+	return s / m.trace
+}
+
+// Project returns h_MAP = (WᵀW + σ²I)^{-1} Wᵀ(φ − μ) = N Λ_q^{-1} Wᵀ(φ − μ)
+// for each row φ of x.
+func (m *Primal) Project(x *mat.Dense) (*mat.Dense, error) {
+	if !m.fitted {
+		return nil, ErrNotFitted
+	}
+	if x == nil || x.IsEmpty() {
+		return nil, invalidf("Project: empty data")
+	}
+	rows, d := x.Dims()
+	if d != m.d {
+		return nil, invalidf("Project: x has %d columns, the model %d", d, m.d)
+	}
+	if err := linalg.CheckFinite("ppca: Project", x); err != nil {
+		return nil, err
+	}
+	xc := mat.DenseCopyOf(x)
+	for i := 0; i < rows; i++ {
+		row := xc.RawRowView(i)
+		for j := range row {
+			row[j] -= m.mean[j]
+		}
+	}
+	h := mat.NewDense(rows, m.q, nil)
+	h.Mul(xc, m.w)
+	for p := 0; p < m.q; p++ {
+		f := float64(m.n) / m.values[p]
+		for i := 0; i < rows; i++ {
+			h.Set(i, p, h.At(i, p)*f)
+		}
+	}
+	return h, nil
+}
+
+// Reconstruct returns φ_MAP = W h + μ for each row h of h.
+func (m *Primal) Reconstruct(h *mat.Dense) (*mat.Dense, error) {
+	if !m.fitted {
+		return nil, ErrNotFitted
+	}
+	if h == nil || h.IsEmpty() {
+		return nil, invalidf("Reconstruct: empty latent matrix")
+	}
+	rows, c := h.Dims()
+	if c != m.q {
+		return nil, invalidf("Reconstruct: latent vectors have %d entries, q = %d", c, m.q)
+	}
+	if err := linalg.CheckFinite("ppca: Reconstruct", h); err != nil {
+		return nil, err
+	}
+	out := mat.NewDense(rows, m.d, nil)
+	out.Mul(h, m.w.T())
+	for i := 0; i < rows; i++ {
+		row := out.RawRowView(i)
+		for j := range row {
+			row[j] += m.mean[j]
+		}
+	}
+	return out, nil
+}
+
+// PosteriorCov returns the covariance of h | φ, σ²(WᵀW + σ²I)^{-1} =
+// σ² N Λ_q^{-1}.
+func (m *Primal) PosteriorCov() *mat.SymDense {
+	c := mat.NewSymDense(m.q, nil)
+	for p := 0; p < m.q; p++ {
+		c.SetSym(p, p, m.sigma2*float64(m.n)/m.values[p])
+	}
+	return c
+}
+
+// Sample draws count rows φ = μ + W h + σζ with h ~ N(0, I_q) and
+// ζ ~ N(0, I_d): the model's marginal N(μ, WWᵀ + σ²I).
+func (m *Primal) Sample(count int, seed uint64) (*mat.Dense, error) {
+	if !m.fitted {
+		return nil, ErrNotFitted
+	}
+	if count < 1 {
+		return nil, invalidf("Sample: count %d < 1", count)
+	}
+	rng := dataset.NewRand(seed)
+	h := mat.NewDense(count, m.q, nil)
+	for i := range h.RawMatrix().Data {
+		h.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	out, err := m.Reconstruct(h)
+	if err != nil {
+		return nil, err
+	}
+	s := math.Sqrt(m.sigma2)
+	for i := range out.RawMatrix().Data {
+		out.RawMatrix().Data[i] += s * rng.NormFloat64()
+	}
+	return out, nil
+}
