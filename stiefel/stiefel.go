@@ -1,0 +1,382 @@
+// Package stiefel minimises smooth functions on the Stiefel manifold
+// St(m, s) = {A ∈ R^{m×s} : AᵀA = I_s} with Cayley-Adam and Cayley-SGD
+// with momentum (Li, Fuxin and Todorovic, "Efficient Riemannian
+// optimization on the Stiefel manifold via the Cayley transform", 2020).
+//
+// One step, with G the Euclidean gradient at A and M the momentum:
+//
+//	M ← β₁M + (1−β₁)G                      (SGD: M ← βM + G)
+//	v ← β₂v + (1−β₂)‖G‖²_F                  (Adam: one scalar per matrix)
+//	r = (1−β₁^k)·√(v/(1−β₂^k) + ε)          (SGD: r = 1)
+//	P = M − ½A(AᵀM),  W = (P Aᵀ − A Pᵀ)/r   (skew-symmetric, m×m, rank ≤ 2s)
+//	M ← r·W A                               (momentum in the tangent space)
+//	α = min(lr, 1/(‖W‖_F + ε))              (so ‖(α/2)W‖₂ ≤ ½: contraction)
+//	Y₀ = A − αWA;  Y_{i+1} = A − (α/2)W(A + Y_i),  i < CayleyIters
+//	A ← Y
+//
+// The fixed point of the last iteration is the Cayley transform
+// (I + (α/2)W)^{-1}(I − (α/2)W)A, which stays on the manifold; the
+// iterations stop short of it, so when ‖AᵀA − I‖_F drifts above ReorthTol
+// the iterate is replaced by its nearest orthonormal matrix A(AᵀA)^{-1/2}.
+// W is never formed: it is kept as W = [P, A]·[A, −P]ᵀ/r, so W·Z costs
+// O(m·s²) and a step O(m·s²) plus the objective's gradient; ‖W‖_F comes
+// from the 2s×2s Gram matrices of the two factors.
+package stiefel
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/linalg"
+)
+
+// Error kinds.
+var (
+	ErrInvalid      = linalg.ErrInvalid
+	ErrNotConverged = errors.New("stiefel: not converged")
+)
+
+// Objective is a smooth function of an m×s matrix.
+type Objective interface {
+	// Eval returns f(A) and writes the Euclidean gradient ∂f/∂A to grad
+	// (m×s, overwritten).
+	Eval(a, grad *mat.Dense) float64
+}
+
+// Method selects the update rule.
+type Method int
+
+const (
+	// Adam is Cayley-Adam (the default).
+	Adam Method = iota
+	// SGD is Cayley-SGD with heavy-ball momentum.
+	SGD
+)
+
+// Settings configure Minimize; the zero value is usable.
+type Settings struct {
+	Method Method
+	// LR is the learning rate; 0 means 0.05 (Adam) or 0.01 (SGD).
+	LR float64
+	// Beta1 (Adam) or the momentum β (SGD); 0 means 0.9.
+	Beta1 float64
+	// Beta2 of Adam's second moment; 0 means 0.99.
+	Beta2 float64
+	// Eps; 0 means 1e-8.
+	Eps float64
+	// CayleyIters is the number of fixed-point iterations of the Cayley
+	// transform; 0 means 2 (Li et al.).
+	CayleyIters int
+	// ReorthTol: re-orthonormalise when ‖AᵀA − I‖_F exceeds it; 0 means
+	// 1e-12.
+	ReorthTol float64
+	// MaxIter bounds the steps; 0 means 10 000.
+	MaxIter int
+	// Tol stops when the Riemannian gradient ‖G − A·sym(AᵀG)‖_F is at most
+	// Tol·‖G‖_F; 0 means 1e-8. Negative: run MaxIter steps.
+	Tol float64
+	// Seed of the random start when Minimize is given no start; 0 means 1.
+	Seed uint64
+	// Callback, if set, is called after every step; returning true stops.
+	Callback func(iter int, f float64, a *mat.Dense) bool
+}
+
+// Result reports a minimisation.
+type Result struct {
+	A          *mat.Dense
+	F          float64
+	GradNorm   float64 // final Riemannian gradient norm, relative to ‖G‖_F
+	Iterations int
+	Reorths    int // re-orthonormalisations
+	Converged  bool
+}
+
+func (s *Settings) defaults() Settings {
+	out := *s
+	if out.LR == 0 {
+		out.LR = 0.05
+		if out.Method == SGD {
+			out.LR = 0.01
+		}
+	}
+	if out.Beta1 == 0 {
+		out.Beta1 = 0.9
+	}
+	if out.Beta2 == 0 {
+		out.Beta2 = 0.99
+	}
+	if out.Eps == 0 {
+		out.Eps = 1e-8
+	}
+	if out.CayleyIters == 0 {
+		out.CayleyIters = 2
+	}
+	if out.ReorthTol == 0 {
+		out.ReorthTol = 1e-12
+	}
+	if out.MaxIter == 0 {
+		out.MaxIter = 10000
+	}
+	if out.Tol == 0 {
+		out.Tol = 1e-8
+	}
+	if out.Seed == 0 {
+		out.Seed = 1
+	}
+	return out
+}
+
+// RandomStart returns a seeded m×s matrix with orthonormal columns.
+func RandomStart(m, s int, seed uint64) (*mat.Dense, error) {
+	if m < 1 || s < 1 || s > m {
+		return nil, fmt.Errorf("stiefel: start %d×%d: need 1 ≤ s ≤ m: %w", m, s, ErrInvalid)
+	}
+	rng := dataset.NewRand(seed)
+	a := mat.NewDense(m, s, nil)
+	for i := range a.RawMatrix().Data {
+		a.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	if err := Orthonormalize(a); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Defect returns ‖AᵀA − I‖_F.
+func Defect(a *mat.Dense) float64 {
+	_, s := a.Dims()
+	var g mat.SymDense
+	g.SymOuterK(1, a.T())
+	d := 0.0
+	for i := 0; i < s; i++ {
+		for j := 0; j < s; j++ {
+			v := g.At(i, j)
+			if i == j {
+				v--
+			}
+			d += v * v
+		}
+	}
+	return math.Sqrt(d)
+}
+
+// Orthonormalize replaces a by its nearest matrix with orthonormal columns,
+// A(AᵀA)^{-1/2} (the polar factor: continuous in A, unlike QR's signs).
+func Orthonormalize(a *mat.Dense) error {
+	_, s := a.Dims()
+	g := mat.NewSymDense(s, nil)
+	g.SymOuterK(1, a.T())
+	e, err := linalg.SymEig(g, 0)
+	if err != nil {
+		return err
+	}
+	if !(e.Values[s-1] > 1e-14*e.Values[0]) {
+		return fmt.Errorf("stiefel: columns are linearly dependent (AᵀA eigenvalue %g): %w", e.Values[s-1], ErrInvalid)
+	}
+	// (AᵀA)^{-1/2} = Q diag(μ^{-1/2}) Qᵀ.
+	q := e.Vectors
+	qs := mat.DenseCopyOf(q)
+	for j := 0; j < s; j++ {
+		f := 1 / math.Sqrt(e.Values[j])
+		for i := 0; i < s; i++ {
+			qs.Set(i, j, qs.At(i, j)*f)
+		}
+	}
+	var isq, out mat.Dense
+	isq.Mul(qs, q.T())
+	out.Mul(a, &isq)
+	a.Copy(&out)
+	return nil
+}
+
+// Minimize minimises obj over St(m, s) from a (m×s with orthonormal
+// columns; nil: RandomStart(m, s, Seed)), which it does not modify.
+func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, error) {
+	st := set.defaults()
+	if obj == nil {
+		return nil, fmt.Errorf("stiefel: nil objective: %w", ErrInvalid)
+	}
+	if !(st.LR > 0) || !(st.Beta1 >= 0 && st.Beta1 < 1) || !(st.Beta2 >= 0 && st.Beta2 < 1) || st.CayleyIters < 1 {
+		return nil, fmt.Errorf("stiefel: settings lr=%g β₁=%g β₂=%g iterations=%d: %w", st.LR, st.Beta1, st.Beta2, st.CayleyIters, ErrInvalid)
+	}
+	var a *mat.Dense
+	if a0 == nil {
+		var err error
+		if a, err = RandomStart(m, s, st.Seed); err != nil {
+			return nil, err
+		}
+	} else {
+		r, c := a0.Dims()
+		if r != m || c != s || s > m {
+			return nil, fmt.Errorf("stiefel: start is %d×%d, want %d×%d with s ≤ m: %w", r, c, m, s, ErrInvalid)
+		}
+		if err := linalg.CheckFinite("stiefel: start", a0); err != nil {
+			return nil, err
+		}
+		a = mat.DenseCopyOf(a0)
+		if Defect(a) > 1e-8 {
+			if err := Orthonormalize(a); err != nil {
+				return nil, err
+			}
+		}
+	}
+	w := newWorkspace(m, s)
+	res := &Result{}
+	f := obj.Eval(a, w.g)
+	for k := 1; k <= st.MaxIter; k++ {
+		if math.IsNaN(f) || math.IsInf(f, 0) || !finite(w.g) {
+			return nil, fmt.Errorf("stiefel: objective gave f = %g or a non-finite gradient at step %d: %w", f, k, ErrInvalid)
+		}
+		gn := mat.Norm(w.g, 2)
+		rg := w.riemannianNorm(a)
+		res.GradNorm = rg / math.Max(gn, math.SmallestNonzeroFloat64)
+		if st.Tol > 0 && (gn == 0 || res.GradNorm <= st.Tol) {
+			res.Converged = true
+			break
+		}
+		// Momentum and scaling.
+		r := 1.0
+		if st.Method == Adam {
+			w.mom.Scale(st.Beta1, w.mom)
+			w.mom.Add(w.mom, scaled(w.tmp, 1-st.Beta1, w.g))
+			w.v = st.Beta2*w.v + (1-st.Beta2)*gn*gn
+			vhat := w.v / (1 - math.Pow(st.Beta2, float64(k)))
+			r = (1 - math.Pow(st.Beta1, float64(k))) * math.Sqrt(vhat+st.Eps)
+		} else {
+			w.mom.Scale(st.Beta1, w.mom)
+			w.mom.Add(w.mom, w.g)
+		}
+		w.setW(a, r)
+		// Momentum re-projected: M = r·W·A.
+		w.applyW(w.mom, a)
+		w.mom.Scale(r, w.mom)
+		alpha := math.Min(st.LR, 1/(w.normW()+st.Eps))
+		w.cayley(a, alpha, st.CayleyIters)
+		a.Copy(w.y)
+		if Defect(a) > st.ReorthTol {
+			if err := Orthonormalize(a); err != nil {
+				return nil, err
+			}
+			res.Reorths++
+		}
+		res.Iterations = k
+		f = obj.Eval(a, w.g)
+		if st.Callback != nil && st.Callback(k, f, a) {
+			break
+		}
+	}
+	res.A, res.F = a, f
+	if !res.Converged && st.Tol > 0 {
+		return res, fmt.Errorf("stiefel: %d steps, relative Riemannian gradient %.3g > %g: %w", res.Iterations, res.GradNorm, st.Tol, ErrNotConverged)
+	}
+	return res, nil
+}
+
+func finite(a *mat.Dense) bool {
+	for _, v := range a.RawMatrix().Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func scaled(dst *mat.Dense, f float64, a *mat.Dense) *mat.Dense {
+	dst.Scale(f, a)
+	return dst
+}
+
+// workspace holds the m×s and 2s-sized buffers of one minimisation; W is
+// kept as W = U·Vᵀ/r with U = [P, A] and V = [A, −P].
+type workspace struct {
+	g, mom, tmp, y, prev *mat.Dense
+	u, vv                *mat.Dense // m×2s factors of W
+	small, small2        *mat.Dense // 2s×s
+	ss                   *mat.Dense // s×s
+	r                    float64
+	v                    float64
+}
+
+func newWorkspace(m, s int) *workspace {
+	return &workspace{
+		g: mat.NewDense(m, s, nil), mom: mat.NewDense(m, s, nil), tmp: mat.NewDense(m, s, nil),
+		y: mat.NewDense(m, s, nil), prev: mat.NewDense(m, s, nil),
+		u: mat.NewDense(m, 2*s, nil), vv: mat.NewDense(m, 2*s, nil),
+		small: mat.NewDense(2*s, s, nil), small2: mat.NewDense(2*s, s, nil), ss: mat.NewDense(s, s, nil),
+	}
+}
+
+// riemannianNorm is ‖G − A·sym(AᵀG)‖_F.
+func (w *workspace) riemannianNorm(a *mat.Dense) float64 {
+	w.ss.Mul(a.T(), w.g)
+	_, s := a.Dims()
+	for i := 0; i < s; i++ {
+		for j := i + 1; j < s; j++ {
+			v := 0.5 * (w.ss.At(i, j) + w.ss.At(j, i))
+			w.ss.Set(i, j, v)
+			w.ss.Set(j, i, v)
+		}
+	}
+	w.tmp.Mul(a, w.ss)
+	w.tmp.Sub(w.g, w.tmp)
+	return mat.Norm(w.tmp, 2)
+}
+
+// setW stores the factors of W = (P Aᵀ − A Pᵀ)/r, P = M − ½A(AᵀM).
+func (w *workspace) setW(a *mat.Dense, r float64) {
+	_, s := a.Dims()
+	w.ss.Mul(a.T(), w.mom)
+	w.tmp.Mul(a, w.ss)
+	w.tmp.Scale(-0.5, w.tmp)
+	w.tmp.Add(w.tmp, w.mom) // P
+	m, _ := a.Dims()
+	pu := w.u.Slice(0, m, 0, s).(*mat.Dense)
+	au := w.u.Slice(0, m, s, 2*s).(*mat.Dense)
+	av := w.vv.Slice(0, m, 0, s).(*mat.Dense)
+	pv := w.vv.Slice(0, m, s, 2*s).(*mat.Dense)
+	pu.Copy(w.tmp)
+	au.Copy(a)
+	av.Copy(a)
+	pv.Scale(-1, w.tmp)
+	w.r = r
+}
+
+// applyW sets dst = W·z (dst and z m×s; dst may not alias z).
+func (w *workspace) applyW(dst, z *mat.Dense) {
+	w.small.Mul(w.vv.T(), z)
+	dst.Mul(w.u, w.small)
+	dst.Scale(1/w.r, dst)
+}
+
+// normW is ‖W‖_F = √Tr((UᵀU)(VᵀV))/r.
+func (w *workspace) normW() float64 {
+	var uu, vv mat.Dense
+	uu.Mul(w.u.T(), w.u)
+	vv.Mul(w.vv.T(), w.vv)
+	t := 0.0
+	n, _ := uu.Dims()
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			t += uu.At(i, j) * vv.At(j, i)
+		}
+	}
+	return math.Sqrt(math.Max(t, 0)) / w.r
+}
+
+// cayley sets w.y to the iterated Cayley transform of a.
+func (w *workspace) cayley(a *mat.Dense, alpha float64, iters int) {
+	// Y₀ = A − αWA.
+	w.applyW(w.tmp, a)
+	w.y.Scale(-alpha, w.tmp)
+	w.y.Add(w.y, a)
+	for i := 0; i < iters; i++ {
+		w.prev.Add(a, w.y)
+		w.applyW(w.tmp, w.prev)
+		w.y.Scale(-alpha/2, w.tmp)
+		w.y.Add(w.y, a)
+	}
+}

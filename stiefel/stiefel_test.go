@@ -1,0 +1,180 @@
+package stiefel
+
+import (
+	"math"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/internal/testmat"
+)
+
+// traceObjective is f(A) = −½Tr(AᵀBA), G = −BA: its minimisers span the
+// top-s eigenvectors of B (the RKM and KPCA problem).
+type traceObjective struct{ b mat.Matrix }
+
+func (o traceObjective) Eval(a, grad *mat.Dense) float64 {
+	grad.Mul(o.b, a)
+	f := 0.0
+	for i, v := range grad.RawMatrix().Data {
+		f += v * a.RawMatrix().Data[i]
+	}
+	grad.Scale(-1, grad)
+	return -0.5 * f
+}
+
+func spectrum(m int) []float64 {
+	lam := make([]float64, m)
+	for i := range lam {
+		// A gap after the 5th: 10, 9, …, 6, then 3, 2.9, …
+		if i < 5 {
+			lam[i] = float64(10 - i)
+		} else {
+			lam[i] = 3 * math.Pow(0.97, float64(i-5))
+		}
+	}
+	return lam
+}
+
+func traceOf(b mat.Matrix, a *mat.Dense) float64 {
+	var ba mat.Dense
+	ba.Mul(b, a)
+	t := 0.0
+	for i, v := range ba.RawMatrix().Data {
+		t += v * a.RawMatrix().Data[i]
+	}
+	return t
+}
+
+// Over 10 000 steps the iterate stays on the manifold (‖AᵀA − I‖ ≤ 1e-10 at
+// every step) and reaches Tr(AᵀBA) ≥ (1 − 1e-6)·Σ_{i≤s} λ_i.
+func TestCayleyAdamTrace(t *testing.T) {
+	const m, s = 60, 5
+	lam := spectrum(m)
+	b := testmat.WithSpectrum(dataset.NewRand(1), lam)
+	want := 0.0
+	for _, v := range lam[:s] {
+		want += v
+	}
+	worst := 0.0
+	res, err := Minimize(traceObjective{b}, m, s, nil, Settings{
+		MaxIter: 10000, Tol: -1,
+		Callback: func(_ int, _ float64, a *mat.Dense) bool {
+			worst = math.Max(worst, Defect(a))
+			return false
+		},
+	})
+	require.NoError(t, err)
+	require.Equal(t, 10000, res.Iterations)
+	require.LessOrEqual(t, worst, 1e-10)
+	require.GreaterOrEqual(t, traceOf(b, res.A), (1-1e-6)*want)
+	require.LessOrEqual(t, traceOf(b, res.A), want*(1+1e-12))
+}
+
+// With the default tolerance the iteration stops on a small Riemannian
+// gradient, for Adam and for SGD with momentum.
+func TestConvergesBothMethods(t *testing.T) {
+	const m, s = 40, 4
+	lam := spectrum(m)
+	b := testmat.WithSpectrum(dataset.NewRand(2), lam)
+	want := lam[0] + lam[1] + lam[2] + lam[3]
+	for _, method := range []Method{Adam, SGD} {
+		res, err := Minimize(traceObjective{b}, m, s, nil, Settings{Method: method, Tol: 1e-7, Seed: 3})
+		require.NoError(t, err, "method %d", method)
+		require.True(t, res.Converged)
+		require.InDelta(t, want, traceOf(b, res.A), 1e-9*want)
+		require.LessOrEqual(t, Defect(res.A), 1e-10)
+	}
+}
+
+// diagObjective is −½Tr(AᵀDA) for a diagonal D, matrix-free.
+type diagObjective struct{ d []float64 }
+
+func (o diagObjective) Eval(a, grad *mat.Dense) float64 {
+	m, s := a.Dims()
+	f := 0.0
+	for i := 0; i < m; i++ {
+		for j := 0; j < s; j++ {
+			v := o.d[i] * a.At(i, j)
+			grad.Set(i, j, -v)
+			f += v * a.At(i, j)
+		}
+	}
+	return -0.5 * f
+}
+
+// A step costs no m×m matrix: 50 steps at m = 20 000, s = 10 allocate far
+// less than one m×m float64 matrix (3.2 GB).
+func TestStepMemory(t *testing.T) {
+	const m, s = 20000, 10
+	d := make([]float64, m)
+	for i := range d {
+		d[i] = 1 / float64(i+1)
+	}
+	a0, err := RandomStart(m, s, 4)
+	require.NoError(t, err)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	res, err := Minimize(diagObjective{d}, m, s, a0, Settings{MaxIter: 50, Tol: -1})
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	require.Equal(t, 50, res.Iterations)
+	alloc := after.TotalAlloc - before.TotalAlloc
+	// The workspace is a few m×2s buffers; re-orthonormalisations add one
+	// m×s product each: bounded by 150 MB, against 3.2 GB for one m×m.
+	require.Less(t, alloc, uint64(150<<20), "allocated %d bytes", alloc)
+	require.LessOrEqual(t, Defect(res.A), 1e-10)
+}
+
+// The Cayley step is a retraction: with W skew-symmetric the fixed point
+// (I + αW/2)^{-1}(I − αW/2)A has orthonormal columns; the iteration gets
+// there at the contraction rate.
+func TestCayleyFixedPoint(t *testing.T) {
+	const m, s = 30, 3
+	a, err := RandomStart(m, s, 5)
+	require.NoError(t, err)
+	w := newWorkspace(m, s)
+	g, _ := RandomStart(m, s, 6)
+	w.mom.Copy(g)
+	w.setW(a, 1)
+	alpha := 1 / w.normW()
+	w.cayley(a, alpha, 60)
+	require.Less(t, Defect(w.y), 1e-13)
+	// Dense check of W's skew-symmetry and its Frobenius norm.
+	wd := mat.NewDense(m, m, nil)
+	wd.Mul(w.u, w.vv.T())
+	var wt mat.Dense
+	wt.Add(wd, wd.T())
+	require.Less(t, mat.Norm(&wt, 2), 1e-12)
+	require.InDelta(t, mat.Norm(wd, 2), w.normW(), 1e-12*mat.Norm(wd, 2))
+}
+
+type nanObjective struct{}
+
+func (nanObjective) Eval(_, grad *mat.Dense) float64 {
+	grad.Zero()
+	return math.NaN()
+}
+
+func TestErrors(t *testing.T) {
+	_, err := Minimize(nanObjective{}, 5, 2, nil, Settings{})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = Minimize(traceObjective{mat.NewDiagDense(5, nil)}, 5, 2, mat.NewDense(4, 2, nil), Settings{})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = RandomStart(3, 4, 1)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = Minimize(nil, 5, 2, nil, Settings{})
+	require.ErrorIs(t, err, ErrInvalid)
+	// A rank-deficient start cannot be orthonormalised.
+	_, err = Minimize(traceObjective{mat.NewDiagDense(5, nil)}, 5, 2, mat.NewDense(5, 2, nil), Settings{})
+	require.ErrorIs(t, err, ErrInvalid)
+	// Too few steps: the partial result comes with ErrNotConverged.
+	b := testmat.WithSpectrum(dataset.NewRand(7), spectrum(20))
+	res, err := Minimize(traceObjective{b}, 20, 3, nil, Settings{MaxIter: 3})
+	require.ErrorIs(t, err, ErrNotConverged)
+	require.NotNil(t, res)
+}
