@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -65,4 +66,15 @@ func MultivariateNormalCov(n int, mean []float64, cov mat.Symmetric, seed uint64
 	var l mat.TriDense
 	ch.LTo(&l)
 	return MultivariateNormal(n, mean, &l, seed)
+}
+
+// SumOfSines returns the multi-view RKM paper's toy series,
+// x_ℓ = sin(2πt_ℓ) + 0.2·sin(2π·20·t_ℓ) at t_ℓ = 0, 0.01, …, (n−1)/100.
+func SumOfSines(n int) []float64 {
+	x := make([]float64, max(n, 0))
+	for i := range x {
+		t := float64(i) / 100
+		x[i] = math.Sin(2*math.Pi*t) + 0.2*math.Sin(2*math.Pi*20*t)
+	}
+	return x
 }

@@ -1,0 +1,265 @@
+package rkm
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/stiefel"
+)
+
+const sinesP, sinesS = 40, 4
+
+// sines returns the standardised training pairs and the held-out truth of
+// the paper's sum-of-sines setting (400 train, 100 test, p = 40).
+func sines(t *testing.T) (x, y *mat.Dense, train, test []float64) {
+	t.Helper()
+	series := dataset.SumOfSines(500)
+	st, err := FitStandardizer(series[:400])
+	require.NoError(t, err)
+	train, test = st.Apply(series[:400]), st.Apply(series[400:])
+	x, y, err = LagEmbed(train, sinesP)
+	require.NoError(t, err)
+	return x, y, train, test
+}
+
+func linearModel(setting Setting, training Training) *Model {
+	return &Model{Views: []View{{Features: Identity{}}, {Features: Identity{}}}, Components: sinesS,
+		Setting: setting, Training: training, Rotate: true,
+		Stiefel: stiefel.Settings{Tol: 1e-10, MaxIter: 20000}}
+}
+
+func fitForecast(t *testing.T, m *Model) []float64 {
+	t.Helper()
+	x, y, train, test := sines(t)
+	require.NoError(t, m.Fit([]*mat.Dense{x, y}))
+	f, err := Forecast(m, train, sinesP, len(test))
+	require.NoError(t, err)
+	return f
+}
+
+func relDiff(a, b []float64) float64 {
+	num, den := 0.0, 0.0
+	for i := range a {
+		num += (a[i] - b[i]) * (a[i] - b[i])
+		den += b[i] * b[i]
+	}
+	return math.Sqrt(num / den)
+}
+
+// columnsEqualUpToSign compares matrices column by column, up to sign.
+func columnsEqualUpToSign(t *testing.T, a, b *mat.Dense, tol float64) {
+	t.Helper()
+	r, c := a.Dims()
+	for j := 0; j < c; j++ {
+		sign := 1.0
+		if mat.Dot(a.ColView(j), b.ColView(j)) < 0 {
+			sign = -1
+		}
+		scale := mat.Norm(b.ColView(j), math.Inf(1))
+		for i := 0; i < r; i++ {
+			require.InDelta(t, b.At(i, j), sign*a.At(i, j), tol*scale, "column %d", j)
+		}
+	}
+}
+
+// Primal and dual eig training: the same latent components up to sign, the
+// same forecasts, and U_v = Φ_vᵀH.
+func TestPrimalDualEigAgree(t *testing.T) {
+	p, d := linearModel(Primal, Eig), linearModel(Dual, Eig)
+	fp, fd := fitForecast(t, p), fitForecast(t, d)
+	require.Less(t, relDiff(fp, fd), 1e-8)
+	hp, err := p.H()
+	require.NoError(t, err)
+	hd, err := d.H()
+	require.NoError(t, err)
+	columnsEqualUpToSign(t, hp, hd, 1e-8)
+	for v := 0; v < 2; v++ {
+		up, err := p.U(v)
+		require.NoError(t, err)
+		ud, err := d.U(v)
+		require.NoError(t, err)
+		columnsEqualUpToSign(t, ud, up, 1e-8)
+	}
+	gp, _ := p.Gamma()
+	gd, _ := d.Gamma()
+	for i := 0; i < sinesS; i++ {
+		require.InDelta(t, gd.At(i, i), gp.At(i, i), 1e-9*gd.At(0, 0))
+	}
+	// The forecast is good: the series is nearly periodic.
+	_, _, _, test := sines(t)
+	mse, _ := Errors(fp, test)
+	require.Less(t, mse, 0.05)
+}
+
+// Stiefel training with rotation gives a diagonal Γ equal to Λ and
+// forecasts within 1e-4 of the eig solution, primal and dual; without
+// rotation Γ' is not diagonal but the forecasts are the same.
+func TestStiefelMatchesEig(t *testing.T) {
+	ref := fitForecast(t, linearModel(Dual, Eig))
+	eigModel := linearModel(Dual, Eig)
+	fitForecast(t, eigModel)
+	lam, _ := eigModel.Gamma()
+	for _, setting := range []Setting{Primal, Dual} {
+		m := linearModel(setting, Stiefel)
+		f := fitForecast(t, m)
+		require.Less(t, relDiff(f, ref), 1e-4, "%v", setting)
+		g, _ := m.Gamma()
+		for i := 0; i < sinesS; i++ {
+			require.InDelta(t, lam.At(i, i), g.At(i, i), 1e-6*lam.At(0, 0))
+			for j := 0; j < sinesS; j++ {
+				if i != j {
+					require.InDelta(t, 0, g.At(i, j), 1e-12*lam.At(0, 0))
+				}
+			}
+		}
+		m.Rotate = false
+		f2 := fitForecast(t, m)
+		require.Less(t, relDiff(f2, ref), 1e-4)
+		g2, _ := m.Gamma()
+		off := 0.0
+		for i := 0; i < sinesS; i++ {
+			for j := 0; j < sinesS; j++ {
+				if i != j {
+					off = math.Max(off, math.Abs(g2.At(i, j)))
+				}
+			}
+		}
+		require.Greater(t, off, 1e-3*lam.At(0, 0), "a random start leaves Γ' non-diagonal")
+	}
+}
+
+// Without U = ŨΛ^{1/2} the primal forecast breaks (the paper's Fig. 7).
+func TestNoRescaleBreaksForecast(t *testing.T) {
+	_, _, _, test := sines(t)
+	good, _ := Errors(fitForecast(t, linearModel(Primal, Eig)), test)
+	m := linearModel(Primal, Eig)
+	m.NoRescale = true
+	bad, _ := Errors(fitForecast(t, m), test)
+	require.Greater(t, bad, 10*good, "mse %g against %g", bad, good)
+}
+
+// Inference of a missing view on held-out points equals the closed form
+// h* = (Γ − HᵀK_yH)^{-1}Hᵀk_x, ŷ = Y_cᵀHh* + ȳ, and satisfies the
+// stationarity conditions h = Γ^{-1}Σ_v U_vᵀφ_v with φ_y = U_y h.
+func TestInferClosedForm(t *testing.T) {
+	x, y, _, _ := sines(t)
+	xTrain, yTrain := mat.DenseCopyOf(x.Slice(0, 300, 0, sinesP+1)), mat.DenseCopyOf(y.Slice(0, 300, 0, 1))
+	xTest := mat.DenseCopyOf(x.Slice(300, 359, 0, sinesP+1))
+	for _, setting := range []Setting{Primal, Dual} {
+		m := linearModel(setting, Eig)
+		require.NoError(t, m.Fit([]*mat.Dense{xTrain, yTrain}))
+		got, err := m.Infer(1, []*mat.Dense{xTest, nil})
+		require.NoError(t, err)
+
+		xc, yc := mat.DenseCopyOf(xTrain), mat.DenseCopyOf(yTrain)
+		xm, ym := linalg.CenterColumns(xc), linalg.CenterColumns(yc)
+		h, _ := m.H()
+		g, _ := m.Gamma()
+		var ky, kyh, a mat.Dense
+		ky.Mul(yc, yc.T())
+		kyh.Mul(&ky, h)
+		a.Mul(h.T(), &kyh)
+		a.Sub(g, &a)
+		tc := mat.DenseCopyOf(xTest)
+		for i := 0; i < 59; i++ {
+			for j := range xm {
+				tc.Set(i, j, tc.At(i, j)-xm[j])
+			}
+		}
+		var kx, rhs, hs mat.Dense
+		kx.Mul(xc, tc.T()) // n×m: columns are k_x(x*)
+		rhs.Mul(h.T(), &kx)
+		require.NoError(t, hs.Solve(&a, &rhs))
+		var yhat mat.Dense
+		var ych mat.Dense
+		ych.Mul(yc.T(), h)
+		yhat.Mul(&ych, &hs)
+		for i := 0; i < 59; i++ {
+			require.InDelta(t, yhat.At(0, i)+ym[0], got.At(i, 0), 1e-10, "%v point %d", setting, i)
+		}
+		// Stationarity: Γh = U_xᵀφ_x + U_yᵀφ_y at φ_y = U_y h.
+		ux, _ := m.U(0)
+		uy, _ := m.U(1)
+		for i := 0; i < 59; i++ {
+			hi := hs.ColView(i)
+			var gh, lhs, py, t2 mat.VecDense
+			gh.MulVec(g, hi)
+			lhs.MulVec(ux.T(), tc.RowView(i))
+			py.MulVec(uy, hi)
+			t2.MulVec(uy.T(), &py)
+			lhs.AddVec(&lhs, &t2)
+			lhs.SubVec(&lhs, &gh)
+			require.Less(t, mat.Norm(&lhs, 2), 1e-9*mat.Norm(&gh, 2))
+		}
+	}
+}
+
+// An implicit kernel view trains in the dual only, and infers through the
+// kernel smoother; RFF views go both ways with the same results.
+func TestImplicitAndRFFViews(t *testing.T) {
+	x, y, train, _ := sines(t)
+	m := &Model{Views: []View{{Kernel: linalg.Kernel{Kind: linalg.Gaussian, Sigma: 4}}, {Features: Identity{}}}, Components: 6}
+	require.NoError(t, m.Fit([]*mat.Dense{x, y}))
+	require.Equal(t, "dual", m.Info().Setting)
+	f, err := Forecast(m, train, sinesP, 5)
+	require.NoError(t, err)
+	require.Len(t, f, 5)
+	// One value cannot determine six latent variables: a clear error.
+	_, err = m.Infer(0, []*mat.Dense{nil, y})
+	require.ErrorIs(t, err, ErrSingular)
+	// Two kernel views: the next value (Gaussian kernel) is inferred from
+	// the window through the kernel smoother, close to the linear model's
+	// prediction on training points.
+	k2 := &Model{Views: []View{{Kernel: linalg.Kernel{Kind: linalg.Gaussian, Sigma: 4}},
+		{Kernel: linalg.Kernel{Kind: linalg.Gaussian, Sigma: 0.3}}}, Components: 6}
+	require.NoError(t, k2.Fit([]*mat.Dense{x, y}))
+	yk, err := k2.Infer(1, []*mat.Dense{x, nil})
+	require.NoError(t, err)
+	var d mat.Dense
+	d.Sub(yk, y)
+	require.Less(t, mat.Norm(&d, 2)/mat.Norm(y, 2), 0.75) // the training mean scores 1
+
+	p := &Model{Views: m.Views, Components: 6, Setting: Primal}
+	require.ErrorIs(t, p.Fit([]*mat.Dense{x, y}), ErrInvalid)
+}
+
+func TestChooseSetting(t *testing.T) {
+	require.Equal(t, Dual, ChooseSetting(100, 1000, true))
+	require.Equal(t, Primal, ChooseSetting(1000, 100, true))
+	require.Equal(t, Dual, ChooseSetting(1000, 100, false))
+	m := linearModel(Auto, Eig)
+	x, y, _, _ := sines(t)
+	require.NoError(t, m.Fit([]*mat.Dense{x, y}))
+	require.Equal(t, "primal", m.Info().Setting) // n = 359 > df = 42
+}
+
+func TestErrors(t *testing.T) {
+	x, y, _, _ := sines(t)
+	m := linearModel(Dual, Eig)
+	require.ErrorIs(t, m.Fit([]*mat.Dense{x}), ErrInvalid)
+	require.ErrorIs(t, m.Fit([]*mat.Dense{x, mat.NewDense(10, 1, nil)}), ErrInvalid)
+	bad := mat.DenseCopyOf(x)
+	bad.Set(2, 2, math.Inf(1))
+	require.ErrorIs(t, m.Fit([]*mat.Dense{bad, y}), ErrInvalid)
+	m.Components = 359
+	require.ErrorIs(t, m.Fit([]*mat.Dense{x, y}), ErrInvalid)
+	m.Components = 4
+	_, err := m.Infer(1, []*mat.Dense{x, nil})
+	require.ErrorIs(t, err, ErrNotFitted)
+	require.NoError(t, m.Fit([]*mat.Dense{x, y}))
+	_, err = m.Infer(1, []*mat.Dense{mat.NewDense(3, 5, nil), nil})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = m.Infer(2, []*mat.Dense{x, nil})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = Forecast(m, []float64{1, 2}, sinesP, 3)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, _, err = LagEmbed([]float64{1, 2, 3}, 5)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = FitStandardizer([]float64{2, 2, 2})
+	require.ErrorIs(t, err, ErrInvalid)
+}
