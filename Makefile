@@ -8,7 +8,7 @@ DEPS     := libopenblas-dev dataset-fashion-mnist
 PEERDEPS := python3-scipy python3-sklearn
 FUZZTIME ?= 15s
 
-.PHONY: all deps peer-deps build test vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-eig bench-dual bench-kernelpca ppca fuzz clean
+.PHONY: all deps peer-deps build test vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-eig bench-dual bench-kernelpca ppca rkm fuzz clean
 
 all: build
 
@@ -108,6 +108,21 @@ ppca: build
 	@for q in 1 3 10; do $(BIN) ppca --data toy --q $$q --sample 300 --plot $(PPCA_OUT)/ppca_toy_q$$q.png; done
 	$(BIN) ppca --data digits --classes 0,1 --q 2 --gamma 4 --sample 100 --plot $(PPCA_OUT)/ppca_digits01.png
 	$(BIN) ppca --data fashion --classes 0,1 --n 500 --q 2 --gamma 4 --sample 100 --plot $(PPCA_OUT)/ppca_fashion01.png
+
+# The multi-view RKM paper's forecasting settings, figures in docs/: the sum
+# of sines in all four settings, SantaFe with dual and primal eig, and 100
+# Stiefel steps in each setting (the dual/primal cost per step). The full
+# dual Stiefel run (10 000 steps, about 15 minutes here) is
+#   bin/kdual rkm forecast --data santafe --setting dual --train stiefel --rotate
+RKM_OUT ?= docs
+rkm: build
+	@for st in primal dual; do for tr in eig stiefel; do \
+	  $(BIN) rkm forecast --data sines --setting $$st --train $$tr --rotate --plot $(RKM_OUT)/rkm_sines_$${st}_$$tr.png; done; done
+	$(BIN) rkm forecast --data sines --setting primal --no-rescale --plot $(RKM_OUT)/rkm_sines_primal_norescale.png
+	$(BIN) rkm forecast --data santafe --setting dual --train eig --plot $(RKM_OUT)/rkm_santafe_dual_eig.png
+	$(BIN) rkm forecast --data santafe --setting primal --train eig --plot $(RKM_OUT)/rkm_santafe_primal_eig.png
+	$(BIN) rkm forecast --data santafe --setting dual --train stiefel --max-iter 100
+	$(BIN) rkm forecast --data santafe --setting primal --train stiefel --max-iter 100
 
 fuzz: deps
 	$(GO) test ./dataset -run '^$$' -fuzz '^FuzzReadCSV$$' -fuzztime $(FUZZTIME)

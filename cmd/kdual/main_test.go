@@ -253,3 +253,44 @@ func TestPPCA(t *testing.T) {
 	code, _, _ = runCLI(t, "ppca", "--data", "digits", "--classes", "0,1", "--n", "400", "--q", "2")
 	require.Equal(t, 1, code) // only 360 zeros and ones
 }
+
+func TestRKMForecast(t *testing.T) {
+	var forecasts [][]float64
+	for _, args := range [][]string{
+		{"--setting", "primal", "--train", "eig"},
+		{"--setting", "dual", "--train", "eig"},
+		{"--setting", "dual", "--train", "stiefel", "--rotate"},
+	} {
+		code, out, stderr := runCLI(t, append([]string{"rkm", "forecast", "--data", "sines", "--json", "-"}, args...)...)
+		require.Equal(t, 0, code, stderr)
+		var r struct {
+			Setting  string    `json:"setting"`
+			MSE      float64   `json:"mse"`
+			Forecast []float64 `json:"forecast"`
+			Truth    []float64 `json:"truth"`
+			NTrain   int       `json:"n_train"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &r))
+		require.Equal(t, args[1], r.Setting)
+		require.Len(t, r.Forecast, 100)
+		require.Equal(t, 359, r.NTrain)
+		// The sum of two sines is a linear recurrence of order 4: s = 4
+		// linear components forecast it to rounding.
+		require.Less(t, r.MSE, 1e-8)
+		forecasts = append(forecasts, r.Forecast)
+	}
+	for i := range forecasts[0] {
+		require.InDelta(t, forecasts[0][i], forecasts[1][i], 1e-8)
+		require.InDelta(t, forecasts[0][i], forecasts[2][i], 1e-4)
+	}
+	png := filepath.Join(t.TempDir(), "f.png")
+	code, out, stderr := runCLI(t, "rkm", "forecast", "--data", "sines", "--plot", png)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "plot:")
+	_, err := os.Stat(png)
+	require.NoError(t, err)
+	code, _, _ = runCLI(t, "rkm", "forecast", "--setting", "sideways")
+	require.Equal(t, 2, code)
+	code, _, _ = runCLI(t, "rkm")
+	require.Equal(t, 2, code)
+}
