@@ -156,6 +156,9 @@ func runRKM(args []string, stdout io.Writer) error {
 	if *jsonOut != "" {
 		return writeJSON(*jsonOut, stdout, rep)
 	}
+	if *noRescale {
+		rep.Training += " (no rescaling)"
+	}
 	fmt.Fprintf(stdout, "rkm %s: %s %s%s, s=%d, p=%d, rff=%d: %d-step forecast MSE %.6g MAE %.6g; training %.3fs",
 		rep.Data, rep.Setting, rep.Training, map[bool]string{true: " rotated", false: ""}[rep.Rotated && rep.Training == "stiefel"],
 		rep.S, rep.Lag, rep.RFF, rep.NTest, rep.MSE, rep.MAE, rep.Seconds)
