@@ -1,0 +1,542 @@
+// Package kmvda is multi-view discriminant analysis (MvDA), its kernel form
+// (KMvDA) and the randomized kernel form with random Fourier features.
+//
+// Views j = 1…v hold n_j samples each (rows of X_j) with class labels; a
+// class i has n_ij samples in view j and n_i = Σ_j n_ij in all; n = Σ_j n_j.
+// With e_ij the indicator of class i's samples in view j (and e_j of all
+// of view j), the within-class and between-class scatters are (Eqs. 7, 8)
+//
+//	S_jr = X_jᵀ H^S_jr X_r,  H^S_jj = I − Σ_i e_ij e_ijᵀ/n_i,  H^S_jr = −Σ_i e_ij e_irᵀ/n_i
+//	D_jr = X_jᵀ H^D_jr X_r,  H^D_jr = Σ_i e_ij e_irᵀ/n_i − e_j e_rᵀ/n
+//
+// and the directions w = (w_1; …; w_v) solve D w = λ (S + εI) w, top l.
+// kdual never forms the n×n matrices H: with s_i the stacked class sums
+// (Σ_{k in class i} x_jk)_j and t = Σ_i s_i, D = Σ_i s_i s_iᵀ/n_i − t tᵀ/n
+// and S = blockdiag(X_jᵀX_j) − Σ_i s_i s_iᵀ/n_i.
+//
+// Kernel MvDA (Eq. 9) puts w_j = φ(X_j)ᵀ z_j: with K = blockdiag(K_j),
+// D = K H^D K and S = K H^S K, an n-dimensional problem, and a test point y
+// of view j projects to Z_jᵀ k(X_j, y).
+//
+// Randomized KMvDA replaces φ by m random Fourier features per view,
+// normalised to unit norm (kernel.RFF), and runs linear MvDA on them: a
+// (v·m)-dimensional problem whose cost is linear in n. When v·m exceeds n
+// the same problem is solved in its n-dimensional dual form: with
+// F = blockdiag(F_j) and w = Fᵀz, D_F w = λ(S_F + εI)w becomes
+// K̂H^DK̂ z = λ(K̂H^SK̂ + εK̂) z with K̂ = blockdiag(F_jF_jᵀ): the same
+// directions w (for λ > 0), at the cost of the exact kernel form.
+//
+// Regularisation. ε = Reg·tr(S)/dim with Reg = 1e-3 by default. S is
+// singular whenever dim > n − c (always in the kernel form), and then the
+// unregularised problem has infinite eigenvalues (directions that collapse
+// every class to a point). Reg < 0 asks for the unregularised problem: kdual
+// then uses the smallest ridge that makes S + εI numerically definite,
+// ε = √ε_mach·tr(S)/dim, so those directions come first with eigenvalues
+// of order 1/ε, as the theory's infinite ones would (Info reports ε).
+//
+// The generalised problem is solved by Cholesky, S + εI = UᵀU, and the
+// top l eigenpairs of the symmetric U^{-T} D U^{-1} (LAPACK dpotrf, dtrsm,
+// dsyevr); z = U^{-1}y.
+package kmvda
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/models/kernel"
+)
+
+// Error kinds.
+var (
+	ErrInvalid   = linalg.ErrInvalid
+	ErrNotFitted = errors.New("kmvda: not fitted")
+)
+
+func invalidf(format string, a ...any) error {
+	return fmt.Errorf("kmvda: "+format+": %w", append(a, ErrInvalid)...)
+}
+
+// Kind selects the feature space.
+type Kind int
+
+// Kinds.
+const (
+	Linear Kind = iota
+	RBF
+	RFF
+)
+
+func (k Kind) String() string { return [...]string{"linear", "rbf", "rff"}[k] }
+
+// ParseKind reads linear, rbf or rff.
+func ParseKind(s string) (Kind, error) {
+	switch s {
+	case "linear":
+		return Linear, nil
+	case "rbf", "gaussian":
+		return RBF, nil
+	case "rff":
+		return RFF, nil
+	}
+	return 0, invalidf("kernel %q: want linear, rbf or rff", s)
+}
+
+// Model is (kernel) MvDA. The zero value is linear MvDA with l = c − 1.
+type Model struct {
+	Kind Kind
+	// Sigma is the Gaussian bandwidth of RBF and RFF, exp(−‖x−y‖²/(2σ²)).
+	Sigma float64
+	// Features is m, the random features per view (RFF); 0 means 1024.
+	Features int
+	// Dim is l, the number of directions; 0 means min(c − 1, dim).
+	Dim int
+	// Reg sets ε = Reg·tr(S)/dim; 0 means 1e-3; negative: unregularised
+	// (see the package documentation).
+	Reg float64
+	// Seed of the random features; 0 means 1.
+	Seed uint64
+
+	views  int
+	dims   []int
+	x      []*mat.Dense  // training inputs per view (kernel form)
+	rff    []*kernel.RFF // per view
+	w      []*mat.Dense  // primal directions per view (d_j or m × l)
+	z      []*mat.Dense  // kernel-form coefficients per view (n_j × l)
+	values []float64
+	info   Info
+	fitted bool
+}
+
+// Info reports a fit.
+type Info struct {
+	Kind    string  `json:"kind"`
+	Form    string  `json:"form"` // primal (feature space) or dual (n-dimensional)
+	Size    int     `json:"size"` // dimension of the generalised problem
+	Classes int     `json:"classes"`
+	Epsilon float64 `json:"epsilon"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Fit trains on one n_j×d_j matrix per view with one label per row.
+func (m *Model) Fit(views []*mat.Dense, labels [][]int) error {
+	start := time.Now()
+	m.fitted = false
+	v := len(views)
+	if v == 0 || len(labels) != v {
+		return invalidf("%d views with %d label lists", v, len(labels))
+	}
+	counts := map[int]int{}
+	n := 0
+	for j, x := range views {
+		if x == nil || x.IsEmpty() {
+			return invalidf("view %d is empty", j)
+		}
+		r, _ := x.Dims()
+		if len(labels[j]) != r {
+			return invalidf("view %d has %d rows and %d labels", j, r, len(labels[j]))
+		}
+		if err := linalg.CheckFinite(fmt.Sprintf("kmvda: view %d", j), x); err != nil {
+			return err
+		}
+		for _, l := range labels[j] {
+			counts[l]++
+		}
+		n += r
+	}
+	if m.Kind != Linear {
+		if !(m.Sigma > 0) || math.IsInf(m.Sigma, 0) {
+			return invalidf("bandwidth σ = %g: want a finite σ > 0", m.Sigma)
+		}
+	}
+	// Class index and sizes; every class needs two samples for a
+	// within-class scatter.
+	classOf := map[int]int{}
+	var sizes []float64
+	for j := range views {
+		for _, l := range labels[j] {
+			if _, ok := classOf[l]; !ok {
+				if counts[l] < 2 {
+					return invalidf("class %d has one sample in all views: within-class scatter needs two", l)
+				}
+				classOf[l] = len(sizes)
+				sizes = append(sizes, float64(counts[l]))
+			}
+		}
+	}
+	c := len(sizes)
+	if c < 2 {
+		return invalidf("%d class: discriminant analysis needs two", c)
+	}
+	// The features of each view.
+	feats := make([]*mat.Dense, v)
+	m.views, m.dims, m.rff, m.x = v, make([]int, v), nil, nil
+	for j, x := range views {
+		switch m.Kind {
+		case Linear, RBF:
+			feats[j] = x
+		case RFF:
+			mm := m.Features
+			if mm == 0 {
+				mm = 1024
+			}
+			_, d := x.Dims()
+			seed := m.Seed
+			if seed == 0 {
+				seed = 1
+			}
+			r, err := kernel.NewRFF(d, mm, m.Sigma, seed+uint64(j)*7919)
+			if err != nil {
+				return err
+			}
+			r.Normalize = true
+			if feats[j], err = r.Map(x); err != nil {
+				return err
+			}
+			m.rff = append(m.rff, r)
+		default:
+			return invalidf("kind %d", m.Kind)
+		}
+		_, m.dims[j] = feats[j].Dims()
+	}
+	p := 0
+	for _, d := range m.dims {
+		p += d
+	}
+	primal := m.Kind == Linear || (m.Kind == RFF && p <= n)
+	m.info = Info{Kind: m.Kind.String(), Classes: c}
+	var d, s *mat.SymDense
+	var ridge *mat.SymDense // nil: εI
+	if primal {
+		m.info.Form, m.info.Size = "primal", p
+		d, s = primalScatters(feats, labels, classOf, sizes)
+	} else {
+		m.info.Form, m.info.Size = "dual", n
+		ks := make([]*mat.SymDense, v)
+		for j := range views {
+			if m.Kind == RBF {
+				g, err := linalg.Gram(feats[j], linalg.Kernel{Kind: linalg.Gaussian, Sigma: m.Sigma})
+				if err != nil {
+					return err
+				}
+				ks[j] = g
+			} else {
+				r, _ := feats[j].Dims()
+				ks[j] = mat.NewSymDense(r, nil)
+				ks[j].SymOuterK(1, feats[j])
+			}
+		}
+		d, s = dualScatters(ks, labels, classOf, sizes)
+		if m.Kind == RFF {
+			ridge = blockDiag(ks)
+		}
+	}
+	l := m.Dim
+	size := d.SymmetricDim()
+	if l == 0 {
+		l = min(c-1, size)
+	}
+	if l < 1 || l > size {
+		return invalidf("l = %d directions: want 1 … %d", l, size)
+	}
+	z, vals, eps, err := solveGEP(d, s, ridge, l, m.Reg)
+	if err != nil {
+		return err
+	}
+	m.values, m.info.Epsilon = vals, eps
+	// Split the directions by view.
+	m.w, m.z = make([]*mat.Dense, v), nil
+	off := 0
+	if primal {
+		for j := range views {
+			m.w[j] = mat.DenseCopyOf(z.Slice(off, off+m.dims[j], 0, l))
+			off += m.dims[j]
+		}
+	} else {
+		m.z = make([]*mat.Dense, v)
+		for j, x := range views {
+			r, _ := x.Dims()
+			m.z[j] = mat.DenseCopyOf(z.Slice(off, off+r, 0, l))
+			off += r
+			if m.Kind == RFF {
+				// w_j = F_jᵀ z_j: projections in feature space.
+				m.w[j] = mat.NewDense(m.dims[j], l, nil)
+				m.w[j].Mul(feats[j].T(), m.z[j])
+			}
+		}
+		if m.Kind == RBF {
+			m.x = make([]*mat.Dense, v)
+			for j, x := range views {
+				m.x[j] = mat.DenseCopyOf(x)
+			}
+		}
+	}
+	m.info.Seconds = time.Since(start).Seconds()
+	m.fitted = true
+	return nil
+}
+
+// Values returns the l generalised eigenvalues, decreasing.
+func (m *Model) Values() []float64 { return append([]float64(nil), m.values...) }
+
+// Info reports the last fit.
+func (m *Model) Info() Info { return m.info }
+
+// Project maps new samples of view j (rows) to the common l-dimensional
+// space: W_jᵀ φ(y), or Z_jᵀ k(X_j, y) in the kernel form.
+func (m *Model) Project(j int, y *mat.Dense) (*mat.Dense, error) {
+	if !m.fitted {
+		return nil, ErrNotFitted
+	}
+	if j < 0 || j >= m.views {
+		return nil, invalidf("view %d of %d", j, m.views)
+	}
+	if y == nil || y.IsEmpty() {
+		return nil, invalidf("empty samples")
+	}
+	if err := linalg.CheckFinite("kmvda: samples", y); err != nil {
+		return nil, err
+	}
+	r, d := y.Dims()
+	switch m.Kind {
+	case Linear:
+		if d != m.dims[j] {
+			return nil, invalidf("view %d has %d features, samples %d", j, m.dims[j], d)
+		}
+		out := mat.NewDense(r, len(m.values), nil)
+		out.Mul(y, m.w[j])
+		return out, nil
+	case RFF:
+		f, err := m.rff[j].Map(y)
+		if err != nil {
+			return nil, err
+		}
+		out := mat.NewDense(r, len(m.values), nil)
+		out.Mul(f, m.w[j])
+		return out, nil
+	}
+	k, err := linalg.CrossGram(y, m.x[j], linalg.Kernel{Kind: linalg.Gaussian, Sigma: m.Sigma})
+	if err != nil {
+		return nil, err
+	}
+	out := mat.NewDense(r, len(m.values), nil)
+	out.Mul(k, m.z[j])
+	return out, nil
+}
+
+// primalScatters builds D and S in feature space (p = Σ_j d_j).
+func primalScatters(feats []*mat.Dense, labels [][]int, classOf map[int]int, sizes []float64) (d, s *mat.SymDense) {
+	c := len(sizes)
+	p, n := 0, 0
+	offs := make([]int, len(feats))
+	for j, f := range feats {
+		offs[j] = p
+		r, dj := f.Dims()
+		p += dj
+		n += r
+	}
+	// Class sums, scaled by 1/√n_i, as the rows of sc (c×p); t the total.
+	sc := mat.NewDense(c, p, nil)
+	t := make([]float64, p)
+	s = mat.NewSymDense(p, nil)
+	for j, f := range feats {
+		r, dj := f.Dims()
+		for k := 0; k < r; k++ {
+			row := sc.RawRowView(classOf[labels[j][k]])[offs[j] : offs[j]+dj]
+			for a, x := range f.RawRowView(k) {
+				row[a] += x
+				t[offs[j]+a] += x
+			}
+		}
+		// blockdiag(X_jᵀX_j).
+		block := mat.NewSymDense(dj, nil)
+		block.SymOuterK(1, f.T())
+		for a := 0; a < dj; a++ {
+			for b := a; b < dj; b++ {
+				s.SetSym(offs[j]+a, offs[j]+b, block.At(a, b))
+			}
+		}
+	}
+	for i := 0; i < c; i++ {
+		row := sc.RawRowView(i)
+		f := 1 / math.Sqrt(sizes[i])
+		for a := range row {
+			row[a] *= f
+		}
+	}
+	between := mat.NewSymDense(p, nil)
+	between.SymOuterK(1, sc.T())
+	d = mat.NewSymDense(p, nil)
+	d.CopySym(between)
+	tv := mat.NewVecDense(p, t)
+	d.SymRankOne(d, -1/float64(n), tv)
+	between.ScaleSym(-1, between)
+	s.AddSym(s, between)
+	return d, s
+}
+
+// dualScatters builds D = K H^D K and S = K H^S K for K = blockdiag(K_j).
+func dualScatters(ks []*mat.SymDense, labels [][]int, classOf map[int]int, sizes []float64) (d, s *mat.SymDense) {
+	c := len(sizes)
+	n := 0
+	for _, k := range ks {
+		n += k.SymmetricDim()
+	}
+	// KE/√n_i (n×c) and Ke (n).
+	ke := mat.NewDense(n, c, nil)
+	kt := make([]float64, n)
+	s = mat.NewSymDense(n, nil)
+	off := 0
+	for j, k := range ks {
+		nj := k.SymmetricDim()
+		for a := 0; a < nj; a++ {
+			row := ke.RawRowView(off + a)
+			for b := 0; b < nj; b++ {
+				v := k.At(a, b)
+				row[classOf[labels[j][b]]] += v
+				kt[off+a] += v
+			}
+		}
+		// blockdiag(K_j K_j).
+		var kk mat.Dense
+		kk.Mul(k, k)
+		for a := 0; a < nj; a++ {
+			for b := a; b < nj; b++ {
+				s.SetSym(off+a, off+b, kk.At(a, b))
+			}
+		}
+		off += nj
+	}
+	for i := 0; i < c; i++ {
+		f := 1 / math.Sqrt(sizes[i])
+		for a := 0; a < n; a++ {
+			ke.Set(a, i, ke.At(a, i)*f)
+		}
+	}
+	between := mat.NewSymDense(n, nil)
+	between.SymOuterK(1, ke)
+	d = mat.NewSymDense(n, nil)
+	d.CopySym(between)
+	d.SymRankOne(d, -1/float64(n), mat.NewVecDense(n, kt))
+	between.ScaleSym(-1, between)
+	s.AddSym(s, between)
+	return d, s
+}
+
+func blockDiag(ks []*mat.SymDense) *mat.SymDense {
+	n := 0
+	for _, k := range ks {
+		n += k.SymmetricDim()
+	}
+	out := mat.NewSymDense(n, nil)
+	off := 0
+	for _, k := range ks {
+		nj := k.SymmetricDim()
+		for a := 0; a < nj; a++ {
+			for b := a; b < nj; b++ {
+				out.SetSym(off+a, off+b, k.At(a, b))
+			}
+		}
+		off += nj
+	}
+	return out
+}
+
+// solveGEP returns the top l solutions of D z = λ (S + ε·R) z (R = I when
+// ridge is nil), with ε as the package documentation says.
+func solveGEP(d, s, ridge *mat.SymDense, l int, reg float64) (*mat.Dense, []float64, float64, error) {
+	size := s.SymmetricDim()
+	tr := 0.0
+	for i := 0; i < size; i++ {
+		tr += s.At(i, i)
+	}
+	scale := tr / float64(size)
+	if ridge != nil {
+		rt := 0.0
+		for i := 0; i < size; i++ {
+			rt += ridge.At(i, i)
+		}
+		scale = tr / rt
+	}
+	if !(scale > 0) {
+		return nil, nil, 0, invalidf("the within-class scatter is zero")
+	}
+	switch {
+	case reg == 0:
+		reg = 1e-3
+	case reg < 0:
+		reg = math.Sqrt(2.2e-16)
+	}
+	eps := reg * scale
+	a := mat.NewSymDense(size, nil)
+	if ridge == nil {
+		a.CopySym(s)
+		for i := 0; i < size; i++ {
+			a.SetSym(i, i, a.At(i, i)+eps)
+		}
+	} else {
+		a.CopySym(ridge)
+		a.ScaleSym(eps, a)
+		a.AddSym(a, s)
+	}
+	var ch linalg.Cholesky
+	if err := ch.Factorize(a); err != nil {
+		return nil, nil, eps, fmt.Errorf("kmvda: S + εI is not positive definite (ε = %g): %w", eps, err)
+	}
+	u := ch.UTo().RawTriangular()
+	// C = U^{-T} D U^{-1}.
+	cm := mat.DenseCopyOf(d)
+	craw := cm.RawMatrix()
+	blas64.Trsm(blas.Left, blas.Trans, 1, u, craw)
+	blas64.Trsm(blas.Right, blas.NoTrans, 1, u, craw)
+	c := mat.NewSymDense(size, nil)
+	for i := 0; i < size; i++ {
+		for j := i; j < size; j++ {
+			c.SetSym(i, j, 0.5*(cm.At(i, j)+cm.At(j, i)))
+		}
+	}
+	e, err := linalg.SymEig(c, l)
+	if err != nil {
+		return nil, nil, eps, err
+	}
+	z := mat.DenseCopyOf(e.Vectors)
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, u, z.RawMatrix())
+	return z, e.Values, eps, nil
+}
+
+// Rank1 is the rank-1 recognition rate: the fraction of probes whose
+// nearest gallery item (Euclidean, in the common space) has their label.
+func Rank1(gallery, probe *mat.Dense, galleryLabels, probeLabels []int) (float64, error) {
+	g, dg := gallery.Dims()
+	p, dp := probe.Dims()
+	if dg != dp || len(galleryLabels) != g || len(probeLabels) != p || g == 0 || p == 0 {
+		return 0, invalidf("gallery %d×%d with %d labels, probe %d×%d with %d labels", g, dg, len(galleryLabels), p, dp, len(probeLabels))
+	}
+	// ‖a − b‖² = ‖a‖² + ‖b‖² − 2aᵀb, with one product.
+	var cross mat.Dense
+	cross.Mul(probe, gallery.T())
+	gn := make([]float64, g)
+	for i := 0; i < g; i++ {
+		gn[i] = mat.Dot(gallery.RowView(i), gallery.RowView(i))
+	}
+	correct := 0
+	for i := 0; i < p; i++ {
+		best, arg := math.Inf(1), -1
+		row := cross.RawRowView(i)
+		for k := 0; k < g; k++ {
+			if d := gn[k] - 2*row[k]; d < best {
+				best, arg = d, k
+			}
+		}
+		if galleryLabels[arg] == probeLabels[i] {
+			correct++
+		}
+	}
+	return float64(correct) / float64(p), nil
+}
