@@ -263,3 +263,66 @@ func FuzzParseSeries(f *testing.F) {
 		}
 	})
 }
+
+func TestImageTransforms(t *testing.T) {
+	const side = 8
+	img := make([]float64, side*side)
+	img[3*side+5] = 1 // one bright pixel at (x=5, y=3)
+	// The identity map and a 360° turn give the image back.
+	same := Affine(img, side, [2][2]float64{{1, 0}, {0, 1}}, [2]float64{})
+	require.InDeltaSlice(t, img, same, 1e-12)
+	full := Rotate(img, side, 360)
+	require.InDeltaSlice(t, img, full, 1e-9)
+	// A shift by one pixel moves the bright pixel by one (output p reads
+	// source p + shift).
+	moved := Affine(img, side, [2][2]float64{{1, 0}, {0, 1}}, [2]float64{1, 0})
+	require.InDelta(t, 1, moved[3*side+4], 1e-12)
+	// A 90° turn about the centre (3.5, 3.5) maps (5, 3) to (4, 5).
+	r := Rotate(img, side, 90)
+	require.InDelta(t, 1, r[5*side+4], 1e-9)
+	// Sobel of a constant image is zero inside; its peak is 1 at edges.
+	flat := make([]float64, side*side)
+	for i := range flat {
+		flat[i] = 0.5
+	}
+	s := Sobel(flat, side)
+	require.Zero(t, s[3*side+3])
+	require.InDelta(t, 1, maxOf(s), 1e-12)
+	d := Downsample2(flat, side)
+	require.Len(t, d, 16)
+	require.InDelta(t, 0.5, d[5], 1e-15)
+}
+
+func maxOf(v []float64) float64 {
+	m := v[0]
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+func TestStandInViews(t *testing.T) {
+	x, err := StandardNormal(5, 64, 1)
+	require.NoError(t, err)
+	for i := range x.RawMatrix().Data {
+		x.RawMatrix().Data[i] = math.Abs(x.RawMatrix().Data[i]) / 4
+	}
+	p, s, err := SketchViews(x, 8, 2)
+	require.NoError(t, err)
+	require.True(t, mat.Equal(p, x))
+	r, c := s.Dims()
+	require.Equal(t, []int{5, 64}, []int{r, c})
+	for _, v := range s.RawMatrix().Data {
+		require.True(t, v >= 0 && v <= 1)
+	}
+	views, labels, err := PoseViews(x, 8, []float64{-45, 0, 45}, 2, 0.05, 3)
+	require.NoError(t, err)
+	require.Len(t, views, 3)
+	r, c = views[0].Dims()
+	require.Equal(t, []int{10, 16}, []int{r, c})
+	require.Equal(t, []int{0, 0, 1, 1, 2, 2, 3, 3, 4, 4}, labels[2])
+	_, _, err = SketchViews(x, 7, 1)
+	require.ErrorIs(t, err, ErrFormat)
+	_, _, err = PoseViews(x, 8, nil, 2, 0.05, 1)
+	require.ErrorIs(t, err, ErrFormat)
+}

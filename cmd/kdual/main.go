@@ -9,6 +9,7 @@
 //	kdual kpca fit|transform    kernel PCA on CSV or IDX data
 //	kdual kpca robust|sparse    the dual-KPCA paper's Table 4 and Fig. 4 settings
 //	kdual rkm forecast [flags]  multi-view RKM forecasting: sines, SantaFe, a file
+//	kdual kmvda [flags]         (kernel) MvDA cross-view recognition; kmvda table
 //	kdual ppca [flags]          dual probabilistic PCA: σ², reconstructions, samples
 //
 // Run "kdual COMMAND -h" for a command's flags. Errors go to standard error
@@ -35,6 +36,7 @@ var commands = []command{
 	{"bench", "bench kpca: the dual-KPCA paper's training-time protocol", runBench},
 	{"kpca", "kpca fit|transform|robust|sparse: kernel PCA and the paper's experiments", runKPCA},
 	{"rkm", "rkm forecast: multi-view RKM time-series forecasting (primal/dual, eig/Stiefel)", runRKM},
+	{"kmvda", "kernel multi-view discriminant analysis: cross-view recognition; kmvda table", runKMvDA},
 	{"ppca", "probabilistic PCA in dual form: σ², MAP reconstructions, samples, image grids", runPPCA},
 }
 

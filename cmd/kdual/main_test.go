@@ -294,3 +294,41 @@ func TestRKMForecast(t *testing.T) {
 	code, _, _ = runCLI(t, "rkm")
 	require.Equal(t, 2, code)
 }
+
+func TestKMvDA(t *testing.T) {
+	code, out, stderr := runCLI(t, "kmvda", "--data", "sketch", "--train", "60", "--test", "40", "--kernel", "rbf", "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	var r struct {
+		Kind   string `json:"kind"`
+		Choice struct {
+			Sigma float64 `json:"sigma"`
+			L     int     `json:"l"`
+		} `json:"choice"`
+		Pairs []struct {
+			Gallery  string  `json:"gallery"`
+			Accuracy float64 `json:"rank1"`
+		} `json:"pairs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Equal(t, "rbf", r.Kind)
+	require.Greater(t, r.Choice.Sigma, 0.0)
+	require.Len(t, r.Pairs, 2)
+	for _, p := range r.Pairs {
+		// 40 test identities: chance is 2.5%.
+		require.Greater(t, p.Accuracy, 0.2, "%+v", r)
+	}
+	code, out, stderr = runCLI(t, "kmvda", "--data", "poses", "--train", "12", "--test", "10", "--kernel", "rff", "--m", "128", "--l", "10")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "gallery +0°, probe -45°")
+
+	dir := t.TempDir()
+	code, out, stderr = runCLI(t, "kmvda", "table", "--quick", "--out", dir, "--m", "128", "--m-max", "256", "--crossover", "20,40", "--crossover-m", "64")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "| sketch | rbf |")
+	for _, f := range []string{"kmvda_table.md", "kmvda_table.json", "kmvda_fig3_m.png", "kmvda_fig4_l.png", "kmvda_crossover.png"} {
+		_, err := os.Stat(filepath.Join(dir, f))
+		require.NoError(t, err, f)
+	}
+	code, _, _ = runCLI(t, "kmvda", "--kernel", "cubic")
+	require.Equal(t, 2, code)
+}

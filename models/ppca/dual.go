@@ -40,16 +40,12 @@ type Dual struct {
 	// Seed of the iterative solver's start; 0 means 1.
 	Seed uint64
 
-	n        int
+	latent
 	x        *mat.Dense // training inputs (nil after FitKernel)
 	center   linalg.Centering
 	kc       *mat.SymDense // centred training kernel
-	values   []float64     // all (dense) or top q eigenvalues, decreasing
 	vectors  *mat.Dense    // matching eigenvectors, N×len(values)
-	trace    float64       // Tr K_c
-	q        int
-	sigma2   float64
-	a, ka    *mat.Dense // Ã and K_c·Ã, N×q
+	a, ka    *mat.Dense    // Ã and K_c·Ã, N×q
 	allPairs bool
 	fitted   bool
 }
@@ -214,25 +210,6 @@ func (m *Dual) check() error {
 // N is the number of training points.
 func (m *Dual) N() int { return m.n }
 
-// LatentDim is the fitted q.
-func (m *Dual) LatentDim() int { return m.q }
-
-// NoiseVariance is the fitted σ².
-func (m *Dual) NoiseVariance() float64 { return m.sigma2 }
-
-// Eigenvalues returns the computed eigenvalues of K_c (all of them with the
-// dense solver, else the top q), decreasing.
-func (m *Dual) Eigenvalues() []float64 { return append([]float64(nil), m.values...) }
-
-// ExplainedVariance is Σ_{p≤q} λ_p / Tr K_c.
-func (m *Dual) ExplainedVariance() float64 {
-	s := 0.0
-	for _, v := range m.values[:m.q] {
-		s += v
-	}
-	return s / m.trace
-}
-
 // A returns a copy of Ã (N×q).
 func (m *Dual) A() *mat.Dense { return mat.DenseCopyOf(m.a) }
 
@@ -289,12 +266,7 @@ func (m *Dual) ProjectKernel(kc *mat.Dense) (*mat.Dense, error) {
 	rows, _ := kc.Dims()
 	h := mat.NewDense(rows, m.q, nil)
 	h.Mul(kc, m.a)
-	for p := 0; p < m.q; p++ {
-		f := float64(m.n) / m.values[p]
-		for i := 0; i < rows; i++ {
-			h.Set(i, p, h.At(i, p)*f)
-		}
-	}
+	m.scaleMAP(h)
 	return h, nil
 }
 
@@ -313,30 +285,13 @@ func (m *Dual) Reconstruct(h *mat.Dense) (*mat.Dense, error) {
 	if err := m.check(); err != nil {
 		return nil, err
 	}
-	if h == nil || h.IsEmpty() {
-		return nil, invalidf("Reconstruct: empty latent matrix")
-	}
-	rows, c := h.Dims()
-	if c != m.q {
-		return nil, invalidf("Reconstruct: latent vectors have %d entries, q = %d", c, m.q)
-	}
-	if err := linalg.CheckFinite("ppca: Reconstruct", h); err != nil {
+	rows, err := m.checkLatent("Reconstruct", h)
+	if err != nil {
 		return nil, err
 	}
 	out := mat.NewDense(rows, m.n, nil)
 	out.Mul(h, m.ka.T())
 	return out, nil
-}
-
-// PosteriorCov returns the covariance of h | k_c, σ² N Λ_q^{-1} (the same
-// for every k_c; the paper's Eq. 15 omits the factor σ², which its primal
-// Eq. 7 has).
-func (m *Dual) PosteriorCov() *mat.SymDense {
-	c := mat.NewSymDense(m.q, nil)
-	for p := 0; p < m.q; p++ {
-		c.SetSym(p, p, m.sigma2*float64(m.n)/m.values[p])
-	}
-	return c
 }
 
 // bScale is column p of B̃ = E·diag(b): λ_p/√N for p ≤ q, σ√λ_p beyond.

@@ -17,14 +17,11 @@ type Primal struct {
 	Q      int
 	Sigma2 float64
 
-	n, d   int
+	latent
+	d      int
 	mean   []float64
-	values []float64  // eigenvalues of Φ_cᵀΦ_c, decreasing (all d)
-	v      *mat.Dense // their eigenvectors, d×d
+	v      *mat.Dense // eigenvectors of Φ_cᵀΦ_c, d×d
 	w      *mat.Dense // W, d×q
-	trace  float64
-	q      int
-	sigma2 float64
 	fitted bool
 }
 
@@ -78,29 +75,11 @@ func (m *Primal) Fit(x *mat.Dense) error {
 	return nil
 }
 
-// LatentDim is the fitted q.
-func (m *Primal) LatentDim() int { return m.q }
-
-// NoiseVariance is the fitted σ².
-func (m *Primal) NoiseVariance() float64 { return m.sigma2 }
-
 // Mean is μ_ML, the mean of the training rows.
 func (m *Primal) Mean() []float64 { return append([]float64(nil), m.mean...) }
 
 // W returns a copy of W_ML (d×q).
 func (m *Primal) W() *mat.Dense { return mat.DenseCopyOf(m.w) }
-
-// Eigenvalues returns the d eigenvalues of the scatter matrix Φ_cᵀΦ_c.
-func (m *Primal) Eigenvalues() []float64 { return append([]float64(nil), m.values...) }
-
-// ExplainedVariance is Σ_{p≤q} λ_p / Σ_p λ_p.
-func (m *Primal) ExplainedVariance() float64 {
-	s := 0.0
-	for _, v := range m.values[:m.q] {
-		s += v
-	}
-	return s / m.trace
-}
 
 // Project returns h_MAP = (WᵀW + σ²I)^{-1} Wᵀ(φ − μ) = N Λ_q^{-1} Wᵀ(φ − μ)
 // for each row φ of x.
@@ -127,12 +106,7 @@ func (m *Primal) Project(x *mat.Dense) (*mat.Dense, error) {
 	}
 	h := mat.NewDense(rows, m.q, nil)
 	h.Mul(xc, m.w)
-	for p := 0; p < m.q; p++ {
-		f := float64(m.n) / m.values[p]
-		for i := 0; i < rows; i++ {
-			h.Set(i, p, h.At(i, p)*f)
-		}
-	}
+	m.scaleMAP(h)
 	return h, nil
 }
 
@@ -141,14 +115,8 @@ func (m *Primal) Reconstruct(h *mat.Dense) (*mat.Dense, error) {
 	if !m.fitted {
 		return nil, ErrNotFitted
 	}
-	if h == nil || h.IsEmpty() {
-		return nil, invalidf("Reconstruct: empty latent matrix")
-	}
-	rows, c := h.Dims()
-	if c != m.q {
-		return nil, invalidf("Reconstruct: latent vectors have %d entries, q = %d", c, m.q)
-	}
-	if err := linalg.CheckFinite("ppca: Reconstruct", h); err != nil {
+	rows, err := m.checkLatent("Reconstruct", h)
+	if err != nil {
 		return nil, err
 	}
 	out := mat.NewDense(rows, m.d, nil)
@@ -160,16 +128,6 @@ func (m *Primal) Reconstruct(h *mat.Dense) (*mat.Dense, error) {
 		}
 	}
 	return out, nil
-}
-
-// PosteriorCov returns the covariance of h | φ, σ²(WᵀW + σ²I)^{-1} =
-// σ² N Λ_q^{-1}.
-func (m *Primal) PosteriorCov() *mat.SymDense {
-	c := mat.NewSymDense(m.q, nil)
-	for p := 0; p < m.q; p++ {
-		c.SetSym(p, p, m.sigma2*float64(m.n)/m.values[p])
-	}
-	return c
 }
 
 // Sample draws count rows φ = μ + W h + σζ with h ~ N(0, I_q) and

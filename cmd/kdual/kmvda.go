@@ -1,0 +1,282 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/bench"
+	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/models/kmvda"
+)
+
+func runKMvDA(args []string, stdout io.Writer) error {
+	if len(args) > 0 && args[0] == "table" {
+		return runKMvDATable(args[1:], stdout)
+	}
+	fs := newFlags("kmvda")
+	data := fs.String("data", "sketch", "sketch, poses, or comma-separated CSV files (one per view, label in the last column)")
+	kern := fs.String("kernel", "rbf", "linear, rbf or rff")
+	m := fs.Int("m", 2048, "rff: random features per view")
+	l := fs.Int("l", 0, "directions (0: chosen on a validation split)")
+	sigma := fs.Float64("sigma", 0, "Gaussian bandwidth (0: chosen on a validation split among 0.5, 1, 2 × the median distance)")
+	train := fs.Int("train", 0, "training identities (0: 650 sketch, 100 poses)")
+	test := fs.Int("test", 0, "test identities (0: 544 sketch, 100 poses)")
+	val := fs.Int("val", 0, "validation identities held out of training for the choices (0: a quarter)")
+	testFrac := fs.Float64("test-frac", 0.45, "CSV: fraction of the labels (the largest) kept for testing")
+	seed := fs.Uint64("seed", 1, "seed of the stand-in data and the random features")
+	jsonOut := fs.String("json", "", "write JSON to FILE, or - for standard output")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	kind, err := kmvda.ParseKind(*kern)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	task, err := kmvdaTask(*data, *train, *test, *testFrac, *seed)
+	if err != nil {
+		return err
+	}
+	trainIDs := distinct(task.TrainLabels[0])
+	if *val == 0 {
+		*val = max(2, trainIDs/4)
+	}
+	ls := []int{*l}
+	if *l == 0 {
+		ls = []int{10, 20, 50, 100, 200, 400}
+	}
+	choice := bench.MvChoice{Sigma: *sigma, L: *l}
+	if (kind != kmvda.Linear && *sigma == 0) || *l == 0 {
+		factors := []float64{0.5, 1, 2}
+		if *sigma != 0 {
+			// Only l is chosen: factors of the median that give σ back.
+			med, err := task.MedianSigma()
+			if err != nil {
+				return err
+			}
+			factors = []float64{*sigma / med}
+		}
+		if choice, err = task.Choose(kind, *m, factors, ls, *val, *seed); err != nil {
+			return err
+		}
+	}
+	model := &kmvda.Model{Kind: kind, Sigma: choice.Sigma, Features: *m, Dim: choice.L, Seed: *seed}
+	sc, err := task.Evaluate(model, []int{choice.L})
+	if err != nil {
+		return err
+	}
+	type pairOut struct {
+		Gallery  string  `json:"gallery"`
+		Probe    string  `json:"probe"`
+		Accuracy float64 `json:"rank1"`
+	}
+	out := struct {
+		Data    string         `json:"data"`
+		Kind    string         `json:"kind"`
+		M       int            `json:"m,omitempty"`
+		Choice  bench.MvChoice `json:"choice"`
+		Info    kmvda.Info     `json:"info"`
+		Pairs   []pairOut      `json:"pairs"`
+		Note    string         `json:"note,omitempty"`
+		TrainID int            `json:"train_identities"`
+	}{Data: *data, Kind: kind.String(), Choice: choice, Info: model.Info(), Note: task.Note, TrainID: trainIDs}
+	if kind == kmvda.RFF {
+		out.M = *m
+	}
+	for i, p := range task.Pairs {
+		out.Pairs = append(out.Pairs, pairOut{task.ViewNames[p[0]], task.ViewNames[p[1]], sc.Accuracy[i][0]})
+	}
+	if *jsonOut != "" {
+		return writeJSON(*jsonOut, stdout, out)
+	}
+	fmt.Fprintf(stdout, "kmvda %s %s: σ=%.4g l=%d (validation %.3f), %s problem of size %d, trained in %.2fs\n",
+		*data, kind, choice.Sigma, choice.L, choice.Accuracy, model.Info().Form, model.Info().Size, model.Info().Seconds)
+	for _, p := range out.Pairs {
+		fmt.Fprintf(stdout, "  gallery %s, probe %s: rank-1 %.1f%%\n", p.Gallery, p.Probe, 100*p.Accuracy)
+	}
+	return nil
+}
+
+func distinct(v []int) int {
+	seen := map[int]bool{}
+	for _, x := range v {
+		seen[x] = true
+	}
+	return len(seen)
+}
+
+// kmvdaTask builds the stand-in tasks or reads CSV views.
+func kmvdaTask(data string, train, test int, testFrac float64, seed uint64) (*bench.MvTask, error) {
+	switch data {
+	case "sketch":
+		if train == 0 {
+			train = 650
+		}
+		if test == 0 {
+			test = 544
+		}
+		return bench.SketchTask(train, test, seed)
+	case "poses":
+		if train == 0 {
+			train = 100
+		}
+		if test == 0 {
+			test = 100
+		}
+		return bench.PoseTask(train, test, 3, seed)
+	}
+	files := strings.Split(data, ",")
+	if len(files) < 2 {
+		return nil, usagef("--data %q: want sketch, poses, or at least two CSV files", data)
+	}
+	t := &bench.MvTask{Name: "csv"}
+	var views []*mat.Dense
+	var labels [][]int
+	all := map[int]bool{}
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		tab, err := dataset.ReadCSV(f, dataset.CSVOptions{})
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		r, c := tab.X.Dims()
+		if c < 2 {
+			return nil, fmt.Errorf("%s: need features and a label column: %w", path, dataset.ErrFormat)
+		}
+		lab := make([]int, r)
+		for i := range lab {
+			lab[i] = int(tab.X.At(i, c-1))
+			all[lab[i]] = true
+		}
+		views = append(views, mat.DenseCopyOf(tab.X.Slice(0, r, 0, c-1)))
+		labels = append(labels, lab)
+		t.ViewNames = append(t.ViewNames, filepath.Base(path))
+	}
+	var ids []int
+	for id := range all {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	cut := ids[int(float64(len(ids))*(1-testFrac))]
+	for j, v := range views {
+		_, c := v.Dims()
+		var tr, te []float64
+		var trl, tel []int
+		for i, l := range labels[j] {
+			if l < cut {
+				tr, trl = append(tr, v.RawRowView(i)...), append(trl, l)
+			} else {
+				te, tel = append(te, v.RawRowView(i)...), append(tel, l)
+			}
+		}
+		if len(trl) == 0 || len(tel) == 0 {
+			return nil, usagef("view %d: the split leaves %d training and %d test rows", j, len(trl), len(tel))
+		}
+		t.Train, t.Test = append(t.Train, mat.NewDense(len(trl), c, tr)), append(t.Test, mat.NewDense(len(tel), c, te))
+		t.TrainLabels, t.TestLabels = append(t.TrainLabels, trl), append(t.TestLabels, tel)
+	}
+	for j := 1; j < len(views); j++ {
+		t.Pairs = append(t.Pairs, [2]int{0, j}, [2]int{j, 0})
+	}
+	return t, nil
+}
+
+func runKMvDATable(args []string, stdout io.Writer) error {
+	fs := newFlags("kmvda table")
+	out := fs.String("out", "docs", "directory for kmvda_table.md/json and the PNG figures")
+	mTable := fs.Int("m", 2048, "random features per view in the table and the l curve")
+	mMax := fs.Int("m-max", 8192, "largest m of the m curve (from 64, doubling)")
+	cross := fs.String("crossover", "250,500,1000,2000", "training identities of the timing curve (sketch, 2 samples each)")
+	crossM := fs.Int("crossover-m", 512, "random features per view of the timing curve")
+	quick := fs.Bool("quick", false, "small sizes (a smoke run)")
+	seed := fs.Uint64("seed", 1, "seed")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	sketchTrain, sketchTest, poseTrain, poseTest := 650, 544, 100, 100
+	ls := []int{10, 20, 50, 100, 200, 400}
+	if *quick {
+		sketchTrain, sketchTest, poseTrain, poseTest = 60, 40, 16, 12
+		ls = []int{5, 10, 20}
+	}
+	var ms []int
+	for m := 64; m <= *mMax; m *= 2 {
+		ms = append(ms, m)
+	}
+	var exps []*bench.MvExperiment
+	for _, name := range []string{"sketch", "poses"} {
+		var t *bench.MvTask
+		var err error
+		if name == "sketch" {
+			t, err = bench.SketchTask(sketchTrain, sketchTest, *seed)
+		} else {
+			t, err = bench.PoseTask(poseTrain, poseTest, 3, *seed)
+		}
+		if err != nil {
+			return err
+		}
+		ex, err := bench.RunMvExperiment(t, ls, ms, *mTable, max(2, distinct(t.TrainLabels[0])/4), *seed, os.Stderr)
+		if err != nil {
+			return err
+		}
+		exps = append(exps, ex)
+	}
+	var ids []int
+	for _, f := range strings.Split(*cross, ",") {
+		var v int
+		if _, err := fmt.Sscan(strings.TrimSpace(f), &v); err != nil || v < 3 {
+			return usagef("--crossover %q", *cross)
+		}
+		ids = append(ids, v)
+	}
+	timing, err := bench.MvCrossover(ids, *crossM, 100, 3, *seed, os.Stderr)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	var md strings.Builder
+	bench.WriteMvTable(&md, exps)
+	fmt.Fprintln(&md)
+	fmt.Fprintln(&md, "| n (training samples) | exact RBF s | RFF s | RFF form |")
+	fmt.Fprintln(&md, "|---|---|---|---|")
+	for _, r := range timing {
+		fmt.Fprintf(&md, "| %d | %.3f | %.3f | %s (m=%d) |\n", r.N, r.RBF, r.RFF, r.RFFForm, r.M)
+	}
+	fmt.Fprint(stdout, md.String())
+	if err := os.WriteFile(filepath.Join(*out, "kmvda_table.md"), []byte(md.String()), 0o644); err != nil {
+		return err
+	}
+	raw, err := json.MarshalIndent(map[string]any{"experiments": exps, "crossover": timing}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(*out, "kmvda_table.json"), raw, 0o644); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		draw func(string) error
+	}{
+		{"kmvda_fig3_m.png", func(p string) error { return bench.PlotMvM(exps, p) }},
+		{"kmvda_fig4_l.png", func(p string) error { return bench.PlotMvL(exps, p) }},
+		{"kmvda_crossover.png", func(p string) error { return bench.PlotMvCrossover(timing, p) }},
+	} {
+		if err := f.draw(filepath.Join(*out, f.name)); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "wrote", filepath.Join(*out, f.name))
+	}
+	return nil
+}
