@@ -11,7 +11,8 @@ import (
 
 // DenseSolver computes eigenpairs with LAPACK on the full matrix
 // (linalg.SymEig: dsyevd for all pairs, dsyevr for a subset). An operator
-// that implements Matrixer is used directly (0 passes); any other is first
+// that implements Matrixer (with a non-nil matrix) is used directly (0
+// passes); any other is first
 // turned into a matrix by one Apply of the n×n identity (1 pass, n
 // matvecs). Memory: two n×n float64 matrices. The zero value is ready.
 type DenseSolver struct{}
@@ -26,7 +27,8 @@ func (DenseSolver) Solve(op Operator, k int) (*Result, error) {
 	var a *mat.SymDense
 	if m, ok := op.(Matrixer); ok {
 		a = m.SymMatrix()
-	} else {
+	}
+	if a == nil {
 		a, err = materialize(op, res)
 		if err != nil {
 			return nil, err

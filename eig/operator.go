@@ -186,6 +186,16 @@ type Counting struct {
 // Dim returns the wrapped operator's dimension.
 func (c *Counting) Dim() int { return c.Op.Dim() }
 
+// SymMatrix forwards to the wrapped operator's matrix when it has one (nil
+// otherwise), so a dense solver reads it directly instead of building it by
+// applying the operator to the identity.
+func (c *Counting) SymMatrix() *mat.SymDense {
+	if m, ok := c.Op.(Matrixer); ok {
+		return m.SymMatrix()
+	}
+	return nil
+}
+
 // Apply counts and forwards.
 func (c *Counting) Apply(dst, x *mat.Dense) {
 	_, b := x.Dims()

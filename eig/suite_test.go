@@ -301,3 +301,26 @@ func TestAutoRule(t *testing.T) {
 	require.IsType(t, DenseSolver{}, Auto{}.Choose(5000, 1001))
 	require.IsType(t, BlockKrylov{}, Auto{}.Choose(5000, 20))
 }
+
+// A counting wrapper hands its operator's matrix to the dense solver (no
+// pass, no n³ materialisation); an operator without one is materialised in
+// one pass of n matvecs.
+func TestDenseThroughCounting(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	lam := []float64{5, 4, 3, 2, 1, 0.5}
+	a := testmat.WithSpectrum(rng, lam)
+	d, err := NewDense(mat.NewSymDense(6, append([]float64(nil), a.RawSymmetric().Data...)))
+	require.NoError(t, err)
+	res, err := DenseSolver{}.Solve(&Counting{Op: d}, 2)
+	require.NoError(t, err)
+	require.Zero(t, res.Passes)
+	require.InDelta(t, 5, res.Values[0], 1e-12)
+	f, err := NewFloat32(a)
+	require.NoError(t, err)
+	c := &Counting{Op: f}
+	res, err = DenseSolver{}.Solve(c, 2)
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Passes)
+	require.Equal(t, 6, res.MatVecs)
+	require.InDelta(t, 5, res.Values[0], 1e-5)
+}

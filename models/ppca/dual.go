@@ -86,17 +86,8 @@ func (m *Dual) FitKernel(k *mat.SymDense) error {
 func (m *Dual) fitGram(g *mat.SymDense) error {
 	*m = Dual{Q: m.Q, Sigma2: m.Sigma2, Kernel: m.Kernel, Solver: m.Solver, Seed: m.Seed}
 	n := g.SymmetricDim()
-	if n < 2 {
-		return invalidf("need N ≥ 2 points, have %d", n)
-	}
-	if m.Q < 0 || m.Q >= n {
-		return invalidf("q = %d: want 0 ≤ q < N = %d", m.Q, n)
-	}
-	if m.Sigma2 < 0 || math.IsNaN(m.Sigma2) || math.IsInf(m.Sigma2, 0) {
-		return invalidf("σ² = %g: want a finite σ² ≥ 0", m.Sigma2)
-	}
-	if m.Q == 0 && m.Sigma2 == 0 {
-		return invalidf("set q, σ², or both")
+	if err := checkSettings(n, n, "N", m.Q, m.Sigma2); err != nil {
+		return err
 	}
 	c, err := linalg.CenterKernel(g)
 	if err != nil {

@@ -1,6 +1,8 @@
 package ppca
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/linalg"
@@ -69,4 +71,22 @@ func (l *latent) checkLatent(what string, h *mat.Dense) (rows int, err error) {
 		return 0, invalidf("%s: latent vectors have %d entries, q = %d", what, c, l.q)
 	}
 	return rows, linalg.CheckFinite("ppca: "+what, h)
+}
+
+// checkSettings validates N points, the model dimension dim (named name),
+// and the q and σ² asked for.
+func checkSettings(n, dim int, name string, q int, sigma2 float64) error {
+	if n < 2 {
+		return invalidf("need N ≥ 2 points, have %d", n)
+	}
+	if q < 0 || q >= dim {
+		return invalidf("q = %d: want 0 ≤ q < %s = %d", q, name, dim)
+	}
+	if sigma2 < 0 || math.IsNaN(sigma2) || math.IsInf(sigma2, 0) {
+		return invalidf("σ² = %g: want a finite σ² ≥ 0", sigma2)
+	}
+	if q == 0 && sigma2 == 0 {
+		return invalidf("set q, σ², or both")
+	}
+	return nil
 }

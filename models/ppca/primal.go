@@ -35,17 +35,8 @@ func (m *Primal) Fit(x *mat.Dense) error {
 		return err
 	}
 	n, d := x.Dims()
-	if n < 2 {
-		return invalidf("need N ≥ 2 points, have %d", n)
-	}
-	if m.Q < 0 || m.Q >= d {
-		return invalidf("q = %d: want 0 ≤ q < d = %d", m.Q, d)
-	}
-	if m.Sigma2 < 0 || math.IsNaN(m.Sigma2) || math.IsInf(m.Sigma2, 0) {
-		return invalidf("σ² = %g: want a finite σ² ≥ 0", m.Sigma2)
-	}
-	if m.Q == 0 && m.Sigma2 == 0 {
-		return invalidf("set q, σ², or both")
+	if err := checkSettings(n, d, "d", m.Q, m.Sigma2); err != nil {
+		return err
 	}
 	xc := mat.DenseCopyOf(x)
 	m.mean = linalg.CenterColumns(xc)
