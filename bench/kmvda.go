@@ -168,6 +168,9 @@ func (t *MvTask) Evaluate(m *kmvda.Model, ls []int) (*MvScore, error) {
 			sc.Ls = append(sc.Ls, l)
 		}
 	}
+	if len(sc.Ls) == 0 || sc.Ls[len(sc.Ls)-1] < lmax && maxInt(ls) > lmax {
+		sc.Ls = append(sc.Ls, lmax) // the largest l the classes allow
+	}
 	for _, p := range t.Pairs {
 		gx, gl := gallery(t.Test[p[0]], t.TestLabels[p[0]])
 		g, err := m.Project(p[0], gx)
@@ -237,7 +240,7 @@ func (t *MvTask) Choose(kind kmvda.Kind, m int, factors []float64, ls []int, val
 		factors = []float64{0}
 	}
 	for _, f := range factors {
-		model := &kmvda.Model{Kind: kind, Sigma: f * med, Features: m, Dim: maxInt(ls), Seed: seed}
+		model := &kmvda.Model{Kind: kind, Sigma: f * med, Features: m, Dim: v.capL(maxInt(ls)), Seed: seed}
 		sc, err := v.Evaluate(model, ls)
 		if err != nil {
 			return MvChoice{}, err
@@ -253,6 +256,29 @@ func (t *MvTask) Choose(kind kmvda.Kind, m int, factors []float64, ls []int, val
 		}
 	}
 	return best, nil
+}
+
+// withL returns ls with l added (sorted, no repeats).
+func withL(ls []int, l int) []int {
+	out := []int{l}
+	for _, x := range ls {
+		if x != l {
+			out = append(out, x)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// capL caps l at c − 1 for the task's c training classes (identities).
+func (t *MvTask) capL(l int) int {
+	ids := map[int]bool{}
+	for _, labels := range t.TrainLabels {
+		for _, id := range labels {
+			ids[id] = true
+		}
+	}
+	return min(l, len(ids)-1)
 }
 
 func maxInt(v []int) int {
@@ -304,8 +330,9 @@ func RunMvExperiment(t *MvTask, ls, ms []int, mTable, val int, seed uint64, log 
 		if kind == kmvda.RBF {
 			rbfChoice = ch
 		}
-		model := &kmvda.Model{Kind: kind, Sigma: ch.Sigma, Features: mTable, Dim: maxInt(ls), Seed: seed}
-		sc, err := t.Evaluate(model, ls)
+		evalLs := withL(ls, ch.L)
+		model := &kmvda.Model{Kind: kind, Sigma: ch.Sigma, Features: mTable, Dim: t.capL(maxInt(evalLs)), Seed: seed}
+		sc, err := t.Evaluate(model, evalLs)
 		if err != nil {
 			return nil, err
 		}

@@ -171,7 +171,7 @@ def run_eigh(g, s, delta, dopt):
         t, (vals, vecs) = timed(lambda: np.linalg.eigh(g))
         SEARCHED["eigh"] = (t, eta_of(g, vals[::-1][:s], vecs[:, ::-1][:, :s], dopt))
     t, eta = SEARCHED["eigh"]
-    return dict(seconds=t if eta < delta else None, eta=eta, passes=1, matvecs=g.shape[0], iterations=0,
+    return dict(seconds=t if eta < delta else None, eta=eta, passes=0, matvecs=0, iterations=0,
                 params={"repeats": 1})
 
 
