@@ -26,6 +26,7 @@ func runKMvDA(args []string, stdout io.Writer) error {
 	m := fs.Int("m", 2048, "rff: random features per view")
 	l := fs.Int("l", 0, "directions (0: chosen on a validation split)")
 	sigma := fs.Float64("sigma", 0, "Gaussian bandwidth (0: chosen on a validation split among 0.5, 1, 2 × the median distance)")
+	reg := fs.Float64("reg", 0, "regularisation ε = reg·tr(S)/dim (0: chosen on the validation split among 1e-3, 1e-2, 1e-1)")
 	train := fs.Int("train", 0, "training identities (0: 650 sketch, 100 poses)")
 	test := fs.Int("test", 0, "test identities (0: 544 sketch, 100 poses)")
 	val := fs.Int("val", 0, "validation identities held out of training for the choices (0: a quarter)")
@@ -51,8 +52,12 @@ func runKMvDA(args []string, stdout io.Writer) error {
 	if *l == 0 {
 		ls = []int{10, 20, 50, 100, 200, 400}
 	}
-	choice := bench.MvChoice{Sigma: *sigma, L: *l}
-	if (kind != kmvda.Linear && *sigma == 0) || *l == 0 {
+	choice := bench.MvChoice{Sigma: *sigma, L: *l, Reg: *reg}
+	if (kind != kmvda.Linear && *sigma == 0) || *l == 0 || *reg == 0 {
+		regs := bench.MvRegs
+		if *reg != 0 {
+			regs = []float64{*reg}
+		}
 		factors := []float64{0.5, 1, 2}
 		if *sigma != 0 {
 			// Only l is chosen: factors of the median that give σ back.
@@ -62,11 +67,11 @@ func runKMvDA(args []string, stdout io.Writer) error {
 			}
 			factors = []float64{*sigma / med}
 		}
-		if choice, err = task.Choose(kind, *m, factors, ls, *val, *seed); err != nil {
+		if choice, err = task.Choose(kind, *m, factors, regs, ls, *val, *seed); err != nil {
 			return err
 		}
 	}
-	model := &kmvda.Model{Kind: kind, Sigma: choice.Sigma, Features: *m, Dim: choice.L, Seed: *seed}
+	model := &kmvda.Model{Kind: kind, Sigma: choice.Sigma, Features: *m, Dim: choice.L, Reg: choice.Reg, Seed: *seed}
 	sc, err := task.Evaluate(model, []int{choice.L})
 	if err != nil {
 		return err
@@ -95,8 +100,8 @@ func runKMvDA(args []string, stdout io.Writer) error {
 	if *jsonOut != "" {
 		return writeJSON(*jsonOut, stdout, out)
 	}
-	fmt.Fprintf(stdout, "kmvda %s %s: σ=%.4g l=%d (validation %.3f), %s problem of size %d, trained in %.2fs\n",
-		*data, kind, choice.Sigma, choice.L, choice.Accuracy, model.Info().Form, model.Info().Size, model.Info().Seconds)
+	fmt.Fprintf(stdout, "kmvda %s %s: σ=%.4g reg=%g l=%d (validation %.3f), %s problem of size %d, trained in %.2fs\n",
+		*data, kind, choice.Sigma, choice.Reg, choice.L, choice.Accuracy, model.Info().Form, model.Info().Size, model.Info().Seconds)
 	for _, p := range out.Pairs {
 		fmt.Fprintf(stdout, "  gallery %s, probe %s: rank-1 %.1f%%\n", p.Gallery, p.Probe, 100*p.Accuracy)
 	}

@@ -26,7 +26,9 @@
 // K̂H^DK̂ z = λ(K̂H^SK̂ + εK̂) z with K̂ = blockdiag(F_jF_jᵀ): the same
 // directions w (for λ > 0), at the cost of the exact kernel form.
 //
-// Regularisation. ε = Reg·tr(S)/dim with Reg = 1e-3 by default. S is
+// Regularisation. ε = Reg·tr(S)/dim with Reg = 1e-3 by default (for the
+// RFF dual form, tr(S)/dim of the primal problem it stands for, so both
+// forms solve the same problem). S is
 // singular whenever dim > n − c (always in the kernel form), and then the
 // unregularised problem has infinite eigenvalues (directions that collapse
 // every class to a point). Reg < 0 asks for the unregularised problem: kdual
@@ -112,6 +114,8 @@ type Model struct {
 	values []float64
 	info   Info
 	fitted bool
+
+	forcePrimal bool // tests: the RFF primal form even when v·m > n
 }
 
 // Info reports a fit.
@@ -209,10 +213,11 @@ func (m *Model) Fit(views []*mat.Dense, labels [][]int) error {
 	for _, d := range m.dims {
 		p += d
 	}
-	primal := m.Kind == Linear || (m.Kind == RFF && p <= n)
+	primal := m.Kind == Linear || (m.Kind == RFF && (p <= n || m.forcePrimal))
 	m.info = Info{Kind: m.Kind.String(), Classes: c}
 	var d, s *mat.SymDense
 	var ridge *mat.SymDense // nil: εI
+	scale := 0.0            // 0: from S itself
 	if primal {
 		m.info.Form, m.info.Size = "primal", p
 		d, s = primalScatters(feats, labels, classOf, sizes)
@@ -234,7 +239,10 @@ func (m *Model) Fit(views []*mat.Dense, labels [][]int) error {
 		}
 		d, s = dualScatters(ks, labels, classOf, sizes)
 		if m.Kind == RFF {
+			// ε as the primal problem defines it: tr(S_F)/p, with
+			// tr(S_F) = Σ_j ‖F_j‖²_F − Σ_i ‖s_i‖²/n_i.
 			ridge = blockDiag(ks)
+			scale = primalTrace(feats, labels, classOf, sizes) / float64(p)
 		}
 	}
 	l := m.Dim
@@ -245,7 +253,7 @@ func (m *Model) Fit(views []*mat.Dense, labels [][]int) error {
 	if l < 1 || l > size {
 		return invalidf("l = %d directions: want 1 … %d", l, size)
 	}
-	z, vals, eps, err := solveGEP(d, s, ridge, l, m.Reg)
+	z, vals, eps, err := solveGEP(d, s, ridge, l, m.Reg, scale)
 	if err != nil {
 		return err
 	}
@@ -429,6 +437,31 @@ func dualScatters(ks []*mat.SymDense, labels [][]int, classOf map[int]int, sizes
 	return d, s
 }
 
+// primalTrace is tr(S) of the primal problem on features feats.
+func primalTrace(feats []*mat.Dense, labels [][]int, classOf map[int]int, sizes []float64) float64 {
+	tr := 0.0
+	for j, f := range feats {
+		r, dj := f.Dims()
+		class := make([][]float64, len(sizes))
+		for k := 0; k < r; k++ {
+			c := classOf[labels[j][k]]
+			if class[c] == nil {
+				class[c] = make([]float64, dj)
+			}
+			for a, x := range f.RawRowView(k) {
+				tr += x * x
+				class[c][a] += x
+			}
+		}
+		for c, v := range class {
+			for _, x := range v {
+				tr -= x * x / sizes[c]
+			}
+		}
+	}
+	return tr
+}
+
 func blockDiag(ks []*mat.SymDense) *mat.SymDense {
 	n := 0
 	for _, k := range ks {
@@ -449,20 +482,16 @@ func blockDiag(ks []*mat.SymDense) *mat.SymDense {
 }
 
 // solveGEP returns the top l solutions of D z = λ (S + ε·R) z (R = I when
-// ridge is nil), with ε as the package documentation says.
-func solveGEP(d, s, ridge *mat.SymDense, l int, reg float64) (*mat.Dense, []float64, float64, error) {
+// ridge is nil) with ε = reg·scale, scale the mean diagonal of the
+// within-class scatter (of the primal problem, for the RFF dual form).
+func solveGEP(d, s, ridge *mat.SymDense, l int, reg, scale float64) (*mat.Dense, []float64, float64, error) {
 	size := s.SymmetricDim()
-	tr := 0.0
-	for i := 0; i < size; i++ {
-		tr += s.At(i, i)
-	}
-	scale := tr / float64(size)
-	if ridge != nil {
-		rt := 0.0
+	if scale == 0 {
+		tr := 0.0
 		for i := 0; i < size; i++ {
-			rt += ridge.At(i, i)
+			tr += s.At(i, i)
 		}
-		scale = tr / rt
+		scale = tr / float64(size)
 	}
 	if !(scale > 0) {
 		return nil, nil, 0, invalidf("the within-class scatter is zero")
