@@ -17,7 +17,7 @@ func PlotMvM(exps []*MvExperiment, path string) error {
 	p.X.Label.Text = "m (log scale)"
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Y.Label.Text = "rank-1 accuracy (mean over directions)"
+	p.Y.Label.Text = "rank-1 accuracy (mean of the two cross-view directions)"
 	var args []any
 	for _, ex := range exps {
 		var rff, rbf plotter.XYs
@@ -45,7 +45,7 @@ func PlotMvL(exps []*MvExperiment, path string) error {
 	p := plot.New()
 	p.Title.Text = "Fig. 4: rank-1 accuracy against the number of directions l"
 	p.X.Label.Text = "l"
-	p.Y.Label.Text = "rank-1 accuracy (mean over directions)"
+	p.Y.Label.Text = "rank-1 accuracy (mean of the two cross-view directions)"
 	var args []any
 	for _, ex := range exps {
 		for _, sc := range ex.LCurve {

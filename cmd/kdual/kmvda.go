@@ -205,8 +205,23 @@ func runKMvDATable(args []string, stdout io.Writer) error {
 	crossM := fs.Int("crossover-m", 512, "random features per view of the timing curve")
 	quick := fs.Bool("quick", false, "small sizes (a smoke run)")
 	seed := fs.Uint64("seed", 1, "seed")
+	from := fs.String("from", "", "redraw the PNGs from an earlier kmvda_table.json instead of running")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *from != "" {
+		var saved struct {
+			Experiments []*bench.MvExperiment `json:"experiments"`
+			Crossover   []bench.MvTiming      `json:"crossover"`
+		}
+		raw, err := os.ReadFile(*from)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(raw, &saved); err != nil {
+			return err
+		}
+		return drawKMvDA(*out, saved.Experiments, saved.Crossover, stdout)
 	}
 	sketchTrain, sketchTest, poseTrain, poseTest := 650, 544, 100, 100
 	ls := []int{10, 20, 50, 100, 200, 400}
@@ -270,6 +285,10 @@ func runKMvDATable(args []string, stdout io.Writer) error {
 	if err := os.WriteFile(filepath.Join(*out, "kmvda_table.json"), raw, 0o644); err != nil {
 		return err
 	}
+	return drawKMvDA(*out, exps, timing, stdout)
+}
+
+func drawKMvDA(out string, exps []*bench.MvExperiment, timing []bench.MvTiming, stdout io.Writer) error {
 	for _, f := range []struct {
 		name string
 		draw func(string) error
@@ -278,10 +297,10 @@ func runKMvDATable(args []string, stdout io.Writer) error {
 		{"kmvda_fig4_l.png", func(p string) error { return bench.PlotMvL(exps, p) }},
 		{"kmvda_crossover.png", func(p string) error { return bench.PlotMvCrossover(timing, p) }},
 	} {
-		if err := f.draw(filepath.Join(*out, f.name)); err != nil {
+		if err := f.draw(filepath.Join(out, f.name)); err != nil {
 			return err
 		}
-		fmt.Fprintln(stdout, "wrote", filepath.Join(*out, f.name))
+		fmt.Fprintln(stdout, "wrote", filepath.Join(out, f.name))
 	}
 	return nil
 }
