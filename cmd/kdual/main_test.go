@@ -119,7 +119,9 @@ func TestBenchKPCAJSON(t *testing.T) {
 		}
 		if r["seconds"] != nil {
 			require.Less(t, r["eta"].(float64), r["delta"].(float64), "%v", r)
-			require.Greater(t, r["passes"].(float64), 0.0)
+			if s := r["solver"].(string); s != "dense" && s != "dense-full" {
+				require.Greater(t, r["passes"].(float64), 0.0) // LAPACK reads the matrix itself
+			}
 		}
 	}
 }
