@@ -100,8 +100,12 @@ func runKMvDA(args []string, stdout io.Writer) error {
 	if *jsonOut != "" {
 		return writeJSON(*jsonOut, stdout, out)
 	}
-	fmt.Fprintf(stdout, "kmvda %s %s: σ=%.4g reg=%g l=%d (validation %.3f), %s problem of size %d, trained in %.2fs\n",
-		*data, kind, choice.Sigma, choice.Reg, choice.L, choice.Accuracy, model.Info().Form, model.Info().Size, model.Info().Seconds)
+	chosen := "given"
+	if choice.Accuracy > 0 {
+		chosen = fmt.Sprintf("validation %.3f", choice.Accuracy)
+	}
+	fmt.Fprintf(stdout, "kmvda %s %s: σ=%.4g reg=%g l=%d (%s), %s problem of size %d, trained in %.2fs\n",
+		*data, kind, choice.Sigma, choice.Reg, choice.L, chosen, model.Info().Form, model.Info().Size, model.Info().Seconds)
 	for _, p := range out.Pairs {
 		fmt.Fprintf(stdout, "  gallery %s, probe %s: rank-1 %.1f%%\n", p.Gallery, p.Probe, 100*p.Accuracy)
 	}

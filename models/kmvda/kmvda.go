@@ -411,9 +411,10 @@ func dualScatters(ks []*mat.SymDense, labels [][]int, classOf map[int]int, sizes
 				kt[off+a] += v
 			}
 		}
-		// blockdiag(K_j K_j).
-		var kk mat.Dense
-		kk.Mul(k, k)
+		// blockdiag(K_j K_j) = blockdiag(K_j K_jᵀ): one dsyrk (gonum has no
+		// BLAS path for a product of two SymDense).
+		kk := mat.NewSymDense(nj, nil)
+		kk.SymOuterK(1, mat.DenseCopyOf(k))
 		for a := 0; a < nj; a++ {
 			for b := a; b < nj; b++ {
 				s.SetSym(off+a, off+b, kk.At(a, b))
