@@ -60,9 +60,11 @@ const (
 // Settings configure Minimize; the zero value is usable.
 type Settings struct {
 	Method Method
-	// LR is the learning rate, an upper bound on α; 0 means 1 for Adam (its
-	// step is scale-free: W is divided by √v̂, and α ≤ 1/‖W‖_F bounds it
-	// further) and 0.01 for SGD (whose step scales with the gradient).
+	// LR is the learning rate, an upper bound on α; 0 means 10 for Adam (its
+	// step is scale-free: W is divided by √v̂, which stays of the order of
+	// ‖G‖ near a minimum while the tangent part vanishes, so a large bound
+	// keeps the final phase fast; far from it α ≤ 1/‖W‖_F is the active
+	// bound) and 0.01 for SGD (whose step scales with the gradient).
 	LR float64
 	// Beta1 (Adam) or the momentum β (SGD); 0 means 0.9.
 	Beta1 float64
@@ -100,7 +102,7 @@ type Result struct {
 func (s *Settings) defaults() Settings {
 	out := *s
 	if out.LR == 0 {
-		out.LR = 1
+		out.LR = 10
 		if out.Method == SGD {
 			out.LR = 0.01
 		}

@@ -60,6 +60,7 @@ func runRKM(args []string, stdout io.Writer) error {
 	test := fs.Int("test", 100, "a file's last TEST values are the test part")
 	maxIter := fs.Int("max-iter", 0, "stiefel: step limit (0: 10 000)")
 	tol := fs.Float64("tol", 0, "stiefel: relative Riemannian gradient tolerance (0: 1e-8)")
+	lr := fs.Float64("lr", 0, "stiefel: Cayley-Adam learning rate (0: 1)")
 	noRescale := fs.Bool("no-rescale", false, "primal eig without U = ŨΛ^{1/2} (the paper's Fig. 7 ablation)")
 	seed := fs.Uint64("seed", 1, "seed of the random features and the Stiefel start")
 	plotOut := fs.String("plot", "", "write the forecast against the truth and the first latent components as PNG")
@@ -89,7 +90,7 @@ func runRKM(args []string, stdout io.Writer) error {
 	}
 	rep := rkmReport{Data: *data, S: *s, Lag: *lag, RFF: *rff, Rotated: *rotate, NTest: len(testSeries)}
 	m := &rkm.Model{Components: *s, Rotate: *rotate, NoRescale: *noRescale,
-		Stiefel: stiefel.Settings{MaxIter: *maxIter, Tol: *tol, Seed: *seed}}
+		Stiefel: stiefel.Settings{MaxIter: *maxIter, Tol: *tol, LR: *lr, Seed: *seed}}
 	switch *setting {
 	case "auto":
 	case "primal":
