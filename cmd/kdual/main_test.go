@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -333,4 +335,36 @@ func TestKMvDA(t *testing.T) {
 	}
 	code, _, _ = runCLI(t, "kmvda", "--kernel", "cubic")
 	require.Equal(t, 2, code)
+}
+
+func TestKMvDACSV(t *testing.T) {
+	dir := t.TempDir()
+	// Two views of 12 classes with 3 samples each: view 2 is view 1 mixed
+	// by a fixed matrix, both with noise.
+	var a, b strings.Builder
+	for c := 0; c < 12; c++ {
+		for k := 0; k < 3; k++ {
+			x := []float64{math.Cos(float64(c)) * 3, math.Sin(float64(c)) * 3, float64(c%4) - 1.5}
+			n := func(i int) float64 { return 0.05 * math.Sin(float64(7*c+3*k+i)) }
+			fmt.Fprintf(&a, "%g,%g,%g,%d\n", x[0]+n(0), x[1]+n(1), x[2]+n(2), c)
+			fmt.Fprintf(&b, "%g,%g,%g,%d\n", x[0]-x[1]+n(3), x[1]+2*x[2]+n(4), x[0]+x[2]+n(5), c)
+		}
+	}
+	pa, pb := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	require.NoError(t, os.WriteFile(pa, []byte(a.String()), 0o644))
+	require.NoError(t, os.WriteFile(pb, []byte(b.String()), 0o644))
+	code, out, stderr := runCLI(t, "kmvda", "--data", pa+","+pb, "--kernel", "linear", "--l", "3", "--reg", "0.001", "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	var r struct {
+		Pairs []struct {
+			Accuracy float64 `json:"rank1"`
+		} `json:"pairs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Len(t, r.Pairs, 2)
+	for _, p := range r.Pairs {
+		require.Greater(t, p.Accuracy, 0.5) // 6 test classes: chance is 1/6
+	}
+	code, _, _ = runCLI(t, "kmvda", "--data", pa)
+	require.Equal(t, 2, code) // one view
 }
