@@ -37,12 +37,7 @@ func RandSym(n int, seed uint64) (*mat.SymDense, []float64, error) {
 	}
 	a := mat.NewDense(n, n, nil)
 	a.Mul(ql, q.T())
-	s := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			s.SetSym(i, j, 0.5*(a.At(i, j)+a.At(j, i)))
-		}
-	}
+	s := linalg.SymPart(a)
 	linalg.Symmetrize(s)
 	return s, lambda, nil
 }

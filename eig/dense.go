@@ -63,13 +63,7 @@ func materialize(op Operator, res *Result) (*mat.SymDense, error) {
 	if err := checkBlockFinite(y); err != nil {
 		return nil, err
 	}
-	a := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			a.SetSym(i, j, 0.5*(y.At(i, j)+y.At(j, i)))
-		}
-	}
-	return a, nil
+	return linalg.SymPart(y), nil
 }
 
 // epsilon is the float64 unit roundoff 2⁻⁵³.

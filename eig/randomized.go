@@ -160,13 +160,7 @@ func (rz Randomized) Solve(op Operator, k int) (*Result, error) {
 		}
 		b := mat.NewDense(l, l, nil)
 		b.Mul(qb.T(), y)
-		bs := mat.NewSymDense(l, nil)
-		for i := 0; i < l; i++ {
-			for j := i; j < l; j++ {
-				bs.SetSym(i, j, 0.5*(b.At(i, j)+b.At(j, i)))
-			}
-		}
-		e, err := linalg.SymEig(bs, 0)
+		e, err := linalg.SymEig(linalg.SymPart(b), 0)
 		if err != nil {
 			return nil, fmt.Errorf("eig: randomized: projected problem: %w", err)
 		}

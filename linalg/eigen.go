@@ -154,3 +154,33 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// Func returns V·diag(f(λ))·Vᵀ for the stored pairs: a function of the
+// symmetric matrix when all n pairs are stored (M^{1/2}, M^{-1/2}, M^{-1}
+// of a small positive definite M). It panics without Vectors.
+func (e *Eigen) Func(f func(float64) float64) *mat.Dense {
+	n, k := e.Vectors.Dims()
+	scaled := mat.DenseCopyOf(e.Vectors)
+	for j := 0; j < k; j++ {
+		c := f(e.Values[j])
+		for i := 0; i < n; i++ {
+			scaled.Set(i, j, scaled.At(i, j)*c)
+		}
+	}
+	out := mat.NewDense(n, n, nil)
+	out.Mul(scaled, e.Vectors.T())
+	return out
+}
+
+// SymPart returns (A + Aᵀ)/2 of the square matrix a: the symmetric matrix
+// that products such as HᵀGH should be, without their rounding asymmetry.
+func SymPart(a mat.Matrix) *mat.SymDense {
+	n, _ := a.Dims()
+	s := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			s.SetSym(i, j, 0.5*(a.At(i, j)+a.At(j, i)))
+		}
+	}
+	return s
+}

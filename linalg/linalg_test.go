@@ -586,3 +586,23 @@ func TestCenterKernel32(t *testing.T) {
 	_, err = CenterKernel32(g32, 71)
 	require.ErrorIs(t, err, ErrInvalid)
 }
+
+// Eigen.Func gives matrix functions: (M^{1/2})² = M and M^{-1}·M = I on a
+// matrix with a known spectrum; SymPart is (A + Aᵀ)/2.
+func TestEigenFuncAndSymPart(t *testing.T) {
+	a := withSpectrum(3, []float64{9, 4, 2, 1, 0.25})
+	e, err := SymEig(a, 0)
+	require.NoError(t, err)
+	root := e.Func(math.Sqrt)
+	var sq, id mat.Dense
+	sq.Mul(root, root)
+	require.True(t, mat.EqualApprox(&sq, a, 1e-12*9))
+	id.Mul(e.Func(func(x float64) float64 { return 1 / x }), a)
+	require.True(t, mat.EqualApprox(&id, mat.NewDiagDense(5, []float64{1, 1, 1, 1, 1}), 1e-12*36))
+
+	g := mat.NewDense(2, 2, []float64{1, 2, 4, 3})
+	s := SymPart(g)
+	require.Equal(t, 3.0, s.At(0, 1))
+	require.Equal(t, 3.0, s.At(1, 0))
+	require.Equal(t, 1.0, s.At(0, 0))
+}

@@ -181,18 +181,9 @@ func Orthonormalize(a *mat.Dense) error {
 	if !(e.Values[s-1] > 1e-14*e.Values[0]) {
 		return fmt.Errorf("stiefel: columns are linearly dependent (AᵀA eigenvalue %g): %w", e.Values[s-1], ErrInvalid)
 	}
-	// (AᵀA)^{-1/2} = Q diag(μ^{-1/2}) Qᵀ.
-	q := e.Vectors
-	qs := mat.DenseCopyOf(q)
-	for j := 0; j < s; j++ {
-		f := 1 / math.Sqrt(e.Values[j])
-		for i := 0; i < s; i++ {
-			qs.Set(i, j, qs.At(i, j)*f)
-		}
-	}
-	var isq, out mat.Dense
-	isq.Mul(qs, q.T())
-	out.Mul(a, &isq)
+	isq := e.Func(func(x float64) float64 { return 1 / math.Sqrt(x) }) // (AᵀA)^{-1/2}
+	var out mat.Dense
+	out.Mul(a, isq)
 	a.Copy(&out)
 	return nil
 }

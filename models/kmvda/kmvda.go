@@ -525,13 +525,7 @@ func solveGEP(d, s, ridge *mat.SymDense, l int, reg, scale float64) (*mat.Dense,
 	craw := cm.RawMatrix()
 	blas64.Trsm(blas.Left, blas.Trans, 1, u, craw)
 	blas64.Trsm(blas.Right, blas.NoTrans, 1, u, craw)
-	c := mat.NewSymDense(size, nil)
-	for i := 0; i < size; i++ {
-		for j := i; j < size; j++ {
-			c.SetSym(i, j, 0.5*(cm.At(i, j)+cm.At(j, i)))
-		}
-	}
-	e, err := linalg.SymEig(c, l)
+	e, err := linalg.SymEig(linalg.SymPart(cm), l)
 	if err != nil {
 		return nil, nil, eps, err
 	}

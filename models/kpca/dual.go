@@ -51,13 +51,7 @@ const breakdownRatio = 1e-14
 
 func sqrtFactors(m *mat.Dense) (*sqrtOf, error) {
 	s, _ := m.Dims()
-	sym := mat.NewSymDense(s, nil)
-	for i := 0; i < s; i++ {
-		for j := i; j < s; j++ {
-			sym.SetSym(i, j, 0.5*(m.At(i, j)+m.At(j, i)))
-		}
-	}
-	e, err := linalg.SymEig(sym, 0)
+	e, err := linalg.SymEig(linalg.SymPart(m), 0)
 	if err != nil {
 		return nil, fmt.Errorf("kpca: HᵀGH: %w", err)
 	}
@@ -66,19 +60,11 @@ func sqrtFactors(m *mat.Dense) (*sqrtOf, error) {
 		return nil, fmt.Errorf("kpca: HᵀGH is singular (eigenvalues %g … %g): the kernel matrix has rank below s or H lost rank: %w",
 			mu[0], mu[s-1], ErrBreakdown)
 	}
-	out := &sqrtOf{mu: mu, q: e.Vectors, invSqrt: mat.NewDense(s, s, nil)}
+	// M^{-1/2} = Q diag(μ^{-1/2}) Qᵀ
+	out := &sqrtOf{mu: mu, q: e.Vectors, invSqrt: e.Func(func(x float64) float64 { return 1 / math.Sqrt(x) })}
 	for i := 0; i < s; i++ {
 		out.traceSqrt += math.Sqrt(mu[i])
 	}
-	// M^{-1/2} = Q diag(μ^{-1/2}) Qᵀ
-	qs := mat.DenseCopyOf(e.Vectors)
-	for j := 0; j < s; j++ {
-		c := 1 / math.Sqrt(mu[j])
-		for i := 0; i < s; i++ {
-			qs.Set(i, j, qs.At(i, j)*c)
-		}
-	}
-	out.invSqrt.Mul(qs, e.Vectors.T())
 	return out, nil
 }
 

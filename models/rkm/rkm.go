@@ -145,6 +145,7 @@ type Model struct {
 	gamma   *mat.SymDense // s×s
 	info    Info
 	fitted  bool
+	targets map[int]*target // inference caches, per target view
 }
 
 // Info reports a fit.
@@ -174,7 +175,7 @@ type fitView struct {
 // Fit trains the model on one n×d_v matrix per view.
 func (m *Model) Fit(xs []*mat.Dense) error {
 	start := time.Now()
-	m.fitted = false
+	m.fitted, m.targets = false, nil
 	if len(m.Views) == 0 || len(xs) != len(m.Views) {
 		return invalidf("%d views configured, %d data matrices given", len(m.Views), len(xs))
 	}
@@ -320,14 +321,9 @@ func (m *Model) stiefelTrain(dim int, apply func(dst, a *mat.Dense)) (*mat.Dense
 	a := res.A
 	ba := mat.NewDense(dim, s, nil)
 	apply(ba, a)
-	g := mat.NewSymDense(s, nil)
 	var at mat.Dense
 	at.Mul(a.T(), ba)
-	for i := 0; i < s; i++ {
-		for j := i; j < s; j++ {
-			g.SetSym(i, j, 0.5*(at.At(i, j)+at.At(j, i)))
-		}
-	}
+	g := linalg.SymPart(&at)
 	if m.Rotate {
 		e, err := linalg.SymEig(g, 0)
 		if err != nil {
@@ -442,16 +438,7 @@ func symPow(g *mat.SymDense, p float64) (*mat.Dense, error) {
 	if !(e.Values[s-1] > 0) {
 		return nil, invalidf("Γ is not positive definite (eigenvalue %g)", e.Values[s-1])
 	}
-	scaled := mat.DenseCopyOf(e.Vectors)
-	for j := 0; j < s; j++ {
-		f := math.Pow(e.Values[j], p)
-		for i := 0; i < s; i++ {
-			scaled.Set(i, j, scaled.At(i, j)*f)
-		}
-	}
-	out := mat.NewDense(s, s, nil)
-	out.Mul(scaled, e.Vectors.T())
-	return out, nil
+	return e.Func(func(x float64) float64 { return math.Pow(x, p) }), nil
 }
 
 // Info reports the last fit.
@@ -536,7 +523,10 @@ func (m *Model) Infer(target int, xs []*mat.Dense) (*mat.Dense, error) {
 	// b = Σ_{w≠v} (test scores of view w), and the matrix Γ − (target
 	// block), both in the model's setting.
 	b := mat.NewDense(rows, s, nil)
-	var block mat.Dense
+	it, err := m.inferTarget(target)
+	if err != nil {
+		return nil, err
+	}
 	if m.setting == Primal {
 		for v := range xs {
 			if v == target {
@@ -551,8 +541,6 @@ func (m *Model) Infer(target int, xs []*mat.Dense) (*mat.Dense, error) {
 			t.Mul(phi, uv)
 			b.Add(b, &t)
 		}
-		ut := m.u.Slice(tv.offset, tv.offset+tv.dim, 0, s)
-		block.Mul(ut.T(), ut)
 	} else {
 		for v := range xs {
 			if v == target {
@@ -566,31 +554,18 @@ func (m *Model) Infer(target int, xs []*mat.Dense) (*mat.Dense, error) {
 			t.Mul(kc, m.h)
 			b.Add(b, &t)
 		}
-		var kh mat.Dense
-		kh.Mul(tv.viewKernel(), m.h)
-		block.Mul(m.h.T(), &kh)
-	}
-	a := mat.NewDense(s, s, nil)
-	for i := 0; i < s; i++ {
-		for j := 0; j < s; j++ {
-			a.Set(i, j, m.gamma.At(i, j)-0.5*(block.At(i, j)+block.At(j, i)))
-		}
 	}
 	// h* = b (Γ − block)^{-1}, rows: solve (Γ − block) h*ᵀ = bᵀ.
 	var hs mat.Dense
-	if err := hs.Solve(a, b.T()); err != nil {
+	if err := hs.Solve(it.a, b.T()); err != nil {
 		return nil, fmt.Errorf("rkm: Γ minus the target view's block is singular (the other views do not determine the latent variables): %v: %w", err, ErrSingular)
 	}
 	h := mat.DenseCopyOf(hs.T())
 	if tv.explicit {
 		// φ̂_v = U_v h* (U_v = Φ_vᵀH in the dual); the kernel vector
 		// against the training points is Φ_v φ̂_v.
-		uv, err := m.U(target)
-		if err != nil {
-			return nil, err
-		}
 		phi := mat.NewDense(rows, tv.dim, nil)
-		phi.Mul(h, uv.T())
+		phi.Mul(h, it.u.T())
 		if _, ok := tv.fm.(Identity); ok {
 			for i := 0; i < rows; i++ {
 				row := phi.RawRowView(i)
@@ -606,12 +581,50 @@ func (m *Model) Infer(target int, xs []*mat.Dense) (*mat.Dense, error) {
 		return out, err
 	}
 	// k̂_v = K_v H h*.
-	var kh mat.Dense
-	kh.Mul(tv.viewKernel(), m.h)
 	kc := mat.NewDense(rows, m.n, nil)
-	kc.Mul(h, kh.T())
+	kc.Mul(h, it.kh.T())
 	out, _, err := kernel.Smoother(kc, tv.center.RowMeans, tv.x, 0)
 	return out, err
+}
+
+// target holds what inference of one view needs whatever the new points:
+// Γ minus the view's block (s×s), and U_v (explicit views) or K_vH (dual,
+// implicit views). Built on first use and kept until the next Fit, so a
+// recursive forecast pays the n²s product once, not at every step.
+type target struct {
+	a, u, kh *mat.Dense
+}
+
+func (m *Model) inferTarget(v int) (*target, error) {
+	if it, ok := m.targets[v]; ok {
+		return it, nil
+	}
+	s := m.Components
+	tv := &m.views[v]
+	it := &target{}
+	var block mat.Dense
+	if m.setting == Primal {
+		ut := m.u.Slice(tv.offset, tv.offset+tv.dim, 0, s)
+		block.Mul(ut.T(), ut)
+	} else {
+		it.kh = mat.NewDense(m.n, s, nil)
+		it.kh.Mul(tv.viewKernel(), m.h)
+		block.Mul(m.h.T(), it.kh)
+	}
+	if tv.explicit {
+		var err error
+		if it.u, err = m.U(v); err != nil {
+			return nil, err
+		}
+	}
+	sym := linalg.SymPart(&block)
+	it.a = mat.NewDense(s, s, nil)
+	it.a.Sub(m.gamma, sym)
+	if m.targets == nil {
+		m.targets = map[int]*target{}
+	}
+	m.targets[v] = it
+	return it, nil
 }
 
 // testFeatures returns the centred features of new points of an explicit
