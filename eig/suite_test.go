@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/testmat"
+	"github.com/kdual/kdual/linalg"
 )
 
 // The shared suite: every solver must pass it.
@@ -192,36 +193,6 @@ func TestFloat32OperatorThroughSuite(t *testing.T) {
 	}
 }
 
-func TestApplyAgreesAcrossOperators(t *testing.T) {
-	applyAgreement(t)
-	// The portable paths (OpenBLAS, Go loops) as on processors without
-	// AVX-512.
-	useNative = false
-	defer func() { useNative = true }()
-	applyAgreement(t)
-}
-
-func applyAgreement(t *testing.T) {
-	a := symWithSpectrum(3, spectrum(97, func(i int) float64 { return float64(i) - 40 }))
-	d, err := NewDense(a)
-	require.NoError(t, err)
-	f, err := NewFloat32(a)
-	require.NoError(t, err)
-	rng := rand.New(rand.NewPCG(1, 1))
-	for _, b := range []int{1, 2, 5, 9} {
-		x := mat.NewDense(97, b, nil)
-		x.Apply(func(_, _ int, _ float64) float64 { return rng.NormFloat64() }, x)
-		var want mat.Dense
-		want.Mul(a, x)
-		got := mat.NewDense(97, b, nil)
-		d.Apply(got, x)
-		require.True(t, mat.EqualApprox(&want, got, 1e-12*mat.Norm(&want, math.Inf(1))), "dense b=%d", b)
-		f.Apply(got, x)
-		// float32 storage: relative error ≤ 97·2⁻²⁴ per row sum.
-		require.True(t, mat.EqualApprox(&want, got, 1e-5*mat.Norm(&want, math.Inf(1))), "float32 b=%d", b)
-	}
-}
-
 // A matrix-free operator whose output turns non-finite, and a breakdown.
 type nanOp struct{ n int }
 
@@ -251,7 +222,11 @@ func TestBadInput(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalid)
 	_, err = NewFloat32(bad)
 	require.ErrorIs(t, err, ErrInvalid)
-	_, err = NewFloat32From(3, make([]float32, 8))
+	_, err = NewFloat32Tiles(nil)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = NewCentered(nil)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = NewKernelOp(mat.NewDense(3, 2, []float64{1, 2, 3, math.NaN(), 5, 6}), linalg.Kernel{Kind: linalg.Gaussian, Sigma: 1}, linalg.GramOptions{})
 	require.ErrorIs(t, err, ErrInvalid)
 	_, err = Lanczos{Tol: -1}.Solve(d, 2)
 	require.ErrorIs(t, err, ErrInvalid)

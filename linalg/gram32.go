@@ -1,103 +1,386 @@
 package linalg
 
 import (
+	"fmt"
+	"sync"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/native"
 )
 
-// GramFloat32 returns the n×n kernel matrix of the rows of x rounded to
-// float32, row-major with both triangles stored: half the memory of Gram
-// (n = 60 000 takes 14.4 GB), for matrices too large for float64. Each
-// 64×64 tile is computed in float64 (inner products, map) and rounded
-// once, so entries are within half an ulp of float32 of the float64 ones.
-// Cost as Gram; no n×n float64 matrix is ever formed.
-func GramFloat32(x *mat.Dense, k Kernel) ([]float32, error) {
-	if err := checkData("GramFloat32: x", x); err != nil {
+// TileSize is the side of the tiles of SymTiles32: a 256×256 float32 tile
+// (256 KB) and the two 256-long float64 vector blocks it meets stay in L2.
+const TileSize = 256
+
+// SymTiles32 is a symmetric n×n matrix stored in float32 as T×T tiles of
+// its upper triangle: tile (I, J), J ≥ I, holds rows [I·T, (I+1)·T) and
+// columns [J·T, (J+1)·T) row-major; diagonal tiles hold both of their
+// triangles; rows and columns past n are zero. It takes 2·N(N+T) bytes
+// for N = n rounded up to T: half of a full float32 matrix (n = 60 000:
+// 7.2 GB). The storage lives outside the Go heap (package bigmem); Free
+// releases it at once.
+type SymTiles32 struct {
+	N    int // matrix dimension n
+	T    int // tile side
+	NT   int // tiles per side, ⌈n/T⌉
+	Data []float32
+	mem  *bigmem.Float32s
+}
+
+// NewSymTiles32 allocates a zero n×n tiled matrix.
+func NewSymTiles32(n int) (*SymTiles32, error) {
+	if n < 1 {
+		return nil, invalidf("NewSymTiles32: n = %d", n)
+	}
+	t := TileSize
+	nt := (n + t - 1) / t
+	mem, err := bigmem.NewFloat32s(nt * (nt + 1) / 2 * t * t)
+	if err != nil {
+		return nil, fmt.Errorf("linalg: NewSymTiles32: n = %d: %w", n, err)
+	}
+	return &SymTiles32{N: n, T: t, NT: nt, Data: mem.Data, mem: mem}, nil
+}
+
+// Bytes returns the bytes of storage.
+func (s *SymTiles32) Bytes() int64 { return 4 * int64(len(s.Data)) }
+
+// Free releases the storage; s must not be used afterwards.
+func (s *SymTiles32) Free() {
+	if s.mem != nil {
+		s.mem.Free()
+	}
+	s.Data = nil
+}
+
+// TileOffset returns the index in Data of tile (I, J), I ≤ J.
+func (s *SymTiles32) TileOffset(I, J int) int {
+	return (I*s.NT - I*(I-1)/2 + (J - I)) * s.T * s.T
+}
+
+// Tile returns tile (I, J), I ≤ J.
+func (s *SymTiles32) Tile(I, J int) []float32 {
+	o := s.TileOffset(I, J)
+	return s.Data[o : o+s.T*s.T]
+}
+
+// At returns entry (i, j).
+func (s *SymTiles32) At(i, j int) float64 {
+	if i > j {
+		i, j = j, i
+	}
+	I, J := i/s.T, j/s.T
+	return float64(s.Data[s.TileOffset(I, J)+(i-I*s.T)*s.T+(j-J*s.T)])
+}
+
+// TilesFromSym rounds the symmetric matrix a (upper triangle read) into
+// tiled float32 storage.
+func TilesFromSym(a *mat.SymDense) (*SymTiles32, error) {
+	if a == nil || a.IsEmpty() {
+		return nil, invalidf("TilesFromSym: empty matrix")
+	}
+	if err := CheckFinite("TilesFromSym: a", a); err != nil {
+		return nil, err
+	}
+	n := a.SymmetricDim()
+	s, err := NewSymTiles32(n)
+	if err != nil {
+		return nil, err
+	}
+	raw := a.RawSymmetric()
+	t := s.T
+	parallelFor(s.NT, func(I int) float64 { return float64(s.NT - I) }, func(lo, hi int) {
+		for I := lo; I < hi; I++ {
+			for J := I; J < s.NT; J++ {
+				tl := s.Tile(I, J)
+				for r := 0; r < t && I*t+r < n; r++ {
+					i := I*t + r
+					for c := 0; c < t && J*t+c < n; c++ {
+						j := J*t + c
+						if i <= j {
+							tl[r*t+c] = float32(raw.Data[i*raw.Stride+j])
+						} else {
+							tl[r*t+c] = float32(raw.Data[j*raw.Stride+i])
+						}
+					}
+				}
+			}
+		}
+	})
+	return s, nil
+}
+
+// KernelRows computes blocks of the kernel matrix of a fixed data set on
+// demand, with the engine of Gram: the product of two row ranges by
+// OpenBLAS dgemm (or native tiles), then the element map. It holds its own
+// copy of the data (shifted by the column means for distance kernels) and
+// the squared row norms: n·d + n float64s. Block is not safe for
+// concurrent use (it calls OpenBLAS).
+type KernelRows struct {
+	s *gramSource
+}
+
+// NewKernelRows prepares the rows of x (n×d) for kernel k.
+func NewKernelRows(x *mat.Dense, k Kernel, o GramOptions) (*KernelRows, error) {
+	if err := checkData("KernelRows: x", x); err != nil {
+		return nil, err
+	}
+	if err := k.check(); err != nil {
+		return nil, err
+	}
+	_, d := x.Dims()
+	em := k.ElementMap(d)
+	s, _ := newGramSource(x, em, o, nil)
+	if !em.distance() {
+		// Not shifted, so not copied: keep a private copy so later
+		// changes to x cannot change the kernel.
+		n, d := x.Dims()
+		data := make([]float64, n*d)
+		raw := x.RawMatrix()
+		for i := 0; i < n; i++ {
+			copy(data[i*d:(i+1)*d], raw.Data[i*raw.Stride:i*raw.Stride+d])
+		}
+		s.x.Data, s.x.Stride = data, d
+	}
+	return &KernelRows{s: s}, nil
+}
+
+// N returns the number of rows.
+func (k *KernelRows) N() int { return k.s.x.Rows }
+
+// Dim returns the data dimension d.
+func (k *KernelRows) Dim() int { return k.s.x.Cols }
+
+// Bytes returns the bytes the data copy and norms take.
+func (k *KernelRows) Bytes() int64 { return 8 * int64(len(k.s.x.Data)+len(k.s.norms)) }
+
+// Block sets out (row-major, stride ld) to the kernel values of rows
+// [i0, i1) against rows [j0, j1). Entries on the diagonal of the matrix
+// (i = j) of distance kernels are exactly 1.
+func (k *KernelRows) Block(out []float64, ld, i0, i1, j0, j1 int) {
+	if i0 < 0 || j0 < 0 || i1 > k.N() || j1 > k.N() || ld < j1-j0 {
+		panic(fmt.Sprintf("linalg: KernelRows.Block: rows [%d,%d) × [%d,%d) of %d, ld %d", i0, i1, j0, j1, k.N(), ld))
+	}
+	s := k.s
+	crossProducts(s, s, out, ld, i0, i1, j0, j1)
+	s.mapCross(out, ld, i0, i1, s.norms, j0, j1)
+	if s.em.distance() {
+		for i := max(i0, j0); i < min(i1, j1); i++ {
+			out[(i-i0)*ld+i-j0] = 1
+		}
+	}
+}
+
+// Cross sets out (row-major, stride ld) to the kernel values between the
+// rows of y (m×d, new points) and rows [j0, j1) of the data: the test
+// kernel block. y is not modified.
+func (k *KernelRows) Cross(out []float64, ld int, y *mat.Dense, j0, j1 int) error {
+	if err := checkData("KernelRows.Cross: y", y); err != nil {
+		return err
+	}
+	m, d := y.Dims()
+	if d != k.Dim() {
+		return invalidf("KernelRows.Cross: y has %d columns, the data %d", d, k.Dim())
+	}
+	sy, _ := newGramSource(y, k.s.em, GramOptions{Inner: k.s.inner, Map: k.s.mp}, k.s.shiftBy)
+	crossProducts(sy, k.s, out, ld, 0, m, j0, j1)
+	sy.mapCross(out, ld, 0, m, k.s.norms, j0, j1)
+	return nil
+}
+
+// GramTiles32 returns the kernel matrix of the rows of x in tiled float32
+// half storage (SymTiles32), without ever forming an n×n float64 matrix:
+// for each row of tiles, column chunks of 2048 are computed in float64 by
+// the engine of Gram (OpenBLAS or native products, then the element map),
+// then rounded once to float32. Every stored entry is within half an ulp
+// of float32 (relative 2⁻²⁴) of the float64 Gram entry; only the storage
+// is rounded. Memory: the tiles plus one 256×2048 float64 chunk.
+func GramTiles32(x *mat.Dense, k Kernel, o GramOptions) (*SymTiles32, error) {
+	if err := checkData("GramTiles32: x", x); err != nil {
 		return nil, err
 	}
 	if err := k.check(); err != nil {
 		return nil, err
 	}
 	n, d := x.Dims()
-	out := make([]float32, n*n)
-	norms := rowSqNorms(x)
-	f := k.elementMap(d)
-	distance := k.Kind == Gaussian || k.Kind == Laplace
-	c, laplace := k.rbfScale()
-	kernel := useDotKernel && native.HasDotKernel()
-	xr := x.RawMatrix()
-	tiles := tilesOf(n, n, true)
-	finish := func(t tile, buf []float64) {
-		tm, tn := t.i1-t.i0, t.j1-t.j0
-		if distance && kernel {
-			native.RBFTile(tm, tn, buf, dotTile, norms[t.i0:t.i1], norms[t.j0:t.j1], c, laplace)
+	s, _ := newGramSource(x, k.ElementMap(d), o, nil)
+	st, err := NewSymTiles32(n)
+	if err != nil {
+		return nil, err
+	}
+	t := st.T
+	const chunkTiles = 8
+	type chunk struct{ I, J0, J1 int }
+	var chunks []chunk
+	for I := 0; I < st.NT; I++ {
+		for J0 := I; J0 < st.NT; J0 += chunkTiles {
+			chunks = append(chunks, chunk{I, J0, min(J0+chunkTiles, st.NT)})
 		}
-		for i := 0; i < tm; i++ {
-			gi := t.i0 + i
-			for j := 0; j < tn; j++ {
-				gj := t.j0 + j
-				if gj < gi {
-					continue
+	}
+	ld := chunkTiles * t
+	const depth = 2
+	bufs := make([][]float64, depth)
+	for i := range bufs {
+		bufs[i] = make([]float64, t*ld)
+	}
+	// OpenBLAS computes the products of chunk c + 1 while a goroutine maps
+	// chunk c and rounds it into its tiles.
+	pipeline(len(chunks), depth, func(c int) {
+		ch := chunks[c]
+		i0, i1 := ch.I*t, min((ch.I+1)*t, n)
+		s.products(bufs[c%depth], ld, i0, i1, ch.J0*t, min(ch.J1*t, n), ch.J0 == ch.I)
+	}, func(c int) {
+		ch, buf := chunks[c], bufs[c%depth]
+		i0, i1 := ch.I*t, min((ch.I+1)*t, n)
+		j0, j1 := ch.J0*t, min(ch.J1*t, n)
+		diag := ch.J0 == ch.I
+		s.mapPanel(buf, ld, i0, i1, j0, j1, diag, s.norms[j0:])
+		if diag {
+			// The diagonal tile holds both triangles.
+			for r := 0; r < i1-i0; r++ {
+				for c := 0; c < r; c++ {
+					buf[r*ld+c] = buf[c*ld+r]
 				}
-				v := buf[i*dotTile+j]
-				if f != nil && !(distance && kernel) {
-					v = f(v, norms[gi], norms[gj])
-				}
-				if distance && gi == gj {
-					v = 1
-				}
-				out[gi*n+gj] = float32(v)
-				out[gj*n+gi] = float32(v)
 			}
 		}
-	}
-	if !kernel {
-		// One OpenBLAS dgemm per tile, serially (OpenBLAS threads inside).
-		buf := make([]float64, dotTile*dotTile)
-		for _, t := range tiles {
-			blas64.Gemm(blas.NoTrans, blas.Trans, 1,
-				blas64.General{Rows: t.i1 - t.i0, Cols: d, Stride: xr.Stride, Data: xr.Data[t.i0*xr.Stride:]},
-				blas64.General{Rows: t.j1 - t.j0, Cols: d, Stride: xr.Stride, Data: xr.Data[t.j0*xr.Stride:]}, 0,
-				blas64.General{Rows: t.i1 - t.i0, Cols: t.j1 - t.j0, Stride: dotTile, Data: buf})
-			finish(t, buf)
-		}
-		return out, nil
-	}
-	runTiles(tiles, dotTile*dotTile, func(t tile, buf []float64) {
-		native.DotNT(t.i1-t.i0, t.j1-t.j0, d, xr.Data[t.i0*xr.Stride:], xr.Stride,
-			xr.Data[t.j0*xr.Stride:], xr.Stride, buf, dotTile)
-		finish(t, buf)
+		parallelFor(ch.J1-ch.J0, nil, func(lo, hi int) {
+			for J := ch.J0 + lo; J < ch.J0+hi; J++ {
+				cols := min(t, n-J*t)
+				native.Narrow(i1-i0, cols, buf[(J-ch.J0)*t:], ld, st.Tile(ch.I, J), t)
+			}
+		})
 	})
-	return out, nil
+	return st, nil
 }
 
-// CenterKernel32 centres the n×n float32 kernel matrix (both triangles
-// stored) in place like CenterKernel, with the means in float64.
-func CenterKernel32(data []float32, n int) (Centering, error) {
-	if n < 1 || len(data) != n*n {
-		return Centering{}, invalidf("CenterKernel32: %d values for n = %d", len(data), n)
+// MulVec sets y = A·x (n-vectors) in float64 arithmetic, reading every
+// stored tile once (half the bytes of a full float32 matrix): bands of
+// tile rows run in parallel, each with a private accumulator (balanced by
+// the number of tiles), summed at the end. x and y must not alias.
+func (s *SymTiles32) MulVec(y, x []float64) {
+	n, t, nt := s.N, s.T, s.NT
+	if len(x) < n || len(y) < n {
+		panic(fmt.Sprintf("linalg: SymTiles32.MulVec: vectors of %d and %d for n = %d", len(x), len(y), n))
 	}
-	c := Centering{RowMeans: make([]float64, n)}
-	for i := 0; i < n; i++ {
-		s := 0.0
-		for _, v := range data[i*n : (i+1)*n] {
-			s += float64(v)
-		}
-		c.RowMeans[i] = s / float64(n)
-		c.Mean += c.RowMeans[i]
-	}
-	c.Mean /= float64(n)
-	parallelFor(n, nil, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			row := data[i*n : (i+1)*n]
-			shift := c.Mean - c.RowMeans[i]
-			for j := range row {
-				row[j] = float32(float64(row[j]) + shift - c.RowMeans[j])
+	pad := nt * t
+	xp := make([]float64, pad)
+	copy(xp, x[:n])
+	workers := min(maxWorkers(), nt)
+	acc := make([][]float64, workers)
+	bounds := balancedBounds(nt, workers, func(I int) float64 { return float64(nt - I) })
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		acc[w] = make([]float64, pad)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			yw := acc[w]
+			for I := bounds[w]; I < bounds[w+1]; I++ {
+				xi, yi := xp[I*t:(I+1)*t], yw[I*t:(I+1)*t]
+				for J := I; J < nt; J++ {
+					native.TileSymv(t, s.Tile(I, J), xi, xp[J*t:(J+1)*t], yi, yw[J*t:(J+1)*t], J != I)
+				}
 			}
+		}()
+	}
+	wg.Wait()
+	for i := 0; i < n; i++ {
+		v := 0.0
+		for w := range acc {
+			v += acc[w][i]
+		}
+		y[i] = v
+	}
+}
+
+// MulBlock sets dst = A·x for an n×b block x (row-major, stride b or
+// more), in float64 arithmetic: each row of tiles is widened to float64 in
+// chunks of 8 tiles (in parallel) and multiplied by OpenBLAS dgemm on both
+// sides of the diagonal, y_I += A_IJ·x_J and y_J += A_IJᵀ·x_I. Every tile
+// is read once. dst must not alias x.
+func (s *SymTiles32) MulBlock(dst, x *mat.Dense) {
+	n, t, nt := s.N, s.T, s.NT
+	r, b := x.Dims()
+	dr, db := dst.Dims()
+	if r != n || dr != n || db != b {
+		panic(fmt.Sprintf("linalg: SymTiles32.MulBlock: x %d×%d, dst %d×%d, n = %d", r, b, dr, db, n))
+	}
+	pad := nt * t
+	xp := make([]float64, pad*b)
+	yp := make([]float64, pad*b)
+	xr := x.RawMatrix()
+	for i := 0; i < n; i++ {
+		copy(xp[i*b:(i+1)*b], xr.Data[i*xr.Stride:i*xr.Stride+b])
+	}
+	const chunkTiles = 8
+	type chunk struct{ I, J0, J1 int }
+	var chunks []chunk
+	for I := 0; I < nt; I++ {
+		for J0 := I; J0 < nt; J0 += chunkTiles {
+			chunks = append(chunks, chunk{I, J0, min(J0+chunkTiles, nt)})
+		}
+	}
+	ld := chunkTiles * t
+	const depth = 2
+	bufs := make([][]float64, depth)
+	for i := range bufs {
+		bufs[i] = make([]float64, t*ld)
+	}
+	// A goroutine widens chunk c + 1 while OpenBLAS multiplies chunk c.
+	pipeline(len(chunks), depth, func(c int) {
+		ch, buf := chunks[c], bufs[c%depth]
+		parallelFor(ch.J1-ch.J0, nil, func(lo, hi int) {
+			for J := ch.J0 + lo; J < ch.J0+hi; J++ {
+				native.Widen(t, t, s.Tile(ch.I, J), t, buf[(J-ch.J0)*t:], ld)
+			}
+		})
+	}, func(c int) {
+		ch, buf := chunks[c], bufs[c%depth]
+		I, J0 := ch.I, ch.J0
+		cols := (ch.J1 - J0) * t
+		xi := blas64.General{Rows: t, Cols: b, Stride: b, Data: xp[I*t*b:]}
+		yi := blas64.General{Rows: t, Cols: b, Stride: b, Data: yp[I*t*b:]}
+		a := blas64.General{Rows: t, Cols: cols, Stride: ld, Data: buf}
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a,
+			blas64.General{Rows: cols, Cols: b, Stride: b, Data: xp[J0*t*b:]}, 1, yi)
+		off := 0
+		if J0 == I {
+			off = t // the diagonal tile is used once, above
+		}
+		if cols > off {
+			blas64.Gemm(blas.Trans, blas.NoTrans, 1,
+				blas64.General{Rows: t, Cols: cols - off, Stride: ld, Data: buf[off:]}, xi, 1,
+				blas64.General{Rows: cols - off, Cols: b, Stride: b, Data: yp[(J0*t+off)*b:]})
 		}
 	})
-	return c, nil
+	dd := dst.RawMatrix()
+	for i := 0; i < n; i++ {
+		copy(dd.Data[i*dd.Stride:i*dd.Stride+b], yp[i*b:(i+1)*b])
+	}
+}
+
+// balancedBounds splits [0, n) into parts contiguous ranges of about equal
+// total weight.
+func balancedBounds(n, parts int, weight func(i int) float64) []int {
+	bounds := make([]int, parts+1)
+	total := 0.0
+	for i := 0; i < n; i++ {
+		total += weight(i)
+	}
+	acc, next := 0.0, 1
+	for i := 0; i < n && next < parts; i++ {
+		acc += weight(i)
+		for next < parts && acc >= total*float64(next)/float64(parts) {
+			bounds[next] = i + 1
+			next++
+		}
+	}
+	for ; next < parts; next++ {
+		bounds[next] = n
+	}
+	bounds[parts] = n
+	return bounds
 }

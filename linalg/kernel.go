@@ -2,8 +2,6 @@ package linalg
 
 import (
 	"math"
-
-	"github.com/kdual/kdual/native"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
@@ -71,45 +69,14 @@ func (k Kernel) check() error {
 	return nil
 }
 
-// rbfScale returns c and whether to take a square root, for
-// native.RBFTile: exp(c·‖x−y‖²) or exp(c·‖x−y‖).
-func (k Kernel) rbfScale() (c float64, laplace bool) {
-	if k.Kind == Laplace {
-		return -1 / k.Sigma, true
-	}
-	return -1 / (2 * k.Sigma * k.Sigma), false
-}
-
-// mirrorTile copies the upper-triangle part of tile t into the lower
-// triangle, writing whole row segments (the reads are strided but stay in
-// the tile's cache lines).
-func mirrorTile(data []float64, ld int, t tile) {
-	for j := t.j0; j < t.j1; j++ {
-		hi := min(t.i1, j) // rows i < j of column j
-		if hi <= t.i0 {
-			continue
-		}
-		dst := data[j*ld+t.i0 : j*ld+hi]
-		for i := range dst {
-			dst[i] = data[(t.i0+i)*ld+j]
-		}
-	}
-}
-
-// elementMap returns the map from (inner product, ‖x‖², ‖y‖²) to k(x, y) for
-// data of dimension d, or nil for the linear kernel.
-func (k Kernel) elementMap(d int) func(g, nx, ny float64) float64 {
+// ElementMap returns the Gram engine's description of k for data of
+// dimension d.
+func (k Kernel) ElementMap(d int) ElementMap {
 	switch k.Kind {
 	case Gaussian:
-		c := -1 / (2 * k.Sigma * k.Sigma)
-		return func(g, nx, ny float64) float64 {
-			return math.Exp(c * math.Max(nx+ny-2*g, 0))
-		}
+		return ElementMap{Kind: MapExpSq, C: -1 / (2 * k.Sigma * k.Sigma)}
 	case Laplace:
-		c := -1 / k.Sigma
-		return func(g, nx, ny float64) float64 {
-			return math.Exp(c * math.Sqrt(math.Max(nx+ny-2*g, 0)))
-		}
+		return ElementMap{Kind: MapExpDist, C: -1 / k.Sigma}
 	case Polynomial:
 		deg := k.Degree
 		if deg == 0 {
@@ -119,10 +86,9 @@ func (k Kernel) elementMap(d int) func(g, nx, ny float64) float64 {
 		if gamma == 0 {
 			gamma = 1 / float64(max(d, 1))
 		}
-		c0 := k.Coef0
-		return func(g, _, _ float64) float64 { return intPow(gamma*g+c0, deg) }
+		return ElementMap{Kind: MapPower, Gamma: gamma, Coef0: k.Coef0, Degree: deg}
 	}
-	return nil
+	return ElementMap{Kind: MapIdentity}
 }
 
 func intPow(x float64, n int) float64 {
@@ -156,94 +122,6 @@ func checkData(what string, x *mat.Dense) error {
 		return invalidf("%s: empty data", what)
 	}
 	return CheckFinite(what, x)
-}
-
-// Gram returns the n×n kernel matrix K_ij = k(x_i, x_j) of the rows of the
-// n×d matrix x, with both triangles stored.
-//
-// Cost: n²d flops for the inner products of the upper triangle, in 64×64
-// tiles; each tile is then mapped element-wise and mirrored while it is in
-// cache (the diagonal of the distance-based kernels is exactly 1). On
-// processors with AVX-512 the tiles run on native.DotNT and native.RBFTile
-// in parallel goroutines; elsewhere one OpenBLAS dsyrk computes the inner
-// products and the map runs in parallel Go.
-func Gram(x *mat.Dense, k Kernel) (*mat.SymDense, error) {
-	if err := checkData("Gram: x", x); err != nil {
-		return nil, err
-	}
-	if err := k.check(); err != nil {
-		return nil, err
-	}
-	n, d := x.Dims()
-	g := mat.NewSymDense(n, nil)
-	graw := g.RawSymmetric()
-	f := k.elementMap(d)
-	norms := rowSqNorms(x)
-	distance := k.Kind == Gaussian || k.Kind == Laplace
-	data, ld := graw.Data, graw.Stride
-	vectorMap := distance && useDotKernel && native.HasDotKernel()
-	c, laplace := k.rbfScale()
-	innerProducts(x, x, data, ld, true, func(t tile) {
-		if vectorMap {
-			native.RBFTile(t.i1-t.i0, t.j1-t.j0, data[t.i0*ld+t.j0:], ld, norms[t.i0:t.i1], norms[t.j0:t.j1], c, laplace)
-		}
-		for i := t.i0; i < t.i1; i++ {
-			row := data[i*ld : i*ld+n]
-			if f != nil && !vectorMap {
-				ni := norms[i]
-				for j := max(t.j0, i); j < t.j1; j++ {
-					row[j] = f(row[j], ni, norms[j])
-				}
-			}
-			if distance && t.i0 == t.j0 {
-				row[i] = 1
-			}
-		}
-		mirrorTile(data, ld, t)
-	})
-	return g, nil
-}
-
-// CrossGram returns the m×n kernel matrix K_ij = k(x_i, y_j) between the
-// rows of the m×d matrix x and the n×d matrix y (tiled like Gram; one
-// OpenBLAS dgemm where native.DotNT is not available).
-func CrossGram(x, y *mat.Dense, k Kernel) (*mat.Dense, error) {
-	if err := checkData("CrossGram: x", x); err != nil {
-		return nil, err
-	}
-	if err := checkData("CrossGram: y", y); err != nil {
-		return nil, err
-	}
-	if err := k.check(); err != nil {
-		return nil, err
-	}
-	m, d := x.Dims()
-	n, dy := y.Dims()
-	if d != dy {
-		return nil, invalidf("CrossGram: x has %d columns, y has %d", d, dy)
-	}
-	out := mat.NewDense(m, n, nil)
-	raw := out.RawMatrix()
-	var after func(t tile)
-	if f := k.elementMap(d); f != nil {
-		nx, ny := rowSqNorms(x), rowSqNorms(y)
-		vectorMap := (k.Kind == Gaussian || k.Kind == Laplace) && useDotKernel && native.HasDotKernel()
-		c, laplace := k.rbfScale()
-		after = func(t tile) {
-			if vectorMap {
-				native.RBFTile(t.i1-t.i0, t.j1-t.j0, raw.Data[t.i0*raw.Stride+t.j0:], raw.Stride, nx[t.i0:t.i1], ny[t.j0:t.j1], c, laplace)
-				return
-			}
-			for i := t.i0; i < t.i1; i++ {
-				row := raw.Data[i*raw.Stride : i*raw.Stride+n]
-				for j := t.j0; j < t.j1; j++ {
-					row[j] = f(row[j], nx[i], ny[j])
-				}
-			}
-		}
-	}
-	innerProducts(x, y, raw.Data, raw.Stride, false, after)
-	return out, nil
 }
 
 // SqDistances returns the n×n matrix of squared Euclidean distances between

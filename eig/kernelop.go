@@ -1,0 +1,173 @@
+package eig
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/linalg"
+)
+
+// Centered applies the doubly centred M·A·M, M = I − 11ᵀ/n, of a symmetric
+// operator A without forming or rewriting it: with the row means
+// r = A·1/n (one pass at construction) and the column means x̄ of the
+// block, M·A·M·x = A·x′ − 1·(rᵀx′), x′ = x − 1·x̄ᵀ. A pass costs one pass of
+// A plus O(n·b). Kernel vectors of new points are centred consistently
+// with Centering().
+type Centered struct {
+	op    Operator
+	means []float64 // r = A·1/n
+	mean  float64   // 1ᵀA1/n²
+	xc    *mat.Dense
+}
+
+// NewCentered wraps op; it applies op once to the vector of ones.
+func NewCentered(op Operator) (*Centered, error) {
+	if op == nil || op.Dim() < 1 {
+		return nil, fmt.Errorf("eig: NewCentered: empty operator: %w", ErrInvalid)
+	}
+	n := op.Dim()
+	ones := mat.NewDense(n, 1, nil)
+	for i := 0; i < n; i++ {
+		ones.Set(i, 0, 1/float64(n))
+	}
+	r := mat.NewDense(n, 1, nil)
+	op.Apply(r, ones)
+	c := &Centered{op: op, means: make([]float64, n)}
+	for i := range c.means {
+		c.means[i] = r.At(i, 0)
+		c.mean += c.means[i]
+	}
+	c.mean /= float64(n)
+	if err := linalg.CheckFiniteSlice("eig: NewCentered: row means", c.means); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Dim returns n.
+func (c *Centered) Dim() int { return c.op.Dim() }
+
+// Centering returns the statistics that centre the kernel rows of new
+// points the way the operator centres A.
+func (c *Centered) Centering() linalg.Centering {
+	return linalg.Centering{RowMeans: append([]float64(nil), c.means...), Mean: c.mean}
+}
+
+// Inner returns the wrapped operator.
+func (c *Centered) Inner() Operator { return c.op }
+
+// Apply sets dst = M·A·M·x.
+func (c *Centered) Apply(dst, x *mat.Dense) {
+	n := c.Dim()
+	b := checkApply(n, dst, x)
+	if c.xc == nil || c.xc.RawMatrix().Cols != b {
+		c.xc = mat.NewDense(n, b, nil)
+	}
+	xr, xc := x.RawMatrix(), c.xc.RawMatrix()
+	colMean := make([]float64, b)
+	for i := 0; i < n; i++ {
+		for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+b] {
+			colMean[j] += v
+		}
+	}
+	for j := range colMean {
+		colMean[j] /= float64(n)
+	}
+	rx := make([]float64, b) // rᵀx′
+	for i := 0; i < n; i++ {
+		src, d := xr.Data[i*xr.Stride:i*xr.Stride+b], xc.Data[i*xc.Stride:i*xc.Stride+b]
+		for j, v := range src {
+			d[j] = v - colMean[j]
+			rx[j] += c.means[i] * d[j]
+		}
+	}
+	c.op.Apply(dst, c.xc)
+	dr := dst.RawMatrix()
+	for i := 0; i < n; i++ {
+		row := dr.Data[i*dr.Stride : i*dr.Stride+b]
+		for j := range row {
+			row[j] -= rx[j]
+		}
+	}
+}
+
+// KernelOp is a kernel matrix as a matrix-free operator: it stores only
+// the data (n×d, a private copy) and forms panels of the kernel on the
+// fly in every Apply, so memory is O(n·d + n·b) plus one panel of
+// panelRows × panelCols float64s, never n×n. A pass computes the upper
+// triangle of the kernel by panels (OpenBLAS dgemm, then the element map)
+// and multiplies each panel into both sides of the diagonal (dgemm):
+// n²·d + 2n²·b flops, about one Gram build, so pair it with a solver that
+// needs few passes (block Krylov with a large block). Not safe for
+// concurrent use.
+type KernelOp struct {
+	kr   *linalg.KernelRows
+	buf  []float64
+	rows int
+	cols int
+}
+
+// Panel shape of KernelOp: 512 rows (dgemm at full rate) by 4096 columns,
+// 16 MB.
+const (
+	kernelPanelRows = 512
+	kernelPanelCols = 4096
+)
+
+// NewKernelOp returns the matrix-free kernel operator of the rows of x
+// (copied, not modified).
+func NewKernelOp(x *mat.Dense, k linalg.Kernel, o linalg.GramOptions) (*KernelOp, error) {
+	kr, err := linalg.NewKernelRows(x, k, o)
+	if err != nil {
+		return nil, err
+	}
+	n := kr.N()
+	rows, cols := min(kernelPanelRows, n), min(kernelPanelCols, n)
+	return &KernelOp{kr: kr, rows: rows, cols: cols}, nil
+}
+
+// Dim returns n.
+func (k *KernelOp) Dim() int { return k.kr.N() }
+
+// Rows returns the kernel's row source (for kernel rows of new points).
+func (k *KernelOp) Rows() *linalg.KernelRows { return k.kr }
+
+// Bytes returns the memory the operator holds: the data copy, norms and
+// the panel.
+func (k *KernelOp) Bytes() int64 { return k.kr.Bytes() + 8*int64(k.rows*k.cols) }
+
+// Apply sets dst = K·x.
+func (k *KernelOp) Apply(dst, x *mat.Dense) {
+	n := k.Dim()
+	b := checkApply(n, dst, x)
+	if k.buf == nil {
+		k.buf = make([]float64, k.rows*k.cols)
+	}
+	xg, yg := x.RawMatrix(), dst.RawMatrix()
+	for i := 0; i < n; i++ {
+		clear(yg.Data[i*yg.Stride : i*yg.Stride+b])
+	}
+	sub := func(g blas64.General, r0, r1 int) blas64.General {
+		return blas64.General{Rows: r1 - r0, Cols: b, Stride: g.Stride, Data: g.Data[r0*g.Stride:]}
+	}
+	ld := k.cols
+	for i0 := 0; i0 < n; i0 += k.rows {
+		i1 := min(i0+k.rows, n)
+		for j0 := i0; j0 < n; j0 += k.cols {
+			j1 := min(j0+k.cols, n)
+			k.kr.Block(k.buf, ld, i0, i1, j0, j1)
+			p := blas64.General{Rows: i1 - i0, Cols: j1 - j0, Stride: ld, Data: k.buf}
+			// y_I += K_IJ·x_J (the diagonal block, held whole, once).
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, p, sub(xg, j0, j1), 1, sub(yg, i0, i1))
+			// y_J += K_IJᵀ·x_I for the columns right of the diagonal block.
+			off := max(0, i1-j0)
+			if j1-j0 > off {
+				q := blas64.General{Rows: i1 - i0, Cols: j1 - j0 - off, Stride: ld, Data: k.buf[off:]}
+				blas64.Gemm(blas.Trans, blas.NoTrans, 1, q, sub(xg, i0, i1), 1, sub(yg, j0+off, j1))
+			}
+		}
+	}
+}

@@ -1,0 +1,205 @@
+package eig
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/linalg"
+)
+
+func randData(seed uint64, n, d int) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	x := mat.NewDense(n, d, nil)
+	x.Apply(func(_, j int, _ float64) float64 { return rng.NormFloat64() + float64(j) }, x)
+	return x
+}
+
+// opCase is one operator over a kernel matrix and the explicit float64
+// matrix it stands for.
+type opCase struct {
+	name string
+	op   Operator
+	// storage is the bound factor of the operator against the explicit
+	// matrix: |(Ax − Âx)_i| ≤ storage·Σ_j |a_ij||x_j| (0 for float64).
+	storage float64
+}
+
+const u32 = 1.0 / (1 << 24) // float32 unit roundoff
+
+// kernelCases returns every operator kind over the Gaussian kernel of x,
+// uncentred and implicitly centred, with the explicit matrices.
+func kernelCases(t *testing.T, x *mat.Dense, k linalg.Kernel) (plain, centred *mat.SymDense, cases []opCase) {
+	t.Helper()
+	g, err := linalg.Gram(x, k)
+	require.NoError(t, err)
+	c := mat.NewSymDense(g.SymmetricDim(), nil)
+	c.CopySym(g)
+	_, err = linalg.CenterKernel(c)
+	require.NoError(t, err)
+	dense, err := NewDense(g)
+	require.NoError(t, err)
+	tiles, err := linalg.GramTiles32(x, k, linalg.GramOptions{})
+	require.NoError(t, err)
+	f32, err := NewFloat32Tiles(tiles)
+	require.NoError(t, err)
+	free, err := NewKernelOp(x, k, linalg.GramOptions{})
+	require.NoError(t, err)
+	cases = []opCase{{"dense", dense, 0}, {"float32", f32, u32}, {"matrix-free", free, 0}}
+	for _, base := range cases[:3] {
+		cen, err := NewCentered(base.op)
+		require.NoError(t, err)
+		// Centring a float32 matrix in float64 keeps its storage error;
+		// the centred error is bounded through M's rows (‖M‖∞ ≤ 2).
+		cases = append(cases, opCase{"centred " + base.name, cen, 4 * base.storage})
+	}
+	return g, c, cases
+}
+
+// Every operator agrees with the explicit float64 matrix for blocks of
+// 1, 2, 5, 8 and 32 columns, with strided blocks, within its storage
+// bound; no operator modifies its input block or the data.
+func TestOperatorsApplyAgree(t *testing.T) {
+	x := randData(1, 700, 5) // 700: three 256-tiles, the last partial
+	before := mat.DenseCopyOf(x)
+	k := linalg.Kernel{Kind: linalg.Gaussian, Sigma: 3}
+	g, c, cases := kernelCases(t, x, k)
+	gBefore := mat.NewSymDense(700, nil)
+	gBefore.CopySym(g)
+	rng := rand.New(rand.NewPCG(2, 2))
+	for _, oc := range cases {
+		want := g
+		if oc.name[:3] == "cen" {
+			want = c
+		}
+		for _, b := range []int{1, 2, 5, 8, 32} {
+			// A strided block: a column slice of a wider matrix.
+			wide := mat.NewDense(700, b+3, nil)
+			wide.Apply(func(_, _ int, _ float64) float64 { return rng.NormFloat64() }, wide)
+			xb := wide.Slice(0, 700, 1, 1+b).(*mat.Dense)
+			xCopy := mat.DenseCopyOf(xb)
+			dstWide := mat.NewDense(700, b+2, nil)
+			dst := dstWide.Slice(0, 700, 2, 2+b).(*mat.Dense)
+			oc.op.Apply(dst, xb)
+			require.True(t, mat.Equal(xCopy, xb), "%s b=%d modified its input", oc.name, b)
+			var exact mat.Dense
+			exact.Mul(want, xb)
+			for i := 0; i < 700; i++ {
+				for j := 0; j < b; j++ {
+					abs := 0.0
+					for l := 0; l < 700; l++ {
+						abs += math.Abs(want.At(i, l) * xb.At(l, j))
+					}
+					bound := oc.storage*abs + 1e-13*abs + 1e-300
+					require.InDelta(t, exact.At(i, j), dst.At(i, j), bound, "%s b=%d (%d,%d)", oc.name, b, i, j)
+				}
+			}
+			for i := 0; i < 700; i++ {
+				require.Zero(t, dstWide.At(i, 0), "%s wrote outside dst", oc.name)
+			}
+		}
+	}
+	require.True(t, mat.Equal(before, x), "data modified")
+	require.True(t, mat.Equal(gBefore, g), "kernel matrix modified")
+}
+
+// Every operator kind passes the solvers: the top eigenvalues agree with
+// LAPACK's on the explicit float64 matrix (within the storage bound
+// ‖E‖₂ ≤ ‖E‖_F ≤ c·u·‖A‖_F for float32), residuals measured against the
+// operator meet the tolerance, and the counting is exact.
+func TestOperatorsThroughSolvers(t *testing.T) {
+	x := randData(3, 530, 4)
+	k := linalg.Kernel{Kind: linalg.Gaussian, Sigma: 2}
+	g, c, cases := kernelCases(t, x, k)
+	const kk, tol = 6, 1e-9
+	for _, oc := range cases {
+		want := g
+		if oc.name[:3] == "cen" {
+			want = c
+		}
+		ref, err := linalg.SymEig(want, kk)
+		require.NoError(t, err)
+		fro := mat.Norm(want, 2)
+		for _, sv := range solvers {
+			t.Run(oc.name+"/"+sv.name, func(t *testing.T) {
+				counter := &Counting{Op: oc.op}
+				res, err := sv.make(tol).Solve(counter, kk)
+				require.NoError(t, err)
+				require.True(t, res.Converged)
+				require.Equal(t, counter.Passes, res.Passes)
+				require.Equal(t, counter.MatVecs, res.MatVecs)
+				bound := oc.storage*fro + 1e-8*ref.Values[0]
+				for j := 0; j < kk; j++ {
+					require.InDelta(t, ref.Values[j], res.Values[j], bound, "value %d", j)
+				}
+				av := mat.NewDense(530, kk, nil)
+				oc.op.Apply(av, res.Vectors)
+				for j := 0; j < kk; j++ {
+					s := 0.0
+					for i := 0; i < 530; i++ {
+						d := av.At(i, j) - res.Values[j]*res.Vectors.At(i, j)
+						s += d * d
+					}
+					require.LessOrEqual(t, math.Sqrt(s), tol*ref.Values[0]*10+1e-12*fro, "residual %d", j)
+				}
+			})
+		}
+	}
+}
+
+// The matrix-free operator never forms an n×n matrix: at n = 4000 (an
+// n×n float64 matrix is 128 MB) building it and one pass allocate less
+// than a quarter of that.
+func TestKernelOpMemory(t *testing.T) {
+	const n = 4000
+	x := randData(4, n, 8)
+	runtime.GC()
+	var s0, s1 runtime.MemStats
+	runtime.ReadMemStats(&s0)
+	op, err := NewKernelOp(x, linalg.Kernel{Kind: linalg.Laplace, Sigma: 4}, linalg.GramOptions{})
+	require.NoError(t, err)
+	v := mat.NewDense(n, 4, nil)
+	for i := 0; i < n; i++ {
+		v.Set(i, i%4, 1)
+	}
+	y := mat.NewDense(n, 4, nil)
+	op.Apply(y, v)
+	runtime.ReadMemStats(&s1)
+	alloc := s1.TotalAlloc - s0.TotalAlloc
+	require.Less(t, alloc, uint64(n*n*8/4), "allocated %d bytes", alloc)
+	require.Less(t, op.Bytes(), int64(n*n*8/4))
+	require.Greater(t, mat.Norm(y, 1), 0.0)
+}
+
+// Centring: the centred operator annihilates constants (M·1 = 0) and its
+// Centering matches linalg.CenterKernel's statistics.
+func TestCenteredStatistics(t *testing.T) {
+	x := randData(7, 300, 3)
+	k := linalg.Kernel{Kind: linalg.Laplace, Sigma: 2}
+	g, err := linalg.Gram(x, k)
+	require.NoError(t, err)
+	c := mat.NewSymDense(300, nil)
+	c.CopySym(g)
+	stats, err := linalg.CenterKernel(c)
+	require.NoError(t, err)
+	d, err := NewDense(g)
+	require.NoError(t, err)
+	cen, err := NewCentered(d)
+	require.NoError(t, err)
+	got := cen.Centering()
+	require.InDelta(t, stats.Mean, got.Mean, 1e-13)
+	for i := range stats.RowMeans {
+		require.InDelta(t, stats.RowMeans[i], got.RowMeans[i], 1e-13)
+	}
+	ones := mat.NewDense(300, 1, nil)
+	for i := 0; i < 300; i++ {
+		ones.Set(i, 0, 1)
+	}
+	y := mat.NewDense(300, 1, nil)
+	cen.Apply(y, ones)
+	require.Less(t, mat.Norm(y, math.Inf(1)), 1e-12)
+}

@@ -1,0 +1,550 @@
+package linalg
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/native"
+)
+
+// MapKind names the element map of the Gram engine.
+type MapKind int
+
+const (
+	// MapIdentity keeps the inner product g = ⟨x, y⟩ (the linear kernel).
+	MapIdentity MapKind = iota
+	// MapExpSq is exp(C·‖x − y‖²) (the Gaussian kernel, C = −1/(2σ²)).
+	MapExpSq
+	// MapExpDist is exp(C·‖x − y‖) (the Laplace kernel, C = −1/σ).
+	MapExpDist
+	// MapPower is (Gamma·g + Coef0)^Degree (the polynomial kernel).
+	MapPower
+)
+
+// ElementMap is the map the Gram engine applies to every inner product
+// g = ⟨x, y⟩, given the squared norms of x and y. It is a plain value so
+// that any kernel package can describe its kernels to the engine.
+type ElementMap struct {
+	Kind   MapKind
+	C      float64 // scale of the exponent, ≤ 0 (MapExpSq, MapExpDist)
+	Gamma  float64 // MapPower
+	Coef0  float64 // MapPower
+	Degree int     // MapPower, ≥ 0
+}
+
+// distance reports whether the map depends on x and y only through
+// ‖x − y‖: then the data may be shifted by any vector first, and the
+// diagonal is exactly 1.
+func (e ElementMap) distance() bool { return e.Kind == MapExpSq || e.Kind == MapExpDist }
+
+func (e ElementMap) check() error {
+	switch e.Kind {
+	case MapIdentity:
+	case MapExpSq, MapExpDist:
+		if !(e.C <= 0) || math.IsInf(e.C, 0) {
+			return invalidf("element map: exponent scale %g must be finite and ≤ 0", e.C)
+		}
+	case MapPower:
+		if e.Degree < 0 || math.IsNaN(e.Gamma) || math.IsInf(e.Gamma, 0) || math.IsNaN(e.Coef0) || math.IsInf(e.Coef0, 0) {
+			return invalidf("element map: power (%g·g + %g)^%d is not finite", e.Gamma, e.Coef0, e.Degree)
+		}
+	default:
+		return invalidf("element map: unknown kind %d", int(e.Kind))
+	}
+	return nil
+}
+
+// apply maps one scalar (the portable reference of every path).
+func (e ElementMap) apply(g, nx, ny float64) float64 {
+	switch e.Kind {
+	case MapExpSq:
+		return math.Exp(e.C * math.Max(nx+ny-2*g, 0))
+	case MapExpDist:
+		return math.Exp(e.C * math.Sqrt(math.Max(nx+ny-2*g, 0)))
+	case MapPower:
+		return intPow(e.Gamma*g+e.Coef0, e.Degree)
+	}
+	return g
+}
+
+// InnerPath chooses how the Gram engine computes inner products.
+type InnerPath int
+
+const (
+	// InnerAuto uses the calibrated choice (see Calibrate).
+	InnerAuto InnerPath = iota
+	// InnerBLAS uses OpenBLAS dsyrk/dgemm on panels of rows.
+	InnerBLAS
+	// InnerNative uses native.DotNT on 64×64 tiles (AVX-512 processors only).
+	InnerNative
+)
+
+func (p InnerPath) String() string {
+	switch p {
+	case InnerAuto:
+		return "auto"
+	case InnerBLAS:
+		return "blas"
+	case InnerNative:
+		return "native"
+	}
+	return fmt.Sprintf("InnerPath(%d)", int(p))
+}
+
+// MapPath chooses how the Gram engine evaluates exponential maps.
+type MapPath int
+
+const (
+	// MapAuto uses the calibrated choice (see Calibrate).
+	MapAuto MapPath = iota
+	// MapGo evaluates math.Exp element by element.
+	MapGo
+	// MapNative uses the vectorised exponential of package native.
+	MapNative
+)
+
+func (p MapPath) String() string {
+	switch p {
+	case MapAuto:
+		return "auto"
+	case MapGo:
+		return "go"
+	case MapNative:
+		return "native"
+	}
+	return fmt.Sprintf("MapPath(%d)", int(p))
+}
+
+// GramOptions tunes the Gram engine. The zero value uses the paths chosen
+// by Calibrate on this machine.
+type GramOptions struct {
+	Inner InnerPath
+	Map   MapPath
+}
+
+// GramPaths is the outcome of the calibration: the path of each part and
+// the times that decided it (seconds for the same sample work; 0 where a
+// path is not available on this processor).
+type GramPaths struct {
+	Inner       InnerPath
+	Map         MapPath
+	InnerBLAS   float64
+	InnerNative float64
+	MapGo       float64
+	MapNative   float64
+	// Source is "measured" or "KDUAL_GRAM" when the environment variable
+	// KDUAL_GRAM (inner=blas|native,map=go|native) set a path.
+	Source string
+}
+
+var (
+	calibOnce sync.Once
+	calib     GramPaths
+)
+
+// Calibrate measures, once per process, which inner-product path and
+// which exponential map are faster on this machine for the Gram engine,
+// and returns the choice. The inner products compare OpenBLAS dgemm with
+// native.DotNT on a 512×512 product of depth 256 (only where the processor
+// has AVX-512; elsewhere OpenBLAS is the only path); the map compares
+// math.Exp with native.RBFMap on 128×512 entries. Each candidate runs
+// three times and its fastest run counts. The environment variable
+// KDUAL_GRAM=inner=blas|native,map=go|native overrides either choice.
+// It takes a few milliseconds.
+func Calibrate() GramPaths {
+	calibOnce.Do(func() {
+		calib = measurePaths()
+		applyEnvOverride(&calib, os.Getenv("KDUAL_GRAM"))
+	})
+	return calib
+}
+
+func applyEnvOverride(p *GramPaths, env string) {
+	if env == "" {
+		return
+	}
+	for _, part := range splitComma(env) {
+		switch part {
+		case "inner=blas":
+			p.Inner, p.Source = InnerBLAS, "KDUAL_GRAM"
+		case "inner=native":
+			if native.HasDotKernel() {
+				p.Inner, p.Source = InnerNative, "KDUAL_GRAM"
+			}
+		case "map=go":
+			p.Map, p.Source = MapGo, "KDUAL_GRAM"
+		case "map=native":
+			p.Map, p.Source = MapNative, "KDUAL_GRAM"
+		}
+	}
+}
+
+func splitComma(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' {
+			if i > start {
+				out = append(out, s[start:i])
+			}
+			start = i + 1
+		}
+	}
+	return out
+}
+
+func bestOf3(f func()) float64 {
+	best := math.Inf(1)
+	for r := 0; r < 3; r++ {
+		t := time.Now()
+		f()
+		best = math.Min(best, time.Since(t).Seconds())
+	}
+	return best
+}
+
+func measurePaths() GramPaths {
+	p := GramPaths{Inner: InnerBLAS, Map: MapNative, Source: "measured"}
+	const m, d = 512, 256
+	x := make([]float64, m*d)
+	for i := range x {
+		x[i] = float64((i*7919)%1000)/1000 - 0.5
+	}
+	out := make([]float64, m*m)
+	a := blas64.General{Rows: m, Cols: d, Stride: d, Data: x}
+	p.InnerBLAS = bestOf3(func() {
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, a, 0, blas64.General{Rows: m, Cols: m, Stride: m, Data: out})
+	})
+	if native.HasDotKernel() {
+		p.InnerNative = bestOf3(func() {
+			runTiles(tilesOf(m, m, false), 0, func(t tile, _ []float64) {
+				native.DotNT(t.i1-t.i0, t.j1-t.j0, d, x[t.i0*d:], d, x[t.j0*d:], d, out[t.i0*m+t.j0:], m)
+			})
+		})
+		if p.InnerNative < p.InnerBLAS {
+			p.Inner = InnerNative
+		}
+	}
+	const mr, mc = 128, 512
+	g := make([]float64, mr*mc)
+	norms := make([]float64, mc)
+	for i := range norms {
+		norms[i] = 1 + float64(i%17)
+	}
+	fill := func() {
+		for i := range g {
+			g[i] = float64(i%31) / 31
+		}
+	}
+	em := ElementMap{Kind: MapExpSq, C: -0.05}
+	p.MapGo = bestOf3(func() { fill(); mapRows(g, mc, 0, mr, 0, mc, norms, norms, em, MapGo) })
+	p.MapNative = bestOf3(func() { fill(); mapRows(g, mc, 0, mr, 0, mc, norms, norms, em, MapNative) })
+	// fill is in both; the comparison stands.
+	if p.MapGo < p.MapNative {
+		p.Map = MapGo
+	}
+	return p
+}
+
+// resolve returns the concrete paths of o on this machine.
+func (o GramOptions) resolve() (InnerPath, MapPath) {
+	inner, mp := o.Inner, o.Map
+	if inner == InnerAuto || mp == MapAuto {
+		c := Calibrate()
+		if inner == InnerAuto {
+			inner = c.Inner
+		}
+		if mp == MapAuto {
+			mp = c.Map
+		}
+	}
+	if inner == InnerNative && !native.HasDotKernel() {
+		inner = InnerBLAS
+	}
+	return inner, mp
+}
+
+// mapRows applies em in place to rows [r0, r1) and columns [c0, c1) of
+// the row-major block buf (stride ld), whose row i has squared norm ni[i]
+// and column j nj[j] (indices relative to the block). Safe for concurrent
+// use on disjoint rows.
+func mapRows(buf []float64, ld, r0, r1, c0, c1 int, ni, nj []float64, em ElementMap, path MapPath) {
+	if em.Kind == MapIdentity || r1 <= r0 || c1 <= c0 {
+		return
+	}
+	if em.distance() && path == MapNative {
+		native.RBFMap(r1-r0, c1-c0, buf[r0*ld+c0:], ld, ni[r0:r1], nj[c0:c1], em.C, em.Kind == MapExpDist)
+		return
+	}
+	for i := r0; i < r1; i++ {
+		row := buf[i*ld+c0 : i*ld+c1]
+		n := ni[i]
+		for j, g := range row {
+			row[j] = em.apply(g, n, nj[c0+j])
+		}
+	}
+}
+
+// gramSource is the prepared data of a Gram computation: the rows of x
+// (shifted by their mean for distance maps, which leaves every distance
+// unchanged and reduces cancellation in ‖x‖² + ‖y‖² − 2⟨x, y⟩) and their
+// squared norms.
+type gramSource struct {
+	x       blas64.General
+	norms   []float64
+	shiftBy []float64 // the vector subtracted from the rows (distance maps)
+	em      ElementMap
+	inner   InnerPath
+	mp      MapPath
+}
+
+// newGramSource prepares x for the engine. shift, when non-nil, is the
+// vector subtracted from every row (distance maps only); nil means x's
+// column means.
+func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64) (*gramSource, []float64) {
+	n, d := x.Dims()
+	raw := x.RawMatrix()
+	s := &gramSource{em: em}
+	s.inner, s.mp = o.resolve()
+	if em.distance() {
+		if shift == nil {
+			shift = make([]float64, d)
+			for i := 0; i < n; i++ {
+				for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
+					shift[j] += v
+				}
+			}
+			for j := range shift {
+				shift[j] /= float64(n)
+			}
+		}
+		data := make([]float64, n*d)
+		parallelFor(n, nil, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				src := raw.Data[i*raw.Stride : i*raw.Stride+d]
+				dst := data[i*d : (i+1)*d]
+				for j, v := range src {
+					dst[j] = v - shift[j]
+				}
+			}
+		})
+		s.x = blas64.General{Rows: n, Cols: d, Stride: d, Data: data}
+		s.shiftBy = shift
+	} else {
+		s.x = blas64.General{Rows: n, Cols: d, Stride: raw.Stride, Data: raw.Data}
+	}
+	s.norms = make([]float64, n)
+	for i := range s.norms {
+		row := s.x.Data[i*s.x.Stride : i*s.x.Stride+d]
+		v := 0.0
+		for _, e := range row {
+			v += e * e
+		}
+		s.norms[i] = v
+	}
+	return s, shift
+}
+
+func (s *gramSource) rows(i0, i1 int) blas64.General {
+	return blas64.General{Rows: i1 - i0, Cols: s.x.Cols, Stride: s.x.Stride, Data: s.x.Data[i0*s.x.Stride:]}
+}
+
+// products sets out (stride ld) to the inner products of rows [i0, i1)
+// with rows [j0, j1) of the source. When diag is true (i0 == j0, i1 ≤ j1)
+// the square block [i0, i1)² is computed by dsyrk in its upper triangle
+// only (its lower triangle is left unset) and the rest by dgemm. Calls
+// OpenBLAS (its threads) or the native tiles (goroutines).
+func (s *gramSource) products(out []float64, ld, i0, i1, j0, j1 int, diag bool) {
+	m, n := i1-i0, j1-j0
+	if m <= 0 || n <= 0 {
+		return
+	}
+	d := s.x.Cols
+	if s.inner == InnerNative {
+		tiles := tilesOf(m, n, diag)
+		runTiles(tiles, 0, func(t tile, _ []float64) {
+			native.DotNT(t.i1-t.i0, t.j1-t.j0, d, s.x.Data[(i0+t.i0)*s.x.Stride:], s.x.Stride,
+				s.x.Data[(j0+t.j0)*s.x.Stride:], s.x.Stride, out[t.i0*ld+t.j0:], ld)
+		})
+		return
+	}
+	if diag {
+		blas64.Syrk(blas.NoTrans, 1, s.rows(i0, i1), 0, blas64.Symmetric{N: m, Stride: ld, Data: out, Uplo: blas.Upper})
+		if n > m {
+			blas64.Gemm(blas.NoTrans, blas.Trans, 1, s.rows(i0, i1), s.rows(i0+m, j1), 0,
+				blas64.General{Rows: m, Cols: n - m, Stride: ld, Data: out[m:]})
+		}
+		return
+	}
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1, s.rows(i0, i1), s.rows(j0, j1), 0,
+		blas64.General{Rows: m, Cols: n, Stride: ld, Data: out})
+}
+
+// mapPanel applies the element map to rows [i0, i1) × columns [j0, j1)
+// held in out (stride ld, out[0] is entry (i0, j0)), in parallel. When
+// upper is true only the entries with j ≥ i are mapped (and, for distance
+// maps, the diagonal is set to exactly 1).
+func (s *gramSource) mapPanel(out []float64, ld, i0, i1, j0, j1 int, upper bool, normsJ []float64) {
+	m := i1 - i0
+	parallelFor(m, nil, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			c0 := 0
+			if upper {
+				c0 = max(0, i0+r-j0)
+			}
+			mapRows(out[r*ld:], ld, 0, 1, c0, j1-j0, s.norms[i0+r:], normsJ, s.em, s.mp)
+			if upper && s.em.distance() && i0+r >= j0 && i0+r < j1 {
+				out[r*ld+i0+r-j0] = 1
+			}
+		}
+	})
+}
+
+// gramPanelRows is the height of the row panels of the float64 Gram
+// (dsyrk on the diagonal block, so nothing is computed twice): at
+// n = 7000, d = 784 panels of 512 rows were faster than 256 and as fast as
+// 1024 on the 2-core development machine.
+const gramPanelRows = 512
+
+// Gram returns the n×n kernel matrix K_ij = k(x_i, x_j) of the rows of the
+// n×d matrix x, with both triangles stored. x is not modified.
+//
+// Cost: n²d flops for the inner products of the upper triangle, by panels
+// of 512 rows (OpenBLAS dsyrk for the diagonal block, dgemm for the rest,
+// or native.DotNT tiles where Calibrate measured them faster), each panel
+// then mapped element-wise (vectorised exponential where measured faster)
+// and mirrored into the lower triangle while recent, in parallel. For the
+// Gaussian and Laplace kernels x is first shifted by its column means
+// (distances do not change; ‖x‖² + ‖y‖² − 2⟨x, y⟩ cancels less) and the
+// diagonal is exactly 1.
+func Gram(x *mat.Dense, k Kernel) (*mat.SymDense, error) {
+	return GramWith(x, k, GramOptions{})
+}
+
+// GramWith is Gram with explicit engine options.
+func GramWith(x *mat.Dense, k Kernel, o GramOptions) (*mat.SymDense, error) {
+	if err := checkData("Gram: x", x); err != nil {
+		return nil, err
+	}
+	if err := k.check(); err != nil {
+		return nil, err
+	}
+	n, d := x.Dims()
+	em := k.ElementMap(d)
+	g := mat.NewSymDense(n, nil)
+	raw := g.RawSymmetric()
+	GramMapInto(x, em, o, raw.Data, raw.Stride)
+	return g, nil
+}
+
+// GramMapInto writes the n×n matrix em(⟨x_i, x_j⟩) of the rows of x into
+// out (row-major, stride ld ≥ n, both triangles), by the panels described
+// at Gram. em must be valid and x finite; callers check.
+func GramMapInto(x *mat.Dense, em ElementMap, o GramOptions, out []float64, ld int) {
+	n, _ := x.Dims()
+	s, _ := newGramSource(x, em, o, nil)
+	// A pipeline of one: while OpenBLAS computes the products of panel
+	// p + 1, a goroutine maps and mirrors panel p (they touch disjoint
+	// entries), so neither the map nor the mirror waits for the cores.
+	var pending sync.WaitGroup
+	for i0 := 0; i0 < n; i0 += gramPanelRows {
+		i1 := min(i0+gramPanelRows, n)
+		panel := out[i0*ld+i0:]
+		s.products(panel, ld, i0, i1, i0, n, true)
+		pending.Wait()
+		pending.Add(1)
+		go func() {
+			defer pending.Done()
+			s.mapPanel(panel, ld, i0, i1, i0, n, true, s.norms[i0:])
+			mirrorPanel(out, ld, i0, i1, n)
+		}()
+	}
+	pending.Wait()
+}
+
+// mirrorPanel copies the upper-triangle entries of rows [i0, i1) into the
+// lower triangle (entry (i, j), j > i, into (j, i)), in parallel blocks of
+// 64 columns: each block reads a 64-wide strip of the panel and writes
+// contiguous row segments.
+func mirrorPanel(data []float64, ld, i0, i1, n int) {
+	const w = 64
+	blocks := (n - i0 + w - 1) / w
+	parallelFor(blocks, nil, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			j0, j1 := i0+b*w, min(i0+(b+1)*w, n)
+			for j := j0; j < j1; j++ {
+				top := min(i1, j)
+				if top <= i0 {
+					continue
+				}
+				dst := data[j*ld+i0 : j*ld+top]
+				for r := range dst {
+					dst[r] = data[(i0+r)*ld+j]
+				}
+			}
+		}
+	})
+}
+
+// CrossGram returns the m×n kernel matrix K_ij = k(x_i, y_j) between the
+// rows of the m×d matrix x and the n×d matrix y: one OpenBLAS dgemm (or
+// native tiles), then the element map in parallel. For the Gaussian and
+// Laplace kernels both are shifted by y's column means first. Neither
+// input is modified.
+func CrossGram(x, y *mat.Dense, k Kernel) (*mat.Dense, error) {
+	if err := checkData("CrossGram: x", x); err != nil {
+		return nil, err
+	}
+	if err := checkData("CrossGram: y", y); err != nil {
+		return nil, err
+	}
+	if err := k.check(); err != nil {
+		return nil, err
+	}
+	m, d := x.Dims()
+	n, dy := y.Dims()
+	if d != dy {
+		return nil, invalidf("CrossGram: x has %d columns, y has %d", d, dy)
+	}
+	em := k.ElementMap(d)
+	sy, shift := newGramSource(y, em, GramOptions{}, nil)
+	sx, _ := newGramSource(x, em, GramOptions{}, shift)
+	out := mat.NewDense(m, n, nil)
+	raw := out.RawMatrix()
+	crossProducts(sx, sy, raw.Data, raw.Stride, 0, m, 0, n)
+	sx.mapCross(raw.Data, raw.Stride, 0, m, sy.norms, 0, n)
+	return out, nil
+}
+
+// crossProducts sets out to the inner products of rows [i0, i1) of a with
+// rows [j0, j1) of b.
+func crossProducts(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
+	if i1 <= i0 || j1 <= j0 {
+		return
+	}
+	d := a.x.Cols
+	if a.inner == InnerNative {
+		runTiles(tilesOf(i1-i0, j1-j0, false), 0, func(t tile, _ []float64) {
+			native.DotNT(t.i1-t.i0, t.j1-t.j0, d, a.x.Data[(i0+t.i0)*a.x.Stride:], a.x.Stride,
+				b.x.Data[(j0+t.j0)*b.x.Stride:], b.x.Stride, out[t.i0*ld+t.j0:], ld)
+		})
+		return
+	}
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1, a.rows(i0, i1), b.rows(j0, j1), 0,
+		blas64.General{Rows: i1 - i0, Cols: j1 - j0, Stride: ld, Data: out})
+}
+
+// mapCross maps the block of rows [i0, i1) of s against columns with
+// squared norms normsJ[j0:j1], held in out (stride ld, out[0] = (i0, j0)).
+func (s *gramSource) mapCross(out []float64, ld, i0, i1 int, normsJ []float64, j0, j1 int) {
+	parallelFor(i1-i0, nil, func(lo, hi int) {
+		mapRows(out, ld, lo, hi, 0, j1-j0, s.norms[i0:], normsJ[j0:], s.em, s.mp)
+	})
+}

@@ -1,0 +1,205 @@
+package linalg
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/native"
+)
+
+// gramPathCases lists every engine path this processor can run: OpenBLAS
+// or native inner products, Go or vectorised maps, and the vectorised map
+// in its AVX2 and baseline builds.
+func gramPathCases() []struct {
+	name     string
+	o        GramOptions
+	portable bool
+} {
+	type c = struct {
+		name     string
+		o        GramOptions
+		portable bool
+	}
+	cases := []c{
+		{"auto", GramOptions{}, false},
+		{"blas+go", GramOptions{Inner: InnerBLAS, Map: MapGo}, false},
+		{"blas+native", GramOptions{Inner: InnerBLAS, Map: MapNative}, false},
+		{"blas+native-sse2", GramOptions{Inner: InnerBLAS, Map: MapNative}, true},
+	}
+	if native.HasDotKernel() {
+		cases = append(cases, c{"native+native", GramOptions{Inner: InnerNative, Map: MapNative}, false})
+	}
+	return cases
+}
+
+// Every path of the engine agrees with the kernel formula evaluated
+// directly, at sizes that cross the 256-row panels and are not multiples
+// of any vector width; both triangles are stored and equal; the data are
+// unchanged. Data are offset from the origin so that the shift by the
+// column means matters.
+func TestGramEnginePathsMatchFormula(t *testing.T) {
+	x := randData(31, 531, 9)
+	x.Apply(func(_, j int, v float64) float64 { return v + 3*float64(j) }, x)
+	y := randData(32, 37, 9)
+	before := mat.DenseCopyOf(x)
+	for _, pc := range gramPathCases() {
+		for _, k := range testKernels {
+			if k.Kind == Gaussian || k.Kind == Laplace {
+				k.Sigma *= 2
+			}
+			t.Run(fmt.Sprintf("%s/%v", pc.name, k.Kind), func(t *testing.T) {
+				if pc.portable {
+					defer native.SetPortableOnly(true)()
+				}
+				g, err := GramWith(x, k, pc.o)
+				require.NoError(t, err)
+				raw := g.RawSymmetric()
+				for i := 0; i < 531; i += 3 {
+					for j := 0; j < 531; j++ {
+						want := kernelFormula(k, x.RawRowView(i), x.RawRowView(j))
+						got := raw.Data[i*raw.Stride+j]
+						require.InDelta(t, want, got, 1e-11*math.Max(1, math.Abs(want)), "(%d,%d)", i, j)
+						require.Equal(t, got, raw.Data[j*raw.Stride+i], "symmetric storage (%d,%d)", i, j)
+					}
+				}
+				if k.Kind == Gaussian || k.Kind == Laplace {
+					for i := 0; i < 531; i++ {
+						require.Equal(t, 1.0, raw.Data[i*raw.Stride+i])
+					}
+				}
+				c, err := CrossGram(y, x, k)
+				require.NoError(t, err)
+				for i := 0; i < 37; i++ {
+					for j := 0; j < 531; j += 5 {
+						want := kernelFormula(k, y.RawRowView(i), x.RawRowView(j))
+						require.InDelta(t, want, c.At(i, j), 1e-11*math.Max(1, math.Abs(want)))
+					}
+				}
+			})
+		}
+	}
+	require.True(t, mat.Equal(before, x), "Gram modified its input")
+}
+
+// The vectorised exponential agrees with math.Exp to a few ulp over the
+// whole range the kernels use, in both builds, and flushes below −708.
+func TestRBFMapAgainstMathExp(t *testing.T) {
+	for _, portable := range []bool{false, true} {
+		func() {
+			defer native.SetPortableOnly(portable)()
+			const n = 4001
+			g := make([]float64, n)
+			nj := make([]float64, n)
+			for j := range g {
+				nj[j] = 750 * float64(j) / float64(n-1) // δ from 0 to 750
+			}
+			native.RBFMap(1, n, g, n, []float64{0}, nj, -1, false)
+			for j, v := range g {
+				want := math.Exp(-nj[j])
+				if nj[j] > 708 {
+					want = 0
+				}
+				require.InDelta(t, want, v, 4e-16*want, "portable=%v δ=%g", portable, nj[j])
+			}
+		}()
+	}
+}
+
+// The half-stored float32 matrix holds every entry of the float64 Gram
+// rounded once (relative error ≤ 2⁻²⁴), zeros past n, and reads back
+// symmetric through At.
+func TestGramTiles32MatchesGram(t *testing.T) {
+	x := randData(21, 600, 9)
+	for _, k := range testKernels {
+		for _, pc := range gramPathCases() {
+			g, err := GramWith(x, k, pc.o)
+			require.NoError(t, err)
+			s, err := GramTiles32(x, k, pc.o)
+			require.NoError(t, err)
+			require.Equal(t, 3, s.NT)
+			require.EqualValues(t, 4*6*256*256, s.Bytes())
+			for i := 0; i < 600; i++ {
+				for j := 0; j < 600; j++ {
+					want := g.At(i, j)
+					require.InDelta(t, want, s.At(i, j), 6e-8*math.Abs(want)+1e-300, "%v %s (%d,%d)", k, pc.name, i, j)
+				}
+			}
+			last := s.Tile(2, 2)
+			for r := 0; r < 256; r++ {
+				for c := 0; c < 256; c++ {
+					if 512+r >= 600 || 512+c >= 600 {
+						require.Zero(t, last[r*256+c])
+					}
+				}
+			}
+			s.Free()
+		}
+	}
+	_, err := GramTiles32(x, Kernel{Kind: Gaussian}, GramOptions{})
+	require.ErrorIs(t, err, ErrInvalid)
+	a, err := Gram(x, testKernels[1])
+	require.NoError(t, err)
+	s, err := TilesFromSym(a)
+	require.NoError(t, err)
+	for i := 0; i < 600; i += 7 {
+		for j := 0; j < 600; j += 3 {
+			require.InDelta(t, a.At(i, j), s.At(i, j), 6e-8*math.Abs(a.At(i, j)))
+		}
+	}
+}
+
+// KernelRows computes any block of the Gram matrix and test-kernel blocks
+// of new points equal to CrossGram's, and keeps its own copy of the data.
+func TestKernelRowsBlocks(t *testing.T) {
+	x := randData(5, 300, 6)
+	y := randData(6, 11, 6)
+	for _, k := range testKernels {
+		g, err := Gram(x, k)
+		require.NoError(t, err)
+		c, err := CrossGram(y, x, k)
+		require.NoError(t, err)
+		xc := mat.DenseCopyOf(x)
+		kr, err := NewKernelRows(xc, k, GramOptions{})
+		require.NoError(t, err)
+		xc.Zero()
+		out := make([]float64, 40*100)
+		kr.Block(out, 100, 250, 290, 200, 300)
+		for i := 0; i < 40; i++ {
+			for j := 0; j < 100; j++ {
+				want := g.At(250+i, 200+j)
+				require.InDelta(t, want, out[i*100+j], 1e-12*math.Max(1, math.Abs(want)))
+			}
+		}
+		cross := make([]float64, 11*300)
+		require.NoError(t, kr.Cross(cross, 300, y, 0, 300))
+		for i := 0; i < 11; i++ {
+			for j := 0; j < 300; j++ {
+				require.InDelta(t, c.At(i, j), cross[i*300+j], 1e-12*math.Max(1, math.Abs(c.At(i, j))))
+			}
+		}
+		require.ErrorIs(t, kr.Cross(cross, 300, randData(1, 2, 5), 0, 300), ErrInvalid)
+	}
+}
+
+// The calibration picks an available path and the environment override
+// is parsed.
+func TestCalibrate(t *testing.T) {
+	p := Calibrate()
+	require.Contains(t, []InnerPath{InnerBLAS, InnerNative}, p.Inner)
+	require.Contains(t, []MapPath{MapGo, MapNative}, p.Map)
+	require.Greater(t, p.InnerBLAS, 0.0)
+	require.Greater(t, p.MapGo, 0.0)
+	require.Greater(t, p.MapNative, 0.0)
+	if !native.HasDotKernel() {
+		require.Equal(t, InnerBLAS, p.Inner)
+	}
+	q := GramPaths{Inner: InnerNative, Map: MapNative}
+	applyEnvOverride(&q, "inner=blas,map=go")
+	require.Equal(t, InnerBLAS, q.Inner)
+	require.Equal(t, MapGo, q.Map)
+	require.Equal(t, "KDUAL_GRAM", q.Source)
+}

@@ -1,0 +1,166 @@
+// Element maps and half-storage kernels that run on any x86-64 processor:
+// each is compiled twice, for AVX2+FMA and for the baseline (SSE2), and
+// kd_has_avx2 tells the Go side which one to call. Generic vector types of
+// four doubles are lowered to two SSE2 registers on the baseline.
+#include <string.h>
+#include <stddef.h>
+
+typedef double kd_v4 __attribute__((vector_size(32)));
+typedef long long kd_l4 __attribute__((vector_size(32)));
+typedef float kd_f4 __attribute__((vector_size(16)));
+
+int kd_has_avx2(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+#define KD_AVX2 __attribute__((target("avx2,fma")))
+#define KD_BASE
+
+// KD_EXP4 defines exp(x) for x ≤ 0, four at a time (the same reduction and
+// Taylor polynomial of degree 13 as the AVX-512 kd_exp8): within 2 ulp of
+// exp over [−708, 0]; below −708 the result is flushed to zero.
+#define KD_EXP4(ATTR, NAME)                                                          \
+ATTR static inline void NAME(kd_v4 *xp) {                                            \
+    kd_v4 x = *xp;                                                                   \
+    const double shifter = 0x1.8p52;                                                 \
+    kd_l4 low = x < -708.0;                                                          \
+    kd_v4 lim = {-708.0, -708.0, -708.0, -708.0};                                    \
+    kd_v4 xc = (kd_v4)(((kd_l4)lim & low) | ((kd_l4)x & ~low));                      \
+    kd_v4 t = xc * 1.4426950408889634 + shifter;                                     \
+    kd_v4 k = t - shifter;                                                           \
+    kd_v4 r = xc - k * 6.93147180369123816490e-01;                                   \
+    r = r - k * 1.90821492927058770002e-10;                                          \
+    kd_v4 p = r * (1.0 / 6227020800.0) + (1.0 / 479001600.0);                        \
+    p = p * r + (1.0 / 39916800.0);                                                  \
+    p = p * r + (1.0 / 3628800.0);                                                   \
+    p = p * r + (1.0 / 362880.0);                                                    \
+    p = p * r + (1.0 / 40320.0);                                                     \
+    p = p * r + (1.0 / 5040.0);                                                      \
+    p = p * r + (1.0 / 720.0);                                                       \
+    p = p * r + (1.0 / 120.0);                                                       \
+    p = p * r + (1.0 / 24.0);                                                        \
+    p = p * r + (1.0 / 6.0);                                                         \
+    p = p * r + 0.5;                                                                 \
+    p = p * r + 1.0;                                                                 \
+    p = p * r + 1.0;                                                                 \
+    kd_l4 ki = (kd_l4)t - (kd_l4)((kd_v4){shifter, shifter, shifter, shifter});      \
+    kd_l4 scale = (ki + 1023) << 52;                                                 \
+    kd_v4 res = p * (kd_v4)scale;                                                    \
+    kd_l4 keep = x >= -708.0;                                                        \
+    *xp = (kd_v4)((kd_l4)res & keep);                                                \
+}
+
+KD_EXP4(KD_AVX2, kd_exp4_avx2)
+KD_EXP4(KD_BASE, kd_exp4_base)
+
+// KD_RBF_ROWS defines the in-place map of m rows of inner products
+// g = out[i·ldo + j] (j < n) to exp(c·δ), δ = max(ni[i] + nj[j] − 2g, 0),
+// or δ = √max(…) when laplace ≠ 0. c ≤ 0.
+#define KD_RBF_ROWS(ATTR, NAME, EXP)                                                 \
+ATTR void NAME(int m, int n, double *out, int ldo, const double *ni,                 \
+               const double *nj, double c, int laplace) {                            \
+    for (int i = 0; i < m; i++) {                                                    \
+        double *row = out + (size_t)i * ldo;                                         \
+        int j = 0;                                                                   \
+        for (; j + 4 <= n; j += 4) {                                                 \
+            kd_v4 g, y;                                                              \
+            memcpy(&g, row + j, sizeof g);                                           \
+            memcpy(&y, nj + j, sizeof y);                                            \
+            kd_v4 d = ni[i] + y - 2.0 * g;                                           \
+            d = (kd_v4)((kd_l4)d & (d > 0.0));                                       \
+            if (laplace)                                                             \
+                for (int l = 0; l < 4; l++) d[l] = __builtin_sqrt(d[l]);             \
+            kd_v4 e = c * d;                                                         \
+            EXP(&e);                                                                 \
+            memcpy(row + j, &e, sizeof e);                                           \
+        }                                                                            \
+        if (j < n) {                                                                 \
+            kd_v4 d = {0, 0, 0, 0};                                                  \
+            int rest = n - j;                                                        \
+            for (int l = 0; l < rest; l++) {                                         \
+                double v = ni[i] + nj[j + l] - 2.0 * row[j + l];                     \
+                v = v > 0 ? v : 0;                                                   \
+                d[l] = laplace ? __builtin_sqrt(v) : v;                              \
+            }                                                                        \
+            kd_v4 e = c * d;                                                         \
+            EXP(&e);                                                                 \
+            for (int l = 0; l < rest; l++) row[j + l] = e[l];                        \
+        }                                                                            \
+    }                                                                                \
+}
+
+KD_RBF_ROWS(KD_AVX2, kd_rbf_rows_avx2, kd_exp4_avx2)
+KD_RBF_ROWS(KD_BASE, kd_rbf_rows_base, kd_exp4_base)
+
+// KD_NARROW defines dst[i·ldd + j] = (float)src[i·lds + j] for i < m, j < n.
+#define KD_NARROW(ATTR, NAME)                                                        \
+ATTR void NAME(int m, int n, const double *src, int lds, float *dst, int ldd) {      \
+    for (int i = 0; i < m; i++) {                                                    \
+        const double *s = src + (size_t)i * lds;                                     \
+        float *d = dst + (size_t)i * ldd;                                            \
+        for (int j = 0; j < n; j++) d[j] = (float)s[j];                              \
+    }                                                                                \
+}
+
+KD_NARROW(KD_AVX2, kd_narrow_avx2)
+KD_NARROW(KD_BASE, kd_narrow_base)
+
+// KD_WIDEN defines dst[i·ldd + j] = src[i·lds + j] for i < m, j < n.
+#define KD_WIDEN(ATTR, NAME)                                                         \
+ATTR void NAME(int m, int n, const float *src, int lds, double *dst, int ldd) {      \
+    for (int i = 0; i < m; i++) {                                                    \
+        const float *s = src + (size_t)i * lds;                                      \
+        double *d = dst + (size_t)i * ldd;                                           \
+        for (int j = 0; j < n; j++) d[j] = (double)s[j];                             \
+    }                                                                                \
+}
+
+KD_WIDEN(KD_AVX2, kd_widen_avx2)
+KD_WIDEN(KD_BASE, kd_widen_base)
+
+// KD_TSYMV defines the contribution of one stored tile to y = A·x for a
+// symmetric A kept as float32 t×t tiles of its upper triangle (row-major
+// inside the tile): y_I += A_IJ·x_J and, when offdiag ≠ 0, y_J += A_IJᵀ·x_I,
+// in float64 arithmetic. Each entry is loaded once and used twice. Four
+// rows go together so that each load and store of y_J serves four rows.
+// t must be a multiple of 4.
+#define KD_TSYMV(ATTR, NAME)                                                         \
+ATTR void NAME(int t, const float *a, const double *xi, const double *xj,            \
+               double *yi, double *yj, int offdiag) {                                \
+    for (int r = 0; r < t; r += 4) {                                                 \
+        const float *row0 = a + (size_t)r * t;                                       \
+        kd_v4 acc0 = {0, 0, 0, 0}, acc1 = acc0, acc2 = acc0, acc3 = acc0;            \
+        kd_v4 b0, b1, b2, b3;                                                        \
+        for (int l = 0; l < 4; l++) {                                                \
+            b0[l] = xi[r]; b1[l] = xi[r + 1]; b2[l] = xi[r + 2]; b3[l] = xi[r + 3];  \
+        }                                                                            \
+        for (int c = 0; c < t; c += 4) {                                             \
+            kd_f4 f0, f1, f2, f3;                                                    \
+            memcpy(&f0, row0 + c, sizeof f0);                                        \
+            memcpy(&f1, row0 + t + c, sizeof f1);                                    \
+            memcpy(&f2, row0 + 2 * t + c, sizeof f2);                                \
+            memcpy(&f3, row0 + 3 * t + c, sizeof f3);                                \
+            kd_v4 v0 = __builtin_convertvector(f0, kd_v4);                           \
+            kd_v4 v1 = __builtin_convertvector(f1, kd_v4);                           \
+            kd_v4 v2 = __builtin_convertvector(f2, kd_v4);                           \
+            kd_v4 v3 = __builtin_convertvector(f3, kd_v4);                           \
+            kd_v4 xv;                                                                \
+            memcpy(&xv, xj + c, sizeof xv);                                          \
+            acc0 += v0 * xv; acc1 += v1 * xv; acc2 += v2 * xv; acc3 += v3 * xv;     \
+            if (offdiag) {                                                           \
+                kd_v4 yv;                                                            \
+                memcpy(&yv, yj + c, sizeof yv);                                      \
+                yv += v0 * b0 + v1 * b1 + v2 * b2 + v3 * b3;                         \
+                memcpy(yj + c, &yv, sizeof yv);                                      \
+            }                                                                        \
+        }                                                                            \
+        yi[r] += acc0[0] + acc0[1] + acc0[2] + acc0[3];                              \
+        yi[r + 1] += acc1[0] + acc1[1] + acc1[2] + acc1[3];                          \
+        yi[r + 2] += acc2[0] + acc2[1] + acc2[2] + acc2[3];                          \
+        yi[r + 3] += acc3[0] + acc3[1] + acc3[2] + acc3[3];                          \
+    }                                                                                \
+}
+
+KD_TSYMV(KD_AVX2, kd_tsymv_avx2)
+KD_TSYMV(KD_BASE, kd_tsymv_base)

@@ -1,0 +1,136 @@
+package native
+
+/*
+#cgo CFLAGS: -O3
+int kd_has_avx2(void);
+void kd_rbf_rows_avx2(int m, int n, double *out, int ldo, const double *ni, const double *nj, double c, int laplace);
+void kd_rbf_rows_base(int m, int n, double *out, int ldo, const double *ni, const double *nj, double c, int laplace);
+void kd_narrow_avx2(int m, int n, const double *src, int lds, float *dst, int ldd);
+void kd_narrow_base(int m, int n, const double *src, int lds, float *dst, int ldd);
+void kd_widen_avx2(int m, int n, const float *src, int lds, double *dst, int ldd);
+void kd_widen_base(int m, int n, const float *src, int lds, double *dst, int ldd);
+void kd_tsymv_avx2(int t, const float *a, const double *xi, const double *xj, double *yi, double *yj, int offdiag);
+void kd_tsymv_base(int t, const float *a, const double *xi, const double *xj, double *yi, double *yj, int offdiag);
+*/
+import "C"
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+)
+
+// hasAVX2 is read once: the processor does not change.
+var hasAVX2 = C.kd_has_avx2() != 0
+
+// ISA names the instruction set the portable kernels of this file run on
+// ("avx2+fma" or "sse2"); every x86-64 processor runs one of them.
+func ISA() string {
+	if hasAVX2 {
+		return "avx2+fma"
+	}
+	return "sse2"
+}
+
+func checkRows(what string, m, n, ld, length int) {
+	if m < 0 || n < 0 || ld < n || max(m, n, ld) > math.MaxInt32 {
+		panic(fmt.Sprintf("native: %s: bad dimensions m=%d n=%d ld=%d", what, m, n, ld))
+	}
+	if m > 0 && n > 0 && length < (m-1)*ld+n {
+		panic(fmt.Sprintf("native: %s: slice too short", what))
+	}
+}
+
+// RBFMap maps, in place, the inner products g = out[i·ldo + j] (i < m,
+// j < n) to exp(c·δ), δ = max(ni[i] + nj[j] − 2g, 0), or δ = √max(…) when
+// laplace is true, like RBFTile, on any processor (AVX2 where present, SSE2
+// otherwise). Safe for concurrent use on disjoint rows.
+func RBFMap(m, n int, out []float64, ldo int, ni, nj []float64, c float64, laplace bool) {
+	checkRows("RBFMap", m, n, ldo, len(out))
+	if len(ni) < m || len(nj) < n || !(c <= 0) {
+		panic(fmt.Sprintf("native: RBFMap: bad arguments len(ni)=%d len(nj)=%d c=%g", len(ni), len(nj), c))
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	lap := C.int(0)
+	if laplace {
+		lap = 1
+	}
+	o := (*C.double)(unsafe.Pointer(&out[0]))
+	pi, pj := (*C.double)(unsafe.Pointer(&ni[0])), (*C.double)(unsafe.Pointer(&nj[0]))
+	if hasAVX2 {
+		C.kd_rbf_rows_avx2(C.int(m), C.int(n), o, C.int(ldo), pi, pj, C.double(c), lap)
+		return
+	}
+	C.kd_rbf_rows_base(C.int(m), C.int(n), o, C.int(ldo), pi, pj, C.double(c), lap)
+}
+
+// Narrow sets dst[i·ldd + j] = float32(src[i·lds + j]) for i < m, j < n
+// (rounded to nearest).
+func Narrow(m, n int, src []float64, lds int, dst []float32, ldd int) {
+	checkRows("Narrow src", m, n, lds, len(src))
+	checkRows("Narrow dst", m, n, ldd, len(dst))
+	if m == 0 || n == 0 {
+		return
+	}
+	s, d := (*C.double)(unsafe.Pointer(&src[0])), (*C.float)(unsafe.Pointer(&dst[0]))
+	if hasAVX2 {
+		C.kd_narrow_avx2(C.int(m), C.int(n), s, C.int(lds), d, C.int(ldd))
+		return
+	}
+	C.kd_narrow_base(C.int(m), C.int(n), s, C.int(lds), d, C.int(ldd))
+}
+
+// Widen sets dst[i·ldd + j] = float64(src[i·lds + j]) for i < m, j < n.
+func Widen(m, n int, src []float32, lds int, dst []float64, ldd int) {
+	checkRows("Widen src", m, n, lds, len(src))
+	checkRows("Widen dst", m, n, ldd, len(dst))
+	if m == 0 || n == 0 {
+		return
+	}
+	s, d := (*C.float)(unsafe.Pointer(&src[0])), (*C.double)(unsafe.Pointer(&dst[0]))
+	if hasAVX2 {
+		C.kd_widen_avx2(C.int(m), C.int(n), s, C.int(lds), d, C.int(ldd))
+		return
+	}
+	C.kd_widen_base(C.int(m), C.int(n), s, C.int(lds), d, C.int(ldd))
+}
+
+// TileSymv adds one stored tile's contribution to y = A·x for a symmetric
+// A kept as float32 t×t tiles of its upper triangle: yi += A_IJ·xj and,
+// when offdiag, yj += A_IJᵀ·xi, all in float64. a holds the t×t tile
+// row-major; xi, yi are the tile's row block of x and y, xj, yj its column
+// block. t must be a positive multiple of 4. Safe for concurrent use when
+// the y blocks are disjoint.
+func TileSymv(t int, a []float32, xi, xj, yi, yj []float64, offdiag bool) {
+	if t <= 0 || t%4 != 0 || t > 1<<14 || len(a) < t*t || len(xi) < t || len(xj) < t || len(yi) < t || len(yj) < t {
+		panic(fmt.Sprintf("native: TileSymv: bad arguments t=%d", t))
+	}
+	off := C.int(0)
+	if offdiag {
+		off = 1
+	}
+	pa := (*C.float)(unsafe.Pointer(&a[0]))
+	pxi, pxj := (*C.double)(unsafe.Pointer(&xi[0])), (*C.double)(unsafe.Pointer(&xj[0]))
+	pyi, pyj := (*C.double)(unsafe.Pointer(&yi[0])), (*C.double)(unsafe.Pointer(&yj[0]))
+	if hasAVX2 {
+		C.kd_tsymv_avx2(C.int(t), pa, pxi, pxj, pyi, pyj, off)
+		return
+	}
+	C.kd_tsymv_base(C.int(t), pa, pxi, pxj, pyi, pyj, off)
+}
+
+// SetPortableOnly makes the kernels of this file run their baseline (SSE2)
+// versions even where AVX2 is present, so tests can check both; it returns
+// a function that restores the previous choice. Not safe for concurrent
+// use with the kernels.
+func SetPortableOnly(on bool) (restore func()) {
+	prev := hasAVX2
+	if on {
+		hasAVX2 = false
+	} else {
+		hasAVX2 = C.kd_has_avx2() != 0
+	}
+	return func() { hasAVX2 = prev }
+}
