@@ -171,3 +171,30 @@ func (k *KernelOp) Apply(dst, x *mat.Dense) {
 		}
 	}
 }
+
+// SymMatrix returns M·A·M explicitly when the wrapped operator holds a
+// float64 matrix (a new n×n matrix; the wrapped one is not changed), for
+// the dense solver; nil otherwise.
+func (c *Centered) SymMatrix() *mat.SymDense {
+	m, ok := c.op.(Matrixer)
+	if !ok {
+		return nil
+	}
+	a := m.SymMatrix()
+	if a == nil {
+		return nil
+	}
+	n := a.SymmetricDim()
+	out := mat.NewSymDense(n, nil)
+	out.CopySym(a)
+	raw := out.RawSymmetric()
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
+		shift := c.mean - c.means[i]
+		for j := i; j < n; j++ {
+			row[j] += shift - c.means[j]
+		}
+	}
+	linalg.Symmetrize(out)
+	return out
+}

@@ -26,10 +26,11 @@ type Matrixer interface {
 }
 
 // Dense is a symmetric float64 matrix as an Operator. Apply reads only
-// the upper triangle of the matrix's storage, once per call (OpenBLAS
-// dsymv for one vector, dsymm for a block). It keeps a reference to the
-// matrix and never writes it. It is safe for concurrent use if the
-// matrix does not change.
+// the upper triangle of the matrix's storage, once per call: OpenBLAS
+// dsymv for one vector; for a block, linalg.SymMulUpper's tile kernel or
+// OpenBLAS dsymm, whichever linalg.Calibrate measured faster on this
+// machine. It keeps a reference to the matrix and never writes it. It is
+// safe for concurrent use if the matrix does not change.
 type Dense struct {
 	a *mat.SymDense
 }
@@ -62,6 +63,10 @@ func (d *Dense) Apply(dst, x *mat.Dense) {
 			blas64.Vector{N: n, Inc: dr.Stride, Data: dr.Data})
 		return
 	}
+	if linalg.Calibrate().SymmNative {
+		linalg.SymMulUpper(d.a, x, dst)
+		return
+	}
 	blas64.Symm(blas.Left, 1, a, x.RawMatrix(), 0, dst.RawMatrix())
 }
 
@@ -69,9 +74,8 @@ func (d *Dense) Apply(dst, x *mat.Dense) {
 // (linalg.SymTiles32: one triangle in 256×256 tiles, 2n² bytes, a quarter
 // of the float64 Dense) and applied in float64 arithmetic: only the
 // storage is rounded, so ‖A₃₂ − A‖₂ ≤ ‖A₃₂ − A‖_F ≤ 2⁻²⁴‖A‖_F. Apply
-// reads every stored tile once: one vector through a vectorised tile
-// kernel in parallel bands, a block of b ≥ 2 columns by widening chunks of
-// tiles to float64 and OpenBLAS dgemm. Not safe for concurrent use.
+// reads every stored tile once, for one vector or a whole block, through
+// vectorised tile kernels in parallel bands. Not safe for concurrent use.
 type Float32 struct {
 	s *linalg.SymTiles32
 	x []float64

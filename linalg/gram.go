@@ -127,6 +127,11 @@ func (p MapPath) String() string {
 type GramOptions struct {
 	Inner InnerPath
 	Map   MapPath
+	// UpperOnly leaves the strict lower triangle of the storage zero
+	// instead of mirroring the upper one into it: a valid mat.SymDense
+	// (which reads the upper triangle only), for consumers that never read
+	// the raw lower triangle (eig.Dense); it saves a pass over n² entries.
+	UpperOnly bool
 }
 
 // GramPaths is the outcome of the calibration: the path of each part and
@@ -139,6 +144,11 @@ type GramPaths struct {
 	InnerNative float64
 	MapGo       float64
 	MapNative   float64
+	// SymmNative reports whether blocks of b ≥ 2 columns multiply a
+	// symmetric float64 matrix faster through SymMulUpper's tile kernel
+	// than through OpenBLAS dsymm (timed on a 1024×1024 matrix, b = 8).
+	SymmNative          bool
+	SymmBLAS, SymmTiled float64
 	// Source is "measured" or "KDUAL_GRAM" when the environment variable
 	// KDUAL_GRAM (inner=blas|native,map=go|native) set a path.
 	Source string
@@ -156,8 +166,8 @@ var (
 // has AVX-512; elsewhere OpenBLAS is the only path); the map compares
 // math.Exp with native.RBFMap on 128×512 entries. Each candidate runs
 // three times and its fastest run counts. The environment variable
-// KDUAL_GRAM=inner=blas|native,map=go|native overrides either choice.
-// It takes a few milliseconds.
+// KDUAL_GRAM=inner=blas|native,map=go|native,symm=blas|native overrides
+// any choice. It takes a few tens of milliseconds.
 func Calibrate() GramPaths {
 	calibOnce.Do(func() {
 		calib = measurePaths()
@@ -182,6 +192,10 @@ func applyEnvOverride(p *GramPaths, env string) {
 			p.Map, p.Source = MapGo, "KDUAL_GRAM"
 		case "map=native":
 			p.Map, p.Source = MapNative, "KDUAL_GRAM"
+		case "symm=blas":
+			p.SymmNative, p.Source = false, "KDUAL_GRAM"
+		case "symm=native":
+			p.SymmNative, p.Source = true, "KDUAL_GRAM"
 		}
 	}
 }
@@ -250,6 +264,20 @@ func measurePaths() GramPaths {
 	if p.MapGo < p.MapNative {
 		p.Map = MapGo
 	}
+	const ns, bs = 1024, 8
+	sa := mat.NewSymDense(ns, nil)
+	araw := sa.RawSymmetric()
+	for i := range araw.Data {
+		araw.Data[i] = float64((i*31)%97) / 97
+	}
+	xb := mat.NewDense(ns, bs, nil)
+	for i := 0; i < ns; i++ {
+		xb.Set(i, i%bs, 1)
+	}
+	yb := mat.NewDense(ns, bs, nil)
+	p.SymmBLAS = bestOf3(func() { blas64.Symm(blas.Left, 1, araw, xb.RawMatrix(), 0, yb.RawMatrix()) })
+	p.SymmTiled = bestOf3(func() { SymMulUpper(sa, xb, yb) })
+	p.SymmNative = p.SymmTiled < p.SymmBLAS
 	return p
 }
 
@@ -445,8 +473,9 @@ func GramWith(x *mat.Dense, k Kernel, o GramOptions) (*mat.SymDense, error) {
 }
 
 // GramMapInto writes the n×n matrix em(⟨x_i, x_j⟩) of the rows of x into
-// out (row-major, stride ld ≥ n, both triangles), by the panels described
-// at Gram. em must be valid and x finite; callers check.
+// out (row-major, stride ld ≥ n, both triangles unless o.UpperOnly), by
+// the panels described at Gram. em must be valid and x finite; callers
+// check.
 func GramMapInto(x *mat.Dense, em ElementMap, o GramOptions, out []float64, ld int) {
 	n, _ := x.Dims()
 	s, _ := newGramSource(x, em, o, nil)
@@ -463,7 +492,9 @@ func GramMapInto(x *mat.Dense, em ElementMap, o GramOptions, out []float64, ld i
 		go func() {
 			defer pending.Done()
 			s.mapPanel(panel, ld, i0, i1, i0, n, true, s.norms[i0:])
-			mirrorPanel(out, ld, i0, i1, n)
+			if !o.UpperOnly {
+				mirrorPanel(out, ld, i0, i1, n)
+			}
 		}()
 	}
 	pending.Wait()

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sync"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/bigmem"
@@ -296,70 +294,14 @@ func (s *SymTiles32) MulVec(y, x []float64) {
 	}
 }
 
-// MulBlock sets dst = A·x for an n×b block x (row-major, stride b or
-// more), in float64 arithmetic: each row of tiles is widened to float64 in
-// chunks of 8 tiles (in parallel) and multiplied by OpenBLAS dgemm on both
-// sides of the diagonal, y_I += A_IJ·x_J and y_J += A_IJᵀ·x_I. Every tile
-// is read once. dst must not alias x.
+// MulBlock sets dst = A·x for an n×b block x (row-major, any stride),
+// in float64 arithmetic, reading every stored tile once for all columns
+// (native.TileSymm32 in parallel bands of tile rows). dst must not alias
+// x.
 func (s *SymTiles32) MulBlock(dst, x *mat.Dense) {
-	n, t, nt := s.N, s.T, s.NT
-	r, b := x.Dims()
-	dr, db := dst.Dims()
-	if r != n || dr != n || db != b {
-		panic(fmt.Sprintf("linalg: SymTiles32.MulBlock: x %d×%d, dst %d×%d, n = %d", r, b, dr, db, n))
-	}
-	pad := nt * t
-	xp := make([]float64, pad*b)
-	yp := make([]float64, pad*b)
-	xr := x.RawMatrix()
-	for i := 0; i < n; i++ {
-		copy(xp[i*b:(i+1)*b], xr.Data[i*xr.Stride:i*xr.Stride+b])
-	}
-	const chunkTiles = 8
-	type chunk struct{ I, J0, J1 int }
-	var chunks []chunk
-	for I := 0; I < nt; I++ {
-		for J0 := I; J0 < nt; J0 += chunkTiles {
-			chunks = append(chunks, chunk{I, J0, min(J0+chunkTiles, nt)})
-		}
-	}
-	ld := chunkTiles * t
-	const depth = 2
-	bufs := make([][]float64, depth)
-	for i := range bufs {
-		bufs[i] = make([]float64, t*ld)
-	}
-	// A goroutine widens chunk c + 1 while OpenBLAS multiplies chunk c.
-	pipeline(len(chunks), depth, func(c int) {
-		ch, buf := chunks[c], bufs[c%depth]
-		parallelFor(ch.J1-ch.J0, nil, func(lo, hi int) {
-			for J := ch.J0 + lo; J < ch.J0+hi; J++ {
-				native.Widen(t, t, s.Tile(ch.I, J), t, buf[(J-ch.J0)*t:], ld)
-			}
-		})
-	}, func(c int) {
-		ch, buf := chunks[c], bufs[c%depth]
-		I, J0 := ch.I, ch.J0
-		cols := (ch.J1 - J0) * t
-		xi := blas64.General{Rows: t, Cols: b, Stride: b, Data: xp[I*t*b:]}
-		yi := blas64.General{Rows: t, Cols: b, Stride: b, Data: yp[I*t*b:]}
-		a := blas64.General{Rows: t, Cols: cols, Stride: ld, Data: buf}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, a,
-			blas64.General{Rows: cols, Cols: b, Stride: b, Data: xp[J0*t*b:]}, 1, yi)
-		off := 0
-		if J0 == I {
-			off = t // the diagonal tile is used once, above
-		}
-		if cols > off {
-			blas64.Gemm(blas.Trans, blas.NoTrans, 1,
-				blas64.General{Rows: t, Cols: cols - off, Stride: ld, Data: buf[off:]}, xi, 1,
-				blas64.General{Rows: cols - off, Cols: b, Stride: b, Data: yp[(J0*t+off)*b:]})
-		}
+	tiledSymm(s.N, s.T, x, dst, func(I, J, bp int, xi, xj, yi, yj []float64) {
+		native.TileSymm32(s.T, s.T, s.Tile(I, J), s.T, bp, xi, xj, yi, yj, I == J)
 	})
-	dd := dst.RawMatrix()
-	for i := 0; i < n; i++ {
-		copy(dd.Data[i*dd.Stride:i*dd.Stride+b], yp[i*b:(i+1)*b])
-	}
 }
 
 // balancedBounds splits [0, n) into parts contiguous ranges of about equal

@@ -203,3 +203,85 @@ func TestCalibrate(t *testing.T) {
 	require.Equal(t, MapGo, q.Map)
 	require.Equal(t, "KDUAL_GRAM", q.Source)
 }
+
+// SymMulUpper and the half-stored products agree with gonum's product for
+// blocks of 1 to 9 columns, at sizes that are not multiples of the tile or
+// of 4, in the AVX2 and the baseline builds; SymMulUpper reads only the
+// upper triangle (the lower one holds garbage here).
+func TestSymmetricProductsAgree(t *testing.T) {
+	for _, portable := range []bool{false, true} {
+		func() {
+			defer native.SetPortableOnly(portable)()
+			for _, n := range []int{1, 7, 257, 530} {
+				a := mat.NewSymDense(n, nil)
+				raw := a.RawSymmetric()
+				x := randData(uint64(n), n, 9)
+				for i := 0; i < n; i++ {
+					for j := 0; j < n; j++ {
+						if j >= i {
+							raw.Data[i*raw.Stride+j] = x.At(j, 0)*x.At(i, 1) + x.At(i, 0)*x.At(j, 1) + float64(i+j)/float64(n)
+						} else {
+							raw.Data[i*raw.Stride+j] = math.NaN() // never read
+						}
+					}
+				}
+				tiles, err := NewSymTiles32(n)
+				require.NoError(t, err)
+				for i := 0; i < n; i++ {
+					for j := i; j < n; j++ {
+						I, J := i/256, j/256
+						v := float32(a.At(i, j))
+						tl := tiles.Tile(I, J)
+						tl[(i-I*256)*256+(j-J*256)] = v
+						if I == J {
+							tl[(j-J*256)*256+(i-I*256)] = v
+						}
+					}
+				}
+				for _, b := range []int{1, 2, 5, 9} {
+					xb := randData(uint64(b), n, b)
+					var want mat.Dense
+					want.Mul(a, xb)
+					got := mat.NewDense(n, b, nil)
+					SymMulUpper(a, xb, got)
+					tol := 1e-12 * math.Max(1, mat.Norm(&want, math.Inf(1)))
+					require.True(t, mat.EqualApprox(&want, got, tol), "SymMulUpper n=%d b=%d portable=%v", n, b, portable)
+					got32 := mat.NewDense(n, b, nil)
+					tiles.MulBlock(got32, xb)
+					// float32 storage: |Δ| ≤ 2⁻²⁴·Σ|a||x| ≤ 6e-8·‖A‖∞‖x‖∞.
+					tol32 := 6e-8*mat.Norm(a, math.Inf(1))*mat.Norm(xb, math.Inf(1)) + tol
+					require.True(t, mat.EqualApprox(&want, got32, tol32), "MulBlock n=%d b=%d", n, b)
+					if b == 1 {
+						y := make([]float64, n)
+						tiles.MulVec(y, xb.RawMatrix().Data)
+						for i := range y {
+							require.InDelta(t, want.At(i, 0), y[i], tol32, "MulVec n=%d", n)
+						}
+					}
+				}
+				tiles.Free()
+			}
+		}()
+	}
+}
+
+// UpperOnly leaves the lower triangle zero and the upper one equal to the
+// full Gram's.
+func TestGramUpperOnly(t *testing.T) {
+	x := randData(3, 600, 5)
+	k := Kernel{Kind: Laplace, Sigma: 3}
+	full, err := Gram(x, k)
+	require.NoError(t, err)
+	up, err := GramWith(x, k, GramOptions{UpperOnly: true})
+	require.NoError(t, err)
+	fr, ur := full.RawSymmetric(), up.RawSymmetric()
+	for i := 0; i < 600; i++ {
+		for j := 0; j < 600; j++ {
+			if j >= i {
+				require.Equal(t, fr.Data[i*600+j], ur.Data[i*600+j])
+			} else {
+				require.Zero(t, ur.Data[i*600+j])
+			}
+		}
+	}
+}

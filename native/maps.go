@@ -11,6 +11,10 @@ void kd_widen_avx2(int m, int n, const float *src, int lds, double *dst, int ldd
 void kd_widen_base(int m, int n, const float *src, int lds, double *dst, int ldd);
 void kd_tsymv_avx2(int t, const float *a, const double *xi, const double *xj, double *yi, double *yj, int offdiag);
 void kd_tsymv_base(int t, const float *a, const double *xi, const double *xj, double *yi, double *yj, int offdiag);
+void kd_tsymm_f64_avx2(int m, int n, const double *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
+void kd_tsymm_f64_base(int m, int n, const double *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
+void kd_tsymm_f32_avx2(int m, int n, const float *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
+void kd_tsymm_f32_base(int m, int n, const float *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
 */
 import "C"
 
@@ -119,6 +123,60 @@ func TileSymv(t int, a []float32, xi, xj, yi, yj []float64, offdiag bool) {
 		return
 	}
 	C.kd_tsymv_base(C.int(t), pa, pxi, pxj, pyi, pyj, off)
+}
+
+func checkSymm(m, n, lda, alen, bp int, xi, xj, yi, yj []float64, diag bool) {
+	if m < 0 || n < 0 || lda < n || bp <= 0 || bp%4 != 0 || max(m, n, lda, bp) > math.MaxInt32 ||
+		(m > 0 && n > 0 && alen < (m-1)*lda+n) || len(xi) < m*bp || len(yi) < m*bp || len(xj) < n*bp || len(yj) < n*bp ||
+		(diag && m != n) {
+		panic(fmt.Sprintf("native: TileSymm: bad arguments m=%d n=%d lda=%d bp=%d diag=%v", m, n, lda, bp, diag))
+	}
+}
+
+// TileSymm64 adds one tile's contribution to Y = A·X for a symmetric A
+// and a block X of bp columns (bp a multiple of 4; X and Y row-major with
+// stride bp), in float64: the m×n tile a (row stride lda) gives
+// Y_I += A_IJ·X_J and Y_J += A_IJᵀ·X_I; with diag (a tile on the diagonal,
+// m = n, xi and xj the same block, yi and yj too) only its upper triangle
+// is read. Every entry is loaded once per call. Safe for concurrent use on
+// disjoint outputs.
+func TileSymm64(m, n int, a []float64, lda, bp int, xi, xj, yi, yj []float64, diag bool) {
+	checkSymm(m, n, lda, len(a), bp, xi, xj, yi, yj, diag)
+	if m == 0 || n == 0 {
+		return
+	}
+	d := C.int(0)
+	if diag {
+		d = 1
+	}
+	pa := (*C.double)(unsafe.Pointer(&a[0]))
+	pxi, pxj := (*C.double)(unsafe.Pointer(&xi[0])), (*C.double)(unsafe.Pointer(&xj[0]))
+	pyi, pyj := (*C.double)(unsafe.Pointer(&yi[0])), (*C.double)(unsafe.Pointer(&yj[0]))
+	if hasAVX2 {
+		C.kd_tsymm_f64_avx2(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), pxi, pxj, pyi, pyj, d)
+		return
+	}
+	C.kd_tsymm_f64_base(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), pxi, pxj, pyi, pyj, d)
+}
+
+// TileSymm32 is TileSymm64 for a float32 tile (float64 arithmetic).
+func TileSymm32(m, n int, a []float32, lda, bp int, xi, xj, yi, yj []float64, diag bool) {
+	checkSymm(m, n, lda, len(a), bp, xi, xj, yi, yj, diag)
+	if m == 0 || n == 0 {
+		return
+	}
+	d := C.int(0)
+	if diag {
+		d = 1
+	}
+	pa := (*C.float)(unsafe.Pointer(&a[0]))
+	pxi, pxj := (*C.double)(unsafe.Pointer(&xi[0])), (*C.double)(unsafe.Pointer(&xj[0]))
+	pyi, pyj := (*C.double)(unsafe.Pointer(&yi[0])), (*C.double)(unsafe.Pointer(&yj[0]))
+	if hasAVX2 {
+		C.kd_tsymm_f32_avx2(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), pxi, pxj, pyi, pyj, d)
+		return
+	}
+	C.kd_tsymm_f32_base(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), pxi, pxj, pyi, pyj, d)
 }
 
 // SetPortableOnly makes the kernels of this file run their baseline (SSE2)

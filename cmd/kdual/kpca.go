@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/kdual/kdual/bench"
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/kernel"
 	"github.com/kdual/kdual/models/kpca"
@@ -75,7 +78,17 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	tol := fs.Float64("tol", 0, "solver tolerance (0: default)")
 	seed := fs.Uint64("seed", 1, "seed")
 	format := fs.String("format", "csv", "output: csv (scores) or json (eigenvalues, scores, info)")
+	operator := fs.String("operator", "auto", "kernel operator: auto (planned from n, d, s, --tol and --memory), float64, float32 (half storage) or matrix-free")
+	memory := fs.String("memory", "", "memory budget for the planner, e.g. 8GiB or 512MiB (default: the memory available)")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	opKind, err := eig.ParseOperatorKind(*operator)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	budget, err := parseBytes(*memory)
+	if err != nil {
 		return err
 	}
 	if *input == "" {
@@ -111,12 +124,14 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		return usagef("--loss %q", *loss)
 	}
 	m := &kpca.KPCA{Components: *s, Kernel: k, Solver: *solver, NoCenter: *noCenter, Tol: *tol, Seed: *seed,
-		Loss: kpca.Loss{Kind: lk, Param: *param, Relative: *relative}}
+		Loss: kpca.Loss{Kind: lk, Param: *param, Relative: *relative}, Operator: opKind, MemoryBudget: budget}
 	start := time.Now()
 	if err := m.Fit(x); err != nil {
 		return err
 	}
 	fitSeconds := time.Since(start).Seconds()
+	info := m.Info()
+	fmt.Fprintf(os.Stderr, "kdual: operator %s: %s\n", info.Operator, info.PlanReason)
 	z, _ := m.Scores()
 	if cmd == "transform" && *apply != "" {
 		y, err := readMatrix(*apply, 0)
@@ -137,8 +152,9 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"eigenvalues": vals, "sigma": k.Sigma, "info": m.Info(), "scores": rows,
-			"fit_seconds": fitSeconds})
+		return enc.Encode(map[string]any{"eigenvalues": vals, "sigma": k.Sigma, "info": info, "scores": rows,
+			"operator": info.Operator, "plan_reason": info.PlanReason, "kernel_seconds": info.KernelSeconds,
+			"solve_seconds": info.SolveSeconds, "fit_seconds": fitSeconds, "peak_rss_bytes": bigmem.PeakRSS()})
 	}
 	r, c := z.Dims()
 	for i := 0; i < r; i++ {
@@ -227,4 +243,30 @@ func runKPCASparse(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "| %g | %.1f%% | %.4f | %.4f |\n", r.Eps, 100*r.ZeroRows, r.ErrorRate, r.Captured)
 		}
 	})
+}
+
+// parseBytes reads a memory size: a number of bytes or a number with one
+// of the units B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB
+// (powers of 1024); "" is 0 (no budget given).
+func parseBytes(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	num, mult := strings.TrimSpace(s), 1.0
+	for _, u := range units {
+		if strings.HasSuffix(num, u.suffix) {
+			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || !(v > 0) || math.IsInf(v*mult, 0) || v*mult > math.MaxInt64/2 {
+		return 0, usagef("--memory %q: want a positive size such as 8GiB or 512MiB", s)
+	}
+	return int64(v * mult), nil
 }

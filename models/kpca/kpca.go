@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -63,7 +64,16 @@ type KPCA struct {
 	// ridge (0 means 1.0, scikit-learn's default).
 	FitInverse bool
 	Alpha      float64
-	// Float32 stores G in float32 for the iterative solvers.
+	// Operator chooses how G is stored and applied by Fit: OperatorAuto
+	// (the default) lets eig.PlanOperator choose from n, d, s, Tol and
+	// MemoryBudget (float64 when it fits; float32 half storage when the
+	// accuracy allows; matrix-free otherwise); Info says what it chose
+	// and why.
+	Operator eig.OperatorKind
+	// MemoryBudget in bytes for the planner; 0 means the memory available.
+	MemoryBudget int64
+	// Float32 is the former switch for float32 storage; it means
+	// Operator = eig.OperatorFloat32.
 	Float32 bool
 
 	fitted bool
@@ -90,6 +100,13 @@ type Info struct {
 	FailedSearches int
 	Cost           float64
 	Status         string
+	// Operator is how G was stored ("float64", "float32", "matrix-free",
+	// or "precomputed" for FitGram) and PlanReason why.
+	Operator   string
+	PlanReason string
+	// KernelSeconds builds the operator (Gram matrix, centring
+	// statistics); SolveSeconds runs the solver.
+	KernelSeconds, SolveSeconds float64
 }
 
 func (k *KPCA) solverName() string {
@@ -99,19 +116,40 @@ func (k *KPCA) solverName() string {
 	return k.Solver
 }
 
-// Fit computes the kernel matrix of x (n×d) and fits it.
+// Fit computes the kernel operator of x (n×d) and fits it. x is not
+// modified (a copy is kept for Transform).
 func (k *KPCA) Fit(x *mat.Dense) error {
 	k.fitted = false
 	if x == nil || x.IsEmpty() {
 		return fmt.Errorf("kpca: Fit: empty data: %w", ErrInvalid)
 	}
-	g, err := linalg.Gram(x, k.Kernel)
+	n, d := x.Dims()
+	s := k.Components
+	if s < 1 || s >= n {
+		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, ErrInvalid)
+	}
+	if err := linalg.CheckFinite("kpca: Fit: x", x); err != nil {
+		return err
+	}
+	want := k.Operator
+	if k.Float32 && want == eig.OperatorAuto {
+		want = eig.OperatorFloat32
+	}
+	plan, err := eig.PlanOperator(eig.PlanInput{N: n, D: d, K: s, Tol: k.Tol, Budget: k.MemoryBudget,
+		Dense: k.solverName() == "dense", Want: want})
 	if err != nil {
 		return fmt.Errorf("kpca: Fit: %w", err)
 	}
-	if err := k.fitGram(g); err != nil {
+	start := time.Now()
+	op, err := eig.NewKernelOperator(x, k.Kernel, plan.Operator, !k.NoCenter)
+	if err != nil {
+		return fmt.Errorf("kpca: Fit: %w", err)
+	}
+	kernelSeconds := time.Since(start).Seconds()
+	if err := k.fitOperator(op, plan.Solver); err != nil {
 		return err
 	}
+	k.info.Operator, k.info.PlanReason, k.info.KernelSeconds = plan.Operator.String(), plan.Reason, kernelSeconds
 	k.x = mat.DenseCopyOf(x)
 	if k.FitInverse {
 		if err := k.fitInverse(); err != nil {
@@ -122,62 +160,76 @@ func (k *KPCA) Fit(x *mat.Dense) error {
 	return nil
 }
 
-// FitGram fits a precomputed n×n kernel matrix (centred in place unless
-// NoCenter). Transform then takes kernel rows (TransformGram); pre-images
-// need Fit.
+// FitGram fits a precomputed n×n kernel matrix, centred implicitly unless
+// NoCenter (g is not modified; it is read during the fit only).
+// Transform then takes kernel rows (TransformGram); pre-images need Fit.
 func (k *KPCA) FitGram(g *mat.SymDense) error {
 	k.fitted = false
 	k.x = nil
 	if k.FitInverse {
 		return fmt.Errorf("kpca: FitInverse needs Fit on data, not FitGram: %w", ErrInvalid)
 	}
-	return k.fitGram(g)
-}
-
-func (k *KPCA) fitGram(g *mat.SymDense) error {
 	if g == nil || g.IsEmpty() {
 		return fmt.Errorf("kpca: empty kernel matrix: %w", ErrInvalid)
 	}
 	n := g.SymmetricDim()
+	if s := k.Components; s < 1 || s >= n {
+		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, ErrInvalid)
+	}
+	start := time.Now()
+	var op eig.Operator
+	op, err := eig.NewDense(g)
+	if err != nil {
+		return err
+	}
+	if !k.NoCenter {
+		if op, err = eig.NewCentered(op); err != nil {
+			return err
+		}
+	}
+	kernelSeconds := time.Since(start).Seconds()
+	if err := k.fitOperator(op, nil); err != nil {
+		return err
+	}
+	k.info.Operator, k.info.PlanReason, k.info.KernelSeconds = "precomputed", "the kernel matrix was given", kernelSeconds
+	return nil
+}
+
+// fitOperator fits the (centred, when wanted) kernel operator op; auto,
+// when non-nil, is the solver the planner paired with the operator.
+func (k *KPCA) fitOperator(op eig.Operator, auto eig.Solver) error {
+	n := op.Dim()
 	s := k.Components
 	if s < 1 || s >= n {
 		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, ErrInvalid)
 	}
-	if err := linalg.CheckFinite("kpca: G", g); err != nil {
-		return err
-	}
-	if !k.NoCenter {
-		c, err := linalg.CenterKernel(g)
-		if err != nil {
-			return err
-		}
-		k.center = c
-	} else {
-		k.center = linalg.Centering{}
-	}
-	var op eig.Operator
-	var err error
-	if k.Float32 {
-		op, err = eig.NewFloat32(g)
-	} else {
-		op, err = eig.NewDense(g)
-	}
-	if err != nil {
-		return err
+	k.center = linalg.Centering{}
+	if c, ok := op.(*eig.Centered); ok {
+		k.center = c.Centering()
 	}
 	counter := &eig.Counting{Op: op}
 	k.n = n
 	k.info = Info{Solver: k.solverName()}
+	start := time.Now()
+	var err error
 	switch k.solverName() {
 	case "lbfgs":
 		err = k.fitLBFGS(counter)
 	case "dca":
-		err = k.fitDCA(counter, g)
-	case "auto", "dense", "lanczos", "block", "randomized":
-		err = k.fitEig(counter)
+		err = k.fitDCA(counter, nil)
+	case "auto":
+		solver := eig.Solver(eig.Auto{Tol: k.Tol, Seed: k.Seed})
+		if b, ok := auto.(eig.BlockKrylov); ok && n > 600 && 5*s <= n {
+			b.Tol, b.Seed = k.Tol, k.Seed
+			solver = b
+		}
+		err = k.fitEig(counter, solver)
+	case "dense", "lanczos", "block", "randomized":
+		err = k.fitEig(counter, k.eigSolver())
 	default:
 		return fmt.Errorf("kpca: unknown solver %q: %w", k.Solver, ErrInvalid)
 	}
+	k.info.SolveSeconds = time.Since(start).Seconds()
 	k.info.Passes = counter.Passes
 	if err != nil {
 		return err
@@ -201,9 +253,9 @@ func (k *KPCA) eigSolver() eig.Solver {
 }
 
 // fitEig solves with an eigensolver: H = V Λ^{1/2}, proj = V Λ^{-1/2}.
-func (k *KPCA) fitEig(op eig.Operator) error {
+func (k *KPCA) fitEig(op eig.Operator, solver eig.Solver) error {
 	s := k.Components
-	res, err := k.eigSolver().Solve(op, s)
+	res, err := solver.Solve(op, s)
 	if err != nil {
 		return fmt.Errorf("kpca: %w", err)
 	}

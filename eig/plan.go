@@ -1,0 +1,229 @@
+package eig
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/linalg"
+)
+
+// OperatorKind names how a kernel matrix is stored and applied.
+type OperatorKind int
+
+const (
+	// OperatorAuto lets Plan choose.
+	OperatorAuto OperatorKind = iota
+	// OperatorFloat64 stores G in float64 (Dense, 8n² bytes).
+	OperatorFloat64
+	// OperatorFloat32 stores one triangle of G in float32 (Float32,
+	// about 2n² bytes).
+	OperatorFloat32
+	// OperatorMatrixFree stores only the data and forms G in every pass
+	// (KernelOp).
+	OperatorMatrixFree
+)
+
+func (k OperatorKind) String() string {
+	switch k {
+	case OperatorAuto:
+		return "auto"
+	case OperatorFloat64:
+		return "float64"
+	case OperatorFloat32:
+		return "float32"
+	case OperatorMatrixFree:
+		return "matrix-free"
+	}
+	return fmt.Sprintf("OperatorKind(%d)", int(k))
+}
+
+// ParseOperatorKind reads auto, float64, float32 or matrix-free.
+func ParseOperatorKind(s string) (OperatorKind, error) {
+	for _, k := range []OperatorKind{OperatorAuto, OperatorFloat64, OperatorFloat32, OperatorMatrixFree} {
+		if s == k.String() {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("eig: unknown operator %q (auto, float64, float32, matrix-free): %w", s, ErrInvalid)
+}
+
+// PlanInput describes a kernel eigenproblem for Plan.
+type PlanInput struct {
+	N, D int // points and their dimension
+	K    int // eigenpairs wanted
+	// Tol is the relative accuracy wanted of the eigenvalues (the
+	// solvers' Tol; 0 means their default 1e-10).
+	Tol float64
+	// Budget is the memory available in bytes; 0 means MemAvailable of
+	// /proc/meminfo less a margin of 10% and 512 MiB.
+	Budget int64
+	// Dense is true when every eigenpair is wanted by LAPACK (the dense
+	// solver needs the float64 matrix and a copy).
+	Dense bool
+	// Want forces an operator kind (OperatorAuto: choose).
+	Want OperatorKind
+}
+
+// Plan is the planner's choice.
+type Plan struct {
+	Operator OperatorKind
+	// Solver for the operator: block Krylov with blocks of 8 on stored
+	// matrices, of max(k, 32) matrix-free (a pass then costs a Gram build,
+	// so fewer, wider passes win); nil when the dense solver is asked.
+	Solver Solver
+	// Bytes is the memory the operator and the solver's basis need;
+	// Budget the budget it was planned against.
+	Bytes, Budget int64
+	// StorageBound is the bound of the relative eigenvalue error that the
+	// storage adds, |λ̂ − λ|/λ₁ ≤ u·√n (u = 2⁻²⁴ for float32, 0 otherwise),
+	// from ‖E‖₂ ≤ ‖E‖_F ≤ u‖G‖_F ≤ u√n‖G‖₂.
+	StorageBound float64
+	Reason       string
+}
+
+// Float32Unit is the unit roundoff of float32 storage, 2⁻²⁴.
+const Float32Unit = 1.0 / (1 << 24)
+
+// Memory estimates in bytes of the three operators for n points of
+// dimension d and a solver basis of m vectors (the data themselves, n·d
+// float64s, counted once in each).
+func memFloat64(n, d, m int) int64 {
+	return 8*int64(n)*int64(n) + 8*int64(n)*int64(d+m)
+}
+func memFloat32(n, d, m int) int64 {
+	t := int64(linalg.TileSize)
+	nn := (int64(n) + t - 1) / t * t
+	return 2*nn*(nn+t) + 8*int64(n)*int64(2*d+m)
+}
+func memMatrixFree(n, d, m int) int64 {
+	return 8*int64(n)*int64(2*d+m) + 8*int64(min(n, kernelPanelRows))*int64(min(n, kernelPanelCols))
+}
+
+// DefaultBudget returns MemAvailable less 10% and 512 MiB (0 when
+// /proc/meminfo cannot be read).
+func DefaultBudget() int64 {
+	a := bigmem.Available()
+	if a <= 0 {
+		return 0
+	}
+	return max(0, a-a/10-512<<20)
+}
+
+// PlanOperator chooses how to store and apply the kernel matrix, by this
+// rule: float64 when it fits the budget; otherwise float32 half storage
+// when it fits and the storage bound u·√n is at most Tol (the rounding
+// of the storage adds at most what the solver's own tolerance allows); otherwise matrix-free (exact, a
+// Gram build per pass) when the data fit. A forced kind (Want) is taken
+// as asked if it fits. The reason is a sentence for people.
+func PlanOperator(in PlanInput) (Plan, error) {
+	if in.N < 1 || in.D < 1 || in.K < 1 || in.K > in.N {
+		return Plan{}, fmt.Errorf("eig: PlanOperator: n = %d, d = %d, k = %d: %w", in.N, in.D, in.K, ErrInvalid)
+	}
+	tol := in.Tol
+	if tol == 0 {
+		tol = 1e-10
+	}
+	if !(tol > 0) || math.IsInf(tol, 0) {
+		return Plan{}, fmt.Errorf("eig: PlanOperator: tolerance %g: %w", in.Tol, ErrInvalid)
+	}
+	budget := in.Budget
+	source := "given"
+	if budget <= 0 {
+		budget, source = DefaultBudget(), "available"
+	}
+	stored := 3*in.K + 8 // block Krylov basis, block 8
+	freeBlock := max(in.K, 32)
+	freeBasis := 3*in.K + 2*freeBlock
+	b64 := memFloat64(in.N, in.D, stored)
+	if in.Dense {
+		b64 += 8 * int64(in.N) * int64(in.N) // LAPACK's eigenvectors
+	}
+	b32 := memFloat32(in.N, in.D, stored)
+	bfree := memMatrixFree(in.N, in.D, freeBasis)
+	bound32 := Float32Unit * math.Sqrt(float64(in.N))
+	gib := func(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }
+	p := Plan{Budget: budget}
+	stock := BlockKrylov{Tol: in.Tol, Block: 8}
+	free := BlockKrylov{Tol: in.Tol, Block: freeBlock}
+	switch in.Want {
+	case OperatorFloat64:
+		p.Operator, p.Bytes, p.Solver = OperatorFloat64, b64, stock
+		p.Reason = fmt.Sprintf("float64 as asked (%s)", gib(b64))
+	case OperatorFloat32:
+		p.Operator, p.Bytes, p.Solver, p.StorageBound = OperatorFloat32, b32, stock, bound32
+		p.Reason = fmt.Sprintf("float32 half storage as asked (%s; storage bound u·√n = %.1e)", gib(b32), bound32)
+	case OperatorMatrixFree:
+		p.Operator, p.Bytes, p.Solver = OperatorMatrixFree, bfree, free
+		p.Reason = fmt.Sprintf("matrix-free as asked (%s), block Krylov with blocks of %d", gib(bfree), freeBlock)
+	case OperatorAuto:
+		switch {
+		case b64 <= budget:
+			p.Operator, p.Bytes, p.Solver = OperatorFloat64, b64, stock
+			p.Reason = fmt.Sprintf("float64 fits: %s of %s %s", gib(b64), gib(budget), source)
+		case !in.Dense && b32 <= budget && bound32 <= tol:
+			p.Operator, p.Bytes, p.Solver, p.StorageBound = OperatorFloat32, b32, stock, bound32
+			p.Reason = fmt.Sprintf("float64 needs %s of %s %s; float32 half storage fits (%s) and its storage bound u·√n = %.1e ≤ tol = %.1e",
+				gib(b64), gib(budget), source, gib(b32), bound32, tol)
+		case !in.Dense && bfree <= budget:
+			why := "does not fit"
+			if b32 <= budget {
+				why = fmt.Sprintf("would fit but its storage bound u·√n = %.1e exceeds tol = %.1e", bound32, tol)
+			}
+			p.Operator, p.Bytes, p.Solver = OperatorMatrixFree, bfree, free
+			p.Reason = fmt.Sprintf("float64 needs %s of %s %s; float32 (%s) %s; matrix-free needs %s, with block Krylov in blocks of %d",
+				gib(b64), gib(budget), source, gib(b32), why, gib(bfree), freeBlock)
+		default:
+			return Plan{}, fmt.Errorf("eig: PlanOperator: n = %d, d = %d needs at least %s, %s %s: %w",
+				in.N, in.D, gib(min(b64, bfree)), gib(budget), source, ErrInvalid)
+		}
+	default:
+		return Plan{}, fmt.Errorf("eig: PlanOperator: %v: %w", in.Want, ErrInvalid)
+	}
+	if in.Dense {
+		p.Solver = nil
+		if p.Operator != OperatorFloat64 {
+			return Plan{}, fmt.Errorf("eig: PlanOperator: the dense solver needs the float64 matrix: %w", ErrInvalid)
+		}
+	}
+	return p, nil
+}
+
+// NewKernelOperator builds the operator of a plan for the kernel matrix
+// of the rows of x, centred implicitly when center is true (the matrix is
+// never rewritten). x is not modified.
+func NewKernelOperator(x *mat.Dense, k linalg.Kernel, kind OperatorKind, center bool) (Operator, error) {
+	var op Operator
+	switch kind {
+	case OperatorFloat64:
+		g, err := linalg.GramWith(x, k, linalg.GramOptions{UpperOnly: true})
+		if err != nil {
+			return nil, err
+		}
+		if op, err = NewDense(g); err != nil {
+			return nil, err
+		}
+	case OperatorFloat32:
+		s, err := linalg.GramTiles32(x, k, linalg.GramOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if op, err = NewFloat32Tiles(s); err != nil {
+			return nil, err
+		}
+	case OperatorMatrixFree:
+		kop, err := NewKernelOp(x, k, linalg.GramOptions{})
+		if err != nil {
+			return nil, err
+		}
+		op = kop
+	default:
+		return nil, fmt.Errorf("eig: NewKernelOperator: operator %v: %w", kind, ErrInvalid)
+	}
+	if center {
+		return NewCentered(op)
+	}
+	return op, nil
+}

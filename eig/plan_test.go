@@ -1,0 +1,71 @@
+package eig
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The planner's choice for budgets that force each operator, the
+// precision rule, forced kinds and bad input.
+func TestPlanOperator(t *testing.T) {
+	const n, d, k = 60000, 784, 20
+	gib := int64(1) << 30
+	p, err := PlanOperator(PlanInput{N: n, D: d, K: k, Tol: 1e-4, Budget: 64 * gib})
+	require.NoError(t, err)
+	require.Equal(t, OperatorFloat64, p.Operator)
+	require.Zero(t, p.StorageBound)
+	require.Greater(t, p.Bytes, int64(8*n*n))
+
+	// 8 GiB: float64 (28.8 GB) does not fit, half-stored float32 (7.2 GB)
+	// does, and u·√n = 1.5e-5 ≤ tol = 1e-4.
+	p, err = PlanOperator(PlanInput{N: n, D: d, K: k, Tol: 1e-4, Budget: 8 * gib})
+	require.NoError(t, err)
+	require.Equal(t, OperatorFloat32, p.Operator)
+	require.InDelta(t, Float32Unit*245, p.StorageBound, 1e-7)
+	require.Less(t, p.Bytes, 8*gib)
+	require.Contains(t, p.Reason, "float32")
+
+	// The same budget with a tolerance the storage cannot meet: exact,
+	// matrix-free, with wide blocks.
+	p, err = PlanOperator(PlanInput{N: n, D: d, K: k, Tol: 1e-8, Budget: 8 * gib})
+	require.NoError(t, err)
+	require.Equal(t, OperatorMatrixFree, p.Operator)
+	require.Equal(t, 32, p.Solver.(BlockKrylov).Block)
+	require.Contains(t, p.Reason, "storage bound")
+
+	// 6 GiB at n = 100 000: only matrix-free fits.
+	p, err = PlanOperator(PlanInput{N: 100000, D: d, K: k, Tol: 1e-4, Budget: 6 * gib})
+	require.NoError(t, err)
+	require.Equal(t, OperatorMatrixFree, p.Operator)
+	require.Less(t, p.Bytes, 6*gib)
+
+	// Nothing fits.
+	_, err = PlanOperator(PlanInput{N: n, D: d, K: k, Budget: 100 << 20})
+	require.ErrorIs(t, err, ErrInvalid)
+
+	// Forced kinds are taken as asked.
+	for _, want := range []OperatorKind{OperatorFloat64, OperatorFloat32, OperatorMatrixFree} {
+		p, err = PlanOperator(PlanInput{N: 1000, D: 5, K: 3, Want: want})
+		require.NoError(t, err)
+		require.Equal(t, want, p.Operator)
+		kind, err := ParseOperatorKind(want.String())
+		require.NoError(t, err)
+		require.Equal(t, want, kind)
+	}
+	// The dense solver needs float64.
+	p, err = PlanOperator(PlanInput{N: 1000, D: 5, K: 3, Dense: true})
+	require.NoError(t, err)
+	require.Equal(t, OperatorFloat64, p.Operator)
+	require.Nil(t, p.Solver)
+	_, err = PlanOperator(PlanInput{N: 1000, D: 5, K: 3, Dense: true, Want: OperatorMatrixFree})
+	require.ErrorIs(t, err, ErrInvalid)
+
+	for _, in := range []PlanInput{{N: 0, D: 1, K: 1}, {N: 5, D: 1, K: 6}, {N: 5, D: 0, K: 1}, {N: 5, D: 1, K: 1, Tol: -1}} {
+		_, err := PlanOperator(in)
+		require.ErrorIs(t, err, ErrInvalid, "%+v", in)
+	}
+	_, err = ParseOperatorKind("float16")
+	require.ErrorIs(t, err, ErrInvalid)
+	require.Greater(t, DefaultBudget(), int64(0))
+}

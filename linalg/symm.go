@@ -1,0 +1,82 @@
+package linalg
+
+import (
+	"fmt"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/native"
+)
+
+// tiledSymm sets dst = A·x for a symmetric n×n matrix A seen as t×t tiles
+// of its upper triangle, and an n×b block x: mul(I, J, bp, xi, xj, yi, yj)
+// adds tile (I, J)'s contribution (both sides of the diagonal; once on it)
+// for blocks packed row-major with bp ≥ b columns (a multiple of 4, zero
+// padded) and padded to ⌈n/t⌉·t rows. Bands of tile rows run in parallel
+// goroutines (balanced by tile count), each with a private accumulator,
+// summed at the end; within a band each tile is read once for all columns.
+func tiledSymm(n, t int, x, dst *mat.Dense, mul func(I, J, bp int, xi, xj, yi, yj []float64)) {
+	r, b := x.Dims()
+	dr, db := dst.Dims()
+	if r != n || dr != n || db != b {
+		panic(fmt.Sprintf("linalg: symmetric product: x %d×%d, dst %d×%d, n = %d", r, b, dr, db, n))
+	}
+	nt := (n + t - 1) / t
+	pad := nt * t
+	bp := (b + 3) / 4 * 4
+	xp := make([]float64, pad*bp)
+	xr := x.RawMatrix()
+	for i := 0; i < n; i++ {
+		copy(xp[i*bp:i*bp+b], xr.Data[i*xr.Stride:i*xr.Stride+b])
+	}
+	workers := min(maxWorkers(), nt)
+	bounds := balancedBounds(nt, workers, func(I int) float64 { return float64(nt - I) })
+	acc := make([][]float64, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		acc[w] = make([]float64, pad*bp)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			yw := acc[w]
+			for I := bounds[w]; I < bounds[w+1]; I++ {
+				xi, yi := xp[I*t*bp:(I+1)*t*bp], yw[I*t*bp:(I+1)*t*bp]
+				for J := I; J < nt; J++ {
+					mul(I, J, bp, xi, xp[J*t*bp:(J+1)*t*bp], yi, yw[J*t*bp:(J+1)*t*bp])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	dd := dst.RawMatrix()
+	parallelFor(n, nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := dd.Data[i*dd.Stride : i*dd.Stride+b]
+			for c := range row {
+				v := 0.0
+				for w := range acc {
+					v += acc[w][i*bp+c]
+				}
+				row[c] = v
+			}
+		}
+	})
+}
+
+// symmTile is the tile side of SymMulUpper: a 256×256 float64 tile is
+// 512 KB, read once per call with every column of the block.
+const symmTile = 256
+
+// SymMulUpper sets dst = A·x for the symmetric matrix a and an n×b block
+// x (b ≥ 1), reading only the upper triangle of a's storage, each entry
+// once, in float64 (native.TileSymm64 on 256×256 tiles in parallel
+// bands). dst must not alias x; neither a nor x is modified.
+func SymMulUpper(a *mat.SymDense, x, dst *mat.Dense) {
+	raw := a.RawSymmetric()
+	n, t := raw.N, symmTile
+	tiledSymm(n, t, x, dst, func(I, J, bp int, xi, xj, yi, yj []float64) {
+		m, nn := min(t, n-I*t), min(t, n-J*t)
+		native.TileSymm64(m, nn, raw.Data[I*t*raw.Stride+J*t:], raw.Stride, bp, xi, xj, yi, yj, I == J)
+	})
+}

@@ -1,0 +1,87 @@
+package kpca
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/linalg"
+)
+
+// Every operator the planner can choose fits the same model: eigenvalues
+// agree with the explicitly centred float64 matrix's (LAPACK) to the
+// solver tolerance, float32 within its storage bound u·√n·λ₁; scores of
+// new points agree; the data are not modified; Info names the operator.
+// A budget too small for float64 makes the planner choose the others.
+func TestFitOperatorsAgree(t *testing.T) {
+	x := gaussData(t, 700, 6, 3)
+	before := mat.DenseCopyOf(x)
+	y := gaussData(t, 9, 6, 4)
+	k := linalg.Kernel{Kind: linalg.Gaussian, Sigma: 2}
+	g := centredGram(t, x, k)
+	ref, err := linalg.SymEig(g, 5)
+	require.NoError(t, err)
+	base := &KPCA{Components: 5, Kernel: k, Solver: "dense"}
+	require.NoError(t, base.Fit(x))
+	want, err := base.Transform(y)
+	require.NoError(t, err)
+	for _, op := range []eig.OperatorKind{eig.OperatorFloat64, eig.OperatorFloat32, eig.OperatorMatrixFree} {
+		m := &KPCA{Components: 5, Kernel: k, Operator: op, Tol: 1e-12}
+		require.NoError(t, m.Fit(x), op.String())
+		require.Equal(t, op.String(), m.Info().Operator)
+		require.NotEmpty(t, m.Info().PlanReason)
+		vals, err := m.Eigenvalues()
+		require.NoError(t, err)
+		bound := 1e-9 * ref.Values[0]
+		if op == eig.OperatorFloat32 {
+			bound += eig.Float32Unit * math.Sqrt(700) * ref.Values[0]
+		}
+		for i := range vals {
+			require.InDelta(t, ref.Values[i], vals[i], bound, "%v value %d", op, i)
+		}
+		z, err := m.Transform(y)
+		require.NoError(t, err)
+		for i := 0; i < 9; i++ {
+			for j := 0; j < 5; j++ {
+				require.InDelta(t, want.At(i, j), z.At(i, j), 1e-4*mat.Norm(want, math.Inf(1)), "%v score", op)
+			}
+		}
+	}
+	require.True(t, mat.Equal(before, x))
+
+	// Budgets: 700² float64 is 3.9 MB; 3.5 MiB leaves float32 (1.6 MB) when
+	// the tolerance allows it and matrix-free when it does not.
+	m := &KPCA{Components: 5, Kernel: k, Tol: 1e-4, MemoryBudget: 7 << 19}
+	require.NoError(t, m.Fit(x))
+	require.Equal(t, "float32", m.Info().Operator)
+	m = &KPCA{Components: 5, Kernel: k, Tol: 1e-9, MemoryBudget: 7 << 19}
+	require.NoError(t, m.Fit(x))
+	require.Equal(t, "matrix-free", m.Info().Operator)
+	m = &KPCA{Components: 5, Kernel: k}
+	require.NoError(t, m.Fit(x))
+	require.Equal(t, "float64", m.Info().Operator)
+}
+
+// FitGram centres implicitly and leaves the caller's matrix as it was.
+func TestFitGramKeepsInput(t *testing.T) {
+	x := gaussData(t, 200, 4, 5)
+	k := linalg.Kernel{Kind: linalg.Laplace, Sigma: 3}
+	g, err := linalg.Gram(x, k)
+	require.NoError(t, err)
+	keep := mat.NewSymDense(200, nil)
+	keep.CopySym(g)
+	m := &KPCA{Components: 4, Solver: "lanczos"}
+	require.NoError(t, m.FitGram(g))
+	require.True(t, mat.Equal(keep, g), "FitGram modified its input")
+	ref, err := linalg.SymEig(centredGram(t, x, k), 4)
+	require.NoError(t, err)
+	vals, err := m.Eigenvalues()
+	require.NoError(t, err)
+	for i := range vals {
+		require.InDelta(t, ref.Values[i], vals[i], 1e-9*ref.Values[0])
+	}
+	require.Equal(t, "precomputed", m.Info().Operator)
+}
