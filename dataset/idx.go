@@ -162,3 +162,58 @@ func readIDXFile(path string, maxItems int) (*IDX, error) {
 	}
 	return idx, nil
 }
+
+// FashionAugmented returns n Fashion-MNIST images (pixels in [0, 1]): the
+// 60 000 training images, then the 10 000 test images, then, past 70 000,
+// copies of the training images in order (cycling) shifted by one pixel in
+// a direction drawn from {up, down, left, right} (the vacated row or
+// column is zero) with N(0, 0.01²) noise added to every pixel, both from
+// the seeded generator: a deterministic stand-in for a larger image set.
+func FashionAugmented(dir string, n int, seed uint64) (*mat.Dense, error) {
+	if n < 1 {
+		return nil, formatf("Fashion-MNIST augmented: n = %d", n)
+	}
+	train, err := LoadFashion(dir, "train", min(n, 60000))
+	if err != nil {
+		return nil, err
+	}
+	if n <= 60000 {
+		return train.X, nil
+	}
+	const d, side = 784, 28
+	out := mat.NewDense(n, d, nil)
+	raw := out.RawMatrix().Data
+	copy(raw, train.X.RawMatrix().Data)
+	test, err := LoadFashion(dir, "test", min(n-60000, 10000))
+	if err != nil {
+		return nil, err
+	}
+	copy(raw[60000*d:], test.X.RawMatrix().Data)
+	rng := NewRand(seed)
+	src := train.X.RawMatrix().Data
+	for i := 70000; i < n; i++ {
+		img := src[((i-70000)%60000)*d:][:d]
+		dst := raw[i*d : (i+1)*d]
+		dr, dc := 0, 0
+		switch rng.IntN(4) {
+		case 0:
+			dr = -1
+		case 1:
+			dr = 1
+		case 2:
+			dc = -1
+		default:
+			dc = 1
+		}
+		for r := 0; r < side; r++ {
+			for c := 0; c < side; c++ {
+				v := 0.0
+				if sr, sc := r-dr, c-dc; sr >= 0 && sr < side && sc >= 0 && sc < side {
+					v = img[sr*side+sc]
+				}
+				dst[r*side+c] = v + 0.01*rng.NormFloat64()
+			}
+		}
+	}
+	return out, nil
+}

@@ -193,9 +193,12 @@ func PlanOperator(in PlanInput) (Plan, error) {
 
 // NewKernelOperator builds the operator of a plan for the kernel matrix
 // of the rows of x, centred implicitly when center is true (the matrix is
-// never rewritten). x is not modified.
-func NewKernelOperator(x *mat.Dense, k linalg.Kernel, kind OperatorKind, center bool) (Operator, error) {
+// never rewritten), with inner products in the precision asked (float32
+// products apply to the float32 and matrix-free operators; the float64
+// matrix is always built in float64). x is not modified.
+func NewKernelOperator(x *mat.Dense, k linalg.Kernel, kind OperatorKind, center bool, products linalg.ProductPrecision) (Operator, error) {
 	var op Operator
+	o := linalg.GramOptions{Products: products}
 	switch kind {
 	case OperatorFloat64:
 		g, err := linalg.GramWith(x, k, linalg.GramOptions{UpperOnly: true})
@@ -206,7 +209,7 @@ func NewKernelOperator(x *mat.Dense, k linalg.Kernel, kind OperatorKind, center 
 			return nil, err
 		}
 	case OperatorFloat32:
-		s, err := linalg.GramTiles32(x, k, linalg.GramOptions{})
+		s, err := linalg.GramTiles32(x, k, o)
 		if err != nil {
 			return nil, err
 		}
@@ -214,7 +217,7 @@ func NewKernelOperator(x *mat.Dense, k linalg.Kernel, kind OperatorKind, center 
 			return nil, err
 		}
 	case OperatorMatrixFree:
-		kop, err := NewKernelOp(x, k, linalg.GramOptions{})
+		kop, err := NewKernelOp(x, k, o)
 		if err != nil {
 			return nil, err
 		}

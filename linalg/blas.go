@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/netlib/blas/netlib"
@@ -16,8 +17,10 @@ import (
 )
 
 func init() {
-	// The one piece of global state in kdual: gonum's BLAS runs on OpenBLAS.
+	// The one piece of global state in kdual: gonum's BLAS, float64 and
+	// float32, runs on OpenBLAS.
 	blas64.Use(netlib.Implementation{})
+	blas32.Use(netlib.Implementation{})
 }
 
 // ErrInvalid is wrapped by every error about bad input.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -127,11 +128,37 @@ func (p MapPath) String() string {
 type GramOptions struct {
 	Inner InnerPath
 	Map   MapPath
+	// Products chooses the arithmetic of the inner products (float64 by
+	// default).
+	Products ProductPrecision
 	// UpperOnly leaves the strict lower triangle of the storage zero
 	// instead of mirroring the upper one into it: a valid mat.SymDense
 	// (which reads the upper triangle only), for consumers that never read
 	// the raw lower triangle (eig.Dense); it saves a pass over n² entries.
 	UpperOnly bool
+}
+
+// ProductPrecision is the arithmetic of the Gram engine's inner products.
+type ProductPrecision int
+
+const (
+	// ProductsFloat64 multiplies in float64 (dgemm): kernel entries are
+	// correct to a few ulp of float64.
+	ProductsFloat64 ProductPrecision = iota
+	// ProductsFloat32 rounds the (shifted) data to float32 and multiplies
+	// by OpenBLAS sgemm, at about twice dgemm's rate; the norms and the
+	// map stay in float64. Each entry's error is bounded by
+	// KernelRows.EntryBound (for the Gaussian kernel, relative to the
+	// entry; the Laplace kernel's square root makes it weaker near zero
+	// distance).
+	ProductsFloat32
+)
+
+func (p ProductPrecision) String() string {
+	if p == ProductsFloat32 {
+		return "float32"
+	}
+	return "float64"
 }
 
 // GramPaths is the outcome of the calibration: the path of each part and
@@ -146,7 +173,8 @@ type GramPaths struct {
 	MapNative   float64
 	// SymmNative reports whether blocks of b ≥ 2 columns multiply a
 	// symmetric float64 matrix faster through SymMulUpper's tile kernel
-	// than through OpenBLAS dsymm (timed on a 1024×1024 matrix, b = 8).
+	// than through OpenBLAS dsymm (timed on a 3072×3072 matrix, 72 MB, larger
+	// than the caches as the kernels are, with b = 8).
 	SymmNative          bool
 	SymmBLAS, SymmTiled float64
 	// Source is "measured" or "KDUAL_GRAM" when the environment variable
@@ -264,7 +292,7 @@ func measurePaths() GramPaths {
 	if p.MapGo < p.MapNative {
 		p.Map = MapGo
 	}
-	const ns, bs = 1024, 8
+	const ns, bs = 3072, 8
 	sa := mat.NewSymDense(ns, nil)
 	araw := sa.RawSymmetric()
 	for i := range araw.Data {
@@ -326,6 +354,8 @@ func mapRows(buf []float64, ld, r0, r1, c0, c1 int, ni, nj []float64, em Element
 // squared norms.
 type gramSource struct {
 	x       blas64.General
+	x32     []float32 // the rows rounded to float32 (ProductsFloat32), n×d
+	scratch []float32 // sgemm output, reused (products is not concurrent)
 	norms   []float64
 	shiftBy []float64 // the vector subtracted from the rows (distance maps)
 	em      ElementMap
@@ -369,15 +399,44 @@ func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64) 
 		s.x = blas64.General{Rows: n, Cols: d, Stride: raw.Stride, Data: raw.Data}
 	}
 	s.norms = make([]float64, n)
-	for i := range s.norms {
-		row := s.x.Data[i*s.x.Stride : i*s.x.Stride+d]
-		v := 0.0
-		for _, e := range row {
-			v += e * e
-		}
-		s.norms[i] = v
+	if o.Products == ProductsFloat32 {
+		s.x32 = make([]float32, n*d)
+		native.Narrow(n, d, s.x.Data, s.x.Stride, s.x32, d)
 	}
+	parallelFor(n, nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v := 0.0
+			if s.x32 != nil {
+				for _, e := range s.x32[i*d : (i+1)*d] {
+					v += float64(e) * float64(e)
+				}
+			} else {
+				for _, e := range s.x.Data[i*s.x.Stride : i*s.x.Stride+d] {
+					v += e * e
+				}
+			}
+			s.norms[i] = v
+		}
+	})
 	return s, shift
+}
+
+// products32 sets out (stride ld) to the float32 inner products of rows
+// [i0, i1) of a with rows [j0, j1) of b (sgemm into a float32 scratch of
+// a, then widened).
+func products32(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
+	m, n, d := i1-i0, j1-j0, a.x.Cols
+	if cap(a.scratch) < m*n {
+		a.scratch = make([]float32, m*n)
+	}
+	buf := a.scratch[:m*n]
+	blas32.Gemm(blas.NoTrans, blas.Trans, 1,
+		blas32.General{Rows: m, Cols: d, Stride: d, Data: a.x32[i0*d:]},
+		blas32.General{Rows: n, Cols: d, Stride: d, Data: b.x32[j0*d:]}, 0,
+		blas32.General{Rows: m, Cols: n, Stride: n, Data: buf})
+	parallelFor(m, nil, func(lo, hi int) {
+		native.Widen(hi-lo, n, buf[lo*n:], n, out[lo*ld:], ld)
+	})
 }
 
 func (s *gramSource) rows(i0, i1 int) blas64.General {
@@ -395,6 +454,10 @@ func (s *gramSource) products(out []float64, ld, i0, i1, j0, j1 int, diag bool) 
 		return
 	}
 	d := s.x.Cols
+	if s.x32 != nil {
+		products32(s, s, out, ld, i0, i1, j0, j1)
+		return
+	}
 	if s.inner == InnerNative {
 		tiles := tilesOf(m, n, diag)
 		runTiles(tiles, 0, func(t tile, _ []float64) {
@@ -561,6 +624,10 @@ func crossProducts(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 		return
 	}
 	d := a.x.Cols
+	if a.x32 != nil && b.x32 != nil {
+		products32(a, b, out, ld, i0, i1, j0, j1)
+		return
+	}
 	if a.inner == InnerNative {
 		runTiles(tilesOf(i1-i0, j1-j0, false), 0, func(t tile, _ []float64) {
 			native.DotNT(t.i1-t.i0, t.j1-t.j0, d, a.x.Data[(i0+t.i0)*a.x.Stride:], a.x.Stride,
@@ -578,4 +645,61 @@ func (s *gramSource) mapCross(out []float64, ld, i0, i1 int, normsJ []float64, j
 	parallelFor(i1-i0, nil, func(lo, hi int) {
 		mapRows(out, ld, lo, hi, 0, j1-j0, s.norms[i0:], normsJ[j0:], s.em, s.mp)
 	})
+}
+
+// gammaF32 is γ_d = d·u/(1 − d·u) for float32's u = 2⁻²⁴: the bound of the
+// relative error of a float32 inner product of length d (Higham, Thm. 3.5).
+func gammaF32(d int) float64 {
+	const u = 1.0 / (1 << 24)
+	du := float64(d) * u
+	return du / (1 - du)
+}
+
+// entryBound bounds |k̃ − k| for the entry k̃ = v computed between rows of
+// squared norms ni and nj (of the shifted data) when the products are in
+// float32; 0 for float64 products (rounding level). The squared distance
+// is off by at most β = 2γ_d·√(ni·nj) (the sgemm product) + 2.01·u·(√ni +
+// √nj)² (rounding the data to float32), so the Gaussian entry by at most
+// v·(e^{|C|β} − 1) and the Laplace one, through |√a − √b| ≤ √|a − b|, by
+// v·(e^{|C|√β} − 1); the polynomial and linear maps by the propagated
+// product error |p′|·β/2.
+func (s *gramSource) entryBound(ni, nj, v float64) float64 {
+	if s.x32 == nil {
+		return 0
+	}
+	const u = 1.0 / (1 << 24)
+	ri, rj := math.Sqrt(ni), math.Sqrt(nj)
+	beta := 2*gammaF32(s.x.Cols)*ri*rj + 2.01*u*(ri+rj)*(ri+rj)
+	c := math.Abs(s.em.C)
+	switch s.em.Kind {
+	case MapExpSq:
+		return v * math.Expm1(c*beta)
+	case MapExpDist:
+		return v * math.Expm1(c*math.Sqrt(beta))
+	case MapPower:
+		g := math.Abs(s.em.Gamma)
+		inner := gammaF32(s.x.Cols)*ri*rj + 2.01*u*ri*rj
+		base := math.Abs(s.em.Gamma*math.Sqrt(ni*nj)) + math.Abs(s.em.Coef0)
+		deg := float64(s.em.Degree)
+		return deg * math.Pow(base+g*inner, math.Max(deg-1, 0)) * g * inner
+	}
+	return gammaF32(s.x.Cols)*ri*rj + 2.01*u*ri*rj
+}
+
+// maxEntryRel is the largest relative entry bound of a distance kernel
+// over all pairs (from the largest row norm), e^{|C|β_max} − 1 (Gaussian)
+// or e^{|C|√β_max} − 1 (Laplace); for other maps it is +Inf (their
+// bound is absolute, see entryBound).
+func (s *gramSource) maxEntryRel() float64 {
+	if s.x32 == nil {
+		return 0
+	}
+	if !s.em.distance() {
+		return math.Inf(1)
+	}
+	nmax := 0.0
+	for _, v := range s.norms {
+		nmax = math.Max(nmax, v)
+	}
+	return s.entryBound(nmax, nmax, 1)
 }

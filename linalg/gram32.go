@@ -27,6 +27,11 @@ type SymTiles32 struct {
 	NT   int // tiles per side, ⌈n/T⌉
 	Data []float32
 	mem  *bigmem.Float32s
+	// EntryRel bounds the relative error of every stored entry against
+	// the exact kernel: 2⁻²⁴ for the rounding to float32, plus the bound
+	// of float32 inner products when the Gram was built with them
+	// (GramOptions.Products; see KernelRows.EntryBound).
+	EntryRel float64
 }
 
 // NewSymTiles32 allocates a zero n×n tiled matrix.
@@ -172,6 +177,29 @@ func (k *KernelRows) Block(out []float64, ld, i0, i1, j0, j1 int) {
 	}
 }
 
+// Products returns the arithmetic of the inner products.
+func (k *KernelRows) Products() ProductPrecision {
+	if k.s.x32 != nil {
+		return ProductsFloat32
+	}
+	return ProductsFloat64
+}
+
+// EntryBound bounds |k̃_ij − k_ij| for a computed entry v = k̃_ij: 0 with
+// float64 products (rounding level); with float32 products, for the
+// Gaussian kernel v·(e^{|C|β} − 1) where β = 2γ_d‖x_i‖‖x_j‖ +
+// 2.01u(‖x_i‖ + ‖x_j‖)² bounds the error of the squared distance (γ_d =
+// du/(1 − du), u = 2⁻²⁴, norms of the mean-shifted data), and for the
+// Laplace kernel v·(e^{|C|√β} − 1).
+func (k *KernelRows) EntryBound(i, j int, v float64) float64 {
+	return k.s.entryBound(k.s.norms[i], k.s.norms[j], v)
+}
+
+// MaxEntryRel is the largest relative entry bound over all pairs for the
+// Gaussian and Laplace kernels (0 with float64 products, +Inf for kernels
+// whose bound is not relative).
+func (k *KernelRows) MaxEntryRel() float64 { return k.s.maxEntryRel() }
+
 // Cross sets out (row-major, stride ld) to the kernel values between the
 // rows of y (m×d, new points) and rows [j0, j1) of the data: the test
 // kernel block. y is not modified.
@@ -209,6 +237,7 @@ func GramTiles32(x *mat.Dense, k Kernel, o GramOptions) (*SymTiles32, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.EntryRel = 1.0/(1<<24) + s.maxEntryRel()
 	t := st.T
 	const chunkTiles = 8
 	type chunk struct{ I, J0, J1 int }

@@ -285,3 +285,44 @@ func TestGramUpperOnly(t *testing.T) {
 		}
 	}
 }
+
+// With float32 inner products every entry stays within its stated bound
+// of the float64 kernel (Gaussian, Laplace, polynomial), through the
+// tiles and through KernelRows, and the bound is not vacuous.
+func TestFloat32ProductsWithinBound(t *testing.T) {
+	x := randData(41, 400, 30)
+	x.Apply(func(_, j int, v float64) float64 { return v + float64(j%3) }, x)
+	o := GramOptions{Products: ProductsFloat32}
+	for _, k := range []Kernel{{Kind: Gaussian, Sigma: 6}, {Kind: Laplace, Sigma: 20}, {Kind: Polynomial, Degree: 2, Coef0: 1}} {
+		g, err := Gram(x, k)
+		require.NoError(t, err)
+		kr, err := NewKernelRows(x, k, o)
+		require.NoError(t, err)
+		require.Equal(t, ProductsFloat32, kr.Products())
+		out := make([]float64, 400*400)
+		kr.Block(out, 400, 0, 400, 0, 400)
+		worst := 0.0
+		for i := 0; i < 400; i++ {
+			for j := 0; j < 400; j++ {
+				v := out[i*400+j]
+				b := kr.EntryBound(i, j, v) + 1e-13*math.Abs(v)
+				require.LessOrEqual(t, math.Abs(v-g.At(i, j)), b, "%v (%d,%d)", k.Kind, i, j)
+				if b > 0 && i != j {
+					worst = math.Max(worst, math.Abs(v-g.At(i, j))/b)
+				}
+			}
+		}
+		require.Greater(t, worst, 1e-6, "%v: the bound is far from the error", k.Kind)
+		if k.Kind == Gaussian {
+			s, err := GramTiles32(x, k, o)
+			require.NoError(t, err)
+			require.Less(t, s.EntryRel, 1e-2)
+			for i := 0; i < 400; i++ {
+				for j := 0; j < 400; j++ {
+					require.LessOrEqual(t, math.Abs(s.At(i, j)-g.At(i, j)), s.EntryRel*g.At(i, j)*1.0001+1e-300)
+				}
+			}
+			s.Free()
+		}
+	}
+}

@@ -57,7 +57,20 @@ KD_EXP4(KD_BASE, kd_exp4_base)
 // KD_RBF_ROWS defines the in-place map of m rows of inner products
 // g = out[i·ldo + j] (j < n) to exp(c·δ), δ = max(ni[i] + nj[j] − 2g, 0),
 // or δ = √max(…) when laplace ≠ 0. c ≤ 0.
-#define KD_RBF_ROWS(ATTR, NAME, EXP)                                                 \
+typedef double kd_v2 __attribute__((vector_size(16)));
+
+// Vector square roots (of non-negative values), without libm calls.
+KD_AVX2 static inline kd_v4 kd_sqrt4_avx2(kd_v4 x) { return __builtin_ia32_sqrtpd256(x); }
+static inline void kd_sqrt4_base(kd_v4 *x) {
+    kd_v2 lo = {(*x)[0], (*x)[1]}, hi = {(*x)[2], (*x)[3]};
+    lo = __builtin_ia32_sqrtpd(lo);
+    hi = __builtin_ia32_sqrtpd(hi);
+    (*x)[0] = lo[0]; (*x)[1] = lo[1]; (*x)[2] = hi[0]; (*x)[3] = hi[1];
+}
+#define KD_SQRT_AVX2(d) (d) = kd_sqrt4_avx2(d)
+#define KD_SQRT_BASE(d) kd_sqrt4_base(&(d))
+
+#define KD_RBF_ROWS(ATTR, NAME, EXP, SQRT)                                           \
 ATTR void NAME(int m, int n, double *out, int ldo, const double *ni,                 \
                const double *nj, double c, int laplace) {                            \
     for (int i = 0; i < m; i++) {                                                    \
@@ -69,8 +82,7 @@ ATTR void NAME(int m, int n, double *out, int ldo, const double *ni,            
             memcpy(&y, nj + j, sizeof y);                                            \
             kd_v4 d = ni[i] + y - 2.0 * g;                                           \
             d = (kd_v4)((kd_l4)d & (d > 0.0));                                       \
-            if (laplace)                                                             \
-                for (int l = 0; l < 4; l++) d[l] = __builtin_sqrt(d[l]);             \
+            if (laplace) SQRT(d);                                                    \
             kd_v4 e = c * d;                                                         \
             EXP(&e);                                                                 \
             memcpy(row + j, &e, sizeof e);                                           \
@@ -81,8 +93,9 @@ ATTR void NAME(int m, int n, double *out, int ldo, const double *ni,            
             for (int l = 0; l < rest; l++) {                                         \
                 double v = ni[i] + nj[j + l] - 2.0 * row[j + l];                     \
                 v = v > 0 ? v : 0;                                                   \
-                d[l] = laplace ? __builtin_sqrt(v) : v;                              \
+                d[l] = v;                                                            \
             }                                                                        \
+            if (laplace) SQRT(d);                                                    \
             kd_v4 e = c * d;                                                         \
             EXP(&e);                                                                 \
             for (int l = 0; l < rest; l++) row[j + l] = e[l];                        \
@@ -90,8 +103,8 @@ ATTR void NAME(int m, int n, double *out, int ldo, const double *ni,            
     }                                                                                \
 }
 
-KD_RBF_ROWS(KD_AVX2, kd_rbf_rows_avx2, kd_exp4_avx2)
-KD_RBF_ROWS(KD_BASE, kd_rbf_rows_base, kd_exp4_base)
+KD_RBF_ROWS(KD_AVX2, kd_rbf_rows_avx2, kd_exp4_avx2, KD_SQRT_AVX2)
+KD_RBF_ROWS(KD_BASE, kd_rbf_rows_base, kd_exp4_base, KD_SQRT_BASE)
 
 // KD_NARROW defines dst[i·ldd + j] = (float)src[i·lds + j] for i < m, j < n.
 #define KD_NARROW(ATTR, NAME)                                                        \

@@ -64,6 +64,8 @@ func readMatrix(path string, maxRows int) (*mat.Dense, error) {
 func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	fs := newFlags("kpca " + cmd)
 	input := fs.String("input", "", "training data: CSV (numeric, optional header) or IDX (gzip or not)")
+	data := fs.String("data", "", "built-in training data instead of --input: fashion (all 70 000 Fashion-MNIST images, pixels in [0,1], then one-pixel-shifted noisy copies past 70 000; the first --n)")
+	nData := fs.Int("n", 0, "with --data: number of points")
 	apply := fs.String("apply", "", "transform: the data to project (default: the training data)")
 	maxRows := fs.Int("max-rows", 0, "read at most this many rows (0: all)")
 	scale := fs.Float64("scale", 1, "multiply the data by this (e.g. 1/255 for images)")
@@ -80,6 +82,8 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	format := fs.String("format", "csv", "output: csv (scores) or json (eigenvalues, scores, info)")
 	operator := fs.String("operator", "auto", "kernel operator: auto (planned from n, d, s, --tol and --memory), float64, float32 (half storage) or matrix-free")
 	memory := fs.String("memory", "", "memory budget for the planner, e.g. 8GiB or 512MiB (default: the memory available)")
+	products := fs.String("products", "float64", "arithmetic of the kernel's inner products for the float32 and matrix-free operators: float64 or float32 (sgemm, each entry within a stated bound)")
+	check := fs.Bool("check", false, "after the fit, measure every pair's residual ‖K v − λ v‖ against the exact float64 kernel (one more pass, about a Gram build)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -91,12 +95,33 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *input == "" {
-		return usagef("--input is required")
+	prec := linalg.ProductsFloat64
+	switch *products {
+	case "float64":
+	case "float32":
+		prec = linalg.ProductsFloat32
+	default:
+		return usagef("--products %q: want float64 or float32", *products)
 	}
-	x, err := readMatrix(*input, *maxRows)
-	if err != nil {
-		return err
+	var x *mat.Dense
+	switch {
+	case *input != "" && *data != "":
+		return usagef("--input and --data exclude each other")
+	case *input != "":
+		if x, err = readMatrix(*input, *maxRows); err != nil {
+			return err
+		}
+	case *data == "fashion":
+		if *nData < 2 {
+			return usagef("--data fashion needs --n ≥ 2")
+		}
+		if x, err = dataset.FashionAugmented("", *nData, *seed); err != nil {
+			return err
+		}
+	case *data != "":
+		return usagef("--data %q: want fashion", *data)
+	default:
+		return usagef("--input or --data is required")
 	}
 	x.Scale(*scale, x)
 	kind, err := kernel.ParseKind(*kern)
@@ -124,7 +149,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		return usagef("--loss %q", *loss)
 	}
 	m := &kpca.KPCA{Components: *s, Kernel: k, Solver: *solver, NoCenter: *noCenter, Tol: *tol, Seed: *seed,
-		Loss: kpca.Loss{Kind: lk, Param: *param, Relative: *relative}, Operator: opKind, MemoryBudget: budget}
+		Loss: kpca.Loss{Kind: lk, Param: *param, Relative: *relative}, Operator: opKind, MemoryBudget: budget, Products: prec}
 	start := time.Now()
 	if err := m.Fit(x); err != nil {
 		return err
@@ -132,6 +157,20 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	fitSeconds := time.Since(start).Seconds()
 	info := m.Info()
 	fmt.Fprintf(os.Stderr, "kdual: operator %s: %s\n", info.Operator, info.PlanReason)
+	var checked map[string]any
+	if *check {
+		t := time.Now()
+		res, l1, err := m.CheckResiduals()
+		if err != nil {
+			return err
+		}
+		worst := 0.0
+		for _, r := range res {
+			worst = max(worst, r/l1)
+		}
+		checked = map[string]any{"residuals": res, "lambda1": l1, "max_relative": worst, "seconds": time.Since(t).Seconds()}
+		fmt.Fprintf(os.Stderr, "kdual: check: max ‖K v − λ v‖/λ₁ = %.2e over %d pairs (float64 kernel, %.1f s)\n", worst, len(res), time.Since(t).Seconds())
+	}
 	z, _ := m.Scores()
 	if cmd == "transform" && *apply != "" {
 		y, err := readMatrix(*apply, 0)
@@ -154,7 +193,8 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"eigenvalues": vals, "sigma": k.Sigma, "info": info, "scores": rows,
 			"operator": info.Operator, "plan_reason": info.PlanReason, "kernel_seconds": info.KernelSeconds,
-			"solve_seconds": info.SolveSeconds, "fit_seconds": fitSeconds, "peak_rss_bytes": bigmem.PeakRSS()})
+			"solve_seconds": info.SolveSeconds, "fit_seconds": fitSeconds, "peak_rss_bytes": bigmem.PeakRSS(),
+			"products": prec.String(), "check": checked, "n": x.RawMatrix().Rows})
 	}
 	r, c := z.Dims()
 	for i := 0; i < r; i++ {

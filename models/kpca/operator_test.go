@@ -85,3 +85,35 @@ func TestFitGramKeepsInput(t *testing.T) {
 	}
 	require.Equal(t, "precomputed", m.Info().Operator)
 }
+
+// CheckResiduals measures the fit against the exact kernel: tiny for a
+// float64 fit; for float32 products and storage bounded by the entry
+// bound through ‖E‖₂ ≤ ‖E‖_F ≤ ρ‖K‖_F; and an unfitted model says so.
+func TestCheckResiduals(t *testing.T) {
+	x := gaussData(t, 600, 5, 9)
+	k := linalg.Kernel{Kind: linalg.Gaussian, Sigma: 2}
+	g := centredGram(t, x, k)
+	fro := mat.Norm(g, 2)
+	for _, c := range []struct {
+		op       eig.OperatorKind
+		products linalg.ProductPrecision
+	}{{eig.OperatorFloat64, linalg.ProductsFloat64}, {eig.OperatorMatrixFree, linalg.ProductsFloat32}, {eig.OperatorFloat32, linalg.ProductsFloat32}} {
+		m := &KPCA{Components: 6, Kernel: k, Operator: c.op, Products: c.products, Tol: 1e-12}
+		require.NoError(t, m.Fit(x))
+		res, l1, err := m.CheckResiduals()
+		require.NoError(t, err)
+		require.Len(t, res, 6)
+		kr, err := linalg.NewKernelRows(x, k, linalg.GramOptions{Products: c.products})
+		require.NoError(t, err)
+		// Centring at most doubles ‖E‖ in each direction: ‖MEM‖ ≤ ‖E‖.
+		bound := 1e-9*l1 + (kr.MaxEntryRel()+eig.Float32Unit)*fro
+		if c.products == linalg.ProductsFloat64 && c.op == eig.OperatorFloat64 {
+			bound = 1e-9 * l1
+		}
+		for i, r := range res {
+			require.LessOrEqual(t, r, bound, "%v/%v pair %d", c.op, c.products, i)
+		}
+	}
+	_, _, err := (&KPCA{Components: 2}).CheckResiduals()
+	require.ErrorIs(t, err, ErrNotFitted)
+}
