@@ -30,6 +30,19 @@ type KPCAProblem struct {
 	Center    bool    `json:"center"`
 	Float32   bool    `json:"float32"`
 	Seed      uint64  `json:"seed"`
+	// Operator asks for a kernel operator ("", "auto": eig.PlanOperator
+	// chooses from n, d, s, the smallest δ and Memory; "float64",
+	// "float32", "matrix-free"); after Build it holds the one used and
+	// PlanReason why. Float32 is the former switch for "float32".
+	Operator   string `json:"operator"`
+	PlanReason string `json:"plan_reason"`
+	// Memory is the planner's budget in bytes (0: the memory available);
+	// Tol the accuracy it plans for (the smallest δ).
+	Memory int64   `json:"memory,omitempty"`
+	Tol    float64 `json:"-"`
+	// Products is the arithmetic of the inner products of the float32 and
+	// matrix-free operators: "float64" (default) or "float32".
+	Products string `json:"products,omitempty"`
 	// Decay is c of the decay problem (Fig. 1): D_ii = exp(−c·i).
 	Decay    float64 `json:"c,omitempty"`
 	GramSecs float64 `json:"gram_seconds"`
@@ -113,8 +126,52 @@ func (p *KPCAProblem) Build() (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Float32 {
-		return p.buildFloat32(x, kind)
+	want := eig.OperatorAuto
+	if p.Operator != "" {
+		if want, err = eig.ParseOperatorKind(p.Operator); err != nil {
+			return nil, err
+		}
+	}
+	if p.Float32 && want == eig.OperatorAuto {
+		want = eig.OperatorFloat32
+	}
+	_, d := x.Dims()
+	plan, err := eig.PlanOperator(eig.PlanInput{N: p.N, D: d, K: p.S, Tol: p.Tol, Budget: p.Memory, Want: want})
+	if err != nil {
+		return nil, err
+	}
+	p.Operator, p.PlanReason = plan.Operator.String(), plan.Reason
+	p.Float32 = plan.Operator == eig.OperatorFloat32
+	prec := linalg.ProductsFloat64
+	switch p.Products {
+	case "", "float64":
+		p.Products = "float64"
+	case "float32":
+		prec = linalg.ProductsFloat32
+	default:
+		return nil, fmt.Errorf("bench: products %q: want float64 or float32: %w", p.Products, linalg.ErrInvalid)
+	}
+	switch plan.Operator {
+	case eig.OperatorFloat32:
+		return p.buildFloat32(x, kind, prec)
+	case eig.OperatorMatrixFree:
+		start := time.Now()
+		op, err := eig.NewKernelOperator(x, linalg.Kernel{Kind: kind, Sigma: p.Sigma}, eig.OperatorMatrixFree, p.Center, prec)
+		if err != nil {
+			return nil, err
+		}
+		p.GramSecs = time.Since(start).Seconds()
+		// The reference at a tight tolerance with the planner's wide
+		// blocks: every pass forms the kernel again.
+		ref, err := eig.BlockKrylov{Tol: 1e-12, Block: max(p.S, 32)}.Solve(op, p.S)
+		if err != nil {
+			return nil, fmt.Errorf("bench: reference eigensolve: %w", err)
+		}
+		p.DOpt = 0
+		for _, l := range ref.Values {
+			p.DOpt -= 0.5 * l
+		}
+		return &Built{Op: op}, nil
 	}
 	start := time.Now()
 	g, err := linalg.Gram(x, linalg.Kernel{Kind: kind, Sigma: p.Sigma})
@@ -200,9 +257,9 @@ func (p *KPCAProblem) buildDecay() (*Built, error) {
 // buildFloat32 builds the kernel matrix straight into float32 half
 // storage (no n×n float64 matrix: n = 60 000 takes 7.2 GB), centred
 // implicitly.
-func (p *KPCAProblem) buildFloat32(x *mat.Dense, kind linalg.KernelKind) (*Built, error) {
+func (p *KPCAProblem) buildFloat32(x *mat.Dense, kind linalg.KernelKind, prec linalg.ProductPrecision) (*Built, error) {
 	start := time.Now()
-	tiles, err := linalg.GramTiles32(x, linalg.Kernel{Kind: kind, Sigma: p.Sigma}, linalg.GramOptions{})
+	tiles, err := linalg.GramTiles32(x, linalg.Kernel{Kind: kind, Sigma: p.Sigma}, linalg.GramOptions{Products: prec})
 	if err != nil {
 		return nil, err
 	}
@@ -300,6 +357,9 @@ type KPCAResult struct {
 	MatVecs    int                `json:"matvecs"`
 	Iterations int                `json:"iterations"`
 	Params     map[string]float64 `json:"params"`
+	// Operator is the kernel operator the row ran on (float64, float32,
+	// matrix-free); packing or conversion is in Gram time, not here.
+	Operator string `json:"operator,omitempty"`
 }
 
 // RunLBFGS solves the dual with L-BFGS from the paper's standard normal

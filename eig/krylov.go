@@ -129,8 +129,10 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 		}
 	}
 	m = max(ceilTo(m, b), pMin+b)
-	if m >= n {
-		// The basis would span everything: one dense solve is cheaper.
+	if m+b > n {
+		// The basis and the next block would span everything (and there
+		// would be no room left to orthogonalise the next block against
+		// the basis): one dense solve is cheaper.
 		res, err := DenseSolver{}.Solve(opOnly{op}, k)
 		if err != nil {
 			return nil, err

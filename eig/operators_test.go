@@ -203,3 +203,19 @@ func TestCenteredStatistics(t *testing.T) {
 	cen.Apply(y, ones)
 	require.Less(t, mat.Norm(y, math.Inf(1)), 1e-12)
 }
+
+// A block as wide as a fifth of n: the basis and the next block cannot
+// both fit, so the solver must not build them (it used to return wrong
+// values, far above the spectrum).
+func TestWideBlockSmallN(t *testing.T) {
+	lambda := spectrum(150, func(i int) float64 { return 1 / float64(i+1) })
+	d, err := NewDense(symWithSpectrum(6, lambda))
+	require.NoError(t, err)
+	for _, b := range []int{32, 40, 75} {
+		res, err := BlockKrylov{Tol: 1e-12, Block: b}.Solve(d, 3)
+		require.NoError(t, err, "b=%d", b)
+		for j := 0; j < 3; j++ {
+			require.InDelta(t, lambda[j], res.Values[j], 1e-12, "b=%d", b)
+		}
+	}
+}

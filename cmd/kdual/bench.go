@@ -51,7 +51,10 @@ func runBench(args []string, stdout io.Writer) error {
 	fs.StringVar(&p.Kernel, "kernel", "laplace", "kernel: laplace or gaussian")
 	fs.StringVar(&p.Bandwidth, "bandwidth", "paper", "bandwidth: paper, median or a number")
 	fs.BoolVar(&p.Center, "center", false, "centre the kernel matrix (the papers' code does not)")
-	fs.BoolVar(&p.Float32, "float32", false, "store the kernel matrix in float32")
+	fs.BoolVar(&p.Float32, "float32", false, "store the kernel matrix in float32 (the same as --operator float32)")
+	fs.StringVar(&p.Operator, "operator", "auto", "kernel operator: auto (planned from n, d, s, the smallest δ and --memory), float64, float32 or matrix-free")
+	memory := fs.String("memory", "", "memory budget for the planner, e.g. 8GiB (default: the memory available)")
+	fs.StringVar(&p.Products, "products", "float64", "inner products of the float32 and matrix-free operators: float64 or float32")
 	fs.Uint64Var(&p.Seed, "seed", 1, "seed of the data and the random starts")
 	deltas := fs.String("delta", "1e-2,1e-4", "accuracy targets δ (η < δ), comma-separated")
 	solvers := fs.String("solvers", "lbfgs,lanczos,randomized,block", "solvers: lbfgs, lanczos, randomized, block, dense (top s), dense-full (all pairs, the paper's SVD column, timed once)")
@@ -74,6 +77,15 @@ func runBench(args []string, stdout io.Writer) error {
 		ds = append(ds, d)
 	}
 	p.DataOut = *dataOut
+	mem, err := parseBytes(*memory)
+	if err != nil {
+		return err
+	}
+	p.Memory = mem
+	p.Tol = ds[0]
+	for _, d := range ds {
+		p.Tol = min(p.Tol, d)
+	}
 	b, err := p.Build()
 	if err != nil {
 		return err
@@ -100,13 +112,14 @@ func runBench(args []string, stdout io.Writer) error {
 			if err != nil {
 				return err
 			}
+			r.Operator = p.Operator
 			rep.Results = append(rep.Results, r)
 		}
 	}
 	p.PeakRSSGB = bench.PeakRSSGB()
 	if *jsonOut == "" {
-		fmt.Fprintf(stdout, "%s n=%d d=%d s=%d %s σ=%.4g center=%v float32=%v gram %.2fs d_opt=%.6g peak memory %.2f GB\n",
-			p.Data, p.N, p.D, p.S, p.Kernel, p.Sigma, p.Center, p.Float32, p.GramSecs, p.DOpt, p.PeakRSSGB)
+		fmt.Fprintf(stdout, "%s n=%d d=%d s=%d %s σ=%.4g center=%v operator=%s (%s) products=%s gram %.2fs d_opt=%.6g peak memory %.2f GB\n",
+			p.Data, p.N, p.D, p.S, p.Kernel, p.Sigma, p.Center, p.Operator, p.PlanReason, p.Products, p.GramSecs, p.DOpt, p.PeakRSSGB)
 		fmt.Fprintf(stdout, "%-11s %-7s %-9s %-9s %-7s %-8s\n", "solver", "delta", "seconds", "eta", "passes", "matvecs")
 		for _, r := range rep.Results {
 			secs := "-"

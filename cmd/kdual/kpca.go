@@ -156,7 +156,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	}
 	fitSeconds := time.Since(start).Seconds()
 	info := m.Info()
-	fmt.Fprintf(os.Stderr, "kdual: operator %s: %s\n", info.Operator, info.PlanReason)
+	fmt.Fprintf(diag, "kdual: operator %s: %s\n", info.Operator, info.PlanReason)
 	var checked map[string]any
 	if *check {
 		t := time.Now()
@@ -169,7 +169,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 			worst = max(worst, r/l1)
 		}
 		checked = map[string]any{"residuals": res, "lambda1": l1, "max_relative": worst, "seconds": time.Since(t).Seconds()}
-		fmt.Fprintf(os.Stderr, "kdual: check: max ‖K v − λ v‖/λ₁ = %.2e over %d pairs (float64 kernel, %.1f s)\n", worst, len(res), time.Since(t).Seconds())
+		fmt.Fprintf(diag, "kdual: check: max ‖K v − λ v‖/λ₁ = %.2e over %d pairs (float64 kernel, %.1f s)\n", worst, len(res), time.Since(t).Seconds())
 	}
 	z, _ := m.Scores()
 	if cmd == "transform" && *apply != "" {

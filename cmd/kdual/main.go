@@ -47,7 +47,12 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// diag is where commands write notes for people (the planner's choice, a
+// check's result): the stderr of run.
+var diag io.Writer = os.Stderr
+
 func run(args []string, stdout, stderr io.Writer) int {
+	diag = stderr
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {

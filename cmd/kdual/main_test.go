@@ -368,3 +368,73 @@ func TestKMvDACSV(t *testing.T) {
 	code, _, _ = runCLI(t, "kmvda", "--data", pa)
 	require.Equal(t, 2, code) // one view
 }
+
+// The kernel operators through the CLI: every operator gives the same
+// eigenvalues, the JSON carries the timing and memory fields, the check
+// pass measures the residuals, and bad values are usage errors (exit 2).
+func TestKPCAOperators(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "x.csv")
+	var b strings.Builder
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&b, "%g,%g,%g\n", math.Sin(float64(i)), math.Cos(float64(3*i)), float64(i%7)/7)
+	}
+	require.NoError(t, os.WriteFile(csv, []byte(b.String()), 0o644))
+	var ref []float64
+	for _, op := range []string{"float64", "float32", "matrix-free"} {
+		code, out, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--components", "4", "--operator", op,
+			"--tol", "1e-12", "--check", "--format", "json")
+		require.Equal(t, 0, code, stderr)
+		var r struct {
+			Eigenvalues []float64 `json:"eigenvalues"`
+			Operator    string    `json:"operator"`
+			Kernel      float64   `json:"kernel_seconds"`
+			Solve       float64   `json:"solve_seconds"`
+			Fit         float64   `json:"fit_seconds"`
+			Peak        int64     `json:"peak_rss_bytes"`
+			Check       struct {
+				MaxRelative float64 `json:"max_relative"`
+			} `json:"check"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &r))
+		require.Equal(t, op, r.Operator)
+		require.Greater(t, r.Fit, 0.0)
+		require.GreaterOrEqual(t, r.Fit, r.Solve)
+		require.Greater(t, r.Peak, int64(0))
+		tol := 1e-9
+		if op == "float32" {
+			tol = 1e-5
+		}
+		require.Less(t, r.Check.MaxRelative, tol, op)
+		if ref == nil {
+			ref = r.Eigenvalues
+		}
+		for i := range ref {
+			require.InDelta(t, ref[i], r.Eigenvalues[i], tol*ref[0], "%s value %d", op, i)
+		}
+	}
+	for _, bad := range [][]string{{"--operator", "float16"}, {"--memory", "lots"}, {"--products", "half"}, {"--memory", "-1GiB"}} {
+		args := append([]string{"kpca", "fit", "--input", csv}, bad...)
+		code, _, stderr := runCLI(t, args...)
+		require.Equal(t, 2, code, "%v: %s", bad, stderr)
+	}
+	code, out, stderr := runCLI(t, "bench", "kpca", "--data", "randn", "--n", "150", "--d", "5", "--s", "3",
+		"--kernel", "gaussian", "--bandwidth", "median", "--operator", "matrix-free", "--delta", "1e-3",
+		"--solvers", "lanczos,lbfgs", "--repeat", "1", "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	var rep struct {
+		Problem struct {
+			Operator string `json:"operator"`
+		} `json:"problem"`
+		Results []struct {
+			Operator string   `json:"operator"`
+			Seconds  *float64 `json:"seconds"`
+		} `json:"results"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Equal(t, "matrix-free", rep.Problem.Operator)
+	for _, r := range rep.Results {
+		require.Equal(t, "matrix-free", r.Operator)
+		require.NotNil(t, r.Seconds)
+	}
+}
