@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -216,6 +217,44 @@ func TestWideBlockSmallN(t *testing.T) {
 		require.NoError(t, err, "b=%d", b)
 		for j := 0; j < 3; j++ {
 			require.InDelta(t, lambda[j], res.Values[j], 1e-12, "b=%d", b)
+		}
+	}
+}
+
+// slowOp adds a delay to every pass: per column (perCol) or per pass.
+type slowOp struct {
+	Operator
+	perCol, perPass time.Duration
+}
+
+func (s slowOp) Apply(dst, x *mat.Dense) {
+	_, b := x.Dims()
+	time.Sleep(s.perPass + time.Duration(b)*s.perCol)
+	s.Operator.Apply(dst, x)
+}
+
+// Auto takes Lanczos where a block costs more than three single vectors
+// and block Krylov otherwise, and counts its two timing passes.
+func TestAutoTimesPasses(t *testing.T) {
+	lambda := spectrum(700, func(i int) float64 { return math.Pow(0.8, float64(i)) })
+	d, err := NewDense(symWithSpectrum(8, lambda))
+	require.NoError(t, err)
+	for _, c := range []struct {
+		op      Operator
+		lanczos bool
+	}{{slowOp{d, 2 * time.Millisecond, 0}, true}, {slowOp{d, 0, 4 * time.Millisecond}, false}} {
+		counter := &Counting{Op: c.op}
+		res, err := Auto{Tol: 1e-10}.Solve(counter, 4)
+		require.NoError(t, err)
+		require.Equal(t, counter.Passes, res.Passes)
+		require.Equal(t, counter.MatVecs, res.MatVecs)
+		if c.lanczos {
+			require.Equal(t, res.Passes+7, res.MatVecs, "Lanczos: one column a pass after the timing")
+		} else {
+			require.Greater(t, res.MatVecs, 4*res.Passes, "block Krylov")
+		}
+		for j := 0; j < 4; j++ {
+			require.InDelta(t, lambda[j], res.Values[j], 1e-9)
 		}
 	}
 }

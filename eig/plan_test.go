@@ -31,7 +31,7 @@ func TestPlanOperator(t *testing.T) {
 	p, err = PlanOperator(PlanInput{N: n, D: d, K: k, Tol: 1e-8, Budget: 8 * gib})
 	require.NoError(t, err)
 	require.Equal(t, OperatorMatrixFree, p.Operator)
-	require.Equal(t, 32, p.Solver.(BlockKrylov).Block)
+	require.Equal(t, 60, p.Solver.(BlockKrylov).Block)
 	require.Contains(t, p.Reason, "storage bound")
 
 	// 6 GiB at n = 100 000: only matrix-free fits.

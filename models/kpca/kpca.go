@@ -225,6 +225,7 @@ func (k *KPCA) fitOperator(op eig.Operator, auto eig.Solver) error {
 	case "auto":
 		solver := eig.Solver(eig.Auto{Tol: k.Tol, Seed: k.Seed})
 		if b, ok := auto.(eig.BlockKrylov); ok && n > 600 && 5*s <= n {
+			// Matrix-free: the planner's wide blocks.
 			b.Tol, b.Seed = k.Tol, k.Seed
 			solver = b
 		}
