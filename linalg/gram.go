@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/native"
 )
 
@@ -529,7 +530,9 @@ func GramWith(x *mat.Dense, k Kernel, o GramOptions) (*mat.SymDense, error) {
 	}
 	n, d := x.Dims()
 	em := k.ElementMap(d)
-	g := mat.NewSymDense(n, nil)
+	data := make([]float64, n*n)
+	bigmem.AdviseHuge(data)
+	g := mat.NewSymDense(n, data)
 	raw := g.RawSymmetric()
 	GramMapInto(x, em, o, raw.Data, raw.Stride)
 	return g, nil
