@@ -326,3 +326,57 @@ func TestStandInViews(t *testing.T) {
 	_, _, err = PoseViews(x, 8, nil, 2, 0.05, 1)
 	require.ErrorIs(t, err, ErrFormat)
 }
+
+// The augmented set: the 70 000 images in order, then shifted noisy copies
+// of the training images: each copy, less its noise, is its source moved
+// by one pixel, and the noise has standard deviation 0.01.
+func TestFashionAugmented(t *testing.T) {
+	if _, err := os.Stat(FashionDir); err != nil {
+		t.Skip("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist)")
+	}
+	x, err := FashionAugmented("", 70003, 5)
+	require.NoError(t, err)
+	train, err := LoadFashion("", "train", 3)
+	require.NoError(t, err)
+	test, err := LoadFashion("", "test", 1)
+	require.NoError(t, err)
+	require.Equal(t, train.X.RawRowView(0), x.RawRowView(0))
+	require.Equal(t, test.X.RawRowView(0), x.RawRowView(60000))
+	var sum, sq float64
+	count := 0
+	for k := 0; k < 3; k++ {
+		src, got := train.X.RawRowView(k), x.RawRowView(70000+k)
+		best := math.Inf(1)
+		var bestRes []float64
+		for _, sh := range [][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
+			res := make([]float64, 784)
+			m := 0.0
+			for r := 0; r < 28; r++ {
+				for c := 0; c < 28; c++ {
+					v := 0.0
+					if sr, sc := r-sh[0], c-sh[1]; sr >= 0 && sr < 28 && sc >= 0 && sc < 28 {
+						v = src[sr*28+sc]
+					}
+					res[r*28+c] = got[r*28+c] - v
+					m = math.Max(m, math.Abs(res[r*28+c]))
+				}
+			}
+			if m < best {
+				best, bestRes = m, res
+			}
+		}
+		require.Less(t, best, 0.06, "copy %d is its source shifted by one pixel plus noise", k)
+		for _, v := range bestRes {
+			sum += v
+			sq += v * v
+			count++
+		}
+	}
+	std := math.Sqrt(sq/float64(count) - (sum/float64(count))*(sum/float64(count)))
+	require.InDelta(t, 0.01, std, 0.001)
+	small, err := FashionAugmented("", 10, 1)
+	require.NoError(t, err)
+	require.Equal(t, train.X.RawRowView(1), small.RawRowView(1))
+	_, err = FashionAugmented("", 0, 1)
+	require.Error(t, err)
+}
