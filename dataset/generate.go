@@ -6,13 +6,13 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/internal/rng"
 )
 
-// NewRand returns kdual's seeded generator: PCG with the seed as its first
-// word and a fixed second word, so one seed means one stream everywhere.
-func NewRand(seed uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, 0x6b6475616c)) // "kdual"
-}
+// NewRand returns kdual's seeded generator (internal/rng): one seed, one
+// stream everywhere.
+func NewRand(seed uint64) *rand.Rand { return rng.New(seed) }
 
 // StandardNormal returns an n×d matrix of independent N(0, 1) entries.
 func StandardNormal(n, d int, seed uint64) (*mat.Dense, error) {

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
 )
 
@@ -148,7 +148,7 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 	hm := make([]float64, m*m)
 	rr := make([]float64, b*b)
 	var orth linalg.Orthonormalizer
-	rng := dataset.NewRand(seed)
+	rng := rng.New(seed)
 
 	// Random start block.
 	start := v.Slice(0, n, 0, b).(*mat.Dense)

@@ -6,8 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kdual/kdual/dataset"
-	"github.com/kdual/kdual/lapack"
+	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
 )
 
@@ -106,7 +105,7 @@ func (rz Randomized) Solve(op Operator, k int) (*Result, error) {
 	l := min(k+p, n)
 
 	res := &Result{}
-	rng := dataset.NewRand(seed)
+	rng := rng.New(seed)
 	qb := mat.NewDense(n, l, nil)
 	for i := 0; i < n; i++ {
 		row := qb.RawRowView(i)
@@ -205,49 +204,7 @@ func (rz Randomized) Solve(op Operator, k int) (*Result, error) {
 	}
 }
 
-// luNormalizer computes P·L of Y = P·L·U (LAPACK dgetrf) in place.
-type luNormalizer struct {
-	buf  []float64
-	ipiv []int
-}
+// luNormalizer computes P·L of Y = P·L·U in place (linalg.LUNormalizer).
+type luNormalizer struct{ lu linalg.LUNormalizer }
 
-func (lu *luNormalizer) permutedL(y *mat.Dense) {
-	n, l := y.Dims()
-	if cap(lu.buf) < n*l {
-		lu.buf = make([]float64, n*l)
-	}
-	if cap(lu.ipiv) < l {
-		lu.ipiv = make([]int, l)
-	}
-	buf, ipiv := lu.buf[:n*l], lu.ipiv[:min(n, l)]
-	raw := y.RawMatrix()
-	for i := 0; i < n; i++ {
-		for c := 0; c < l; c++ {
-			buf[c*n+i] = raw.Data[i*raw.Stride+c]
-		}
-	}
-	// A zero pivot (exactly singular block) still leaves a usable L.
-	_ = lapack.Dgetrf(n, l, buf, n, ipiv)
-	for i := 0; i < n; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+l]
-		for c := range row {
-			switch {
-			case c < i:
-				row[c] = buf[c*n+i]
-			case c == i:
-				row[c] = 1
-			default:
-				row[c] = 0
-			}
-		}
-	}
-	// Undo the interchanges: P·L applies them in reverse order.
-	for i := len(ipiv) - 1; i >= 0; i-- {
-		if p := ipiv[i]; p != i {
-			a, b := raw.Data[i*raw.Stride:i*raw.Stride+l], raw.Data[p*raw.Stride:p*raw.Stride+l]
-			for c := range a {
-				a[c], b[c] = b[c], a[c]
-			}
-		}
-	}
-}
+func (lu *luNormalizer) permutedL(y *mat.Dense) { lu.lu.PermutedLInPlace(y) }

@@ -30,7 +30,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
 )
 
@@ -139,7 +139,7 @@ func RandomStart(m, s int, seed uint64) (*mat.Dense, error) {
 	if m < 1 || s < 1 || s > m {
 		return nil, fmt.Errorf("stiefel: start %d×%d: need 1 ≤ s ≤ m: %w", m, s, ErrInvalid)
 	}
-	rng := dataset.NewRand(seed)
+	rng := rng.New(seed)
 	a := mat.NewDense(m, s, nil)
 	for i := range a.RawMatrix().Data {
 		a.RawMatrix().Data[i] = rng.NormFloat64()

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
 )
 
@@ -34,7 +34,7 @@ func NewRFF(d, features int, sigma float64, seed uint64) (*RFF, error) {
 	if !(sigma > 0) || math.IsInf(sigma, 0) {
 		return nil, fmt.Errorf("kernel: RFF bandwidth σ = %g: want a finite σ > 0: %w", sigma, linalg.ErrInvalid)
 	}
-	rng := dataset.NewRand(seed)
+	rng := rng.New(seed)
 	w := mat.NewDense(d, features, nil)
 	for i := range w.RawMatrix().Data {
 		w.RawMatrix().Data[i] = rng.NormFloat64() / sigma

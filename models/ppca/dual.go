@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
 )
 
@@ -339,7 +339,7 @@ func (m *Dual) Sample(count int, seed uint64) (*mat.Dense, error) {
 	if !m.allPairs {
 		return nil, invalidf("Sample: needs every eigenpair of K_c (fit with the dense solver)")
 	}
-	rng := dataset.NewRand(seed)
+	rng := rng.New(seed)
 	u := mat.NewDense(count, m.n, nil)
 	raw := u.RawMatrix().Data
 	for i := range raw {

@@ -5,7 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
 )
 
@@ -130,7 +130,7 @@ func (m *Primal) Sample(count int, seed uint64) (*mat.Dense, error) {
 	if count < 1 {
 		return nil, invalidf("Sample: count %d < 1", count)
 	}
-	rng := dataset.NewRand(seed)
+	rng := rng.New(seed)
 	h := mat.NewDense(count, m.q, nil)
 	for i := range h.RawMatrix().Data {
 		h.RawMatrix().Data[i] = rng.NormFloat64()
