@@ -14,15 +14,12 @@ import (
 // stream everywhere.
 func NewRand(seed uint64) *rand.Rand { return rng.New(seed) }
 
-// StandardNormal returns an n×d matrix of independent N(0, 1) entries.
+// StandardNormal returns an n×d matrix of independent N(0, 1) entries
+// (internal/rng's stream for seed).
 func StandardNormal(n, d int, seed uint64) (*mat.Dense, error) {
-	if n < 1 || d < 1 {
+	data, err := rng.StandardNormal(n, d, seed)
+	if err != nil {
 		return nil, fmt.Errorf("dataset: StandardNormal: shape %d×%d must be positive: %w", n, d, ErrFormat)
-	}
-	rng := NewRand(seed)
-	data := make([]float64, n*d)
-	for i := range data {
-		data[i] = rng.NormFloat64()
 	}
 	return mat.NewDense(n, d, data), nil
 }

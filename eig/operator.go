@@ -35,6 +35,22 @@ type Dense struct {
 	a *mat.SymDense
 }
 
+// contiguous returns column 0 of m as a contiguous slice: m's own data
+// when its stride is 1, else a copy into buf (grown as needed).
+func contiguous(m *mat.Dense, buf []float64, copyIn bool) []float64 {
+	raw := m.RawMatrix()
+	if raw.Stride == 1 {
+		return raw.Data[:raw.Rows]
+	}
+	buf = buf[:raw.Rows]
+	if copyIn {
+		for i := range buf {
+			buf[i] = raw.Data[i*raw.Stride]
+		}
+	}
+	return buf
+}
+
 // NewDense wraps a (not copied, not modified).
 func NewDense(a *mat.SymDense) (*Dense, error) {
 	if a == nil || a.IsEmpty() {
@@ -58,9 +74,16 @@ func (d *Dense) Apply(dst, x *mat.Dense) {
 	b := checkApply(n, dst, x)
 	a := d.a.RawSymmetric()
 	if b == 1 {
-		xr, dr := x.RawMatrix(), dst.RawMatrix()
-		blas64.Symv(1, a, blas64.Vector{N: n, Inc: xr.Stride, Data: xr.Data}, 0,
-			blas64.Vector{N: n, Inc: dr.Stride, Data: dr.Data})
+		// A strided vector (a column of a solver's basis) is copied:
+		// dsymv with a stride reads it by gathers and ran 3× slower.
+		xv := contiguous(x, make([]float64, n), true)
+		yv := contiguous(dst, make([]float64, n), false)
+		blas64.Symv(1, a, blas64.Vector{N: n, Inc: 1, Data: xv}, 0, blas64.Vector{N: n, Inc: 1, Data: yv})
+		if dr := dst.RawMatrix(); dr.Stride != 1 {
+			for i, v := range yv {
+				dr.Data[i*dr.Stride] = v
+			}
+		}
 		return
 	}
 	if linalg.Calibrate().SymmNative {
