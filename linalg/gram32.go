@@ -19,8 +19,9 @@ const TileSize = 256
 // columns [J·T, (J+1)·T) row-major; diagonal tiles hold both of their
 // triangles; rows and columns past n are zero. It takes 2·N(N+T) bytes
 // for N = n rounded up to T: half of a full float32 matrix (n = 60 000:
-// 7.2 GB). The storage lives outside the Go heap (package bigmem); Free
-// releases it at once.
+// 7.2 GB). The storage lives outside the Go heap (package bigmem): it is
+// released by Free, or when s becomes unreachable, so Data is valid only
+// while s itself is kept.
 type SymTiles32 struct {
 	N    int // matrix dimension n
 	T    int // tile side
