@@ -163,7 +163,7 @@ func (p *KPCAProblem) Build() (*Built, error) {
 		p.GramSecs = time.Since(start).Seconds()
 		// The reference at a tight tolerance with the planner's wide
 		// blocks: every pass forms the kernel again.
-		ref, err := eig.BlockKrylov{Tol: 1e-12, Block: max(p.S, 32)}.Solve(op, p.S)
+		ref, err := eig.BlockKrylov{Tol: 1e-12, Block: plan.Solver.(eig.BlockKrylov).Block}.Solve(op, p.S)
 		if err != nil {
 			return nil, fmt.Errorf("bench: reference eigensolve: %w", err)
 		}

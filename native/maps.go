@@ -133,6 +133,23 @@ func checkSymm(m, n, lda, alen, bp int, xi, xj, yi, yj []float64, diag bool) {
 	}
 }
 
+// symmArgs are the block arguments of the tile product kernels.
+type symmArgs struct {
+	xi, xj, yi, yj *C.double
+	diag           C.int
+}
+
+func symmPointers(xi, xj, yi, yj []float64, diag bool) symmArgs {
+	v := symmArgs{
+		xi: (*C.double)(unsafe.Pointer(&xi[0])), xj: (*C.double)(unsafe.Pointer(&xj[0])),
+		yi: (*C.double)(unsafe.Pointer(&yi[0])), yj: (*C.double)(unsafe.Pointer(&yj[0])),
+	}
+	if diag {
+		v.diag = 1
+	}
+	return v
+}
+
 // TileSymm64 adds one tile's contribution to Y = A·X for a symmetric A
 // and a block X of bp columns (bp a multiple of 4; X and Y row-major with
 // stride bp), in float64: the m×n tile a (row stride lda) gives
@@ -145,18 +162,13 @@ func TileSymm64(m, n int, a []float64, lda, bp int, xi, xj, yi, yj []float64, di
 	if m == 0 || n == 0 {
 		return
 	}
-	d := C.int(0)
-	if diag {
-		d = 1
-	}
 	pa := (*C.double)(unsafe.Pointer(&a[0]))
-	pxi, pxj := (*C.double)(unsafe.Pointer(&xi[0])), (*C.double)(unsafe.Pointer(&xj[0]))
-	pyi, pyj := (*C.double)(unsafe.Pointer(&yi[0])), (*C.double)(unsafe.Pointer(&yj[0]))
+	v := symmPointers(xi, xj, yi, yj, diag)
 	if hasAVX2 {
-		C.kd_tsymm_f64_avx2(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), pxi, pxj, pyi, pyj, d)
+		C.kd_tsymm_f64_avx2(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
 		return
 	}
-	C.kd_tsymm_f64_base(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), pxi, pxj, pyi, pyj, d)
+	C.kd_tsymm_f64_base(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
 }
 
 // TileSymm32 is TileSymm64 for a float32 tile (float64 arithmetic).
@@ -165,18 +177,13 @@ func TileSymm32(m, n int, a []float32, lda, bp int, xi, xj, yi, yj []float64, di
 	if m == 0 || n == 0 {
 		return
 	}
-	d := C.int(0)
-	if diag {
-		d = 1
-	}
 	pa := (*C.float)(unsafe.Pointer(&a[0]))
-	pxi, pxj := (*C.double)(unsafe.Pointer(&xi[0])), (*C.double)(unsafe.Pointer(&xj[0]))
-	pyi, pyj := (*C.double)(unsafe.Pointer(&yi[0])), (*C.double)(unsafe.Pointer(&yj[0]))
+	v := symmPointers(xi, xj, yi, yj, diag)
 	if hasAVX2 {
-		C.kd_tsymm_f32_avx2(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), pxi, pxj, pyi, pyj, d)
+		C.kd_tsymm_f32_avx2(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
 		return
 	}
-	C.kd_tsymm_f32_base(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), pxi, pxj, pyi, pyj, d)
+	C.kd_tsymm_f32_base(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
 }
 
 // SetPortableOnly makes the kernels of this file run their baseline (SSE2)
