@@ -8,7 +8,7 @@ DEPS     := libopenblas-dev dataset-fashion-mnist
 PEERDEPS := python3-scipy python3-sklearn
 FUZZTIME ?= 15s
 
-.PHONY: all deps peer-deps build test vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-eig bench-dual bench-kernelpca ppca rkm fuzz clean
+.PHONY: all deps peer-deps build test vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-lapack bench-eig bench-dual bench-kernelpca ppca rkm fuzz clean
 
 all: build
 
@@ -76,7 +76,7 @@ bench-peers: build peer-deps
 	    --out $(BENCHDIR)/$$tag-peers.json; \
 	done
 
-bench-all: bench-go bench-foundation bench-gram bench-eig bench-dual bench-kernelpca bench
+bench-all: bench-go bench-foundation bench-gram bench-lapack bench-eig bench-dual bench-kernelpca bench
 
 # Kernel PCA end to end (fit_seconds: data in memory to fitted model):
 # against scikit-learn's KernelPCA at n = 7000 and 20 000, then kdual alone
@@ -98,6 +98,14 @@ bench-kernelpca: build peer-deps
 	  --tol 1e-6 --products float32 --memory 6GiB --check --format json > $(BENCHDIR)/kpca-100000-6GiB.json
 
 # The Gaussian Gram matrix against NumPy's X @ X.T and rbf_kernel.
+# gonum's decompositions (mat.EigenSym, SVD, QR, LU, Cholesky, Eigen) at
+# n = 2000 with gonum's LAPACK on OpenBLAS (lapack/gonum) against NumPy and
+# SciPy on the same OpenBLAS (medians of 3 alternated runs) and against
+# gonum's own Go LAPACK (one run: about 3 minutes).
+bench-lapack: build peer-deps
+	@mkdir -p $(BENCHDIR)
+	$(PYTHON) bench/peers/lapack.py $(BIN) --n 2000 --repeat 3 --native-repeat 1 | tee $(BENCHDIR)/lapack-2000.md
+
 bench-gram: build peer-deps
 	$(PYTHON) bench/peers/gram.py $(BIN) --n 7000 --repeat 5
 

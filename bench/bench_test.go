@@ -61,3 +61,24 @@ func TestTablesTinyTask(t *testing.T) {
 	require.Equal(t, 4, strings.Count(buf.String(), "\n"))
 	require.Contains(t, buf.String(), "| tiny | 150 | laplace | 0.01 |")
 }
+
+// Every timed decomposition, on both of gonum's LAPACKs, returns a result
+// whose residual is at rounding level; bad names are errors.
+func TestLAPACKTimingsCheckTheirResults(t *testing.T) {
+	for _, impl := range []string{"openblas", "gonum"} {
+		res, err := LAPACK(60, LAPACKOps, impl, 3)
+		require.NoError(t, err)
+		require.Len(t, res, len(LAPACKOps))
+		for i, r := range res {
+			require.Equal(t, LAPACKOps[i], r.Op)
+			require.Equal(t, impl, r.Impl)
+			require.Less(t, r.Check, 1e-12, "%s on %s", r.Op, impl)
+		}
+	}
+	_, err := LAPACK(60, []string{"qr"}, "netlib", 1)
+	require.Error(t, err)
+	_, err = LAPACK(60, []string{"schur"}, "openblas", 1)
+	require.Error(t, err)
+	_, err = LAPACK(0, []string{"qr"}, "openblas", 1)
+	require.Error(t, err)
+}

@@ -513,6 +513,24 @@ func TestProgrammerErrorsPanicWithPrefix(t *testing.T) {
 		"orgqr shape":   func() { Dorgqr(2, 4, 1, a, 4, w) },
 		"bad itype":     func() { _ = Dsygvd(4, 'V', 'U', 2, a, 2, a, 2, w) },
 		"gesdd short s": func() { _ = Dgesdd('N', 4, 4, a, 4, w[:2], nil, 1, nil, 1) },
+		"getrs trans":   func() { Dgetrs('X', 4, 1, a, 4, make([]int, 4), w, 4) },
+		"gecon norm":    func() { Dgecon('F', 4, a, 4, 1) },
+		"pbtrf ldab":    func() { _ = Dpbtrf('U', 4, 2, a, 2) },
+		"pstrf piv":     func() { Dpstrf('U', 4, a, 4, make([]int, 3), -1) },
+		"trtrs diag":    func() { _ = Dtrtrs('U', 'N', 'X', 4, 1, a, 4, w, 4) },
+		"tbtrs short b": func() { _ = Dtbtrs('U', 'N', 'N', 4, 1, 2, a, 2, w, 4) },
+		"lange norm":    func() { Dlange('X', 4, 4, a, 4) },
+		"lapmr not a permutation": func() {
+			Dlapmr(true, 4, 4, a, 4, []int{0, 1, 1, 3})
+		},
+		"ormqr k":      func() { (*Workspace)(nil).Dormqr('L', 'N', 4, 4, 5, a, 4, w, a, 4) },
+		"geqp3 jpvt":   func() { (*Workspace)(nil).Dgeqp3(4, 4, a, 4, make([]int, 3), w) },
+		"gels shape b": func() { _ = (*Workspace)(nil).Dgels('N', 4, 2, 1, a, 4, w[:3], 4) },
+		"geev ldvr":    func() { _, _ = (*Workspace)(nil).Dgeev('N', 'V', 4, a, 4, w, w, nil, 1, a, 3) },
+		"ggsvd3 job": func() {
+			_, _, _ = (*Workspace)(nil).Dggsvd3('X', 'N', 'N', 2, 2, 2, a, 2, a, 2, w, w, nil, 1, nil, 1, nil, 1, make([]int, 2))
+		},
+		"latrs normin": func() { Dlatrs('U', 'N', 'N', 'X', 4, a, 4, w, w) },
 	}
 	for name, f := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -534,4 +552,47 @@ func TestZeroSizesAreNoOps(t *testing.T) {
 	require.NoError(t, Dpotrf('L', 0, nil, 1))
 	require.NoError(t, Dgetrf(0, 3, nil, 1, nil))
 	require.NoError(t, Dgesdd('N', 0, 3, nil, 1, nil, nil, 1, nil, 1))
+	require.NoError(t, Dgetri(0, nil, 1, nil))
+	require.NoError(t, Dtrtri('U', 'N', 0, nil, 1))
+	require.Equal(t, 1.0, Dgecon('O', 0, nil, 1, 1))
+	require.Equal(t, 0.0, Dlange('F', 0, 3, nil, 1))
+	rank, full := Dpstrf('L', 0, nil, 1, nil, -1)
+	require.Equal(t, 0, rank)
+	require.True(t, full)
+}
+
+// The column-major bindings on a small known system: LU solve and inverse,
+// Cholesky inverse, triangular solve, norms and a condition number against
+// values worked by hand.
+func TestNewBindingsOnKnownMatrices(t *testing.T) {
+	// A = [4 1; 2 3] column-major; det 10, A⁻¹ = [0.3 -0.1; -0.2 0.4].
+	a := []float64{4, 2, 1, 3}
+	require.Equal(t, 5.0, Dlange('I', 2, 2, a, 2)) // max row sum: 4+1, 2+3
+	require.Equal(t, 6.0, Dlange('O', 2, 2, a, 2)) // max column sum
+	lu := append([]float64(nil), a...)
+	ipiv := make([]int, 2)
+	require.NoError(t, Dgetrf(2, 2, lu, 2, ipiv))
+	b := []float64{5, 5} // A [1 1]ᵀ
+	Dgetrs('N', 2, 1, lu, 2, ipiv, b, 2)
+	require.InDeltaSlice(t, []float64{1, 1}, b, 1e-15)
+	// κ₁(A) = ‖A‖₁‖A⁻¹‖₁ = 6 · 0.5; the estimator is exact for 2×2.
+	require.InDelta(t, 1/3.0, Dgecon('O', 2, lu, 2, 6), 1e-15)
+	require.NoError(t, Dgetri(2, lu, 2, ipiv))
+	require.InDeltaSlice(t, []float64{0.3, -0.2, -0.1, 0.4}, lu, 1e-15)
+
+	// S = [4 2; 2 3], S⁻¹ = [3 -2; -2 4]/8, lower triangle used.
+	s := []float64{4, 2, 0, 3}
+	require.NoError(t, Dpotrf('L', 2, s, 2))
+	require.InDelta(t, 8/36.0, Dpocon('L', 2, s, 2, 6), 1e-15) // ‖S‖₁ = 6, ‖S⁻¹‖₁ = 6/8
+	require.NoError(t, Dpotri('L', 2, s, 2))
+	require.InDelta(t, 3/8.0, s[0], 1e-15)
+	require.InDelta(t, -2/8.0, s[1], 1e-15)
+	require.InDelta(t, 4/8.0, s[3], 1e-15)
+
+	// Upper triangular U = [2 1; 0 4]: U x = [4 8] gives x = [1 2].
+	u := []float64{2, 0, 1, 4}
+	x := []float64{4, 8}
+	require.NoError(t, Dtrtrs('U', 'N', 'N', 2, 1, u, 2, x, 2))
+	require.InDeltaSlice(t, []float64{1, 2}, x, 1e-15)
+	require.ErrorIs(t, Dtrtrs('U', 'N', 'N', 2, 1, []float64{0, 0, 1, 4}, 2, x, 2), ErrSingular)
 }

@@ -19,7 +19,7 @@ func (ws *Workspace) floats(n int) []float64 {
 	if ws == nil {
 		return make([]float64, n)
 	}
-	if cap(ws.work) < n {
+	if len(ws.work) < n {
 		ws.work = make([]float64, n)
 	}
 	return ws.work[:n]

@@ -7,20 +7,18 @@ import (
 	"runtime"
 	"sync"
 
-	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/netlib/blas/netlib"
 
+	kdlapack "github.com/kdual/kdual/lapack/gonum"
 	// libopenblas is linked here; netlib's cgo package resolves against it.
 	_ "github.com/kdual/kdual/native"
 )
 
 func init() {
-	// The one piece of global state in kdual: gonum's BLAS, float64 and
-	// float32, runs on OpenBLAS.
-	blas64.Use(netlib.Implementation{})
-	blas32.Use(netlib.Implementation{})
+	// The one piece of global state in kdual: gonum's BLAS (float64 and
+	// float32) and gonum's LAPACK run on OpenBLAS, so every gonum
+	// decomposition in the process does (package lapack/gonum).
+	kdlapack.Use()
 }
 
 // ErrInvalid is wrapped by every error about bad input.

@@ -39,8 +39,11 @@ func runBench(args []string, stdout io.Writer) error {
 	if len(args) >= 1 && args[0] == "tables" {
 		return runBenchTables(args[1:], stdout)
 	}
+	if len(args) >= 1 && args[0] == "lapack" {
+		return runBenchLAPACK(args[1:], stdout)
+	}
 	if len(args) == 0 || args[0] != "kpca" {
-		return usagef("kdual bench kpca [flags] | kdual bench compare OURS.json PEERS.json | kdual bench figures [flags]")
+		return usagef("kdual bench kpca [flags] | kdual bench lapack [flags] | kdual bench compare OURS.json PEERS.json | kdual bench figures [flags]")
 	}
 	fs := newFlags("bench kpca")
 	p := &bench.KPCAProblem{}
@@ -248,4 +251,29 @@ func runBenchTables(args []string, stdout io.Writer) error {
 		return err
 	}
 	return os.WriteFile(name+".json", raw, 0o644)
+}
+
+// runBenchLAPACK times gonum's decompositions with gonum's LAPACK on OpenBLAS
+// (kdual's lapack/gonum) or on gonum's own Go code; bench/peers/lapack.py
+// runs it against NumPy/SciPy.
+func runBenchLAPACK(args []string, stdout io.Writer) error {
+	fs := newFlags("bench lapack")
+	n := fs.Int("n", 2000, "matrix size")
+	impl := fs.String("impl", "openblas", "gonum's LAPACK: openblas (kdual's lapack/gonum) or gonum (its own Go code)")
+	ops := fs.String("ops", strings.Join(bench.LAPACKOps, ","), "decompositions, comma-separated: "+strings.Join(bench.LAPACKOps, ", "))
+	seed := fs.Uint64("seed", 1, "seed of the random matrix")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var list []string
+	for _, op := range strings.Split(*ops, ",") {
+		if op = strings.TrimSpace(op); op != "" {
+			list = append(list, op)
+		}
+	}
+	res, err := bench.LAPACK(*n, list, *impl, *seed)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return writeJSON("-", stdout, res)
 }
