@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,10 +9,12 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/status"
 )
 
 // ErrFormat is wrapped by every error about malformed input.
-var ErrFormat = errors.New("malformed input")
+var ErrFormat = fmt.Errorf("malformed input: %w", status.ErrInvalid)
 
 func formatf(format string, args ...any) error {
 	return fmt.Errorf("dataset: "+format+": %w", append(args, ErrFormat)...)

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // DenseSolver computes eigenpairs with LAPACK on the full matrix
@@ -39,7 +40,8 @@ func (DenseSolver) Solve(op Operator, k int) (*Result, error) {
 		return nil, fmt.Errorf("eig: dense: %w", err)
 	}
 	res.Values, res.Vectors = e.Values, e.Vectors
-	res.Converged, res.NumConverged = true, k
+	res.Status = status.Status{Code: status.Converged, Test: testDirect}
+	res.NumConverged = k
 	// LAPACK's backward error: ‖Av − λv‖ ≲ n·ε·‖A‖ for every pair.
 	res.Residuals = make([]float64, k)
 	anorm := math.Max(math.Abs(e.Values[0]), math.Abs(e.Values[len(e.Values)-1]))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // Lanczos is the restarted Lanczos method with full reorthogonalisation,
@@ -97,6 +98,14 @@ var eps23 = math.Pow(2*epsilon, 2.0/3.0)
 func threshold(tol, theta, anorm float64) float64 {
 	return math.Max(tol*math.Max(eps23*anorm, math.Abs(theta)), 64*epsilon*anorm)
 }
+
+// testResidual names the stopping test of threshold for a Status.
+func testResidual(tol float64) string {
+	return fmt.Sprintf("‖Av − θv‖ ≤ max(%.3g·max(ε^(2/3)‖A‖, |θ|), 64ε‖A‖) for every pair", tol)
+}
+
+// testDirect names the Dense solver's test: LAPACK's backward stability.
+const testDirect = "direct: LAPACK backward error ‖Av − λv‖ ≤ n·ε·‖A‖"
 
 func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 	n, err := checkK(op, k)
@@ -236,10 +245,12 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 			linalg.FixSigns(res.Vectors)
 			res.Residuals = resid[:k]
 			res.NumConverged = nconv
-			res.Converged = nconv == k
-			if !res.Converged {
+			if nconv < k {
+				res.Status = status.Status{Code: status.IterationLimit, Test: testResidual(tol),
+					Detail: fmt.Sprintf("%d restarts", restart)}
 				return res, &NotConvergedError{Solver: ks.name, Result: res}
 			}
+			res.Status = status.Status{Code: status.Converged, Test: testResidual(tol)}
 			return res, nil
 		}
 

@@ -130,7 +130,7 @@ func TestOperatorsThroughSolvers(t *testing.T) {
 				counter := &Counting{Op: oc.op}
 				res, err := sv.make(tol).Solve(counter, kk)
 				require.NoError(t, err)
-				require.True(t, res.Converged)
+				require.True(t, res.Status.Converged(), "status %v", res.Status)
 				require.Equal(t, counter.Passes, res.Passes)
 				require.Equal(t, counter.MatVecs, res.MatVecs)
 				bound := oc.storage*fro + 1e-8*ref.Values[0]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // Normalizer re-normalises the block between power iterations.
@@ -34,6 +35,11 @@ const (
 //
 // Cost: 2q + 2 passes of l columns, the same products as scikit-learn's
 // randomized_svd with the same p and q (q counts applications of AAᵀ).
+// With Tol = 0 this fixed schedule is all it does: there is no stopping
+// test, the result's Status is FixedSchedule (never Converged), and its
+// Residuals are the true ‖Au − θu‖, measured by the last pass (AU = Y·S);
+// NumConverged counts the leading pairs whose residual is at rounding
+// level, 64ε‖A‖.
 // With Tol > 0 it then continues subspace iteration, one pass per step,
 // until every residual ‖Au − θu‖ meets the test of Lanczos or MaxIter
 // steps; residuals come for free from the last product (AU = Y·S).
@@ -189,13 +195,17 @@ func (rz Randomized) Solve(op Operator, k int) (*Result, error) {
 			res.Values = append([]float64(nil), theta[:k]...)
 			res.Vectors = u
 			res.Residuals = resid
-			res.Converged = done
 			res.NumConverged = nconv
-			if rz.Tol == 0 {
-				res.NumConverged = k
-			}
 			res.Iterations = q + step
-			if !done {
+			switch {
+			case rz.Tol == 0:
+				res.Status = status.Status{Code: status.FixedSchedule,
+					Detail: fmt.Sprintf("%d power iterations, no stopping test; Residuals measured", q)}
+			case done:
+				res.Status = status.Status{Code: status.Converged, Test: testResidual(rz.Tol)}
+			default:
+				res.Status = status.Status{Code: status.IterationLimit, Test: testResidual(rz.Tol),
+					Detail: fmt.Sprintf("%d subspace steps", step)}
 				return res, &NotConvergedError{Solver: "randomized", Result: res}
 			}
 			return res, nil

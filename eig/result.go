@@ -1,23 +1,23 @@
 package eig
 
 import (
-	"errors"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
-// Error kinds.
+// Error kinds: the status package's sentinels.
 var (
-	// ErrInvalid is linalg.ErrInvalid: bad input (k out of range, NaN).
-	ErrInvalid = linalg.ErrInvalid
+	// ErrInvalid: bad input (k out of range, NaN).
+	ErrInvalid = status.ErrInvalid
 	// ErrNotConverged: the iteration limit was reached first.
-	ErrNotConverged = errors.New("eig: not converged")
+	ErrNotConverged = status.ErrNotConverged
 	// ErrBreakdown: a computation cannot continue because a matrix lost
 	// rank (used by the models on top of eig, e.g. a singular HᵀGH).
-	ErrBreakdown = errors.New("eig: breakdown")
+	ErrBreakdown = status.ErrBreakdown
 )
 
 // NotConvergedError carries the partial result of a solver that stopped at
@@ -47,9 +47,11 @@ type Result struct {
 	// Passes is the number of Operator.Apply calls; MatVecs the number of
 	// columns they processed.
 	Passes, MatVecs int
-	// Converged reports whether every pair met the solver's test;
-	// NumConverged counts the leading pairs that did.
-	Converged    bool
+	// Status says how the run ended: Converged when every pair met the
+	// stopping test named in it (each solver's doc comment states it),
+	// FixedSchedule for a randomized run without a test, IterationLimit
+	// otherwise. NumConverged counts the leading pairs that met the test.
+	Status       status.Status
 	NumConverged int
 	// Residuals[i] estimates ‖A v_i − λ_i v_i‖₂ (exact for Dense up to
 	// rounding; from the Krylov or Rayleigh–Ritz relation otherwise).

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kdual/kdual/internal/testmat"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // The shared suite: every solver must pass it.
@@ -120,7 +121,7 @@ func TestSuite(t *testing.T) {
 					return
 				}
 				require.NoError(t, err)
-				require.True(t, res.Converged)
+				require.True(t, res.Status.Converged(), "status %v", res.Status)
 				require.Equal(t, pr.k, res.NumConverged)
 				require.Equal(t, counter.Passes, res.Passes, "passes")
 				require.Equal(t, counter.MatVecs, res.MatVecs, "matvecs")
@@ -242,7 +243,7 @@ func TestNotConvergedCarriesPartialResult(t *testing.T) {
 		var nc *NotConvergedError
 		require.True(t, errors.As(err, &nc))
 		require.Same(t, res, nc.Result)
-		require.False(t, res.Converged)
+		require.False(t, res.Status.Converged())
 		require.Less(t, res.NumConverged, 10)
 		require.Len(t, res.Values, 10)
 	}
@@ -298,4 +299,33 @@ func TestDenseThroughCounting(t *testing.T) {
 	require.Equal(t, 1, res.Passes)
 	require.Equal(t, 6, res.MatVecs)
 	require.InDelta(t, 5, res.Values[0], 1e-5)
+}
+
+// A randomized run without a tolerance has no stopping test: it must say
+// FixedSchedule, never Converged, and report the true residuals. On a
+// near-identity spectrum (the Laplace-kernel case) they are far from zero.
+func TestRandomizedFixedScheduleReportsTrueResiduals(t *testing.T) {
+	n, k := 300, 10
+	a := symWithSpectrum(9, spectrum(n, func(i int) float64 { return 1 + 0.01/float64(i+1) }))
+	d, err := NewDense(a)
+	require.NoError(t, err)
+	res, err := Randomized{}.Solve(d, k)
+	require.NoError(t, err)
+	require.Equal(t, status.FixedSchedule, res.Status.Code)
+	require.False(t, res.Status.Converged())
+	require.NoError(t, res.Status.Err())
+	var av mat.Dense
+	av.Mul(a, res.Vectors)
+	worst := 0.0
+	for j := 0; j < k; j++ {
+		s := 0.0
+		for i := 0; i < n; i++ {
+			r := av.At(i, j) - res.Values[j]*res.Vectors.At(i, j)
+			s += r * r
+		}
+		require.InDelta(t, math.Sqrt(s), res.Residuals[j], 1e-12, "pair %d", j)
+		worst = math.Max(worst, math.Sqrt(s))
+	}
+	require.Greater(t, worst, 1e-6, "a near-identity spectrum is not resolved by 7 power steps")
+	require.Less(t, res.NumConverged, k)
 }

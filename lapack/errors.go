@@ -1,18 +1,19 @@
 package lapack
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/kdual/kdual/status"
 )
 
 // Sentinel kinds of LAPACK failure (info > 0). An *Error unwraps to one.
 var (
 	// ErrNotConverged: an iterative part of the routine did not converge.
-	ErrNotConverged = errors.New("lapack: not converged")
+	ErrNotConverged = fmt.Errorf("lapack: %w", status.ErrNotConverged)
 	// ErrNotPositiveDefinite: a Cholesky factorisation met a non-positive pivot.
-	ErrNotPositiveDefinite = errors.New("lapack: matrix is not positive definite")
+	ErrNotPositiveDefinite = fmt.Errorf("lapack: matrix is not positive definite: %w", status.ErrBreakdown)
 	// ErrSingular: an LU factor has an exactly zero diagonal entry.
-	ErrSingular = errors.New("lapack: matrix is exactly singular")
+	ErrSingular = fmt.Errorf("lapack: matrix is exactly singular: %w", status.ErrBreakdown)
 )
 
 // Error is a LAPACK failure reported through info > 0.

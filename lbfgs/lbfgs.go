@@ -1,9 +1,10 @@
 package lbfgs
 
 import (
-	"errors"
 	"fmt"
 	"math"
+
+	"github.com/kdual/kdual/status"
 )
 
 // Problem is a smooth function on Rⁿ.
@@ -27,40 +28,28 @@ type LineProblem interface {
 	Accept(alpha float64, xNew, grad []float64) float64
 }
 
-// Status says how a run ended.
-type Status int
-
+// How a run ends (Result.Status, a status.Status):
+//   - status.Converged with Test TestGradient: ‖∇f‖ ≤ GradTol·max(1, ‖x‖),
+//     or ‖∇f‖ ≤ GradTol·‖x‖ with RelativeGrad;
+//   - status.Converged with Test TestFunction: the decrease of f over the
+//     last Window iterations is at most FuncTol·|f|;
+//   - status.Stopped: the Stop callback returned true;
+//   - status.IterationLimit: MaxIter iterations were done first;
+//   - status.Converged with Test TestRounding: no step satisfying the Wolfe
+//     conditions was found along the steepest-descent direction, and no
+//     step the line search tried lowered f by more than 8ε|f|: f cannot be
+//     decreased further in floating point (GradNorm says how small the
+//     gradient got);
+//   - status.Breakdown: the steepest-descent line search failed although
+//     some trial step lowered f by more than rounding.
+//
+// Minimize returns its result with Status.Err(): nil only for Converged.
 const (
-	// GradientConverged: ‖∇f‖ ≤ GradTol·max(1, ‖x‖).
-	GradientConverged Status = iota + 1
-	// FunctionConverged: the relative decrease of f over the last Window
-	// iterations is below FuncTol.
-	FunctionConverged
-	// Stopped: the Stop callback returned true.
-	Stopped
-	// IterationLimit: MaxIter iterations were done.
-	IterationLimit
-	// LineSearchFailed: no step satisfying the Wolfe conditions was found
-	// even along the steepest-descent direction (usually: converged to
-	// rounding level).
-	LineSearchFailed
+	TestGradient = "gradient: ‖∇f‖ ≤ GradTol·max(1, ‖x‖)"
+	TestRelGrad  = "gradient: ‖∇f‖ ≤ GradTol·‖x‖"
+	TestFunction = "function: f_{k−w} − f_k ≤ FuncTol·|f_k| over the last w = Window iterations"
+	TestRounding = "rounding: no trial step along −∇f lowered f by more than 8ε|f|"
 )
-
-func (s Status) String() string {
-	switch s {
-	case GradientConverged:
-		return "gradient converged"
-	case FunctionConverged:
-		return "function converged"
-	case Stopped:
-		return "stopped by callback"
-	case IterationLimit:
-		return "iteration limit"
-	case LineSearchFailed:
-		return "line search failed"
-	}
-	return "unknown"
-}
 
 // Settings configure Minimize. The zero value is ready; defaults are on the
 // fields.
@@ -72,6 +61,9 @@ type Settings struct {
 	// GradTol: stop when ‖∇f‖ ≤ GradTol·max(1, ‖x‖); 0 means 1e-10, a
 	// negative value disables the test.
 	GradTol float64
+	// RelativeGrad makes the gradient test ‖∇f‖ ≤ GradTol·‖x‖ (for
+	// problems whose scale makes max(1, ‖x‖) the wrong yardstick).
+	RelativeGrad bool
 	// FuncTol and Window: stop when (f_{k−w} − f_k) ≤ FuncTol·|f_k| over
 	// the last w = Window iterations; FuncTol 0 means 1e-14 (negative
 	// disables), Window 0 means 5.
@@ -83,7 +75,7 @@ type Settings struct {
 	MaxLineEvals int
 	// Stop, when non-nil, is called after every iteration with the
 	// iteration count, the point, its value and its gradient; returning
-	// true ends the run with status Stopped. It must not keep the slices.
+	// true ends the run with status.Stopped. It must not keep the slices.
 	Stop func(iter int, x []float64, f float64, grad []float64) bool
 }
 
@@ -102,11 +94,12 @@ type Result struct {
 	// memory cleared, and a failure there ends the run. Each failed search
 	// made one Direction call that no iteration accounts for.
 	FailedSearches int
-	Status         Status
+	Status         status.Status
 }
 
-// ErrInvalid is wrapped for a bad start (empty, NaN, or a non-finite f).
-var ErrInvalid = errors.New("lbfgs: invalid input")
+// ErrInvalid (status.ErrInvalid) is wrapped for a bad start (empty, NaN, or
+// a non-finite f).
+var ErrInvalid = status.ErrInvalid
 
 // Minimize minimises p from x0 (not modified).
 func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
@@ -148,17 +141,22 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 		return nil, fmt.Errorf("lbfgs: f(x0) = %g: %w", f, ErrInvalid)
 	}
 	fHist = append(fHist, f)
-	finish := func(st Status) (*Result, error) {
+	gradTest, gradScale := TestGradient, func(x []float64) float64 { return math.Max(1, norm(x)) }
+	if s.RelativeGrad {
+		gradTest, gradScale = TestRelGrad, norm
+	}
+	finish := func(st status.Status) (*Result, error) {
 		res.X, res.F, res.GradNorm, res.Status = x, f, norm(g), st
-		return res, nil
+		return res, st.Err()
 	}
 	for iter := 0; ; iter++ {
 		res.Iterations = iter
-		if s.GradTol > 0 && norm(g) <= s.GradTol*math.Max(1, norm(x)) {
-			return finish(GradientConverged)
+		if s.GradTol > 0 && norm(g) <= s.GradTol*gradScale(x) {
+			return finish(status.Status{Code: status.Converged, Test: gradTest})
 		}
 		if iter >= s.MaxIter {
-			return finish(IterationLimit)
+			return finish(status.Status{Code: status.IterationLimit, Test: gradTest,
+				Detail: fmt.Sprintf("%d iterations, ‖∇f‖ = %.3g", iter, norm(g))})
 		}
 		// Two-loop recursion: d = −H·g.
 		copy(d, g)
@@ -204,7 +202,12 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 				iter--
 				continue
 			}
-			return finish(LineSearchFailed)
+			if ls.minPhi >= f-8*epsilon*math.Abs(f) {
+				return finish(status.Status{Code: status.Converged, Test: TestRounding,
+					Detail: fmt.Sprintf("‖∇f‖ = %.3g", norm(g))})
+			}
+			return finish(status.Status{Code: status.Breakdown,
+				Detail: fmt.Sprintf("line search found no Wolfe step along steepest descent, ‖∇f‖ = %.3g", norm(g))})
 		}
 		fNew := lp.Accept(ls.alpha, xNew, gNew)
 		res.FuncEvals++
@@ -224,7 +227,7 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 		f = fNew
 		res.Iterations = iter + 1
 		if s.Stop != nil && s.Stop(iter+1, x, f, g) {
-			return finish(Stopped)
+			return finish(status.Status{Code: status.Stopped, Detail: "the Stop callback returned true"})
 		}
 		fHist = append(fHist, f)
 		if len(fHist) > s.Window+1 {
@@ -232,7 +235,7 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 		}
 		if s.FuncTol > 0 && len(fHist) == s.Window+1 && fHist[0]-f <= s.FuncTol*math.Abs(f) {
 			res.Iterations = iter + 1
-			return finish(FunctionConverged)
+			return finish(status.Status{Code: status.Converged, Test: TestFunction})
 		}
 	}
 }
@@ -311,3 +314,6 @@ func scale(alpha float64, x []float64) {
 }
 
 func norm(x []float64) float64 { return math.Sqrt(dot(x, x)) }
+
+// epsilon is the unit round-off of float64, 2⁻⁵³.
+const epsilon = 0x1p-53

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kdual/kdual/status"
 )
 
 type rosenbrock struct{ calls int }
@@ -37,7 +39,7 @@ func TestRosenbrock(t *testing.T) {
 		var r rosenbrock
 		res, err := Minimize(&r, x0, Settings{})
 		require.NoError(t, err)
-		require.Equal(t, GradientConverged, res.Status, res.Status.String())
+		require.Equal(t, status.Status{Code: status.Converged, Test: TestGradient}, res.Status, res.Status.String())
 		for _, v := range res.X {
 			require.InDelta(t, 1, v, 1e-8)
 		}
@@ -99,7 +101,7 @@ func TestLineProblemUsesOneFullEvaluation(t *testing.T) {
 	}
 	res, err := Minimize(q, make([]float64, n), Settings{GradTol: 1e-9, FuncTol: -1})
 	require.NoError(t, err)
-	require.Equal(t, GradientConverged, res.Status)
+	require.Equal(t, status.Status{Code: status.Converged, Test: TestGradient}, res.Status)
 	for i := range res.X {
 		require.InDelta(t, q.b[i]/q.a[i], res.X[i], 1e-8)
 	}
@@ -118,19 +120,26 @@ func TestStopCallbackAndLimits(t *testing.T) {
 		require.Equal(t, calls, iter)
 		return f < 1
 	}})
-	require.NoError(t, err)
-	require.Equal(t, Stopped, res.Status)
+	require.ErrorIs(t, err, status.ErrStopped)
+	require.Equal(t, status.Stopped, res.Status.Code)
 	require.Less(t, res.F, 1.0)
 	require.Equal(t, calls, res.Iterations)
 
 	res, err = Minimize(&r, x0, Settings{MaxIter: 3})
-	require.NoError(t, err)
-	require.Equal(t, IterationLimit, res.Status)
+	require.ErrorIs(t, err, status.ErrNotConverged)
+	require.Equal(t, status.IterationLimit, res.Status.Code)
 	require.Equal(t, 3, res.Iterations)
 
 	res, err = Minimize(&r, x0, Settings{GradTol: -1, FuncTol: 1e-6, Window: 2})
 	require.NoError(t, err)
-	require.Equal(t, FunctionConverged, res.Status)
+	require.Equal(t, status.Status{Code: status.Converged, Test: TestFunction}, res.Status)
+
+	// The relative gradient test, on a minimum far from the origin where
+	// max(1, ‖x‖) and ‖x‖ differ by nothing but the name.
+	res, err = Minimize(&r, x0, Settings{GradTol: 1e-9, RelativeGrad: true, FuncTol: -1})
+	require.NoError(t, err)
+	require.Equal(t, status.Status{Code: status.Converged, Test: TestRelGrad}, res.Status)
+	require.LessOrEqual(t, res.GradNorm, 1e-9*math.Hypot(res.X[0], res.X[1]))
 }
 
 func TestBadStart(t *testing.T) {
@@ -181,5 +190,32 @@ func TestMoreThuenteWolfe(t *testing.T) {
 			require.LessOrEqual(t, r.phi, p0+c.ftol*r.alpha*d0, "sufficient decrease")
 			require.LessOrEqual(t, math.Abs(r.dphi), c.gtol*math.Abs(d0)+1e-15, "curvature")
 		}
+	}
+}
+
+// flatTop is 1e8 + Σ x_i⁴ with a gradient that carries an error of 1e-7
+// pointing away from 0 (as a gradient computed with cancellation does):
+// ‖∇f‖ never falls below 1e-7, and near the minimum f is flat to rounding
+// (ε·1e8 ≈ 1e-8), so the run must end by the rounding test, not claim the
+// gradient test.
+type flatTop struct{}
+
+func (flatTop) Func(x, g []float64) float64 {
+	s := 0.0
+	for i, v := range x {
+		s += v * v * v * v
+		g[i] = 4*v*v*v + math.Copysign(1e-7, v)
+	}
+	return s + 1e8
+}
+
+func TestRoundingTestWhenFIsFlat(t *testing.T) {
+	res, err := Minimize(flatTop{}, []float64{3, -4, 5}, Settings{GradTol: 1e-12, FuncTol: -1})
+	require.NoError(t, err)
+	require.Equal(t, status.Converged, res.Status.Code)
+	require.Equal(t, TestRounding, res.Status.Test)
+	require.Greater(t, res.GradNorm, 1e-12, "the gradient test cannot have passed")
+	for _, v := range res.X {
+		require.Less(t, math.Abs(v), 0.05, "f is flat to rounding only near the minimum")
 	}
 }

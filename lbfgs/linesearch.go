@@ -9,7 +9,8 @@ type lineFunc func(alpha float64) (phi, dphi float64)
 type lineResult struct {
 	alpha, phi, dphi float64
 	evals            int
-	ok               bool // the strong Wolfe conditions hold
+	ok               bool    // the strong Wolfe conditions hold
+	minPhi           float64 // the lowest finite φ among all trials
 }
 
 // moreThuente searches for α satisfying the strong Wolfe conditions
@@ -32,10 +33,15 @@ func moreThuente(f lineFunc, phi0, dphi0, alpha0, ftol, gtol, alphaMax float64, 
 	stx, fx, gx := 0.0, phi0, dphi0
 	sty, fy, gy := 0.0, phi0, dphi0
 	stmin, stmax := 0.0, stp+xtrapU*stp
-	best := lineResult{alpha: 0, phi: phi0, dphi: dphi0}
+	best := lineResult{alpha: 0, phi: phi0, dphi: dphi0, minPhi: math.Inf(1)}
+	minPhi := math.Inf(1)
 	for evals := 1; evals <= maxEvals; evals++ {
 		fp, gp := f(stp)
-		res := lineResult{alpha: stp, phi: fp, dphi: gp, evals: evals}
+		if !math.IsNaN(fp) {
+			minPhi = math.Min(minPhi, fp)
+		}
+		best.minPhi = minPhi
+		res := lineResult{alpha: stp, phi: fp, dphi: gp, evals: evals, minPhi: minPhi}
 		if math.IsNaN(fp) || math.IsNaN(gp) || math.IsInf(fp, 0) {
 			// Step into a region where the function is undefined: shrink.
 			stmax = stp

@@ -1,7 +1,6 @@
 package linalg
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -10,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	kdlapack "github.com/kdual/kdual/lapack/gonum"
+	"github.com/kdual/kdual/status"
 	// libopenblas is linked here; netlib's cgo package resolves against it.
 	_ "github.com/kdual/kdual/native"
 )
@@ -21,8 +21,8 @@ func init() {
 	kdlapack.Use()
 }
 
-// ErrInvalid is wrapped by every error about bad input.
-var ErrInvalid = errors.New("invalid input")
+// ErrInvalid is wrapped by every error about bad input (status.ErrInvalid).
+var ErrInvalid = status.ErrInvalid
 
 func invalidf(format string, args ...any) error {
 	return fmt.Errorf("linalg: "+format+": %w", append(args, ErrInvalid)...)

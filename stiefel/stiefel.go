@@ -24,7 +24,6 @@
 package stiefel
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -32,13 +31,17 @@ import (
 
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
-// Error kinds.
+// Error kinds: the status package's sentinels.
 var (
-	ErrInvalid      = linalg.ErrInvalid
-	ErrNotConverged = errors.New("stiefel: not converged")
+	ErrInvalid      = status.ErrInvalid
+	ErrNotConverged = status.ErrNotConverged
 )
+
+// TestGradient names Minimize's stopping test.
+const TestGradient = "Riemannian gradient: ‖G − A·sym(AᵀG)‖_F ≤ Tol·‖G‖_F"
 
 // Objective is a smooth function of an m×s matrix.
 type Objective interface {
@@ -96,7 +99,9 @@ type Result struct {
 	GradNorm   float64 // final Riemannian gradient norm, relative to ‖G‖_F
 	Iterations int
 	Reorths    int // re-orthonormalisations
-	Converged  bool
+	// Status: status.Converged (TestGradient), IterationLimit, Stopped (the
+	// Callback returned true) or FixedSchedule (Tol < 0: MaxIter steps).
+	Status status.Status
 }
 
 func (s *Settings) defaults() Settings {
@@ -230,7 +235,7 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 		rg := w.riemannianNorm(a)
 		res.GradNorm = rg / math.Max(gn, math.SmallestNonzeroFloat64)
 		if st.Tol > 0 && (gn == 0 || res.GradNorm <= st.Tol) {
-			res.Converged = true
+			res.Status = status.Status{Code: status.Converged, Test: TestGradient}
 			break
 		}
 		// Momentum and scaling.
@@ -261,12 +266,21 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 		res.Iterations = k
 		f = obj.Eval(a, w.g)
 		if st.Callback != nil && st.Callback(k, f, a) {
+			res.Status = status.Status{Code: status.Stopped, Detail: fmt.Sprintf("the Callback returned true at step %d", k)}
 			break
 		}
 	}
 	res.A, res.F = a, f
-	if !res.Converged && st.Tol > 0 {
-		return res, fmt.Errorf("stiefel: %d steps, relative Riemannian gradient %.3g > %g: %w", res.Iterations, res.GradNorm, st.Tol, ErrNotConverged)
+	if res.Status.Code == status.NotRun {
+		if st.Tol > 0 {
+			res.Status = status.Status{Code: status.IterationLimit, Test: TestGradient,
+				Detail: fmt.Sprintf("%d steps, relative Riemannian gradient %.3g > %g", res.Iterations, res.GradNorm, st.Tol)}
+		} else {
+			res.Status = status.Status{Code: status.FixedSchedule, Detail: fmt.Sprintf("%d steps (Tol < 0)", res.Iterations)}
+		}
+	}
+	if err := res.Status.Err(); err != nil {
+		return res, fmt.Errorf("stiefel: %w", err)
 	}
 	return res, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/internal/testmat"
+	"github.com/kdual/kdual/status"
 )
 
 // traceObjective is f(A) = −½Tr(AᵀBA), G = −BA: its minimisers span the
@@ -84,7 +85,7 @@ func TestConvergesBothMethods(t *testing.T) {
 	for _, method := range []Method{Adam, SGD} {
 		res, err := Minimize(traceObjective{b}, m, s, nil, Settings{Method: method, Tol: 1e-7, Seed: 3})
 		require.NoError(t, err, "method %d", method)
-		require.True(t, res.Converged)
+		require.True(t, res.Status.Converged(), "status %v", res.Status)
 		require.InDelta(t, want, traceOf(b, res.A), 1e-9*want)
 		require.LessOrEqual(t, Defect(res.A), 1e-10)
 	}
@@ -177,4 +178,15 @@ func TestErrors(t *testing.T) {
 	res, err := Minimize(traceObjective{b}, 20, 3, nil, Settings{MaxIter: 3})
 	require.ErrorIs(t, err, ErrNotConverged)
 	require.NotNil(t, res)
+	require.Equal(t, status.IterationLimit, res.Status.Code)
+	// Stopped by the caller: ErrStopped, not ErrNotConverged.
+	res, err = Minimize(traceObjective{b}, 20, 3, nil, Settings{Callback: func(k int, _ float64, _ *mat.Dense) bool { return k == 4 }})
+	require.ErrorIs(t, err, status.ErrStopped)
+	require.NotErrorIs(t, err, ErrNotConverged)
+	require.Equal(t, status.Stopped, res.Status.Code)
+	require.Equal(t, 4, res.Iterations)
+	// No tolerance: a fixed schedule, not a convergence claim.
+	res, err = Minimize(traceObjective{b}, 20, 3, nil, Settings{MaxIter: 5, Tol: -1})
+	require.NoError(t, err)
+	require.Equal(t, status.FixedSchedule, res.Status.Code)
 }

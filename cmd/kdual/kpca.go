@@ -194,7 +194,8 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		return enc.Encode(map[string]any{"eigenvalues": vals, "sigma": k.Sigma, "info": info, "scores": rows,
 			"operator": info.Operator, "plan_reason": info.PlanReason, "kernel_seconds": info.KernelSeconds,
 			"solve_seconds": info.SolveSeconds, "fit_seconds": fitSeconds, "peak_rss_bytes": bigmem.PeakRSS(),
-			"products": prec.String(), "check": checked, "n": x.RawMatrix().Rows})
+			"products": prec.String(), "check": checked, "n": x.RawMatrix().Rows,
+			"status": info.Status.Code, "stopping_test": info.Status.Test})
 	}
 	r, c := z.Dims()
 	for i := 0; i < r; i++ {

@@ -1,17 +1,19 @@
 // Package rng is kdual's one seeded random generator: PCG with the seed as
 // its first word and a fixed second word, so one seed means one stream
 // everywhere (eigensolver starts, random features, samples, data). It
-// depends on the standard library only, so every layer can use it.
+// depends on the standard library and the status leaf only, so every layer
+// can use it.
 package rng
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/kdual/kdual/status"
 )
 
 // ErrShape is returned for a non-positive shape.
-var ErrShape = errors.New("rng: invalid shape")
+var ErrShape = fmt.Errorf("rng: invalid shape: %w", status.ErrInvalid)
 
 // New returns the generator for seed.
 func New(seed uint64) *rand.Rand {

@@ -42,7 +42,6 @@
 package kmvda
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -53,12 +52,14 @@ import (
 
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/kernel"
+
+	"github.com/kdual/kdual/status"
 )
 
 // Error kinds.
 var (
 	ErrInvalid   = linalg.ErrInvalid
-	ErrNotFitted = errors.New("kmvda: not fitted")
+	ErrNotFitted = fmt.Errorf("kmvda: %w", status.ErrNotFitted)
 )
 
 func invalidf(format string, a ...any) error {

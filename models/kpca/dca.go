@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/status"
 )
 
 // LossKind is a Moreau-envelope objective for the DC algorithm.
@@ -197,11 +198,11 @@ func (k *KPCA) fitDCA(op eig.Operator, _ *mat.SymDense) error {
 		obj := 0.5*nh*nh + loss.conjugate(h) - ms.traceSqrt
 		k.info.Iterations, k.info.Cost = it, obj
 		if math.Abs(obj-prev) <= tol*math.Abs(obj) {
-			k.info.Status = "converged"
+			k.info.Status = status.Status{Code: status.Converged, Test: testDCA}
 			return k.setFromDual(h, gh)
 		}
 		if it >= maxIter {
-			k.info.Status = "iteration limit"
+			k.info.Status = status.Status{Code: status.IterationLimit, Test: testDCA}
 			if err := k.setFromDual(h, gh); err != nil {
 				return err
 			}
@@ -212,3 +213,6 @@ func (k *KPCA) fitDCA(op eig.Operator, _ *mat.SymDense) error {
 		loss.prox(h)
 	}
 }
+
+// testDCA names the DCA stopping test.
+const testDCA = "objective: |F_k − F_{k−1}| ≤ Tol·|F_k|"

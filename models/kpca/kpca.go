@@ -12,12 +12,13 @@ import (
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/lbfgs"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // Error kinds.
 var (
 	ErrInvalid      = linalg.ErrInvalid
-	ErrNotFitted    = errors.New("kpca: not fitted")
+	ErrNotFitted    = fmt.Errorf("kpca: %w", status.ErrNotFitted)
 	ErrBreakdown    = eig.ErrBreakdown
 	ErrNotConverged = eig.ErrNotConverged
 )
@@ -104,7 +105,9 @@ type Info struct {
 	Passes         int
 	FailedSearches int
 	Cost           float64
-	Status         string
+	// Status is how the solver ended (status.Converged with the stopping
+	// test it passed, FixedSchedule for a randomized solve without Tol, …).
+	Status status.Status
 	// Operator is how G was stored ("float64", "float32", "matrix-free",
 	// or "precomputed" for FitGram) and PlanReason why.
 	Operator   string
@@ -151,9 +154,12 @@ func (k *KPCA) Fit(x *mat.Dense) error {
 		return fmt.Errorf("kpca: Fit: %w", err)
 	}
 	kernelSeconds := time.Since(start).Seconds()
-	if err := k.fitOperator(op, plan.Solver); err != nil {
-		return err
+	k.x = nil
+	fitErr := k.fitOperator(op, plan.Solver)
+	if !k.fitted {
+		return fitErr
 	}
+	// Fitted, perhaps partially (fitErr then says why).
 	k.info.Operator, k.info.PlanReason, k.info.KernelSeconds = plan.Operator.String(), plan.Reason, kernelSeconds
 	k.x = mat.DenseCopyOf(x)
 	if k.FitInverse {
@@ -162,7 +168,7 @@ func (k *KPCA) Fit(x *mat.Dense) error {
 			return err
 		}
 	}
-	return nil
+	return fitErr
 }
 
 // FitGram fits a precomputed n×n kernel matrix, centred implicitly unless
@@ -193,11 +199,12 @@ func (k *KPCA) FitGram(g *mat.SymDense) error {
 		}
 	}
 	kernelSeconds := time.Since(start).Seconds()
-	if err := k.fitOperator(op, nil); err != nil {
-		return err
+	fitErr := k.fitOperator(op, nil)
+	if !k.fitted {
+		return fitErr
 	}
 	k.info.Operator, k.info.PlanReason, k.info.KernelSeconds = "precomputed", "the kernel matrix was given", kernelSeconds
-	return nil
+	return fitErr
 }
 
 // fitOperator fits the (centred, when wanted) kernel operator op; auto,
@@ -215,6 +222,7 @@ func (k *KPCA) fitOperator(op eig.Operator, auto eig.Solver) error {
 	counter := &eig.Counting{Op: op}
 	k.n = n
 	k.info = Info{Solver: k.solverName()}
+	k.values = nil
 	start := time.Now()
 	var err error
 	switch k.solverName() {
@@ -237,10 +245,13 @@ func (k *KPCA) fitOperator(op eig.Operator, auto eig.Solver) error {
 	}
 	k.info.SolveSeconds = time.Since(start).Seconds()
 	k.info.Passes = counter.Passes
+	// A solver that stopped early (iteration limit, the caller's Stop)
+	// leaves a usable partial model: it is kept, and the error says why it
+	// is partial (ErrNotConverged, ErrStopped); Info().Status says more.
+	k.fitted = k.values != nil && (err == nil || errors.Is(err, ErrNotConverged) || errors.Is(err, status.ErrStopped))
 	if err != nil {
 		return err
 	}
-	k.fitted = true
 	return nil
 }
 
@@ -262,7 +273,7 @@ func (k *KPCA) eigSolver() eig.Solver {
 func (k *KPCA) fitEig(op eig.Operator, solver eig.Solver) error {
 	s := k.Components
 	res, err := solver.Solve(op, s)
-	if err != nil {
+	if err != nil && (res == nil || !errors.Is(err, ErrNotConverged)) {
 		return fmt.Errorf("kpca: %w", err)
 	}
 	if !(res.Values[s-1] > breakdownRatio*math.Abs(res.Values[0])) {
@@ -275,7 +286,10 @@ func (k *KPCA) fitEig(op eig.Operator, solver eig.Solver) error {
 		cost -= 0.5 * l
 	}
 	k.info.Cost = cost
-	k.info.Status = "converged"
+	k.info.Status = res.Status
+	if err != nil {
+		return fmt.Errorf("kpca: %w", err)
+	}
 	return nil
 }
 
@@ -318,7 +332,10 @@ type DualResult struct {
 	Iterations     int
 	Passes         int
 	FailedSearches int
-	Status         string
+	// Status: status.Converged (lbfgs.TestRelGrad or lbfgs.TestFunction),
+	// Stopped (by Stop), IterationLimit or Breakdown; SolveDual returns the
+	// result with Status.Err() in the latter three cases.
+	Status status.Status
 }
 
 // SolveDual minimises the dual cost d(H) = ½‖H‖²_F − Tr √(HᵀGH) over n×s
@@ -337,31 +354,32 @@ func SolveDual(op eig.Operator, s int, o DualOptions) (*DualResult, error) {
 	if o.StartOut != nil {
 		o.StartOut(mat.DenseCopyOf(h0))
 	}
-	settings := lbfgs.Settings{MaxIter: o.MaxIter, GradTol: -1, FuncTol: 1e-12}
-	gradTol := 1e-8
+	// ‖∇d‖ ≤ tol·‖H‖ (lbfgs's relative test: max(1, ‖H‖) is the wrong
+	// scale for small kernels) or a relative decrease of d below tol over 5
+	// iterations.
+	settings := lbfgs.Settings{MaxIter: o.MaxIter, GradTol: 1e-8, RelativeGrad: true, FuncTol: 1e-12}
 	if o.Tol > 0 {
-		settings.FuncTol, gradTol = o.Tol, o.Tol
+		settings.FuncTol, settings.GradTol = o.Tol, o.Tol
 	}
-	// ‖∇d‖ ≤ gradTol·‖H‖, evaluated in the callback (lbfgs's own test uses
-	// max(1, ‖x‖), the wrong scale for small kernels).
-	settings.Stop = func(iter int, x []float64, f float64, grad []float64) bool {
-		if o.Stop != nil && o.Stop(iter, f) {
-			return true
-		}
-		return norm(grad) <= gradTol*norm(x)
+	if o.Stop != nil {
+		settings.Stop = func(iter int, _ []float64, f float64, _ []float64) bool { return o.Stop(iter, f) }
 	}
 	res, err := lbfgs.Minimize(prob, h0.RawMatrix().Data, settings)
 	if prob.lastError != nil {
 		return nil, prob.lastError // HᵀGH lost rank
 	}
-	if err != nil {
+	if res == nil {
 		return nil, fmt.Errorf("kpca: lbfgs: %w", err)
 	}
-	return &DualResult{
+	dr := &DualResult{
 		H: mat.NewDense(n, s, res.X), GH: prob.gh, Cost: res.F,
 		Iterations: res.Iterations, Passes: prob.passes, FailedSearches: res.FailedSearches,
-		Status: res.Status.String(),
-	}, nil
+		Status: res.Status,
+	}
+	if err != nil {
+		return dr, fmt.Errorf("kpca: dual L-BFGS: %w", err)
+	}
+	return dr, nil
 }
 
 // fitLBFGS minimises the dual cost.
@@ -369,14 +387,17 @@ func (k *KPCA) fitLBFGS(op eig.Operator) error {
 	r, err := SolveDual(op, k.Components, DualOptions{
 		Start: k.Start, Seed: k.Seed, Tol: k.Tol, MaxIter: k.MaxIter, Stop: k.Stop,
 	})
-	if err != nil {
+	if r == nil {
 		return err
 	}
 	k.info.Iterations = r.Iterations
 	k.info.FailedSearches = r.FailedSearches
 	k.info.Cost = r.Cost
 	k.info.Status = r.Status
-	return k.setFromDual(r.H, r.GH)
+	if serr := k.setFromDual(r.H, r.GH); serr != nil {
+		return serr
+	}
+	return err
 }
 
 // dualStart returns H₀ (and, for the sketch start, spends its pass).
@@ -483,6 +504,11 @@ func (k *KPCA) Dual() (*mat.Dense, error) {
 
 // Info reports the last fit.
 func (k *KPCA) Info() Info { return k.info }
+
+// Fitted reports whether the model can be used: after a successful fit, or
+// after one whose solver stopped early (the fit then returned an error
+// wrapping ErrNotConverged or status.ErrStopped; Info().Status says more).
+func (k *KPCA) Fitted() bool { return k.fitted }
 
 // Transform returns the m×s scores of the rows of x (m×d) by Eq. (8):
 // z = k_cᵀ·H·M^{-1/2}·Q, with k_c centred like G.

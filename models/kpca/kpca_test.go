@@ -9,7 +9,9 @@ import (
 
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/lbfgs"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 func gaussData(t *testing.T, n, d int, seed uint64) *mat.Dense {
@@ -302,4 +304,53 @@ func TestErrors(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotFitted)
 	_, err = fitted.Transform(mat.NewDense(2, 5, nil))
 	require.ErrorIs(t, err, ErrInvalid)
+}
+
+// Every solver reports how it ended as a status.Status: the eigensolvers
+// and L-BFGS with the test that passed, a randomized run without a
+// tolerance as FixedSchedule (never "converged"), and an L-BFGS run whose
+// iteration limit came first as IterationLimit with a usable partial model
+// and an error wrapping ErrNotConverged.
+func TestStatusOfEverySolver(t *testing.T) {
+	x := gaussData(t, 120, 5, 3)
+	for _, c := range []struct {
+		solver string
+		code   status.Code
+		test   string
+	}{
+		{"dense", status.Converged, ""},
+		{"lanczos", status.Converged, ""},
+		{"block", status.Converged, ""},
+		{"randomized", status.FixedSchedule, ""},
+		{"lbfgs", status.Converged, lbfgs.TestRelGrad},
+		{"dca", status.Converged, testDCA},
+	} {
+		m := &KPCA{Kernel: rbf, Components: 4, Solver: c.solver}
+		require.NoError(t, m.Fit(x), c.solver)
+		st := m.Info().Status
+		require.Equal(t, c.code, st.Code, "%s: %v", c.solver, st)
+		if c.test != "" && st.Test != lbfgs.TestFunction {
+			require.Equal(t, c.test, st.Test, c.solver)
+		}
+		if c.code == status.Converged {
+			require.NotEmpty(t, st.Test, "%s: a converged run names its test", c.solver)
+		}
+	}
+
+	m := &KPCA{Kernel: rbf, Components: 4, Solver: "lbfgs", MaxIter: 3}
+	err := m.Fit(x)
+	require.ErrorIs(t, err, ErrNotConverged)
+	require.True(t, m.Fitted())
+	require.Equal(t, status.IterationLimit, m.Info().Status.Code)
+	z, err := m.Transform(x)
+	require.NoError(t, err)
+	r, c := z.Dims()
+	require.Equal(t, [2]int{120, 4}, [2]int{r, c})
+
+	stopped := &KPCA{Kernel: rbf, Components: 4, Solver: "lbfgs",
+		Stop: func(iter int, _ float64) bool { return iter == 2 }}
+	err = stopped.Fit(x)
+	require.ErrorIs(t, err, status.ErrStopped)
+	require.True(t, stopped.Fitted())
+	require.Equal(t, status.Stopped, stopped.Info().Status.Code)
 }

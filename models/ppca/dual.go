@@ -1,7 +1,6 @@
 package ppca
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -10,12 +9,14 @@ import (
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
+
+	"github.com/kdual/kdual/status"
 )
 
 // Error kinds.
 var (
 	ErrInvalid   = linalg.ErrInvalid
-	ErrNotFitted = errors.New("ppca: not fitted")
+	ErrNotFitted = fmt.Errorf("ppca: %w", status.ErrNotFitted)
 )
 
 func invalidf(format string, a ...any) error {

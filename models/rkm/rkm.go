@@ -44,13 +44,14 @@ import (
 	"github.com/kdual/kdual/lapack"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/kernel"
+	"github.com/kdual/kdual/status"
 	"github.com/kdual/kdual/stiefel"
 )
 
 // Error kinds.
 var (
 	ErrInvalid   = linalg.ErrInvalid
-	ErrNotFitted = errors.New("rkm: not fitted")
+	ErrNotFitted = fmt.Errorf("rkm: %w", status.ErrNotFitted)
 	ErrSingular  = lapack.ErrSingular
 )
 
@@ -145,6 +146,9 @@ type Model struct {
 	gamma   *mat.SymDense // s×s
 	info    Info
 	fitted  bool
+	// partial is the error of a Stiefel run that stopped before its test
+	// (the model is kept; Fit returns it).
+	partial error
 	targets map[int]*target // inference caches, per target view
 }
 
@@ -156,7 +160,9 @@ type Info struct {
 	Seconds    float64 `json:"seconds"`
 	Iterations int     `json:"iterations"` // Stiefel steps
 	GradNorm   float64 `json:"grad_norm"`  // Stiefel: final relative Riemannian gradient
-	Converged  bool    `json:"converged"`
+	// Status of the Stiefel training (status.NotRun for the eigenvalue
+	// training, which solves directly).
+	Status status.Status `json:"status"`
 }
 
 type fitView struct {
@@ -223,6 +229,7 @@ func (m *Model) Fit(xs []*mat.Dense) error {
 		return invalidf("s = %d exceeds the feature dimension %d", s, m.df)
 	}
 	m.info = Info{Setting: m.setting.String(), Training: m.Training.String(), Rotated: m.Training == Stiefel && m.Rotate}
+	m.partial = nil
 	var err error
 	if m.setting == Primal {
 		err = m.fitPrimal()
@@ -234,6 +241,9 @@ func (m *Model) Fit(xs []*mat.Dense) error {
 	}
 	m.info.Seconds = time.Since(start).Seconds()
 	m.fitted = true
+	if m.partial != nil {
+		return fmt.Errorf("rkm: the model is usable but %w", m.partial)
+	}
 	return nil
 }
 
@@ -314,10 +324,13 @@ func (m *Model) stiefelTrain(dim int, apply func(dst, a *mat.Dense)) (*mat.Dense
 	if res == nil {
 		return nil, nil, err
 	}
-	m.info.Iterations, m.info.GradNorm, m.info.Converged = res.Iterations, res.GradNorm, res.Converged
-	if err != nil && !errors.Is(err, stiefel.ErrNotConverged) {
+	m.info.Iterations, m.info.GradNorm, m.info.Status = res.Iterations, res.GradNorm, res.Status
+	if err != nil && !errors.Is(err, stiefel.ErrNotConverged) && !errors.Is(err, status.ErrStopped) {
 		return nil, nil, err
 	}
+	// An unconverged or stopped run still gives a feasible A: the model is
+	// kept and Fit reports the error.
+	m.partial = err
 	a := res.A
 	ba := mat.NewDense(dim, s, nil)
 	apply(ba, a)
@@ -443,6 +456,11 @@ func symPow(g *mat.SymDense, p float64) (*mat.Dense, error) {
 
 // Info reports the last fit.
 func (m *Model) Info() Info { return m.info }
+
+// Fitted reports whether the model can be used: after a successful Fit, or
+// after one whose Stiefel training stopped early (Fit then returned an
+// error wrapping status.ErrNotConverged or status.ErrStopped).
+func (m *Model) Fitted() bool { return m.fitted }
 
 // H returns the n×s dual variables (latent components of the training
 // points); in the primal setting H = ΦUΓ^{-1}.

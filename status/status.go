@@ -1,0 +1,151 @@
+// Package status is kdual's one model of how a computation ended: a typed
+// Status (which stopping test passed, or why none did), the work it took
+// (Stats), and the sentinel errors every package wraps. It imports only the
+// standard library, so every layer can use it.
+//
+// A result is called converged only when a stopping test, named in the
+// Status and written in the solver's doc comment, passed. A run with a
+// fixed number of steps and no test says FixedSchedule and reports its
+// measured accuracy instead (residuals, gradient norms). Status.Err is nil
+// for Converged and FixedSchedule and wraps one of the sentinel errors
+// otherwise, so a caller can write
+//
+//	res, err := solver.Solve(op, k) // err == res.Status.Err() on a finished run
+//	if errors.Is(err, status.ErrNotConverged) { … use the partial res … }
+package status
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Errors from kdual wrap exactly one of them.
+var (
+	// ErrInvalid: bad input (shapes, NaN or Inf, out-of-range options).
+	ErrInvalid = errors.New("invalid input")
+	// ErrNotConverged: the iteration limit came before the stopping test.
+	ErrNotConverged = errors.New("not converged")
+	// ErrBreakdown: the computation cannot continue (a matrix lost rank, a
+	// line search found no descent, a factorisation failed).
+	ErrBreakdown = errors.New("breakdown")
+	// ErrStopped: the caller stopped the run (a callback or a context).
+	ErrStopped = errors.New("stopped by the caller")
+	// ErrNotFitted: a model was used before a fit.
+	ErrNotFitted = errors.New("model not fitted")
+)
+
+// Code says how a run ended.
+type Code int
+
+const (
+	// NotRun is the zero value: nothing was computed.
+	NotRun Code = iota
+	// Converged: the stopping test named in Status.Test passed.
+	Converged
+	// FixedSchedule: the method ran a fixed number of steps and has no
+	// stopping test; its accuracy is what it reports (for example
+	// measured residuals).
+	FixedSchedule
+	// IterationLimit: the iteration or pass limit came first.
+	IterationLimit
+	// Stopped: the caller stopped the run.
+	Stopped
+	// Breakdown: the method could not continue.
+	Breakdown
+)
+
+var names = [...]string{
+	NotRun:         "not_run",
+	Converged:      "converged",
+	FixedSchedule:  "fixed_schedule",
+	IterationLimit: "iteration_limit",
+	Stopped:        "stopped",
+	Breakdown:      "breakdown",
+}
+
+// String is the code's name as it appears in JSON ("converged",
+// "fixed_schedule", "iteration_limit", "stopped", "breakdown", "not_run").
+func (c Code) String() string {
+	if c >= 0 && int(c) < len(names) {
+		return names[c]
+	}
+	return fmt.Sprintf("code(%d)", int(c))
+}
+
+// MarshalText writes the name.
+func (c Code) MarshalText() ([]byte, error) {
+	if c < 0 || int(c) >= len(names) {
+		return nil, fmt.Errorf("status: unknown code %d: %w", int(c), ErrInvalid)
+	}
+	return []byte(names[c]), nil
+}
+
+// UnmarshalText reads a name written by MarshalText.
+func (c *Code) UnmarshalText(b []byte) error {
+	for i, n := range names {
+		if n == string(b) {
+			*c = Code(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("status: unknown status %q: %w", b, ErrInvalid)
+}
+
+// Status is how a run ended and, for Converged and IterationLimit, the
+// stopping test (Test, e.g. "‖Av − θv‖ ≤ tol·‖A‖"). Detail says more for
+// Breakdown and Stopped.
+type Status struct {
+	Code   Code   `json:"code"`
+	Test   string `json:"test,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Converged reports whether the stopping test passed.
+func (s Status) Converged() bool { return s.Code == Converged }
+
+// Err is nil for Converged and FixedSchedule; otherwise it wraps the
+// matching sentinel (IterationLimit and NotRun: ErrNotConverged).
+func (s Status) Err() error {
+	switch s.Code {
+	case Converged, FixedSchedule:
+		return nil
+	case Stopped:
+		return &Error{Status: s, Kind: ErrStopped}
+	case Breakdown:
+		return &Error{Status: s, Kind: ErrBreakdown}
+	}
+	return &Error{Status: s, Kind: ErrNotConverged}
+}
+
+func (s Status) String() string {
+	out := s.Code.String()
+	if s.Test != "" {
+		out += " (" + s.Test + ")"
+	}
+	if s.Detail != "" {
+		out += ": " + s.Detail
+	}
+	return out
+}
+
+// Error is the error of a Status that is not a success.
+type Error struct {
+	Status Status
+	Kind   error
+}
+
+func (e *Error) Error() string { return e.Status.String() }
+
+// Unwrap returns the sentinel.
+func (e *Error) Unwrap() error { return e.Kind }
+
+// Stats is the work a run took. Passes counts reads of the operator
+// (Operator.Apply calls), MatVecs the vectors they processed, Evaluations
+// function (or gradient) evaluations; Seconds is wall time.
+type Stats struct {
+	Iterations  int     `json:"iterations"`
+	Passes      int     `json:"passes"`
+	MatVecs     int     `json:"matvecs"`
+	Evaluations int     `json:"evaluations"`
+	Seconds     float64 `json:"seconds"`
+}

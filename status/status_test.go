@@ -1,0 +1,64 @@
+package status
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+func TestErrMatchesCode(t *testing.T) {
+	cases := map[Code]error{
+		Converged:      nil,
+		FixedSchedule:  nil,
+		IterationLimit: ErrNotConverged,
+		NotRun:         ErrNotConverged,
+		Stopped:        ErrStopped,
+		Breakdown:      ErrBreakdown,
+	}
+	for c, want := range cases {
+		err := Status{Code: c, Test: "t"}.Err()
+		if want == nil {
+			if err != nil {
+				t.Errorf("%v: Err() = %v, want nil", c, err)
+			}
+			continue
+		}
+		if !errors.Is(err, want) {
+			t.Errorf("%v: Err() = %v, want one wrapping %v", c, err, want)
+		}
+		var se *Error
+		if !errors.As(err, &se) || se.Status.Code != c {
+			t.Errorf("%v: Err() does not carry its status", c)
+		}
+	}
+	if !(Status{Code: Converged}).Converged() || (Status{Code: FixedSchedule}).Converged() {
+		t.Error("Converged() must be true for Converged only")
+	}
+}
+
+func TestNamesRoundTripAndUnknownCodesDoNotPanic(t *testing.T) {
+	for c := NotRun; c <= Breakdown; c++ {
+		b, err := json.Marshal(Status{Code: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Status
+		if err := json.Unmarshal(b, &back); err != nil || back.Code != c {
+			t.Fatalf("%v: round trip %s gave %v, %v", c, b, back.Code, err)
+		}
+	}
+	if got := Code(99).String(); got != "code(99)" {
+		t.Errorf("unknown code: %q", got)
+	}
+	if _, err := json.Marshal(Status{Code: -1}); err == nil {
+		t.Error("marshalling an unknown code must fail")
+	}
+	var c Code
+	if err := c.UnmarshalText([]byte("done")); !errors.Is(err, ErrInvalid) {
+		t.Errorf("unknown name: %v", err)
+	}
+	b, _ := json.Marshal(Status{Code: Converged, Test: "‖g‖ ≤ tol"})
+	if string(b) != `{"code":"converged","test":"‖g‖ ≤ tol"}` {
+		t.Errorf("JSON %s", b)
+	}
+}
