@@ -82,7 +82,9 @@ func passTimes(op Operator) (t1, t8 float64, err error) {
 	}
 	y := mat.NewDense(n, 8, nil)
 	start := time.Now()
-	op.Apply(y, x)
+	if err := op.Apply(y, x); err != nil {
+		return 0, 0, err
+	}
 	t8 = time.Since(start).Seconds()
 	if err := checkBlockFinite(y); err != nil {
 		return 0, 0, err
@@ -91,7 +93,9 @@ func passTimes(op Operator) (t1, t8 float64, err error) {
 	t1 = math.Inf(1)
 	for r := 0; r < 2; r++ {
 		start = time.Now()
-		op.Apply(y1, x1)
+		if err := op.Apply(y1, x1); err != nil {
+			return 0, 0, err
+		}
 		t1 = math.Min(t1, time.Since(start).Seconds())
 	}
 	return t1, t8, nil

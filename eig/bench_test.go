@@ -24,7 +24,9 @@ func BenchmarkApply(b *testing.B) {
 			}{{"float64", d}, {"float32", f}} {
 				b.Run(fmt.Sprintf("%s/n=%d/b=%d", op.name, n, cols), func(b *testing.B) {
 					for i := 0; i < b.N; i++ {
-						op.op.Apply(y, x)
+						if err := op.op.Apply(y, x); err != nil {
+							b.Fatal(err)
+						}
 					}
 				})
 			}

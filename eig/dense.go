@@ -59,9 +59,11 @@ func materialize(op Operator, res *Result) (*mat.SymDense, error) {
 		id.Set(i, i, 1)
 	}
 	y := mat.NewDense(n, n, nil)
-	op.Apply(y, id)
 	res.Passes++
 	res.MatVecs += n
+	if err := op.Apply(y, id); err != nil {
+		return nil, err
+	}
 	if err := checkBlockFinite(y); err != nil {
 		return nil, err
 	}

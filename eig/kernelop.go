@@ -34,7 +34,9 @@ func NewCentered(op Operator) (*Centered, error) {
 		ones.Set(i, 0, 1/float64(n))
 	}
 	r := mat.NewDense(n, 1, nil)
-	op.Apply(r, ones)
+	if err := op.Apply(r, ones); err != nil {
+		return nil, err
+	}
 	c := &Centered{op: op, means: make([]float64, n)}
 	for i := range c.means {
 		c.means[i] = r.At(i, 0)
@@ -60,9 +62,12 @@ func (c *Centered) Centering() linalg.Centering {
 func (c *Centered) Inner() Operator { return c.op }
 
 // Apply sets dst = M·A·M·x.
-func (c *Centered) Apply(dst, x *mat.Dense) {
+func (c *Centered) Apply(dst, x *mat.Dense) error {
 	n := c.Dim()
-	b := checkApply(n, dst, x)
+	b, err := checkApply(n, dst, x)
+	if err != nil {
+		return err
+	}
 	if c.xc == nil || c.xc.RawMatrix().Cols != b {
 		c.xc = mat.NewDense(n, b, nil)
 	}
@@ -84,7 +89,9 @@ func (c *Centered) Apply(dst, x *mat.Dense) {
 			rx[j] += c.means[i] * d[j]
 		}
 	}
-	c.op.Apply(dst, c.xc)
+	if err := c.op.Apply(dst, c.xc); err != nil {
+		return err
+	}
 	dr := dst.RawMatrix()
 	for i := 0; i < n; i++ {
 		row := dr.Data[i*dr.Stride : i*dr.Stride+b]
@@ -92,6 +99,7 @@ func (c *Centered) Apply(dst, x *mat.Dense) {
 			row[j] -= rx[j]
 		}
 	}
+	return nil
 }
 
 // KernelOp is a kernel matrix as a matrix-free operator: it stores only
@@ -140,9 +148,12 @@ func (k *KernelOp) Rows() *linalg.KernelRows { return k.kr }
 func (k *KernelOp) Bytes() int64 { return k.kr.Bytes() + 8*int64(k.rows*k.cols) }
 
 // Apply sets dst = K·x.
-func (k *KernelOp) Apply(dst, x *mat.Dense) {
+func (k *KernelOp) Apply(dst, x *mat.Dense) error {
 	n := k.Dim()
-	b := checkApply(n, dst, x)
+	b, err := checkApply(n, dst, x)
+	if err != nil {
+		return err
+	}
 	if k.buf == nil {
 		k.buf = make([]float64, k.rows*k.cols)
 	}
@@ -170,6 +181,7 @@ func (k *KernelOp) Apply(dst, x *mat.Dense) {
 			}
 		}
 	}
+	return nil
 }
 
 // SymMatrix returns M·A·M explicitly when the wrapped operator holds a

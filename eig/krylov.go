@@ -176,9 +176,11 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 		// Expand the basis from column j to m.
 		for j < m {
 			blk := v.Slice(0, n, j, j+b).(*mat.Dense)
-			op.Apply(w, blk)
 			res.Passes++
 			res.MatVecs += b
+			if err := op.Apply(w, blk); err != nil {
+				return nil, err
+			}
 			if err := checkBlockFinite(w); err != nil {
 				return nil, err
 			}

@@ -14,8 +14,10 @@ import (
 type Operator interface {
 	Dim() int
 	// Apply sets dst = A·x for an n×b block x (b ≥ 1). One call reads A
-	// once. dst must not alias x.
-	Apply(dst, x *mat.Dense)
+	// once. dst must not alias x. An error (shapes that do not match,
+	// wrapping ErrInvalid; a cancelled pass; a lost process of a
+	// distributed operator) leaves dst undefined, and solvers return it.
+	Apply(dst, x *mat.Dense) error
 }
 
 // Matrixer is implemented by operators that hold an explicit float64
@@ -69,9 +71,12 @@ func (d *Dense) Dim() int { return d.a.SymmetricDim() }
 func (d *Dense) SymMatrix() *mat.SymDense { return d.a }
 
 // Apply sets dst = A·x.
-func (d *Dense) Apply(dst, x *mat.Dense) {
+func (d *Dense) Apply(dst, x *mat.Dense) error {
 	n := d.Dim()
-	b := checkApply(n, dst, x)
+	b, err := checkApply(n, dst, x)
+	if err != nil {
+		return err
+	}
 	a := d.a.RawSymmetric()
 	if b == 1 {
 		// A strided vector (a column of a solver's basis) is copied:
@@ -84,13 +89,14 @@ func (d *Dense) Apply(dst, x *mat.Dense) {
 				dr.Data[i*dr.Stride] = v
 			}
 		}
-		return
+		return nil
 	}
 	if linalg.Calibrate().SymmNative {
 		linalg.SymMulUpper(d.a, x, dst)
-		return
+		return nil
 	}
 	blas64.Symm(blas.Left, 1, a, x.RawMatrix(), 0, dst.RawMatrix())
+	return nil
 }
 
 // Float32 is a symmetric matrix kept in float32 half storage
@@ -141,9 +147,12 @@ func (f *Float32) Bytes() int64 { return f.s.Bytes() }
 func (f *Float32) Free() { f.s.Free() }
 
 // Apply sets dst = A·x.
-func (f *Float32) Apply(dst, x *mat.Dense) {
+func (f *Float32) Apply(dst, x *mat.Dense) error {
 	n := f.s.N
-	b := checkApply(n, dst, x)
+	b, err := checkApply(n, dst, x)
+	if err != nil {
+		return err
+	}
 	if b == 1 {
 		if len(f.x) != n {
 			f.x, f.y = make([]float64, n), make([]float64, n)
@@ -157,9 +166,10 @@ func (f *Float32) Apply(dst, x *mat.Dense) {
 		for i, v := range f.y {
 			dr.Data[i*dr.Stride] = v
 		}
-		return
+		return nil
 	}
 	f.s.MulBlock(dst, x)
+	return nil
 }
 
 // Counting wraps an operator and counts its use: Passes is the number of
@@ -184,18 +194,20 @@ func (c *Counting) SymMatrix() *mat.SymDense {
 }
 
 // Apply counts and forwards.
-func (c *Counting) Apply(dst, x *mat.Dense) {
+func (c *Counting) Apply(dst, x *mat.Dense) error {
 	_, b := x.Dims()
 	c.Passes++
 	c.MatVecs += b
-	c.Op.Apply(dst, x)
+	return c.Op.Apply(dst, x)
 }
 
-func checkApply(n int, dst, x *mat.Dense) int {
+// checkApply returns b, or an error wrapping ErrInvalid when the shapes do
+// not fit the n×n operator.
+func checkApply(n int, dst, x *mat.Dense) (int, error) {
 	r, b := x.Dims()
 	dr, db := dst.Dims()
 	if r != n || dr != n || db != b || b < 1 {
-		panic(fmt.Sprintf("eig: Apply: x is %d×%d and dst %d×%d, operator is %d×%d", r, b, dr, db, n, n))
+		return 0, fmt.Errorf("eig: Apply: x is %d×%d and dst %d×%d, operator is %d×%d: %w", r, b, dr, db, n, n, ErrInvalid)
 	}
-	return b
+	return b, nil
 }

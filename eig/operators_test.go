@@ -1,6 +1,7 @@
 package eig
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -85,7 +86,7 @@ func TestOperatorsApplyAgree(t *testing.T) {
 			xCopy := mat.DenseCopyOf(xb)
 			dstWide := mat.NewDense(700, b+2, nil)
 			dst := dstWide.Slice(0, 700, 2, 2+b).(*mat.Dense)
-			oc.op.Apply(dst, xb)
+			require.NoError(t, oc.op.Apply(dst, xb))
 			require.True(t, mat.Equal(xCopy, xb), "%s b=%d modified its input", oc.name, b)
 			var exact mat.Dense
 			exact.Mul(want, xb)
@@ -138,7 +139,7 @@ func TestOperatorsThroughSolvers(t *testing.T) {
 					require.InDelta(t, ref.Values[j], res.Values[j], bound, "value %d", j)
 				}
 				av := mat.NewDense(530, kk, nil)
-				oc.op.Apply(av, res.Vectors)
+				require.NoError(t, oc.op.Apply(av, res.Vectors))
 				for j := 0; j < kk; j++ {
 					s := 0.0
 					for i := 0; i < 530; i++ {
@@ -168,7 +169,7 @@ func TestKernelOpMemory(t *testing.T) {
 		v.Set(i, i%4, 1)
 	}
 	y := mat.NewDense(n, 4, nil)
-	op.Apply(y, v)
+	require.NoError(t, op.Apply(y, v))
 	runtime.ReadMemStats(&s1)
 	alloc := s1.TotalAlloc - s0.TotalAlloc
 	require.Less(t, alloc, uint64(n*n*8/4), "allocated %d bytes", alloc)
@@ -201,7 +202,7 @@ func TestCenteredStatistics(t *testing.T) {
 		ones.Set(i, 0, 1)
 	}
 	y := mat.NewDense(300, 1, nil)
-	cen.Apply(y, ones)
+	require.NoError(t, cen.Apply(y, ones))
 	require.Less(t, mat.Norm(y, math.Inf(1)), 1e-12)
 }
 
@@ -227,10 +228,10 @@ type slowOp struct {
 	perCol, perPass time.Duration
 }
 
-func (s slowOp) Apply(dst, x *mat.Dense) {
+func (s slowOp) Apply(dst, x *mat.Dense) error {
 	_, b := x.Dims()
 	time.Sleep(s.perPass + time.Duration(b)*s.perCol)
-	s.Operator.Apply(dst, x)
+	return s.Operator.Apply(dst, x)
 }
 
 // Auto takes Lanczos where a block costs more than three single vectors
@@ -257,4 +258,39 @@ func TestAutoTimesPasses(t *testing.T) {
 			require.InDelta(t, lambda[j], res.Values[j], 1e-9)
 		}
 	}
+}
+
+// failingOp fails on pass failAt, as a cancelled or distributed pass can:
+// every solver must stop and return that error, not a result.
+type failingOp struct {
+	Operator
+	passes, failAt int
+}
+
+var errPass = errors.New("pass failed")
+
+func (f *failingOp) Apply(dst, x *mat.Dense) error {
+	f.passes++
+	if f.passes == f.failAt {
+		return errPass
+	}
+	return f.Operator.Apply(dst, x)
+}
+
+func TestSolversReturnTheOperatorsError(t *testing.T) {
+	a := symWithSpectrum(4, spectrum(300, func(i int) float64 { return 1 / float64(i+1) }))
+	d, err := NewDense(a)
+	require.NoError(t, err)
+	for _, s := range []Solver{Lanczos{}, BlockKrylov{Block: 4}, Randomized{}, Randomized{Tol: 1e-10}, Auto{}, DenseSolver{}} {
+		for _, at := range []int{1, 3} {
+			res, err := s.Solve(&failingOp{Operator: opOnly{d}, failAt: at}, 5)
+			if at == 3 && (s == Solver(Auto{}) || s == Solver(DenseSolver{})) {
+				continue // one pass: the matrix is built at pass 1
+			}
+			require.ErrorIs(t, err, errPass, "%T, failing pass %d", s, at)
+			require.Nil(t, res, "%T", s)
+		}
+	}
+	// Shapes that do not fit are an error, not a panic.
+	require.ErrorIs(t, d.Apply(mat.NewDense(300, 2, nil), mat.NewDense(300, 3, nil)), ErrInvalid)
 }

@@ -121,9 +121,11 @@ func (rz Randomized) Solve(op Operator, k int) (*Result, error) {
 	}
 	y := mat.NewDense(n, l, nil)
 	apply := func() error {
-		op.Apply(y, qb)
 		res.Passes++
 		res.MatVecs += l
+		if err := op.Apply(y, qb); err != nil {
+			return err
+		}
 		return checkBlockFinite(y)
 	}
 	var orth linalg.Orthonormalizer

@@ -198,9 +198,10 @@ func TestFloat32OperatorThroughSuite(t *testing.T) {
 type nanOp struct{ n int }
 
 func (o nanOp) Dim() int { return o.n }
-func (o nanOp) Apply(dst, x *mat.Dense) {
+func (o nanOp) Apply(dst, x *mat.Dense) error {
 	dst.Copy(x)
 	dst.Set(0, 0, math.NaN())
+	return nil
 }
 
 func TestBadInput(t *testing.T) {

@@ -187,7 +187,9 @@ func (k *KPCA) fitDCA(op eig.Operator, _ *mat.SymDense) error {
 	gh := mat.NewDense(n, s, nil)
 	prev := math.NaN()
 	for it := 1; ; it++ {
-		op.Apply(gh, h)
+		if err := op.Apply(gh, h); err != nil {
+			return fmt.Errorf("kpca: dca iteration %d: %w", it, err)
+		}
 		var m mat.Dense
 		m.Mul(h.T(), gh)
 		ms, err := sqrtFactors(&m)

@@ -22,7 +22,9 @@ func DualCost(g eig.Operator, h *mat.Dense) (float64, *mat.Dense, error) {
 		return 0, nil, fmt.Errorf("kpca: DualCost: H has %d rows, G is %d×%d: %w", n, g.Dim(), g.Dim(), ErrInvalid)
 	}
 	gh := mat.NewDense(n, s, nil)
-	g.Apply(gh, h)
+	if err := g.Apply(gh, h); err != nil {
+		return 0, nil, err
+	}
 	var m mat.Dense
 	m.Mul(h.T(), gh)
 	ms, err := sqrtFactors(&m)
@@ -100,8 +102,11 @@ func (d *dualProblem) view(x []float64) *mat.Dense { return mat.NewDense(d.n, d.
 // Func evaluates d and ∇d at x with one pass over G (used for the start).
 func (d *dualProblem) Func(x, grad []float64) float64 {
 	d.h = d.view(x)
-	d.g.Apply(d.gh, d.h)
 	d.passes++
+	if err := d.g.Apply(d.gh, d.h); err != nil {
+		d.lastError = err
+		return math.NaN()
+	}
 	return d.valueGrad(grad)
 }
 
@@ -125,8 +130,13 @@ func (d *dualProblem) valueGrad(grad []float64) float64 {
 func (d *dualProblem) Direction(x, p []float64) {
 	d.h = d.view(x)
 	d.p = d.view(p)
-	d.g.Apply(d.gp, d.p)
 	d.passes++
+	if err := d.g.Apply(d.gp, d.p); err != nil {
+		// Line then returns NaN and the minimiser stops; SolveDual
+		// returns lastError.
+		d.lastError = err
+		d.gp.Apply(func(_, _ int, _ float64) float64 { return math.NaN() }, d.gp)
+	}
 	var pgh mat.Dense
 	pgh.Mul(d.p.T(), d.gh)
 	d.a1.Add(&pgh, pgh.T())

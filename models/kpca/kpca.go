@@ -414,8 +414,10 @@ func dualStart(op eig.Operator, s int, start Start, seed uint64, prob *dualProbl
 		return omega, nil
 	}
 	y := mat.NewDense(n, s, nil)
-	op.Apply(y, omega)
 	prob.passes++
+	if err := op.Apply(y, omega); err != nil {
+		return nil, err
+	}
 	// Scale Y = GΩ so that ‖H₀‖²_F = Tr(ΩᵀGΩ)/s, an estimate of Tr G
 	// and so an upper bound of the optimum's ‖H*‖²_F = Σ_{i≤s} λ_i.
 	var oy mat.Dense
@@ -598,7 +600,9 @@ func (k *KPCA) CheckResiduals() (res []float64, lambda1 float64, err error) {
 		b.Set(i, s, 1/float64(n))
 	}
 	y := mat.NewDense(n, s+1, nil)
-	op.Apply(y, b)
+	if err := op.Apply(y, b); err != nil {
+		return nil, 0, err
+	}
 	// K_c v = K v′ − 1·(rᵀv′), r = K·1/n (the last column of y).
 	rv := make([]float64, s)
 	if !k.NoCenter {
