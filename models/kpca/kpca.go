@@ -49,6 +49,10 @@ type KPCA struct {
 	// Tol: for lbfgs the relative decrease of d over 5 iterations (default
 	// 1e-12) and ‖∇d‖ ≤ Tol·‖H‖ (default 1e-8); for dca the relative change
 	// of the dual objective (default 1e-9); for eigensolvers their Tol.
+	// The dual solvers' eigenpairs are the Rayleigh–Ritz pairs of span(H):
+	// with the defaults, eigenvalues agree with the dense solver's to 1e-8
+	// relative and scores to 1e-6 (tested on digits and Fashion-MNIST,
+	// s = 20).
 	Tol float64
 	// MaxIter bounds the iterations of lbfgs and dca; 0 means 10 000.
 	MaxIter int
@@ -434,18 +438,42 @@ func dualStart(op eig.Operator, s int, start Start, seed uint64, prob *dualProbl
 // Q diag(μ) Qᵀ, λ = √μ, proj = H M^{-1/2} Q (Eq. 8), scores = G H M^{-1/2} Q.
 func (k *KPCA) setFromDual(h, gh *mat.Dense) error {
 	n, s := h.Dims()
-	var m mat.Dense
+	// Rayleigh–Ritz on span(H): with C = HᵀH and M = HᵀGH, the Ritz pairs
+	// are M y = θ C y, y C-orthonormal, v = H y. The Ritz values are
+	// accurate to the square of span(H)'s error, where √eig(M) — exact only
+	// at the optimum H = VΛ^{1/2}R — is accurate to its first power.
+	var c, m mat.Dense
+	c.Mul(h.T(), h)
 	m.Mul(h.T(), gh)
-	ms, err := sqrtFactors(&m)
+	ce, err := linalg.SymEig(linalg.SymPart(&c), 0)
 	if err != nil {
-		return err
+		return fmt.Errorf("kpca: HᵀH: %w", err)
 	}
+	if !(ce.Values[s-1] > breakdownRatio*ce.Values[0]) {
+		return fmt.Errorf("kpca: H lost rank (HᵀH eigenvalues %g … %g): %w", ce.Values[0], ce.Values[s-1], ErrBreakdown)
+	}
+	cInvSqrt := ce.Func(func(x float64) float64 { return 1 / math.Sqrt(x) })
+	var mt mat.Dense
+	mt.Mul(cInvSqrt, &m)
+	mt.Mul(&mt, cInvSqrt)
+	me, err := linalg.SymEig(linalg.SymPart(&mt), 0)
+	if err != nil {
+		return fmt.Errorf("kpca: Ritz problem: %w", err)
+	}
+	theta := me.Values
+	if !(theta[s-1] > breakdownRatio*math.Abs(theta[0])) {
+		return fmt.Errorf("kpca: the kernel matrix has rank below s = %d on span(H) (θ_s = %g): %w", s, theta[s-1], ErrBreakdown)
+	}
+	// r = C^{-1/2} W Θ^{-1/2}: proj = H·r = V Θ^{-1/2}, scores = GH·r.
 	var r mat.Dense
-	r.Mul(ms.invSqrt, ms.q)
-	k.values = make([]float64, s)
-	for i, mu := range ms.mu {
-		k.values[i] = math.Sqrt(mu)
+	r.Mul(cInvSqrt, me.Vectors)
+	for j := 0; j < s; j++ {
+		f := 1 / math.Sqrt(theta[j])
+		for i := 0; i < s; i++ {
+			r.Set(i, j, r.At(i, j)*f)
+		}
 	}
+	k.values = append([]float64(nil), theta...)
 	k.h = h
 	k.proj = mat.NewDense(n, s, nil)
 	k.proj.Mul(h, &r)

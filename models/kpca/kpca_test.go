@@ -354,3 +354,50 @@ func TestStatusOfEverySolver(t *testing.T) {
 	require.True(t, stopped.Fitted())
 	require.Equal(t, status.Stopped, stopped.Info().Status.Code)
 }
+
+// Accuracy by default: the dual L-BFGS fit with its default stopping test
+// gives eigenvalues within 1e-8 relative and scores within 1e-6 of the
+// dense solver (same sign convention, compared entry by entry) on digits
+// and Fashion-MNIST, s = 20, Gaussian kernel with the median bandwidth.
+func TestLBFGSDefaultAccuracy(t *testing.T) {
+	digits, err := dataset.Digits()
+	require.NoError(t, err)
+	sets := map[string]*mat.Dense{"digits": digits.X}
+	if f, err := dataset.LoadFashion("", "train", 2000); err == nil {
+		sets["fashion"] = f.X
+	} else {
+		t.Logf("Fashion-MNIST not installed (%v): digits only", err)
+	}
+	for name, x := range sets {
+		sigma, err := linalg.MedianDistance(x, 1000)
+		require.NoError(t, err)
+		k := linalg.Kernel{Kind: linalg.Gaussian, Sigma: sigma}
+		dense := &KPCA{Kernel: k, Components: 20, Solver: "dense"}
+		require.NoError(t, dense.Fit(x))
+		lb := &KPCA{Kernel: k, Components: 20, Solver: "lbfgs"}
+		require.NoError(t, lb.Fit(x), name)
+		require.True(t, lb.Info().Status.Converged(), "%s: %v", name, lb.Info().Status)
+		dv, _ := dense.Eigenvalues()
+		lv, _ := lb.Eigenvalues()
+		for i := range dv {
+			require.InDelta(t, dv[i], lv[i], 1e-8*dv[i], "%s: λ_%d", name, i)
+		}
+		ds, _ := dense.Scores()
+		ls, _ := lb.Scores()
+		var diff mat.Dense
+		diff.Sub(ds, ls)
+		require.Less(t, mat.Norm(&diff, math.Inf(1)), 1e-6*mat.Norm(ds, math.Inf(1)), name)
+		require.Less(t, maxAbsEntry(&diff), 1e-6, "%s: scores", name)
+	}
+}
+
+func maxAbsEntry(a *mat.Dense) float64 {
+	r, c := a.Dims()
+	m := 0.0
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			m = math.Max(m, math.Abs(a.At(i, j)))
+		}
+	}
+	return m
+}
