@@ -7,8 +7,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
-	"github.com/kdual/kdual/models/kernel"
 	"github.com/kdual/kdual/models/kpca"
 )
 
@@ -64,7 +64,7 @@ func RobustIris(taus []float64, seeds, s int, omega float64) ([]RobustRow, error
 				}
 			}
 			for li, loss := range losses {
-				m := &kpca.KPCA{Components: s, Kernel: linalg.Kernel{Kind: linalg.Gaussian, Sigma: 1}, NoCenter: true,
+				m := &kpca.KPCA{Components: s, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1}, NoCenter: true,
 					Solver: "dca", Loss: loss, FitInverse: true}
 				if loss.Kind == kpca.Square {
 					m.Solver = "dense"
@@ -156,12 +156,12 @@ func SparseRows(n, d, s int, eps []float64, seed uint64) ([]SparseRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := linalg.Kernel{Kind: linalg.Gaussian, Sigma: sigma}
-	g, err := linalg.Gram(x, k)
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: sigma}
+	g, err := kernel.Gram(x, k)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := linalg.CenterKernel(g); err != nil {
+	if _, err := linalg.CenterKernelInPlace(g); err != nil {
 		return nil, err
 	}
 	trace := 0.0

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/dataset"
-	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/models/kmvda"
 )
 
@@ -217,7 +217,7 @@ func (t *MvTask) MedianSigma() (float64, error) {
 			break
 		}
 	}
-	return linalg.MedianDistance(mat.NewDense(count, c, rows), 1000)
+	return kernel.MedianDistance(mat.NewDense(count, c, rows), 1000)
 }
 
 // MvChoice is the σ and l chosen on the validation split.

@@ -14,8 +14,8 @@ import (
 
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
-	"github.com/kdual/kdual/models/kernel"
 	"github.com/kdual/kdual/models/kpca"
 	"github.com/kdual/kdual/status"
 )
@@ -111,7 +111,7 @@ func (p *KPCAProblem) Build() (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	if kind != linalg.Gaussian && kind != linalg.Laplace {
+	if kind != kernel.Gaussian && kind != kernel.Laplace {
 		return nil, fmt.Errorf("bench: kernel %q: want laplace or gaussian: %w", p.Kernel, linalg.ErrInvalid)
 	}
 	switch p.Bandwidth {
@@ -158,7 +158,7 @@ func (p *KPCAProblem) Build() (*Built, error) {
 		return p.buildFloat32(x, kind, prec)
 	case eig.OperatorMatrixFree:
 		start := time.Now()
-		op, err := eig.NewKernelOperator(x, linalg.Kernel{Kind: kind, Sigma: p.Sigma}, eig.OperatorMatrixFree, p.Center, prec)
+		op, err := eig.NewKernelOperator(x, kernel.Kernel{Kind: kind, Sigma: p.Sigma}, eig.OperatorMatrixFree, p.Center, prec)
 		if err != nil {
 			return nil, err
 		}
@@ -176,12 +176,12 @@ func (p *KPCAProblem) Build() (*Built, error) {
 		return &Built{Op: op}, nil
 	}
 	start := time.Now()
-	g, err := linalg.Gram(x, linalg.Kernel{Kind: kind, Sigma: p.Sigma})
+	g, err := kernel.Gram(x, kernel.Kernel{Kind: kind, Sigma: p.Sigma})
 	if err != nil {
 		return nil, err
 	}
 	if p.Center {
-		if _, err := linalg.CenterKernel(g); err != nil {
+		if _, err := linalg.CenterKernelInPlace(g); err != nil {
 			return nil, err
 		}
 	}
@@ -259,9 +259,9 @@ func (p *KPCAProblem) buildDecay() (*Built, error) {
 // buildFloat32 builds the kernel matrix straight into float32 half
 // storage (no n×n float64 matrix: n = 60 000 takes 7.2 GB), centred
 // implicitly.
-func (p *KPCAProblem) buildFloat32(x *mat.Dense, kind linalg.KernelKind, prec linalg.ProductPrecision) (*Built, error) {
+func (p *KPCAProblem) buildFloat32(x *mat.Dense, kind kernel.Kind, prec linalg.ProductPrecision) (*Built, error) {
 	start := time.Now()
-	tiles, err := linalg.GramTiles32(x, linalg.Kernel{Kind: kind, Sigma: p.Sigma}, linalg.GramOptions{Products: prec})
+	tiles, err := kernel.GramTiles32(x, kernel.Kernel{Kind: kind, Sigma: p.Sigma}, linalg.GramOptions{Products: prec})
 	if err != nil {
 		return nil, err
 	}

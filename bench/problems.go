@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 )
 
@@ -59,12 +60,12 @@ func FashionGram(n int, sigma float64) (*Kernel, error) {
 	}
 	linalg.CenterColumns(f.X)
 	if sigma <= 0 {
-		if sigma, err = linalg.MedianDistance(f.X, 1000); err != nil {
+		if sigma, err = kernel.MedianDistance(f.X, 1000); err != nil {
 			return nil, err
 		}
 	}
 	start := time.Now()
-	g, err := linalg.Gram(f.X, linalg.Kernel{Kind: linalg.Gaussian, Sigma: sigma})
+	g, err := kernel.Gram(f.X, kernel.Kernel{Kind: kernel.Gaussian, Sigma: sigma})
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 )
 
@@ -127,8 +128,8 @@ const (
 
 // NewKernelOp returns the matrix-free kernel operator of the rows of x
 // (copied, not modified).
-func NewKernelOp(x *mat.Dense, k linalg.Kernel, o linalg.GramOptions) (*KernelOp, error) {
-	kr, err := linalg.NewKernelRows(x, k, o)
+func NewKernelOp(x *mat.Dense, k kernel.Kernel, o linalg.GramOptions) (*KernelOp, error) {
+	kr, err := kernel.Rows(x, k, o)
 	if err != nil {
 		return nil, err
 	}

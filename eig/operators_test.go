@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 )
 
@@ -35,17 +36,17 @@ const u32 = 1.0 / (1 << 24) // float32 unit roundoff
 
 // kernelCases returns every operator kind over the Gaussian kernel of x,
 // uncentred and implicitly centred, with the explicit matrices.
-func kernelCases(t *testing.T, x *mat.Dense, k linalg.Kernel) (plain, centred *mat.SymDense, cases []opCase) {
+func kernelCases(t *testing.T, x *mat.Dense, k kernel.Kernel) (plain, centred *mat.SymDense, cases []opCase) {
 	t.Helper()
-	g, err := linalg.Gram(x, k)
+	g, err := kernel.Gram(x, k)
 	require.NoError(t, err)
 	c := mat.NewSymDense(g.SymmetricDim(), nil)
 	c.CopySym(g)
-	_, err = linalg.CenterKernel(c)
+	_, err = linalg.CenterKernelInPlace(c)
 	require.NoError(t, err)
 	dense, err := NewDense(g)
 	require.NoError(t, err)
-	tiles, err := linalg.GramTiles32(x, k, linalg.GramOptions{})
+	tiles, err := kernel.GramTiles32(x, k, linalg.GramOptions{})
 	require.NoError(t, err)
 	f32, err := NewFloat32Tiles(tiles)
 	require.NoError(t, err)
@@ -68,7 +69,7 @@ func kernelCases(t *testing.T, x *mat.Dense, k linalg.Kernel) (plain, centred *m
 func TestOperatorsApplyAgree(t *testing.T) {
 	x := randData(1, 700, 5) // 700: three 256-tiles, the last partial
 	before := mat.DenseCopyOf(x)
-	k := linalg.Kernel{Kind: linalg.Gaussian, Sigma: 3}
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 3}
 	g, c, cases := kernelCases(t, x, k)
 	gBefore := mat.NewSymDense(700, nil)
 	gBefore.CopySym(g)
@@ -115,7 +116,7 @@ func TestOperatorsApplyAgree(t *testing.T) {
 // operator meet the tolerance, and the counting is exact.
 func TestOperatorsThroughSolvers(t *testing.T) {
 	x := randData(3, 530, 4)
-	k := linalg.Kernel{Kind: linalg.Gaussian, Sigma: 2}
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}
 	g, c, cases := kernelCases(t, x, k)
 	const kk, tol = 6, 1e-9
 	for _, oc := range cases {
@@ -162,7 +163,7 @@ func TestKernelOpMemory(t *testing.T) {
 	runtime.GC()
 	var s0, s1 runtime.MemStats
 	runtime.ReadMemStats(&s0)
-	op, err := NewKernelOp(x, linalg.Kernel{Kind: linalg.Laplace, Sigma: 4}, linalg.GramOptions{})
+	op, err := NewKernelOp(x, kernel.Kernel{Kind: kernel.Laplace, Sigma: 4}, linalg.GramOptions{})
 	require.NoError(t, err)
 	v := mat.NewDense(n, 4, nil)
 	for i := 0; i < n; i++ {
@@ -178,15 +179,15 @@ func TestKernelOpMemory(t *testing.T) {
 }
 
 // Centring: the centred operator annihilates constants (M·1 = 0) and its
-// Centering matches linalg.CenterKernel's statistics.
+// Centering matches linalg.CenterKernelInPlace's statistics.
 func TestCenteredStatistics(t *testing.T) {
 	x := randData(7, 300, 3)
-	k := linalg.Kernel{Kind: linalg.Laplace, Sigma: 2}
-	g, err := linalg.Gram(x, k)
+	k := kernel.Kernel{Kind: kernel.Laplace, Sigma: 2}
+	g, err := kernel.Gram(x, k)
 	require.NoError(t, err)
 	c := mat.NewSymDense(300, nil)
 	c.CopySym(g)
-	stats, err := linalg.CenterKernel(c)
+	stats, err := linalg.CenterKernelInPlace(c)
 	require.NoError(t, err)
 	d, err := NewDense(g)
 	require.NoError(t, err)

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 )
 
@@ -199,12 +200,12 @@ func PlanOperator(in PlanInput) (Plan, error) {
 // never rewritten), with inner products in the precision asked (float32
 // products apply to the float32 and matrix-free operators; the float64
 // matrix is always built in float64). x is not modified.
-func NewKernelOperator(x *mat.Dense, k linalg.Kernel, kind OperatorKind, center bool, products linalg.ProductPrecision) (Operator, error) {
+func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind OperatorKind, center bool, products linalg.ProductPrecision) (Operator, error) {
 	var op Operator
 	o := linalg.GramOptions{Products: products}
 	switch kind {
 	case OperatorFloat64:
-		g, err := linalg.GramWith(x, k, linalg.GramOptions{UpperOnly: true})
+		g, err := kernel.GramWith(x, k, linalg.GramOptions{UpperOnly: true})
 		if err != nil {
 			return nil, err
 		}
@@ -212,7 +213,7 @@ func NewKernelOperator(x *mat.Dense, k linalg.Kernel, kind OperatorKind, center 
 			return nil, err
 		}
 	case OperatorFloat32:
-		s, err := linalg.GramTiles32(x, k, o)
+		s, err := kernel.GramTiles32(x, k, o)
 		if err != nil {
 			return nil, err
 		}

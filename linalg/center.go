@@ -10,15 +10,15 @@ type Centering struct {
 	Mean     float64
 }
 
-// CenterKernel centres the n×n kernel matrix k in place,
+// CenterKernelInPlace centres the n×n kernel matrix k in place,
 // K_ij ← K_ij − m_i − m_j + m̄ (that is, M K M with M = I − 11ᵀ/n), and
 // returns the statistics for centring test kernels. Only the upper triangle
 // of k is read; both triangles are written.
-func CenterKernel(k *mat.SymDense) (Centering, error) {
+func CenterKernelInPlace(k *mat.SymDense) (Centering, error) {
 	if k == nil || k.IsEmpty() {
-		return Centering{}, invalidf("CenterKernel: empty matrix")
+		return Centering{}, invalidf("CenterKernelInPlace: empty matrix")
 	}
-	if err := CheckFinite("CenterKernel: k", k); err != nil {
+	if err := CheckFinite("CenterKernelInPlace: k", k); err != nil {
 		return Centering{}, err
 	}
 	n := k.SymmetricDim()

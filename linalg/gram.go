@@ -46,7 +46,8 @@ type ElementMap struct {
 // diagonal is exactly 1.
 func (e ElementMap) distance() bool { return e.Kind == MapExpSq || e.Kind == MapExpDist }
 
-func (e ElementMap) check() error {
+// Check returns an error wrapping ErrInvalid when e cannot be applied.
+func (e ElementMap) Check() error {
 	switch e.Kind {
 	case MapIdentity:
 	case MapExpSq, MapExpDist:
@@ -505,31 +506,27 @@ func (s *gramSource) mapPanel(out []float64, ld, i0, i1, j0, j1 int, upper bool,
 // 1024 on the 2-core development machine.
 const gramPanelRows = 512
 
-// Gram returns the n×n kernel matrix K_ij = k(x_i, x_j) of the rows of the
-// n×d matrix x, with both triangles stored. x is not modified.
+// GramMap returns the n×n matrix em(⟨x_i, x_j⟩, ‖x_i‖², ‖x_j‖²) of the
+// rows of the n×d matrix x, with both triangles stored: the kernel matrix
+// of the kernel whose element map em is (package kernel builds em from a
+// kernel and calls this). x is not modified.
 //
 // Cost: n²d flops for the inner products of the upper triangle, by panels
 // of 512 rows (OpenBLAS dsyrk for the diagonal block, dgemm for the rest,
 // or native.DotNT tiles where Calibrate measured them faster), each panel
 // then mapped element-wise (vectorised exponential where measured faster)
 // and mirrored into the lower triangle while recent, in parallel. For the
-// Gaussian and Laplace kernels x is first shifted by its column means
-// (distances do not change; ‖x‖² + ‖y‖² − 2⟨x, y⟩ cancels less) and the
-// diagonal is exactly 1.
-func Gram(x *mat.Dense, k Kernel) (*mat.SymDense, error) {
-	return GramWith(x, k, GramOptions{})
-}
-
-// GramWith is Gram with explicit engine options.
-func GramWith(x *mat.Dense, k Kernel, o GramOptions) (*mat.SymDense, error) {
+// distance maps (MapExpSq, MapExpDist) x is first shifted by its column
+// means (distances do not change; ‖x‖² + ‖y‖² − 2⟨x, y⟩ cancels less) and
+// the diagonal is exactly 1.
+func GramMap(x *mat.Dense, em ElementMap, o GramOptions) (*mat.SymDense, error) {
 	if err := checkData("Gram: x", x); err != nil {
 		return nil, err
 	}
-	if err := k.check(); err != nil {
+	if err := em.Check(); err != nil {
 		return nil, err
 	}
-	n, d := x.Dims()
-	em := k.ElementMap(d)
+	n, _ := x.Dims()
 	data := make([]float64, n*n)
 	bigmem.AdviseHuge(data)
 	g := mat.NewSymDense(n, data)
@@ -590,19 +587,19 @@ func mirrorPanel(data []float64, ld, i0, i1, n int) {
 	})
 }
 
-// CrossGram returns the m×n kernel matrix K_ij = k(x_i, y_j) between the
-// rows of the m×d matrix x and the n×d matrix y: one OpenBLAS dgemm (or
-// native tiles), then the element map in parallel. For the Gaussian and
-// Laplace kernels both are shifted by y's column means first. Neither
-// input is modified.
-func CrossGram(x, y *mat.Dense, k Kernel) (*mat.Dense, error) {
+// CrossGramMap returns the m×n matrix em(⟨x_i, y_j⟩, ‖x_i‖², ‖y_j‖²)
+// between the rows of the m×d matrix x and the n×d matrix y: one OpenBLAS
+// dgemm (or native tiles), then the element map in parallel. For the
+// distance maps both are shifted by y's column means first. Neither input
+// is modified.
+func CrossGramMap(x, y *mat.Dense, em ElementMap) (*mat.Dense, error) {
 	if err := checkData("CrossGram: x", x); err != nil {
 		return nil, err
 	}
 	if err := checkData("CrossGram: y", y); err != nil {
 		return nil, err
 	}
-	if err := k.check(); err != nil {
+	if err := em.Check(); err != nil {
 		return nil, err
 	}
 	m, d := x.Dims()
@@ -610,7 +607,6 @@ func CrossGram(x, y *mat.Dense, k Kernel) (*mat.Dense, error) {
 	if d != dy {
 		return nil, invalidf("CrossGram: x has %d columns, y has %d", d, dy)
 	}
-	em := k.ElementMap(d)
 	sy, shift := newGramSource(y, em, GramOptions{}, nil)
 	sx, _ := newGramSource(x, em, GramOptions{}, shift)
 	out := mat.NewDense(m, n, nil)

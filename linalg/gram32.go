@@ -127,16 +127,15 @@ type KernelRows struct {
 	s *gramSource
 }
 
-// NewKernelRows prepares the rows of x (n×d) for kernel k.
-func NewKernelRows(x *mat.Dense, k Kernel, o GramOptions) (*KernelRows, error) {
+// NewKernelRows prepares the rows of x (n×d) for the element map em (of a
+// kernel, see package kernel).
+func NewKernelRows(x *mat.Dense, em ElementMap, o GramOptions) (*KernelRows, error) {
 	if err := checkData("KernelRows: x", x); err != nil {
 		return nil, err
 	}
-	if err := k.check(); err != nil {
+	if err := em.Check(); err != nil {
 		return nil, err
 	}
-	_, d := x.Dims()
-	em := k.ElementMap(d)
 	s, _ := newGramSource(x, em, o, nil)
 	if !em.distance() {
 		// Not shifted, so not copied: keep a private copy so later
@@ -225,15 +224,15 @@ func (k *KernelRows) Cross(out []float64, ld int, y *mat.Dense, j0, j1 int) erro
 // then rounded once to float32. Every stored entry is within half an ulp
 // of float32 (relative 2⁻²⁴) of the float64 Gram entry; only the storage
 // is rounded. Memory: the tiles plus one 256×2048 float64 chunk.
-func GramTiles32(x *mat.Dense, k Kernel, o GramOptions) (*SymTiles32, error) {
+func GramTiles32(x *mat.Dense, em ElementMap, o GramOptions) (*SymTiles32, error) {
 	if err := checkData("GramTiles32: x", x); err != nil {
 		return nil, err
 	}
-	if err := k.check(); err != nil {
+	if err := em.Check(); err != nil {
 		return nil, err
 	}
-	n, d := x.Dims()
-	s, _ := newGramSource(x, k.ElementMap(d), o, nil)
+	n, _ := x.Dims()
+	s, _ := newGramSource(x, em, o, nil)
 	st, err := NewSymTiles32(n)
 	if err != nil {
 		return nil, err

@@ -118,7 +118,7 @@ func TestGramTiles32MatchesGram(t *testing.T) {
 		for _, pc := range gramPathCases() {
 			g, err := GramWith(x, k, pc.o)
 			require.NoError(t, err)
-			s, err := GramTiles32(x, k, pc.o)
+			s, err := GramTiles32(x, k.ElementMap(cols(x)), pc.o)
 			require.NoError(t, err)
 			require.Equal(t, 3, s.NT)
 			require.EqualValues(t, 4*6*256*256, s.Bytes())
@@ -139,7 +139,7 @@ func TestGramTiles32MatchesGram(t *testing.T) {
 			s.Free()
 		}
 	}
-	_, err := GramTiles32(x, Kernel{Kind: Gaussian}, GramOptions{})
+	_, err := GramTiles32(x, Kernel{Kind: Gaussian}.ElementMap(cols(x)), GramOptions{})
 	require.ErrorIs(t, err, ErrInvalid)
 	a, err := Gram(x, testKernels[1])
 	require.NoError(t, err)
@@ -163,7 +163,7 @@ func TestKernelRowsBlocks(t *testing.T) {
 		c, err := CrossGram(y, x, k)
 		require.NoError(t, err)
 		xc := mat.DenseCopyOf(x)
-		kr, err := NewKernelRows(xc, k, GramOptions{})
+		kr, err := NewKernelRows(xc, k.ElementMap(cols(xc)), GramOptions{})
 		require.NoError(t, err)
 		xc.Zero()
 		out := make([]float64, 40*100)
@@ -296,7 +296,7 @@ func TestFloat32ProductsWithinBound(t *testing.T) {
 	for _, k := range []Kernel{{Kind: Gaussian, Sigma: 6}, {Kind: Laplace, Sigma: 20}, {Kind: Polynomial, Degree: 2, Coef0: 1}} {
 		g, err := Gram(x, k)
 		require.NoError(t, err)
-		kr, err := NewKernelRows(x, k, o)
+		kr, err := NewKernelRows(x, k.ElementMap(cols(x)), o)
 		require.NoError(t, err)
 		require.Equal(t, ProductsFloat32, kr.Products())
 		out := make([]float64, 400*400)
@@ -314,7 +314,7 @@ func TestFloat32ProductsWithinBound(t *testing.T) {
 		}
 		require.Greater(t, worst, 1e-6, "%v: the bound is far from the error", k.Kind)
 		if k.Kind == Gaussian {
-			s, err := GramTiles32(x, k, o)
+			s, err := GramTiles32(x, k.ElementMap(cols(x)), o)
 			require.NoError(t, err)
 			require.Less(t, s.EntryRel, 1e-2)
 			for i := 0; i < 400; i++ {

@@ -368,11 +368,13 @@ func TestGramMatchesFormula(t *testing.T) {
 
 func TestGramBadInput(t *testing.T) {
 	x := randData(1, 5, 3)
-	for _, s := range []float64{0, -1, math.NaN(), math.Inf(1)} {
-		_, err := Gram(x, Kernel{Kind: Gaussian, Sigma: s})
-		require.ErrorIs(t, err, ErrInvalid, "σ=%g", s)
-		_, err = Gram(x, Kernel{Kind: Laplace, Sigma: s})
-		require.ErrorIs(t, err, ErrInvalid)
+	// Element maps that cannot be applied (package kernel's tests cover
+	// the kernels whose bandwidths produce them).
+	for _, c := range []float64{1, math.NaN(), math.Inf(-1)} {
+		for _, kind := range []MapKind{MapExpSq, MapExpDist} {
+			_, err := GramMap(x, ElementMap{Kind: kind, C: c}, GramOptions{})
+			require.ErrorIs(t, err, ErrInvalid, "C=%g", c)
+		}
 	}
 	_, err := Gram(x, Kernel{Kind: KernelKind(42)})
 	require.ErrorIs(t, err, ErrInvalid)
@@ -396,7 +398,7 @@ func TestCenterKernel(t *testing.T) {
 	g, err := Gram(x, k)
 	require.NoError(t, err)
 	orig := symCopy(g)
-	c, err := CenterKernel(g)
+	c, err := CenterKernelInPlace(g)
 	require.NoError(t, err)
 	n := 120
 	raw := g.RawSymmetric()
@@ -439,35 +441,7 @@ func TestCenterKernel(t *testing.T) {
 	}
 	require.ErrorIs(t, c.CenterVec(v[:5]), ErrInvalid)
 	require.ErrorIs(t, c.CenterCross(mat.NewDense(2, 5, nil)), ErrInvalid)
-	_, err = CenterKernel(&mat.SymDense{})
-	require.ErrorIs(t, err, ErrInvalid)
-}
-
-func TestMedianDistanceBruteForce(t *testing.T) {
-	x := randData(9, 41, 4)
-	var ds []float64
-	for i := 0; i < 41; i++ {
-		for j := i + 1; j < 41; j++ {
-			s := 0.0
-			for c := 0; c < 4; c++ {
-				d := x.At(i, c) - x.At(j, c)
-				s += d * d
-			}
-			ds = append(ds, math.Sqrt(s))
-		}
-	}
-	sort.Float64s(ds)
-	want := ds[len(ds)/2] // 820 pairs: even count, mean of the middle two
-	want = 0.5 * (ds[len(ds)/2-1] + want)
-	got, err := MedianDistance(x, 0)
-	require.NoError(t, err)
-	require.InDelta(t, want, got, 1e-12*want)
-	got10, err := MedianDistance(x, 10)
-	require.NoError(t, err)
-	sub, err := MedianDistance(mat.DenseCopyOf(x.Slice(0, 10, 0, 4)), 0)
-	require.NoError(t, err)
-	require.Equal(t, sub, got10)
-	_, err = MedianDistance(x, 1)
+	_, err = CenterKernelInPlace(&mat.SymDense{})
 	require.ErrorIs(t, err, ErrInvalid)
 }
 

@@ -16,8 +16,8 @@ import (
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
-	"github.com/kdual/kdual/models/kernel"
 	"github.com/kdual/kdual/models/kpca"
 )
 
@@ -128,8 +128,8 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	k := linalg.Kernel{Kind: kind}
-	if kind == linalg.Gaussian || kind == linalg.Laplace {
+	k := kernel.Kernel{Kind: kind}
+	if kind == kernel.Gaussian || kind == kernel.Laplace {
 		switch *bw {
 		case "median":
 			k.Sigma, err = kernel.MedianSigma(x)

@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/ppca"
 )
@@ -69,7 +70,7 @@ func runPPCA(args []string, stdout io.Writer) error {
 	}
 	rows, d := x.Dims()
 	rep := ppcaReport{Data: *data, N: rows, D: d, Kernel: *kern, Samples: *sample, DataStandIn: note}
-	var k linalg.Kernel
+	var k kernel.Kernel
 	switch *kern {
 	case "rbf", "gaussian":
 		rep.Gamma = *gamma
@@ -79,7 +80,7 @@ func runPPCA(args []string, stdout io.Writer) error {
 				rep.Gamma = 2
 			}
 		}
-		k = linalg.Kernel{Kind: linalg.Gaussian, Sigma: rep.Gamma}
+		k = kernel.Kernel{Kind: kernel.Gaussian, Sigma: rep.Gamma}
 	case "linear":
 	default:
 		return usagef("--kernel %q: want rbf or linear", *kern)

@@ -16,7 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/kdual/kdual/dataset"
-	"github.com/kdual/kdual/models/kernel"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/models/rkm"
 	"github.com/kdual/kdual/stiefel"
 )

@@ -50,8 +50,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
-	"github.com/kdual/kdual/models/kernel"
 
 	"github.com/kdual/kdual/status"
 )
@@ -227,7 +227,7 @@ func (m *Model) Fit(views []*mat.Dense, labels [][]int) error {
 		ks := make([]*mat.SymDense, v)
 		for j := range views {
 			if m.Kind == RBF {
-				g, err := linalg.Gram(feats[j], linalg.Kernel{Kind: linalg.Gaussian, Sigma: m.Sigma})
+				g, err := kernel.Gram(feats[j], kernel.Kernel{Kind: kernel.Gaussian, Sigma: m.Sigma})
 				if err != nil {
 					return err
 				}
@@ -330,7 +330,7 @@ func (m *Model) Project(j int, y *mat.Dense) (*mat.Dense, error) {
 		out.Mul(f, m.w[j])
 		return out, nil
 	}
-	k, err := linalg.CrossGram(y, m.x[j], linalg.Kernel{Kind: linalg.Gaussian, Sigma: m.Sigma})
+	k, err := kernel.CrossGram(y, m.x[j], kernel.Kernel{Kind: kernel.Gaussian, Sigma: m.Sigma})
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/dataset"
-	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/kernel"
 )
 
 // multiView makes v views of c classes with per samples each: view j of
@@ -125,7 +125,7 @@ func TestLemma1AndScatters(t *testing.T) {
 	// The kernel form: D = KH^DK, S = KH^SK, also semi-definite.
 	ks := make([]*mat.SymDense, 3)
 	for j, x := range views {
-		g, err := linalg.Gram(x, linalg.Kernel{Kind: linalg.Gaussian, Sigma: 2})
+		g, err := kernel.Gram(x, kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2})
 		require.NoError(t, err)
 		ks[j] = g
 	}
@@ -173,7 +173,7 @@ func TestGEPResidual(t *testing.T) {
 		case RBF:
 			ks := make([]*mat.SymDense, 2)
 			for j, x := range views {
-				ks[j], _ = linalg.Gram(x, linalg.Kernel{Kind: linalg.Gaussian, Sigma: 3})
+				ks[j], _ = kernel.Gram(x, kernel.Kernel{Kind: kernel.Gaussian, Sigma: 3})
 			}
 			d, s = dualScatters(ks, labels, classOf, sizes)
 			z = stack(m.z)
@@ -280,7 +280,7 @@ func TestProjectAndRank1(t *testing.T) {
 	require.NoError(t, m.Fit(views, labels))
 	p, err := m.Project(1, views[1])
 	require.NoError(t, err)
-	g, err := linalg.Gram(views[1], linalg.Kernel{Kind: linalg.Gaussian, Sigma: 4})
+	g, err := kernel.Gram(views[1], kernel.Kernel{Kind: kernel.Gaussian, Sigma: 4})
 	require.NoError(t, err)
 	var want mat.Dense
 	want.Mul(g, m.z[1])

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/lbfgs"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
@@ -39,7 +40,7 @@ type KPCA struct {
 	// Components is s, 1 ≤ s < n.
 	Components int
 	// Kernel for Fit and Transform; the zero value is linear.
-	Kernel linalg.Kernel
+	Kernel kernel.Kernel
 	// NoCenter leaves G uncentred (the papers' benchmark code does not
 	// centre); by default G is centred.
 	NoCenter bool
@@ -549,7 +550,7 @@ func (k *KPCA) Transform(x *mat.Dense) (*mat.Dense, error) {
 	if k.x == nil {
 		return nil, fmt.Errorf("kpca: fitted with FitGram: use TransformGram: %w", ErrInvalid)
 	}
-	kx, err := linalg.CrossGram(x, k.x, k.Kernel)
+	kx, err := kernel.CrossGram(x, k.x, k.Kernel)
 	if err != nil {
 		return nil, fmt.Errorf("kpca: Transform: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/lbfgs"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
@@ -21,16 +22,16 @@ func gaussData(t *testing.T, n, d int, seed uint64) *mat.Dense {
 	return x
 }
 
-func centredGram(t *testing.T, x *mat.Dense, k linalg.Kernel) *mat.SymDense {
+func centredGram(t *testing.T, x *mat.Dense, k kernel.Kernel) *mat.SymDense {
 	t.Helper()
-	g, err := linalg.Gram(x, k)
+	g, err := kernel.Gram(x, k)
 	require.NoError(t, err)
-	_, err = linalg.CenterKernel(g)
+	_, err = linalg.CenterKernelInPlace(g)
 	require.NoError(t, err)
 	return g
 }
 
-var rbf = linalg.Kernel{Kind: linalg.Gaussian, Sigma: 2}
+var rbf = kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}
 
 func TestDualCostGradientFiniteDifferences(t *testing.T) {
 	g := centredGram(t, gaussData(t, 30, 4, 1), rbf)
@@ -244,7 +245,7 @@ func TestDCA(t *testing.T) {
 func TestPreimage(t *testing.T) {
 	iris, err := dataset.Iris()
 	require.NoError(t, err)
-	k := &KPCA{Components: 4, Kernel: linalg.Kernel{Kind: linalg.Gaussian, Sigma: 1}, FitInverse: true, Alpha: 0.1}
+	k := &KPCA{Components: 4, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1}, FitInverse: true, Alpha: 0.1}
 	require.NoError(t, k.Fit(iris.X))
 	z, err := k.Transform(iris.X)
 	require.NoError(t, err)
@@ -253,7 +254,7 @@ func TestPreimage(t *testing.T) {
 	// The map is the ridge regression (K_Z + αI)⁻¹X applied through K_Z:
 	// check the identity K_Z·A + αA = X on the training points.
 	s, _ := k.Scores()
-	kz, err := linalg.Gram(s, k.Kernel)
+	kz, err := kernel.Gram(s, k.Kernel)
 	require.NoError(t, err)
 	var ka mat.Dense
 	ka.Mul(kz, k.inverse.coef)
@@ -369,9 +370,9 @@ func TestLBFGSDefaultAccuracy(t *testing.T) {
 		t.Logf("Fashion-MNIST not installed (%v): digits only", err)
 	}
 	for name, x := range sets {
-		sigma, err := linalg.MedianDistance(x, 1000)
+		sigma, err := kernel.MedianDistance(x, 1000)
 		require.NoError(t, err)
-		k := linalg.Kernel{Kind: linalg.Gaussian, Sigma: sigma}
+		k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: sigma}
 		dense := &KPCA{Kernel: k, Components: 20, Solver: "dense"}
 		require.NoError(t, dense.Fit(x))
 		lb := &KPCA{Kernel: k, Components: 20, Solver: "lbfgs"}

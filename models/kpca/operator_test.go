@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 )
 
@@ -20,7 +21,7 @@ func TestFitOperatorsAgree(t *testing.T) {
 	x := gaussData(t, 700, 6, 3)
 	before := mat.DenseCopyOf(x)
 	y := gaussData(t, 9, 6, 4)
-	k := linalg.Kernel{Kind: linalg.Gaussian, Sigma: 2}
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}
 	g := centredGram(t, x, k)
 	ref, err := linalg.SymEig(g, 5)
 	require.NoError(t, err)
@@ -68,8 +69,8 @@ func TestFitOperatorsAgree(t *testing.T) {
 // FitGram centres implicitly and leaves the caller's matrix as it was.
 func TestFitGramKeepsInput(t *testing.T) {
 	x := gaussData(t, 200, 4, 5)
-	k := linalg.Kernel{Kind: linalg.Laplace, Sigma: 3}
-	g, err := linalg.Gram(x, k)
+	k := kernel.Kernel{Kind: kernel.Laplace, Sigma: 3}
+	g, err := kernel.Gram(x, k)
 	require.NoError(t, err)
 	keep := mat.NewSymDense(200, nil)
 	keep.CopySym(g)
@@ -91,7 +92,7 @@ func TestFitGramKeepsInput(t *testing.T) {
 // bound through ‖E‖₂ ≤ ‖E‖_F ≤ ρ‖K‖_F; and an unfitted model says so.
 func TestCheckResiduals(t *testing.T) {
 	x := gaussData(t, 600, 5, 9)
-	k := linalg.Kernel{Kind: linalg.Gaussian, Sigma: 2}
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}
 	g := centredGram(t, x, k)
 	fro := mat.Norm(g, 2)
 	for _, c := range []struct {
@@ -103,7 +104,7 @@ func TestCheckResiduals(t *testing.T) {
 		res, l1, err := m.CheckResiduals()
 		require.NoError(t, err)
 		require.Len(t, res, 6)
-		kr, err := linalg.NewKernelRows(x, k, linalg.GramOptions{Products: c.products})
+		kr, err := kernel.Rows(x, k, linalg.GramOptions{Products: c.products})
 		require.NoError(t, err)
 		// Centring at most doubles ‖E‖ in each direction: ‖MEM‖ ≤ ‖E‖.
 		bound := 1e-9*l1 + (kr.MaxEntryRel()+eig.Float32Unit)*fro

@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 )
 
@@ -25,7 +26,7 @@ func (k *KPCA) fitInverse() error {
 	if !(alpha > 0) {
 		return fmt.Errorf("kpca: Alpha = %g must be positive: %w", alpha, ErrInvalid)
 	}
-	kz, err := linalg.Gram(k.scores, k.Kernel)
+	kz, err := kernel.Gram(k.scores, k.Kernel)
 	if err != nil {
 		return fmt.Errorf("kpca: pre-image kernel: %w", err)
 	}
@@ -57,7 +58,7 @@ func (k *KPCA) InverseTransform(z *mat.Dense) (*mat.Dense, error) {
 	if _, s := z.Dims(); s != k.Components {
 		return nil, fmt.Errorf("kpca: scores have %d columns, want %d: %w", s, k.Components, ErrInvalid)
 	}
-	kz, err := linalg.CrossGram(z, k.inverse.z, k.Kernel)
+	kz, err := kernel.CrossGram(z, k.inverse.z, k.Kernel)
 	if err != nil {
 		return nil, err
 	}

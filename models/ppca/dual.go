@@ -8,6 +8,7 @@ import (
 
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/internal/rng"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 
 	"github.com/kdual/kdual/status"
@@ -33,7 +34,7 @@ type Dual struct {
 	Sigma2 float64
 	// Kernel for Fit and the kernel vectors of new points; the zero value
 	// is linear.
-	Kernel linalg.Kernel
+	Kernel kernel.Kernel
 	// Solver: "dense" (the default) computes every eigenpair of K_c with
 	// LAPACK, which Sample needs; "auto" computes only the top q with
 	// eig.Auto (needs Q > 0; σ²_ML then comes from the trace of K_c).
@@ -57,7 +58,7 @@ func (m *Dual) Fit(x *mat.Dense) error {
 	if x == nil || x.IsEmpty() {
 		return invalidf("Fit: empty data")
 	}
-	g, err := linalg.Gram(x, m.Kernel)
+	g, err := kernel.Gram(x, m.Kernel)
 	if err != nil {
 		return err
 	}
@@ -90,7 +91,7 @@ func (m *Dual) fitGram(g *mat.SymDense) error {
 	if err := checkSettings(n, n, "N", m.Q, m.Sigma2); err != nil {
 		return err
 	}
-	c, err := linalg.CenterKernel(g)
+	c, err := linalg.CenterKernelInPlace(g)
 	if err != nil {
 		return err
 	}
@@ -220,7 +221,7 @@ func (m *Dual) KernelVectors(x *mat.Dense) (*mat.Dense, error) {
 	if _, d := x.Dims(); d != m.x.RawMatrix().Cols {
 		return nil, invalidf("KernelVectors: x has %d columns, training data %d", d, m.x.RawMatrix().Cols)
 	}
-	k, err := linalg.CrossGram(x, m.x, m.Kernel)
+	k, err := kernel.CrossGram(x, m.x, m.Kernel)
 	if err != nil {
 		return nil, err
 	}

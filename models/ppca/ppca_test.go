@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/kpca"
 )
@@ -25,7 +26,7 @@ func randData(t *testing.T, n, d int, seed uint64) *mat.Dense {
 	return x
 }
 
-func rbf(sigma float64) linalg.Kernel { return linalg.Kernel{Kind: linalg.Gaussian, Sigma: sigma} }
+func rbf(sigma float64) kernel.Kernel { return kernel.Kernel{Kind: kernel.Gaussian, Sigma: sigma} }
 
 // maxAbsDiff returns max |a − b| / max(1, max |b|).
 func maxAbsDiff(a, b mat.Matrix) float64 {
@@ -160,9 +161,9 @@ func TestZeroNoiseIsKPCA(t *testing.T) {
 func TestNoiseVariance(t *testing.T) {
 	x := randData(t, 50, 4, 5)
 	k := rbf(1)
-	g, err := linalg.Gram(x, k)
+	g, err := kernel.Gram(x, k)
 	require.NoError(t, err)
-	_, err = linalg.CenterKernel(g)
+	_, err = linalg.CenterKernelInPlace(g)
 	require.NoError(t, err)
 	lam, err := linalg.SymEigValues(g, 0)
 	require.NoError(t, err)

@@ -3,7 +3,7 @@ package ppca
 import (
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kdual/kdual/models/kernel"
+	"github.com/kdual/kdual/kernel"
 )
 
 // PreImage maps centred kernel vectors (rows of kc, N columns: from

@@ -41,9 +41,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/lapack"
 	"github.com/kdual/kdual/linalg"
-	"github.com/kdual/kdual/models/kernel"
 	"github.com/kdual/kdual/status"
 	"github.com/kdual/kdual/stiefel"
 )
@@ -78,7 +78,7 @@ func (Identity) Map(x *mat.Dense) (*mat.Dense, error) {
 // View is one view's feature map or, when Features is nil, its kernel.
 type View struct {
 	Features FeatureMap
-	Kernel   linalg.Kernel
+	Kernel   kernel.Kernel
 }
 
 // Setting is primal or dual.
@@ -168,7 +168,7 @@ type Info struct {
 type fitView struct {
 	explicit bool
 	fm       FeatureMap
-	kern     linalg.Kernel
+	kern     kernel.Kernel
 	x        *mat.Dense // training inputs
 	mean     []float64  // feature means (explicit)
 	phi      *mat.Dense // centred training features n×d (explicit)
@@ -269,11 +269,11 @@ func (m *Model) prepareView(v int, fv *fitView) error {
 		}
 		return nil
 	}
-	g, err := linalg.Gram(fv.x, view.Kernel)
+	g, err := kernel.Gram(fv.x, view.Kernel)
 	if err != nil {
 		return fmt.Errorf("rkm: view %d: %w", v, err)
 	}
-	if fv.center, err = linalg.CenterKernel(g); err != nil {
+	if fv.center, err = linalg.CenterKernelInPlace(g); err != nil {
 		return err
 	}
 	fv.kern, fv.kc = view.Kernel, g
@@ -677,7 +677,7 @@ func (m *Model) testKernel(v int, x *mat.Dense) (*mat.Dense, error) {
 		kc.Mul(phi, fv.phi.T())
 		return kc, nil
 	}
-	kc, err := linalg.CrossGram(x, fv.x, fv.kern)
+	kc, err := kernel.CrossGram(x, fv.x, fv.kern)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/stiefel"
 )
@@ -203,7 +204,7 @@ func TestInferClosedForm(t *testing.T) {
 // kernel smoother; RFF views go both ways with the same results.
 func TestImplicitAndRFFViews(t *testing.T) {
 	x, y, train, _ := sines(t)
-	m := &Model{Views: []View{{Kernel: linalg.Kernel{Kind: linalg.Gaussian, Sigma: 4}}, {Features: Identity{}}}, Components: 6}
+	m := &Model{Views: []View{{Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 4}}, {Features: Identity{}}}, Components: 6}
 	require.NoError(t, m.Fit([]*mat.Dense{x, y}))
 	require.Equal(t, "dual", m.Info().Setting)
 	f, err := Forecast(m, train, sinesP, 5)
@@ -215,8 +216,8 @@ func TestImplicitAndRFFViews(t *testing.T) {
 	// Two kernel views: the next value (Gaussian kernel) is inferred from
 	// the window through the kernel smoother, close to the linear model's
 	// prediction on training points.
-	k2 := &Model{Views: []View{{Kernel: linalg.Kernel{Kind: linalg.Gaussian, Sigma: 4}},
-		{Kernel: linalg.Kernel{Kind: linalg.Gaussian, Sigma: 0.3}}}, Components: 6}
+	k2 := &Model{Views: []View{{Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 4}},
+		{Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 0.3}}}, Components: 6}
 	require.NoError(t, k2.Fit([]*mat.Dense{x, y}))
 	yk, err := k2.Infer(1, []*mat.Dense{x, nil})
 	require.NoError(t, err)

@@ -2,6 +2,8 @@ package kernel
 
 import (
 	"math"
+	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -27,7 +29,7 @@ func TestPaperSigma(t *testing.T) {
 }
 
 func TestParseKindAndMedian(t *testing.T) {
-	for name, want := range map[string]linalg.KernelKind{"linear": Linear, "rbf": Gaussian, "gaussian": Gaussian, "laplace": Laplace, "poly": Polynomial} {
+	for name, want := range map[string]Kind{"linear": Linear, "rbf": Gaussian, "gaussian": Gaussian, "laplace": Laplace, "poly": Polynomial} {
 		k, err := ParseKind(name)
 		require.NoError(t, err)
 		require.Equal(t, want, k)
@@ -49,7 +51,7 @@ func TestRFFApproachesGaussian(t *testing.T) {
 	x, err := dataset.StandardNormal(40, 3, 1)
 	require.NoError(t, err)
 	const sigma = 1.5
-	g, err := linalg.Gram(x, linalg.Kernel{Kind: linalg.Gaussian, Sigma: sigma})
+	g, err := Gram(x, Kernel{Kind: Gaussian, Sigma: sigma})
 	require.NoError(t, err)
 	errAt := func(d int) float64 {
 		total := 0.0
@@ -88,4 +90,70 @@ func TestRFFApproachesGaussian(t *testing.T) {
 	require.ErrorIs(t, err, linalg.ErrInvalid)
 	_, err = NewRFF(3, 10, 0, 1)
 	require.ErrorIs(t, err, linalg.ErrInvalid)
+}
+
+func TestMedianDistanceBruteForce(t *testing.T) {
+	x := randomData(9, 41, 4)
+	var ds []float64
+	for i := 0; i < 41; i++ {
+		for j := i + 1; j < 41; j++ {
+			s := 0.0
+			for c := 0; c < 4; c++ {
+				d := x.At(i, c) - x.At(j, c)
+				s += d * d
+			}
+			ds = append(ds, math.Sqrt(s))
+		}
+	}
+	sort.Float64s(ds)
+	want := ds[len(ds)/2] // 820 pairs: even count, mean of the middle two
+	want = 0.5 * (ds[len(ds)/2-1] + want)
+	got, err := MedianDistance(x, 0)
+	require.NoError(t, err)
+	require.InDelta(t, want, got, 1e-12*want)
+	got10, err := MedianDistance(x, 10)
+	require.NoError(t, err)
+	sub, err := MedianDistance(mat.DenseCopyOf(x.Slice(0, 10, 0, 4)), 0)
+	require.NoError(t, err)
+	require.Equal(t, sub, got10)
+	_, err = MedianDistance(x, 1)
+	require.ErrorIs(t, err, ErrInvalid)
+}
+
+func randomData(seed uint64, n, d int) *mat.Dense {
+	r := rand.New(rand.NewPCG(seed, 17))
+	x := mat.NewDense(n, d, nil)
+	x.Apply(func(_, _ int, _ float64) float64 { return r.NormFloat64() }, x)
+	return x
+}
+
+// Gram through the kernel package agrees entry by entry with Eval, the
+// formula, for every kind; bad kernels are errors.
+func TestGramMatchesEval(t *testing.T) {
+	x := randomData(4, 30, 5)
+	y := randomData(5, 7, 5)
+	for _, k := range []Kernel{{Kind: Linear}, {Kind: Gaussian, Sigma: 2.5}, {Kind: Laplace, Sigma: 4},
+		{Kind: Polynomial}, {Kind: Polynomial, Degree: 2, Gamma: 0.3, Coef0: 1}} {
+		g, err := Gram(x, k)
+		require.NoError(t, err)
+		c, err := CrossGram(y, x, k)
+		require.NoError(t, err)
+		for i := 0; i < 30; i++ {
+			for j := 0; j < 30; j++ {
+				want := k.Eval(x.RawRowView(i), x.RawRowView(j))
+				require.InDelta(t, want, g.At(i, j), 1e-12*math.Max(1, math.Abs(want)), "%v (%d,%d)", k.Kind, i, j)
+			}
+			for r := 0; r < 7; r++ {
+				want := k.Eval(y.RawRowView(r), x.RawRowView(i))
+				require.InDelta(t, want, c.At(r, i), 1e-12*math.Max(1, math.Abs(want)), "%v cross (%d,%d)", k.Kind, r, i)
+			}
+		}
+	}
+	for _, bad := range []Kernel{{Kind: Gaussian}, {Kind: Laplace, Sigma: math.Inf(1)}, {Kind: Kind(42)}, {Kind: Polynomial, Degree: -1}} {
+		_, err := Gram(x, bad)
+		require.ErrorIs(t, err, ErrInvalid, "%+v", bad)
+		_, err = Rows(x, bad, linalg.GramOptions{})
+		require.ErrorIs(t, err, ErrInvalid, "%+v", bad)
+	}
+	require.Equal(t, "kind(42)", Kind(42).String())
 }

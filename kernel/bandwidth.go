@@ -1,0 +1,68 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ParseKind reads a kernel name: linear, gaussian (or rbf), laplace,
+// polynomial.
+func ParseKind(name string) (Kind, error) {
+	switch name {
+	case "linear":
+		return Linear, nil
+	case "gaussian", "rbf":
+		return Gaussian, nil
+	case "laplace", "laplacian":
+		return Laplace, nil
+	case "polynomial", "poly":
+		return Polynomial, nil
+	}
+	return 0, fmt.Errorf("kernel: unknown kernel %q (linear, gaussian, laplace, polynomial): %w", name, ErrInvalid)
+}
+
+// PaperSigma returns the paper's bandwidth for kind on x.
+func PaperSigma(kind Kind, x *mat.Dense) (float64, error) {
+	n, d := x.Dims()
+	if n*d < 2 {
+		return 0, fmt.Errorf("kernel: PaperSigma needs at least two values: %w", ErrInvalid)
+	}
+	raw := x.RawMatrix()
+	mean, sq := 0.0, 0.0
+	for i := 0; i < n; i++ {
+		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
+			mean += v
+		}
+	}
+	mean /= float64(n * d)
+	for i := 0; i < n; i++ {
+		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
+			sq += (v - mean) * (v - mean)
+		}
+	}
+	variance := sq / float64(n*d)
+	var s float64
+	switch kind {
+	case Laplace:
+		s = 0.01 * float64(d) * variance
+	case Gaussian:
+		s = 0.1 * math.Sqrt(float64(d)) * math.Sqrt(variance)
+	default:
+		return 0, fmt.Errorf("kernel: the paper rule is for laplace and gaussian, not %s: %w", kind, ErrInvalid)
+	}
+	if !(s > 0) {
+		return 0, fmt.Errorf("kernel: constant data gives bandwidth %g: %w", s, ErrInvalid)
+	}
+	return s, nil
+}
+
+// MedianSigma is the median heuristic on the first min(n, 1000) rows.
+func MedianSigma(x *mat.Dense) (float64, error) {
+	s, err := MedianDistance(x, 1000)
+	if err == nil && !(s > 0) {
+		err = fmt.Errorf("kernel: median distance is %g: %w", s, ErrInvalid)
+	}
+	return s, err
+}

@@ -1,0 +1,233 @@
+// Package kernel is kdual's one home for kernels: the kernel functions
+// (Kernel, Kind), the bandwidth rules the papers use (PaperSigma, the median
+// heuristic), random Fourier features (RFF), and kernel matrices of data —
+// Gram, CrossGram, the float32 half-stored GramTiles32 and on-demand Rows —
+// which hand the kernel's element map to linalg's kernel-agnostic engine.
+//
+// Bandwidth rules for the distance kernels (σ in exp(−‖x−y‖²/(2σ²)) and
+// exp(−‖x−y‖/σ)):
+//   - Paper: the rule of the dual-KPCA paper's code: Laplace
+//     σ = 0.01·d·var(X), Gaussian σ = 0.1·√d·std(X), with var and std over
+//     all entries of the n×d matrix X;
+//   - Median: the median pairwise distance of the first min(n, 1000) rows.
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
+)
+
+// ErrInvalid (status.ErrInvalid) is wrapped by every error about bad input.
+var ErrInvalid = status.ErrInvalid
+
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("kernel: "+format+": %w", append(args, ErrInvalid)...)
+}
+
+// Kind names a kernel function.
+type Kind int
+
+const (
+	// Linear is k(x, y) = ⟨x, y⟩.
+	Linear Kind = iota
+	// Gaussian is k(x, y) = exp(−‖x−y‖²/(2σ²)).
+	Gaussian
+	// Laplace is k(x, y) = exp(−‖x−y‖/σ).
+	Laplace
+	// Polynomial is k(x, y) = (γ⟨x, y⟩ + c₀)^degree.
+	Polynomial
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Linear:
+		return "linear"
+	case Gaussian:
+		return "gaussian"
+	case Laplace:
+		return "laplace"
+	case Polynomial:
+		return "polynomial"
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// Kernel is a kernel function with its parameters. The zero value is the
+// linear kernel.
+type Kernel struct {
+	Kind Kind
+	// Sigma is the bandwidth σ > 0 of the Gaussian and Laplace kernels.
+	Sigma float64
+	// Degree of the polynomial kernel; 0 means 3 (scikit-learn's default).
+	Degree int
+	// Gamma multiplies ⟨x, y⟩ in the polynomial kernel; 0 means 1/d.
+	Gamma float64
+	// Coef0 is the polynomial kernel's c₀, used as given (0: homogeneous).
+	Coef0 float64
+}
+
+// Check returns an error wrapping status.ErrInvalid when k cannot be
+// evaluated (a bandwidth that is not positive and finite, a negative
+// degree, an unknown kind).
+func (k Kernel) Check() error {
+	switch k.Kind {
+	case Linear:
+	case Gaussian, Laplace:
+		if !(k.Sigma > 0) || math.IsInf(k.Sigma, 0) {
+			return invalidf("%s kernel: bandwidth σ = %g must be positive and finite", k.Kind, k.Sigma)
+		}
+	case Polynomial:
+		if k.Degree < 0 {
+			return invalidf("polynomial kernel: degree %d < 0", k.Degree)
+		}
+		if math.IsNaN(k.Gamma) || math.IsInf(k.Gamma, 0) || math.IsNaN(k.Coef0) || math.IsInf(k.Coef0, 0) {
+			return invalidf("polynomial kernel: γ = %g, c₀ = %g must be finite", k.Gamma, k.Coef0)
+		}
+	default:
+		return invalidf("unknown kernel kind %d", int(k.Kind))
+	}
+	return nil
+}
+
+// ElementMap returns the Gram engine's description of k for data of
+// dimension d (linalg computes kernel matrices from it without knowing
+// kernels).
+func (k Kernel) ElementMap(d int) linalg.ElementMap {
+	switch k.Kind {
+	case Gaussian:
+		return linalg.ElementMap{Kind: linalg.MapExpSq, C: -1 / (2 * k.Sigma * k.Sigma)}
+	case Laplace:
+		return linalg.ElementMap{Kind: linalg.MapExpDist, C: -1 / k.Sigma}
+	case Polynomial:
+		deg := k.Degree
+		if deg == 0 {
+			deg = 3
+		}
+		gamma := k.Gamma
+		if gamma == 0 {
+			gamma = 1 / float64(max(d, 1))
+		}
+		return linalg.ElementMap{Kind: linalg.MapPower, Gamma: gamma, Coef0: k.Coef0, Degree: deg}
+	}
+	return linalg.ElementMap{Kind: linalg.MapIdentity}
+}
+
+// Eval returns k(x, y) for two points of the same dimension (the formula
+// the Gram routines are tested against).
+func (k Kernel) Eval(x, y []float64) float64 {
+	var dot, nx, ny float64
+	for i, v := range x {
+		dot += v * y[i]
+		nx += v * v
+		ny += y[i] * y[i]
+	}
+	switch k.Kind {
+	case Gaussian:
+		return math.Exp(-math.Max(nx+ny-2*dot, 0) / (2 * k.Sigma * k.Sigma))
+	case Laplace:
+		return math.Exp(-math.Sqrt(math.Max(nx+ny-2*dot, 0)) / k.Sigma)
+	case Polynomial:
+		em := k.ElementMap(len(x))
+		return math.Pow(em.Gamma*dot+em.Coef0, float64(em.Degree))
+	}
+	return dot
+}
+
+// MedianDistance returns the median Euclidean distance over the pairs i < j
+// of the first m rows of x (all rows when m ≤ 0 or m > n); the usual
+// "median heuristic" for the bandwidth of distance-based kernels. It needs
+// at least two rows.
+func MedianDistance(x *mat.Dense, m int) (float64, error) {
+	if x == nil || x.IsEmpty() {
+		return 0, invalidf("MedianDistance: empty data")
+	}
+	n, _ := x.Dims()
+	if m <= 0 || m > n {
+		m = n
+	}
+	if m < 2 {
+		return 0, invalidf("MedianDistance: need at least 2 rows, have %d", m)
+	}
+	d2, err := linalg.SqDistances(x.Slice(0, m, 0, x.RawMatrix().Cols).(*mat.Dense))
+	if err != nil {
+		return 0, err
+	}
+	raw := d2.RawSymmetric()
+	vals := make([]float64, 0, m*(m-1)/2)
+	for i := 0; i < m; i++ {
+		vals = append(vals, raw.Data[i*raw.Stride+i+1:i*raw.Stride+m]...)
+	}
+	sort.Float64s(vals)
+	p := len(vals)
+	med := math.Sqrt(vals[p/2])
+	if p%2 == 0 {
+		med = 0.5 * (math.Sqrt(vals[p/2-1]) + med)
+	}
+	return med, nil
+}
+
+// Gram returns the n×n kernel matrix K_ij = k(x_i, x_j) of the rows of the
+// n×d matrix x, both triangles stored, by linalg's engine (linalg.GramMap:
+// level-3 BLAS panels with the element map fused per panel). x is not
+// modified.
+func Gram(x *mat.Dense, k Kernel) (*mat.SymDense, error) {
+	return GramWith(x, k, linalg.GramOptions{})
+}
+
+// GramWith is Gram with explicit engine options (float32 inner products,
+// upper triangle only, forced paths).
+func GramWith(x *mat.Dense, k Kernel, o linalg.GramOptions) (*mat.SymDense, error) {
+	if err := k.Check(); err != nil {
+		return nil, err
+	}
+	if x == nil || x.IsEmpty() {
+		return nil, invalidf("Gram: empty data")
+	}
+	_, d := x.Dims()
+	return linalg.GramMap(x, k.ElementMap(d), o)
+}
+
+// CrossGram returns the m×n kernel matrix K_ij = k(x_i, y_j) between the
+// rows of x (m×d) and y (n×d) (linalg.CrossGramMap).
+func CrossGram(x, y *mat.Dense, k Kernel) (*mat.Dense, error) {
+	if err := k.Check(); err != nil {
+		return nil, err
+	}
+	if x == nil || x.IsEmpty() {
+		return nil, invalidf("CrossGram: empty data")
+	}
+	_, d := x.Dims()
+	return linalg.CrossGramMap(x, y, k.ElementMap(d))
+}
+
+// GramTiles32 returns the kernel matrix of the rows of x in float32 half
+// storage (linalg.GramTiles32), never forming it in float64.
+func GramTiles32(x *mat.Dense, k Kernel, o linalg.GramOptions) (*linalg.SymTiles32, error) {
+	if err := k.Check(); err != nil {
+		return nil, err
+	}
+	if x == nil || x.IsEmpty() {
+		return nil, invalidf("GramTiles32: empty data")
+	}
+	_, d := x.Dims()
+	return linalg.GramTiles32(x, k.ElementMap(d), o)
+}
+
+// Rows prepares blocks of the kernel matrix of x on demand
+// (linalg.KernelRows), for matrix-free operators and out-of-sample rows.
+func Rows(x *mat.Dense, k Kernel, o linalg.GramOptions) (*linalg.KernelRows, error) {
+	if err := k.Check(); err != nil {
+		return nil, err
+	}
+	if x == nil || x.IsEmpty() {
+		return nil, invalidf("Rows: empty data")
+	}
+	_, d := x.Dims()
+	return linalg.NewKernelRows(x, k.ElementMap(d), o)
+}
