@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/lbfgs"
 	"github.com/kdual/kdual/linalg"
@@ -411,10 +411,11 @@ func dualStart(op eig.Operator, s int, start Start, seed uint64, prob *dualProbl
 	if seed == 0 {
 		seed = 1
 	}
-	omega, err := dataset.StandardNormal(n, s, seed)
+	data, err := rng.StandardNormal(n, s, seed)
 	if err != nil {
 		return nil, err
 	}
+	omega := mat.NewDense(n, s, data)
 	if start != StartSketch {
 		return omega, nil
 	}
