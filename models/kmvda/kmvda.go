@@ -50,6 +50,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 
@@ -105,6 +106,9 @@ type Model struct {
 	Reg float64
 	// Seed of the random features; 0 means 1.
 	Seed uint64
+	// Solver computes the top l eigenpairs of the whitened problem
+	// U⁻ᵀ D U⁻¹; nil means eig.Auto{}.
+	Solver eig.Solver
 
 	views  int
 	dims   []int
@@ -254,7 +258,7 @@ func (m *Model) Fit(views []*mat.Dense, labels [][]int) error {
 	if l < 1 || l > size {
 		return invalidf("l = %d directions: want 1 … %d", l, size)
 	}
-	z, vals, eps, err := solveGEP(d, s, ridge, l, m.Reg, scale)
+	z, vals, eps, err := solveGEP(m.Solver, d, s, ridge, l, m.Reg, scale)
 	if err != nil {
 		return err
 	}
@@ -486,7 +490,7 @@ func blockDiag(ks []*mat.SymDense) *mat.SymDense {
 // solveGEP returns the top l solutions of D z = λ (S + ε·R) z (R = I when
 // ridge is nil) with ε = reg·scale, scale the mean diagonal of the
 // within-class scatter (of the primal problem, for the RFF dual form).
-func solveGEP(d, s, ridge *mat.SymDense, l int, reg, scale float64) (*mat.Dense, []float64, float64, error) {
+func solveGEP(solver eig.Solver, d, s, ridge *mat.SymDense, l int, reg, scale float64) (*mat.Dense, []float64, float64, error) {
 	size := s.SymmetricDim()
 	if scale == 0 {
 		tr := 0.0
@@ -526,13 +530,20 @@ func solveGEP(d, s, ridge *mat.SymDense, l int, reg, scale float64) (*mat.Dense,
 	craw := cm.RawMatrix()
 	blas64.Trsm(blas.Left, blas.Trans, 1, u, craw)
 	blas64.Trsm(blas.Right, blas.NoTrans, 1, u, craw)
-	e, err := linalg.SymEig(linalg.SymPart(cm), l)
+	op, err := eig.NewDense(linalg.SymPart(cm))
 	if err != nil {
 		return nil, nil, eps, err
 	}
-	z := mat.DenseCopyOf(e.Vectors)
+	if solver == nil {
+		solver = eig.Auto{}
+	}
+	res, err := solver.Solve(op, l)
+	if err != nil {
+		return nil, nil, eps, fmt.Errorf("kmvda: %w", err)
+	}
+	z := mat.DenseCopyOf(res.Vectors)
 	blas64.Trsm(blas.Left, blas.NoTrans, 1, u, z.RawMatrix())
-	return z, e.Values, eps, nil
+	return z, res.Values, eps, nil
 }
 
 // Rank1 is the rank-1 recognition rate: the fraction of probes whose

@@ -41,6 +41,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/lapack"
 	"github.com/kdual/kdual/linalg"
@@ -133,6 +134,9 @@ type Model struct {
 	Rotate bool
 	// Stiefel configures Cayley-Adam; its zero value is usable.
 	Stiefel stiefel.Settings
+	// Solver computes the top-s eigenpairs of the covariance (primal) or
+	// the kernel matrix (dual) for Eig training; nil means eig.Auto{}.
+	Solver eig.Solver
 	// NoRescale drops U = ŨΛ^{1/2} in primal training (U = Ũ): the
 	// paper's Fig. 7 ablation, which breaks inference.
 	NoRescale bool
@@ -160,8 +164,7 @@ type Info struct {
 	Seconds    float64 `json:"seconds"`
 	Iterations int     `json:"iterations"` // Stiefel steps
 	GradNorm   float64 `json:"grad_norm"`  // Stiefel: final relative Riemannian gradient
-	// Status of the Stiefel training (status.NotRun for the eigenvalue
-	// training, which solves directly).
+	// Status of the training: the Stiefel run's, or the eigensolver's.
 	Status status.Status `json:"status"`
 }
 
@@ -359,6 +362,27 @@ func diag(v []float64) *mat.SymDense {
 	return g
 }
 
+// topEigen returns the s largest eigenpairs of a through the model's
+// eig.Solver (eig.Auto when nil), recording its status in Info.
+func (m *Model) topEigen(a *mat.SymDense, s int) ([]float64, *mat.Dense, error) {
+	op, err := eig.NewDense(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	solver := m.Solver
+	if solver == nil {
+		solver = eig.Auto{}
+	}
+	res, err := solver.Solve(op, s)
+	if res != nil {
+		m.info.Status = res.Status
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("rkm: %w", err)
+	}
+	return res.Values, res.Vectors, nil
+}
+
 func (m *Model) fitPrimal() error {
 	phi := m.features()
 	s := m.Components
@@ -367,14 +391,14 @@ func (m *Model) fitPrimal() error {
 	if m.Training == Eig {
 		c := mat.NewSymDense(m.df, nil)
 		c.SymOuterK(1, phi.T())
-		e, err := linalg.SymEig(c, s)
+		values, vectors, err := m.topEigen(c, s)
 		if err != nil {
 			return err
 		}
-		if !(e.Values[s-1] > 0) {
+		if !(values[s-1] > 0) {
 			return invalidf("the covariance has rank < s = %d", s)
 		}
-		ut, gamma = e.Vectors, diag(e.Values)
+		ut, gamma = vectors, diag(values)
 	} else {
 		// B·A = Φᵀ(ΦA), or C·A when C (df×df) is the cheaper product.
 		var apply func(dst, a *mat.Dense)
@@ -423,14 +447,14 @@ func (m *Model) fitDual() error {
 		k.AddSym(k, m.views[i].viewKernel())
 	}
 	if m.Training == Eig {
-		e, err := linalg.SymEig(k, s)
+		values, vectors, err := m.topEigen(k, s)
 		if err != nil {
 			return err
 		}
-		if !(e.Values[s-1] > 0) {
+		if !(values[s-1] > 0) {
 			return invalidf("the kernel matrix has rank < s = %d", s)
 		}
-		m.h, m.gamma = e.Vectors, diag(e.Values)
+		m.h, m.gamma = vectors, diag(values)
 	} else {
 		var err error
 		m.h, m.gamma, err = m.stiefelTrain(m.n, func(dst, a *mat.Dense) { dst.Mul(k, a) })
