@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/eig/eigtest"
 )
 
 func TestRandSymSpectrum(t *testing.T) {
@@ -81,4 +82,10 @@ func TestLAPACKTimingsCheckTheirResults(t *testing.T) {
 	require.Error(t, err)
 	_, err = LAPACK(0, []string{"qr"}, "openblas", 1)
 	require.Error(t, err)
+}
+
+// The benchmark's full-spectrum reference solver runs eig's shared suite.
+func TestFullDenseSharedSuite(t *testing.T) {
+	eigtest.Run(t, eigtest.Solver{Name: "bench-full-dense", New: func(float64) eig.Solver { return fullDense{} },
+		MaxPasses: func(int, int, float64) int { return 1 }})
 }

@@ -144,7 +144,7 @@ func TestLoadFashion(t *testing.T) {
 		// without it gets here, and then the loader must say so.
 		_, err := LoadFashion("", "train", 10)
 		require.ErrorIs(t, err, ErrMissing)
-		return
+		t.Skip("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist): only the missing-data error was checked")
 	}
 	f, err := LoadFashion("", "train", 100)
 	require.NoError(t, err)

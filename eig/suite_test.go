@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,7 +16,8 @@ import (
 	"github.com/kdual/kdual/status"
 )
 
-// The shared suite: every solver must pass it.
+// The solvers for this package's own tests (the shared suite is in
+// eigtest, run by shared_suite_test.go).
 
 type namedSolver struct {
 	name string
@@ -39,15 +38,6 @@ var solvers = []namedSolver{
 	{"auto", func(tol float64) Solver { return Auto{Tol: tol} }, false},
 }
 
-type problem struct {
-	name   string
-	lambda []float64
-	k      int
-	// dominatedByNegative: more than l − k eigenvalues exceed λ_k in
-	// magnitude (outside the randomized solver's scope).
-	dominatedByNegative bool
-}
-
 func spectrum(n int, f func(i int) float64) []float64 {
 	l := make([]float64, n)
 	for i := range l {
@@ -56,126 +46,9 @@ func spectrum(n int, f func(i int) float64) []float64 {
 	return l
 }
 
-var problems = []problem{
-	{"fast decay", spectrum(300, func(i int) float64 { return math.Pow(0.7, float64(i)) }), 10, false},
-	{"slow decay", spectrum(300, func(i int) float64 { return 1 / float64(i+1) }), 8, false},
-	{"clustered", spectrum(250, func(i int) float64 {
-		switch {
-		case i < 4:
-			return 10 + 1e-9*float64(i) // a tight cluster at the top
-		case i < 8:
-			return 5
-		}
-		return 1 / float64(i)
-	}), 6, false},
-	{"flat with one gap", spectrum(300, func(i int) float64 {
-		if i < 5 {
-			return 2
-		}
-		return 1
-	}), 5, false},
-	{"negative", spectrum(200, func(i int) float64 { return 3 - 0.1*float64(i) }), 4, true},
-	{"indefinite, large negative", spectrum(200, func(i int) float64 {
-		if i == 0 {
-			return -50 // largest in magnitude, smallest algebraically
-		}
-		return 1 / float64(i)
-	}), 3, false},
-	{"k=1", spectrum(150, func(i int) float64 { return 1 / math.Sqrt(float64(i+1)) }), 1, false},
-	{"k=n-1", spectrum(40, func(i int) float64 { return float64(40 - i) }), 39, false},
-	{"tiny n=1", []float64{2.5}, 1, false},
-	{"tiny n=3", []float64{1, -2, 0.5}, 2, false},
-}
-
 // symWithSpectrum returns Q·diag(λ)·Qᵀ (both triangles stored).
 func symWithSpectrum(seed uint64, lambda []float64) *mat.SymDense {
 	return testmat.WithSpectrum(rand.New(rand.NewPCG(seed, 5)), lambda)
-}
-
-func maxAbs(l []float64) float64 {
-	m := 0.0
-	for _, v := range l {
-		m = math.Max(m, math.Abs(v))
-	}
-	return m
-}
-
-func TestSuite(t *testing.T) {
-	const tol = 1e-9
-	for _, pr := range problems {
-		a := symWithSpectrum(uint64(len(pr.lambda)), pr.lambda)
-		want := append([]float64(nil), pr.lambda...)
-		sort.Sort(sort.Reverse(sort.Float64Slice(want)))
-		anorm := maxAbs(pr.lambda)
-		n := len(pr.lambda)
-		for _, sv := range solvers {
-			t.Run(pr.name+"/"+sv.name, func(t *testing.T) {
-				dense, err := NewDense(a)
-				require.NoError(t, err)
-				counter := &Counting{Op: dense}
-				res, err := sv.make(tol).Solve(counter, pr.k)
-				if pr.dominatedByNegative && strings.HasPrefix(sv.name, "randomized") {
-					// Outside the power method's scope (see Randomized):
-					// it must say so, not return wrong pairs.
-					require.ErrorIs(t, err, ErrNotConverged)
-					require.Equal(t, counter.Passes, res.Passes)
-					return
-				}
-				require.NoError(t, err)
-				require.True(t, res.Status.Converged(), "status %v", res.Status)
-				require.Equal(t, pr.k, res.NumConverged)
-				require.Equal(t, counter.Passes, res.Passes, "passes")
-				require.Equal(t, counter.MatVecs, res.MatVecs, "matvecs")
-				require.Len(t, res.Values, pr.k)
-				r, c := res.Vectors.Dims()
-				require.Equal(t, [2]int{n, pr.k}, [2]int{r, c})
-
-				// True residuals ‖Av − λv‖ ≤ tol·‖A‖ (the solvers' tests are
-				// relative to |λ| ≤ ‖A‖, plus a rounding allowance).
-				var av mat.Dense
-				av.Mul(a, res.Vectors)
-				for j := 0; j < pr.k; j++ {
-					s := 0.0
-					for i := 0; i < n; i++ {
-						d := av.At(i, j) - res.Values[j]*res.Vectors.At(i, j)
-						s += d * d
-					}
-					require.LessOrEqual(t, math.Sqrt(s), tol*anorm+1e-13*anorm*float64(n), "residual of pair %d", j)
-				}
-				// Orthonormal vectors.
-				var vtv mat.Dense
-				vtv.Mul(res.Vectors.T(), res.Vectors)
-				for i := 0; i < pr.k; i++ {
-					vtv.Set(i, i, vtv.At(i, i)-1)
-				}
-				require.LessOrEqual(t, mat.Norm(&vtv, math.Inf(1)), 1e-10)
-				// Values agree with the known spectrum: a residual r bounds
-				// the error of a well-separated eigenvalue by r²/gap and of
-				// any by r.
-				for j := 0; j < pr.k; j++ {
-					require.InDelta(t, want[j], res.Values[j], tol*anorm+1e-12*anorm*float64(n), "value %d", j)
-					if j > 0 {
-						require.GreaterOrEqual(t, res.Values[j-1], res.Values[j])
-					}
-				}
-				// Signs fixed: the largest-magnitude entry is positive.
-				for j := 0; j < pr.k; j++ {
-					best := 0.0
-					for i := 0; i < n; i++ {
-						if x := res.Vectors.At(i, j); math.Abs(x) > math.Abs(best) {
-							best = x
-						}
-					}
-					require.Greater(t, best, 0.0)
-				}
-				// Same seed, identical output.
-				again, err := sv.make(tol).Solve(dense, pr.k)
-				require.NoError(t, err)
-				require.Equal(t, res.Values, again.Values)
-				require.True(t, mat.Equal(res.Vectors, again.Vectors))
-			})
-		}
-	}
 }
 
 func TestFloat32OperatorThroughSuite(t *testing.T) {

@@ -364,11 +364,11 @@ func TestLBFGSDefaultAccuracy(t *testing.T) {
 	digits, err := dataset.Digits()
 	require.NoError(t, err)
 	sets := map[string]*mat.Dense{"digits": digits.X}
-	if f, err := dataset.LoadFashion("", "train", 2000); err == nil {
-		sets["fashion"] = f.X
-	} else {
-		t.Logf("Fashion-MNIST not installed (%v): digits only", err)
+	f, err := dataset.LoadFashion("", "train", 2000)
+	if err != nil {
+		t.Skipf("Fashion-MNIST not installed (%v); make test installs it", err)
 	}
+	sets["fashion"] = f.X
 	for name, x := range sets {
 		sigma, err := kernel.MedianDistance(x, 1000)
 		require.NoError(t, err)
