@@ -30,7 +30,8 @@ type Lanczos struct {
 	NCV int
 	// Tol is the relative tolerance of the stopping test; 0 means 1e-10.
 	Tol float64
-	// MaxRestarts bounds the restarts; 0 means 1000.
+	// MaxRestarts bounds the restarts; 0 means 1000. A run takes at most
+	// ⌈m/b⌉·MaxRestarts passes (m the basis size, b the block).
 	MaxRestarts int
 	// Seed of the random start vector; 0 means 1.
 	Seed uint64
@@ -63,7 +64,8 @@ type BlockKrylov struct {
 	NCV int
 	// Tol as for Lanczos; 0 means 1e-10.
 	Tol float64
-	// MaxRestarts bounds the restarts; 0 means 1000.
+	// MaxRestarts bounds the restarts; 0 means 1000. A run takes at most
+	// ⌈m/b⌉·MaxRestarts passes (m the basis size, b the block).
 	MaxRestarts int
 	// Seed of the random start block; 0 means 1.
 	Seed uint64

@@ -63,6 +63,7 @@ type Randomized struct {
 	// Tol > 0 adds the convergence loop; 0 runs the fixed schedule only.
 	Tol float64
 	// MaxIter bounds the extra steps of the convergence loop; 0 means 500.
+	// A run takes at most 2q + 2 + MaxIter passes.
 	MaxIter int
 	// Seed of Ω; 0 means 1.
 	Seed uint64
