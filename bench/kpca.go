@@ -169,9 +169,8 @@ func (p *KPCAProblem) Build() (*Built, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bench: reference eigensolve: %w", err)
 		}
-		p.DOpt = 0
-		for _, l := range ref.Values {
-			p.DOpt -= 0.5 * l
+		if p.DOpt, err = kpca.OptimalCost(ref.Values); err != nil {
+			return nil, err
 		}
 		return &Built{Op: op}, nil
 	}
@@ -289,11 +288,8 @@ func (p *KPCAProblem) reference(op eig.Operator) error {
 	if err != nil {
 		return fmt.Errorf("bench: reference eigensolve: %w", err)
 	}
-	p.DOpt = 0
-	for _, l := range ref.Values {
-		p.DOpt -= 0.5 * l
-	}
-	return nil
+	p.DOpt, err = kpca.OptimalCost(ref.Values)
+	return err
 }
 
 func (p *KPCAProblem) data() (*mat.Dense, error) {
@@ -347,7 +343,7 @@ func (p *KPCAProblem) data() (*mat.Dense, error) {
 }
 
 // Eta is the paper's accuracy |d(H) − d_opt|/|d_opt|.
-func Eta(cost, dopt float64) float64 { return math.Abs(cost-dopt) / math.Abs(dopt) }
+func Eta(cost, dopt float64) float64 { return kpca.Eta(cost, dopt) }
 
 // KPCAResult is one solver at one δ.
 type KPCAResult struct {
@@ -403,12 +399,9 @@ func RunLBFGS(p *KPCAProblem, b *Built, delta float64, repeat int, startOut stri
 // EigenEta scores an eigensolver's (U, λ) as H = U·diag(λ)^{1/2}: one pass
 // over G, not timed.
 func EigenEta(op eig.Operator, res *eig.Result, dopt float64) (float64, error) {
-	n, s := res.Vectors.Dims()
-	h := mat.NewDense(n, s, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < s; j++ {
-			h.Set(i, j, res.Vectors.At(i, j)*math.Sqrt(math.Max(res.Values[j], 0)))
-		}
+	h, err := kpca.DualFromEigen(res.Values, res.Vectors)
+	if err != nil {
+		return 0, err
 	}
 	cost, _, err := kpca.DualCost(op, h)
 	if err != nil {

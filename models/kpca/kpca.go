@@ -286,11 +286,7 @@ func (k *KPCA) fitEig(op eig.Operator, solver eig.Solver) error {
 	}
 	k.info.Iterations = res.Iterations
 	k.setFromEigen(res.Values, res.Vectors)
-	cost := 0.0
-	for _, l := range res.Values {
-		cost -= 0.5 * l
-	}
-	k.info.Cost = cost
+	k.info.Cost, _ = OptimalCost(res.Values) // λ_s > 0 was checked above
 	k.info.Status = res.Status
 	if err != nil {
 		return fmt.Errorf("kpca: %w", err)
@@ -301,15 +297,14 @@ func (k *KPCA) fitEig(op eig.Operator, solver eig.Solver) error {
 func (k *KPCA) setFromEigen(values []float64, v *mat.Dense) {
 	n, s := v.Dims()
 	k.values = append([]float64(nil), values...)
-	k.h = mat.NewDense(n, s, nil)
+	// H = VΛ^{1/2} are also the training scores; proj = VΛ^{-1/2}. The
+	// values were checked positive.
+	k.h, _ = DualFromEigen(values, v)
+	k.scores = mat.DenseCopyOf(k.h)
 	k.proj = mat.NewDense(n, s, nil)
-	k.scores = mat.NewDense(n, s, nil)
 	for i := 0; i < n; i++ {
 		for j := 0; j < s; j++ {
-			r := math.Sqrt(values[j])
-			k.h.Set(i, j, v.At(i, j)*r)
-			k.proj.Set(i, j, v.At(i, j)/r)
-			k.scores.Set(i, j, v.At(i, j)*r)
+			k.proj.Set(i, j, v.At(i, j)/math.Sqrt(values[j]))
 		}
 	}
 }

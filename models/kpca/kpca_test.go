@@ -402,3 +402,32 @@ func maxAbsEntry(a *mat.Dense) float64 {
 	}
 	return m
 }
+
+// The dual formulas on a matrix with a known spectrum: d(V_sΛ_s^{1/2})
+// equals d_opt = −½ Σ λ_i, η of it is 0, and OptimalCost refuses negative
+// eigenvalues.
+func TestDualFormulas(t *testing.T) {
+	g := centredGram(t, gaussData(t, 60, 3, 8), rbf)
+	e, err := linalg.SymEig(g, 4)
+	require.NoError(t, err)
+	dopt, err := OptimalCost(e.Values)
+	require.NoError(t, err)
+	want := 0.0
+	for _, l := range e.Values {
+		want -= l / 2
+	}
+	require.Equal(t, want, dopt)
+	h, err := DualFromEigen(e.Values, e.Vectors)
+	require.NoError(t, err)
+	op, err := eig.NewDense(g)
+	require.NoError(t, err)
+	cost, _, err := DualCost(op, h)
+	require.NoError(t, err)
+	require.InDelta(t, dopt, cost, 1e-12*math.Abs(dopt))
+	require.Less(t, Eta(cost, dopt), 1e-12)
+	require.InDelta(t, 0.5, Eta(-1.5, -1), 1e-15)
+	_, err = OptimalCost([]float64{1, -0.5})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = DualFromEigen([]float64{1}, h)
+	require.ErrorIs(t, err, ErrInvalid)
+}
