@@ -157,10 +157,13 @@ const (
 )
 
 func (p ProductPrecision) String() string {
-	if p == ProductsFloat32 {
+	switch p {
+	case ProductsFloat64:
+		return "float64"
+	case ProductsFloat32:
 		return "float32"
 	}
-	return "float64"
+	return fmt.Sprintf("ProductPrecision(%d)", int(p))
 }
 
 // GramPaths is the outcome of the calibration: the path of each part and

@@ -91,11 +91,22 @@ func runPPCA(args []string, stdout io.Writer) error {
 		return err
 	}
 	rep.FitSeconds = time.Since(start).Seconds()
-	rep.Q, rep.Sigma2, rep.Explained = m.LatentDim(), m.NoiseVariance(), m.ExplainedVariance()
-	vals := m.Eigenvalues()
+	explained, err := m.ExplainedVariance()
+	if err != nil {
+		return err
+	}
+	vals, err := m.Eigenvalues()
+	if err != nil {
+		return err
+	}
+	post, err := m.PosteriorCov()
+	if err != nil {
+		return err
+	}
+	rep.Q, rep.Sigma2, rep.Explained = m.LatentDim(), m.NoiseVariance(), explained
 	rep.Eigenvalues = vals[:min(len(vals), rep.Q+10)]
 	for p := 0; p < rep.Q; p++ {
-		rep.PosteriorVar = append(rep.PosteriorVar, m.PosteriorCov().At(p, p))
+		rep.PosteriorVar = append(rep.PosteriorVar, post.At(p, p))
 	}
 
 	// Reconstructions of the training points: pre-images of (k_c)_MAP, for

@@ -77,7 +77,12 @@ const (
 	RFF
 )
 
-func (k Kind) String() string { return [...]string{"linear", "rbf", "rff"}[k] }
+func (k Kind) String() string {
+	if k >= 0 && int(k) < 3 {
+		return [...]string{"linear", "rbf", "rff"}[k]
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
 
 // ParseKind reads linear, rbf or rff.
 func ParseKind(s string) (Kind, error) {
@@ -121,6 +126,10 @@ type Model struct {
 	fitted bool
 
 	forcePrimal bool // tests: the RFF primal form even when v·m > n
+
+	// Kind and Sigma as the fit used them (Project uses these).
+	fitKind  Kind
+	fitSigma float64
 }
 
 // Info reports a fit.
@@ -137,6 +146,7 @@ type Info struct {
 func (m *Model) Fit(views []*mat.Dense, labels [][]int) error {
 	start := time.Now()
 	m.fitted = false
+	m.fitKind, m.fitSigma = m.Kind, m.Sigma
 	v := len(views)
 	if v == 0 || len(labels) != v {
 		return invalidf("%d views with %d label lists", v, len(labels))
@@ -304,7 +314,7 @@ func (m *Model) Info() Info { return m.info }
 // Project maps new samples of view j (rows) to the common l-dimensional
 // space: W_jᵀ φ(y), or Z_jᵀ k(X_j, y) in the kernel form.
 func (m *Model) Project(j int, y *mat.Dense) (*mat.Dense, error) {
-	if !m.fitted {
+	if m == nil || !m.fitted {
 		return nil, ErrNotFitted
 	}
 	if j < 0 || j >= m.views {
@@ -317,7 +327,7 @@ func (m *Model) Project(j int, y *mat.Dense) (*mat.Dense, error) {
 		return nil, err
 	}
 	r, d := y.Dims()
-	switch m.Kind {
+	switch m.fitKind {
 	case Linear:
 		if d != m.dims[j] {
 			return nil, invalidf("view %d has %d features, samples %d", j, m.dims[j], d)
@@ -334,7 +344,7 @@ func (m *Model) Project(j int, y *mat.Dense) (*mat.Dense, error) {
 		out.Mul(f, m.w[j])
 		return out, nil
 	}
-	k, err := kernel.CrossGram(y, m.x[j], kernel.Kernel{Kind: kernel.Gaussian, Sigma: m.Sigma})
+	k, err := kernel.CrossGram(y, m.x[j], kernel.Kernel{Kind: kernel.Gaussian, Sigma: m.fitSigma})
 	if err != nil {
 		return nil, err
 	}

@@ -99,6 +99,12 @@ type KPCA struct {
 	info   Info
 
 	inverse *preimage
+
+	// The configuration the fit used, copied at Fit so that later changes
+	// of the exported fields cannot disagree with the fitted state.
+	fitKernel kernel.Kernel
+	fitCenter bool
+	fitAlpha  float64
 }
 
 // Info reports how the fit went.
@@ -161,7 +167,7 @@ func (k *KPCA) Fit(x *mat.Dense) error {
 	kernelSeconds := time.Since(start).Seconds()
 	k.x = nil
 	fitErr := k.fitOperator(op, plan.Solver)
-	if !k.fitted {
+	if k == nil || !k.fitted {
 		return fitErr
 	}
 	// Fitted, perhaps partially (fitErr then says why).
@@ -205,7 +211,7 @@ func (k *KPCA) FitGram(g *mat.SymDense) error {
 	}
 	kernelSeconds := time.Since(start).Seconds()
 	fitErr := k.fitOperator(op, nil)
-	if !k.fitted {
+	if k == nil || !k.fitted {
 		return fitErr
 	}
 	k.info.Operator, k.info.PlanReason, k.info.KernelSeconds = "precomputed", "the kernel matrix was given", kernelSeconds
@@ -224,6 +230,7 @@ func (k *KPCA) fitOperator(op eig.Operator, auto eig.Solver) error {
 	if c, ok := op.(*eig.Centered); ok {
 		k.center = c.Centering()
 	}
+	k.fitKernel, k.fitCenter, k.fitAlpha = k.Kernel, !k.NoCenter, k.Alpha
 	counter := &eig.Counting{Op: op}
 	k.n = n
 	k.info = Info{Solver: k.solverName()}
@@ -507,7 +514,7 @@ func signFlips(v *mat.Dense) []bool {
 // Eigenvalues returns λ_1 ≥ … ≥ λ_s of the (centred) kernel matrix; for
 // dca, the square roots of the eigenvalues of HᵀGH.
 func (k *KPCA) Eigenvalues() ([]float64, error) {
-	if !k.fitted {
+	if k == nil || !k.fitted {
 		return nil, ErrNotFitted
 	}
 	return append([]float64(nil), k.values...), nil
@@ -515,7 +522,7 @@ func (k *KPCA) Eigenvalues() ([]float64, error) {
 
 // Scores returns the n×s training scores.
 func (k *KPCA) Scores() (*mat.Dense, error) {
-	if !k.fitted {
+	if k == nil || !k.fitted {
 		return nil, ErrNotFitted
 	}
 	return mat.DenseCopyOf(k.scores), nil
@@ -523,7 +530,7 @@ func (k *KPCA) Scores() (*mat.Dense, error) {
 
 // Dual returns the n×s dual variable H.
 func (k *KPCA) Dual() (*mat.Dense, error) {
-	if !k.fitted {
+	if k == nil || !k.fitted {
 		return nil, ErrNotFitted
 	}
 	return mat.DenseCopyOf(k.h), nil
@@ -540,37 +547,51 @@ func (k *KPCA) Fitted() bool { return k.fitted }
 // Transform returns the m×s scores of the rows of x (m×d) by Eq. (8):
 // z = k_cᵀ·H·M^{-1/2}·Q, with k_c centred like G.
 func (k *KPCA) Transform(x *mat.Dense) (*mat.Dense, error) {
-	if !k.fitted {
+	if k == nil || !k.fitted {
 		return nil, ErrNotFitted
 	}
 	if k.x == nil {
 		return nil, fmt.Errorf("kpca: fitted with FitGram: use TransformGram: %w", ErrInvalid)
 	}
-	kx, err := kernel.CrossGram(x, k.x, k.Kernel)
+	kx, err := kernel.CrossGram(x, k.x, k.fitKernel)
 	if err != nil {
 		return nil, fmt.Errorf("kpca: Transform: %w", err)
 	}
-	return k.TransformGram(kx)
+	return k.transformRows(kx, true)
 }
 
 // TransformGram projects m new points given their m×n kernel rows against
-// the training points (uncentred; centred here like G). kx is modified.
+// the training points (uncentred; centred here like G, on a copy: kx is
+// not modified).
 func (k *KPCA) TransformGram(kx *mat.Dense) (*mat.Dense, error) {
-	if !k.fitted {
+	return k.transformRows(kx, false)
+}
+
+// transformRows is TransformGram; owned kernel rows are centred in place.
+func (k *KPCA) transformRows(kx *mat.Dense, owned bool) (*mat.Dense, error) {
+	if k == nil || !k.fitted {
 		return nil, ErrNotFitted
+	}
+	if kx == nil || kx.IsEmpty() {
+		return nil, fmt.Errorf("kpca: TransformGram: empty kernel rows: %w", ErrInvalid)
 	}
 	m, n := kx.Dims()
 	if n != k.n {
 		return nil, fmt.Errorf("kpca: kernel rows have %d columns, want %d: %w", n, k.n, ErrInvalid)
 	}
-	if !k.NoCenter {
+	if err := linalg.CheckFinite("kpca: kernel rows", kx); err != nil {
+		return nil, err
+	}
+	if k.fitCenter {
+		if !owned {
+			kx = mat.DenseCopyOf(kx)
+		}
 		if err := k.center.CenterCross(kx); err != nil {
 			return nil, err
 		}
-	} else if err := linalg.CheckFinite("kpca: kernel rows", kx); err != nil {
-		return nil, err
 	}
-	z := mat.NewDense(m, k.Components, nil)
+	_, s := k.proj.Dims()
+	z := mat.NewDense(m, s, nil)
 	z.Mul(kx, k.proj)
 	return z, nil
 }
@@ -590,13 +611,13 @@ func norm(x []float64) float64 {
 // kernel over the block [V − 1·v̄ᵀ, 1/n] (memory: the data and one panel;
 // time: about one Gram build). It needs Fit (not FitGram).
 func (k *KPCA) CheckResiduals() (res []float64, lambda1 float64, err error) {
-	if !k.fitted {
+	if k == nil || !k.fitted {
 		return nil, 0, ErrNotFitted
 	}
 	if k.x == nil {
 		return nil, 0, fmt.Errorf("kpca: CheckResiduals needs Fit on data: %w", ErrInvalid)
 	}
-	op, err := eig.NewKernelOp(k.x, k.Kernel, linalg.GramOptions{})
+	op, err := eig.NewKernelOp(k.x, k.fitKernel, linalg.GramOptions{})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -610,7 +631,7 @@ func (k *KPCA) CheckResiduals() (res []float64, lambda1 float64, err error) {
 	}
 	b := mat.NewDense(n, s+1, nil)
 	means := make([]float64, s)
-	if !k.NoCenter {
+	if k.fitCenter {
 		for j := 0; j < s; j++ {
 			for i := 0; i < n; i++ {
 				means[j] += v.At(i, j)
@@ -630,7 +651,7 @@ func (k *KPCA) CheckResiduals() (res []float64, lambda1 float64, err error) {
 	}
 	// K_c v = K v′ − 1·(rᵀv′), r = K·1/n (the last column of y).
 	rv := make([]float64, s)
-	if !k.NoCenter {
+	if k.fitCenter {
 		for i := 0; i < n; i++ {
 			for j := 0; j < s; j++ {
 				rv[j] += y.At(i, s) * b.At(i, j)

@@ -431,3 +431,28 @@ func TestDualFormulas(t *testing.T) {
 	_, err = DualFromEigen([]float64{1}, h)
 	require.ErrorIs(t, err, ErrInvalid)
 }
+
+// A fitted model keeps the configuration of its fit: changing the exported
+// fields afterwards neither panics nor changes what Transform returns, and
+// TransformGram leaves the caller's kernel rows alone.
+func TestConfigurationCopiedAtFit(t *testing.T) {
+	x := gaussData(t, 80, 4, 9)
+	m := &KPCA{Kernel: rbf, Components: 3}
+	require.NoError(t, m.Fit(x))
+	before, err := m.Transform(x)
+	require.NoError(t, err)
+	m.Components, m.Kernel, m.NoCenter = 10, kernel.Kernel{Kind: kernel.Laplace, Sigma: 0.1}, true
+	after, err := m.Transform(x)
+	require.NoError(t, err)
+	require.True(t, mat.Equal(before, after))
+	kx, err := kernel.CrossGram(x, x, rbf)
+	require.NoError(t, err)
+	keep := mat.DenseCopyOf(kx)
+	z, err := m.TransformGram(kx)
+	require.NoError(t, err)
+	require.True(t, mat.Equal(kx, keep), "TransformGram modified its input")
+	require.True(t, mat.EqualApprox(z, before, 1e-12))
+	var nilModel *KPCA
+	_, err = nilModel.Transform(x)
+	require.ErrorIs(t, err, ErrNotFitted)
+}

@@ -19,14 +19,14 @@ type preimage struct {
 }
 
 func (k *KPCA) fitInverse() error {
-	alpha := k.Alpha
+	alpha := k.fitAlpha
 	if alpha == 0 {
 		alpha = 1
 	}
 	if !(alpha > 0) {
 		return fmt.Errorf("kpca: Alpha = %g must be positive: %w", alpha, ErrInvalid)
 	}
-	kz, err := kernel.Gram(k.scores, k.Kernel)
+	kz, err := kernel.Gram(k.scores, k.fitKernel)
 	if err != nil {
 		return fmt.Errorf("kpca: pre-image kernel: %w", err)
 	}
@@ -49,16 +49,16 @@ func (k *KPCA) fitInverse() error {
 // InverseTransform maps m×s scores back to m×d input space (needs
 // FitInverse).
 func (k *KPCA) InverseTransform(z *mat.Dense) (*mat.Dense, error) {
-	if !k.fitted {
+	if k == nil || !k.fitted {
 		return nil, ErrNotFitted
 	}
 	if k.inverse == nil {
 		return nil, fmt.Errorf("kpca: InverseTransform needs FitInverse: %w", ErrNotFitted)
 	}
-	if _, s := z.Dims(); s != k.Components {
-		return nil, fmt.Errorf("kpca: scores have %d columns, want %d: %w", s, k.Components, ErrInvalid)
+	if _, s := z.Dims(); s != len(k.values) {
+		return nil, fmt.Errorf("kpca: scores have %d columns, want %d: %w", s, len(k.values), ErrInvalid)
 	}
-	kz, err := kernel.CrossGram(z, k.inverse.z, k.Kernel)
+	kz, err := kernel.CrossGram(z, k.inverse.z, k.fitKernel)
 	if err != nil {
 		return nil, err
 	}

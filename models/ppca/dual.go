@@ -204,7 +204,12 @@ func (m *Dual) check() error {
 func (m *Dual) N() int { return m.n }
 
 // A returns a copy of Ã (N×q).
-func (m *Dual) A() *mat.Dense { return mat.DenseCopyOf(m.a) }
+func (m *Dual) A() (*mat.Dense, error) {
+	if !m.fitted {
+		return nil, ErrNotFitted
+	}
+	return mat.DenseCopyOf(m.a), nil
+}
 
 // KernelVectors returns the centred kernel vectors k_c(x) of the rows of x
 // against the training points (one row each, N columns).

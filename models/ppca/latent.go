@@ -18,35 +18,50 @@ type latent struct {
 	trace  float64
 }
 
-// LatentDim is the fitted q.
+// ready reports whether a fit set the latent model.
+func (l *latent) ready() bool { return l.q > 0 }
+
+// LatentDim is the fitted q (0 before a fit).
 func (l *latent) LatentDim() int { return l.q }
 
-// NoiseVariance is the fitted σ².
+// NoiseVariance is the fitted σ² (0 before a fit).
 func (l *latent) NoiseVariance() float64 { return l.sigma2 }
 
 // Eigenvalues returns the computed eigenvalues, decreasing (for Dual: all
 // of K_c's with the dense solver, else the top q; for Primal: the d of the
-// scatter matrix).
-func (l *latent) Eigenvalues() []float64 { return append([]float64(nil), l.values...) }
+// scatter matrix), or ErrNotFitted.
+func (l *latent) Eigenvalues() ([]float64, error) {
+	if !l.ready() {
+		return nil, ErrNotFitted
+	}
+	return append([]float64(nil), l.values...), nil
+}
 
-// ExplainedVariance is Σ_{p≤q} λ_p / Σ_p λ_p.
-func (l *latent) ExplainedVariance() float64 {
+// ExplainedVariance is Σ_{p≤q} λ_p / Σ_p λ_p, or ErrNotFitted.
+func (l *latent) ExplainedVariance() (float64, error) {
+	if !l.ready() {
+		return 0, ErrNotFitted
+	}
 	s := 0.0
 	for _, v := range l.values[:l.q] {
 		s += v
 	}
-	return s / l.trace
+	return s / l.trace, nil
 }
 
 // PosteriorCov returns the covariance of h given the observation,
 // σ²(WᵀW + σ²I)^{-1} = σ² N Λ_q^{-1}, the same for every observation (the
-// paper's dual Eq. 15 omits the factor σ² that its primal Eq. 7 has).
-func (l *latent) PosteriorCov() *mat.SymDense {
+// paper's dual Eq. 15 omits the factor σ² that its primal Eq. 7 has), or
+// ErrNotFitted.
+func (l *latent) PosteriorCov() (*mat.SymDense, error) {
+	if !l.ready() {
+		return nil, ErrNotFitted
+	}
 	c := mat.NewSymDense(l.q, nil)
 	for p := 0; p < l.q; p++ {
 		c.SetSym(p, p, l.sigma2*float64(l.n)/l.values[p])
 	}
-	return c
+	return c, nil
 }
 
 // scaleMAP multiplies column p of h by N/λ_p: h_MAP from Wᵀ(φ − μ) or

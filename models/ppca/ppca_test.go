@@ -60,12 +60,12 @@ func TestLinearDualEqualsPrimal(t *testing.T) {
 
 	phiC := centred(x) // rows are the centred features: Φ_c = phiCᵀ
 	var w mat.Dense
-	w.Mul(phiC.T(), d.A())
+	w.Mul(phiC.T(), must(d.A()))
 	// Eigenvector signs are fixed the same way on both sides only up to the
 	// correspondence v_p ∝ Φ_c e_p; compare sign-invariant products.
 	var wwD, wwP mat.Dense
 	wwD.Mul(&w, w.T())
-	pw := p.W()
+	pw := must(p.W())
 	wwP.Mul(pw, pw.T())
 	require.Less(t, maxAbsDiff(&wwD, &wwP), 1e-10)
 	// Column by column too, after matching signs.
@@ -93,7 +93,7 @@ func TestLinearDualEqualsPrimal(t *testing.T) {
 	rD, err := d.Reconstruct(hD)
 	require.NoError(t, err)
 	// (k_c)_MAP = Φ_cᵀ(φ_MAP − μ) for each test point.
-	mean := p.Mean()
+	mean := must(p.Mean())
 	for i := 0; i < 7; i++ {
 		row := rP.RawRowView(i)
 		for j := range row {
@@ -113,9 +113,9 @@ func TestLinearDualEqualsPrimal(t *testing.T) {
 	var inv mat.Dense
 	require.NoError(t, inv.Inverse(&wtw))
 	inv.Scale(s2, &inv)
-	require.Less(t, maxAbsDiff(p.PosteriorCov(), &inv), 1e-10)
-	require.Less(t, maxAbsDiff(d.PosteriorCov(), &inv), 1e-10)
-	require.InDelta(t, p.ExplainedVariance(), d.ExplainedVariance(), 1e-12)
+	require.Less(t, maxAbsDiff(must(p.PosteriorCov()), &inv), 1e-10)
+	require.Less(t, maxAbsDiff(must(d.PosteriorCov()), &inv), 1e-10)
+	require.InDelta(t, must(p.ExplainedVariance()), must(d.ExplainedVariance()), 1e-12)
 }
 
 // σ² → 0 gives kernel PCA's reconstruction E_qE_qᵀk_c, for training and
@@ -212,7 +212,7 @@ func TestSampleCovariance(t *testing.T) {
 
 	kc, _ := d.TrainKernelVectors()
 	var ka, want mat.Dense
-	ka.Mul(kc, d.A())
+	ka.Mul(kc, must(d.A()))
 	want.Mul(&ka, ka.T())
 	want.Add(&want, scaled(d.NoiseVariance(), kc))
 	n := 8
@@ -276,12 +276,12 @@ func TestPrimalSampleMoments(t *testing.T) {
 			mean[j] += s.At(i, j) / m
 		}
 	}
-	w := p.W()
+	w := must(p.W())
 	var want mat.Dense
 	want.Mul(w, w.T())
 	for j := 0; j < 3; j++ {
 		want.Set(j, j, want.At(j, j)+p.NoiseVariance())
-		require.InDelta(t, p.Mean()[j], mean[j], 6*math.Sqrt(want.At(j, j)/m))
+		require.InDelta(t, must(p.Mean())[j], mean[j], 6*math.Sqrt(want.At(j, j)/m))
 	}
 	sc := centred(s)
 	var cov mat.SymDense
@@ -294,7 +294,7 @@ func TestPrimalSampleMoments(t *testing.T) {
 	}
 	// σ²_ML (Tipping & Bishop) is the mean of the d − q discarded
 	// covariance eigenvalues.
-	lam := p.Eigenvalues()
+	lam := must(p.Eigenvalues())
 	require.InDelta(t, (lam[1]+lam[2])/(100*2), p.NoiseVariance(), 1e-14)
 }
 
@@ -314,7 +314,7 @@ func TestGenerateLatent(t *testing.T) {
 	require.NoError(t, err)
 	require.Less(t, maxAbsDiff(k, kf), 1e-14)
 	// B̃ column p is λ_p/√N e_p for p ≤ q.
-	lam := d.Eigenvalues()
+	lam := must(d.Eigenvalues())
 	e, err := linalg.SymEig(mustKc(t, d), 2)
 	require.NoError(t, err)
 	for i := 0; i < 25; i++ {
@@ -398,4 +398,38 @@ func TestErrors(t *testing.T) {
 	_, err = top.Sample(1, 1)
 	require.ErrorIs(t, err, ErrInvalid)
 	require.ErrorIs(t, (&Dual{Sigma2: 0.01, Solver: "auto"}).Fit(x), ErrInvalid)
+}
+
+// must unwraps an accessor of a fitted model.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// Before a fit every accessor says ErrNotFitted; nothing panics.
+func TestAccessorsBeforeFit(t *testing.T) {
+	var p Primal
+	var d Dual
+	_, err := p.W()
+	require.ErrorIs(t, err, ErrNotFitted)
+	_, err = p.Mean()
+	require.ErrorIs(t, err, ErrNotFitted)
+	_, err = d.A()
+	require.ErrorIs(t, err, ErrNotFitted)
+	for _, l := range []interface {
+		Eigenvalues() ([]float64, error)
+		ExplainedVariance() (float64, error)
+		PosteriorCov() (*mat.SymDense, error)
+		LatentDim() int
+	}{&p, &d} {
+		_, err = l.Eigenvalues()
+		require.ErrorIs(t, err, ErrNotFitted)
+		_, err = l.ExplainedVariance()
+		require.ErrorIs(t, err, ErrNotFitted)
+		_, err = l.PosteriorCov()
+		require.ErrorIs(t, err, ErrNotFitted)
+		require.Zero(t, l.LatentDim())
+	}
 }

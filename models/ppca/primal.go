@@ -67,10 +67,20 @@ func (m *Primal) Fit(x *mat.Dense) error {
 }
 
 // Mean is μ_ML, the mean of the training rows.
-func (m *Primal) Mean() []float64 { return append([]float64(nil), m.mean...) }
+func (m *Primal) Mean() ([]float64, error) {
+	if !m.fitted {
+		return nil, ErrNotFitted
+	}
+	return append([]float64(nil), m.mean...), nil
+}
 
 // W returns a copy of W_ML (d×q).
-func (m *Primal) W() *mat.Dense { return mat.DenseCopyOf(m.w) }
+func (m *Primal) W() (*mat.Dense, error) {
+	if !m.fitted {
+		return nil, ErrNotFitted
+	}
+	return mat.DenseCopyOf(m.w), nil
+}
 
 // Project returns h_MAP = (WᵀW + σ²I)^{-1} Wᵀ(φ − μ) = N Λ_q^{-1} Wᵀ(φ − μ)
 // for each row φ of x.

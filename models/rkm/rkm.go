@@ -93,7 +93,10 @@ const (
 )
 
 func (s Setting) String() string {
-	return [...]string{"auto", "primal", "dual"}[s]
+	if s >= 0 && int(s) < 3 {
+		return [...]string{"auto", "primal", "dual"}[s]
+	}
+	return fmt.Sprintf("Setting(%d)", int(s))
 }
 
 // Training is eigendecomposition or Stiefel optimisation.
@@ -106,7 +109,10 @@ const (
 )
 
 func (t Training) String() string {
-	return [...]string{"eig", "stiefel"}[t]
+	if t >= 0 && int(t) < 2 {
+		return [...]string{"eig", "stiefel"}[t]
+	}
+	return fmt.Sprintf("Training(%d)", int(t))
 }
 
 // ChooseSetting is the paper's Fig. 1 for feature maps without trainable
@@ -150,6 +156,7 @@ type Model struct {
 	gamma   *mat.SymDense // s×s
 	info    Info
 	fitted  bool
+	s       int // Components at Fit
 	// partial is the error of a Stiefel run that stopped before its test
 	// (the model is kept; Fit returns it).
 	partial error
@@ -204,6 +211,7 @@ func (m *Model) Fit(xs []*mat.Dense) error {
 		}
 	}
 	s := m.Components
+	m.s = s // the fitted s, kept whatever Components becomes
 	if s < 1 || s >= n {
 		return invalidf("s = %d: want 1 ≤ s < n = %d", s, n)
 	}
@@ -322,7 +330,7 @@ func (o traceObjective) Eval(a, grad *mat.Dense) float64 {
 // stiefelTrain maximises Tr(AᵀBA) over St(dim, s) and returns A and
 // Γ' = AᵀBA, rotated to diagonal when Rotate is set.
 func (m *Model) stiefelTrain(dim int, apply func(dst, a *mat.Dense)) (*mat.Dense, *mat.SymDense, error) {
-	s := m.Components
+	s := m.s
 	res, err := stiefel.Minimize(traceObjective{apply}, dim, s, nil, m.Stiefel)
 	if res == nil {
 		return nil, nil, err
@@ -385,7 +393,7 @@ func (m *Model) topEigen(a *mat.SymDense, s int) ([]float64, *mat.Dense, error) 
 
 func (m *Model) fitPrimal() error {
 	phi := m.features()
-	s := m.Components
+	s := m.s
 	var ut *mat.Dense // Ũ
 	var gamma *mat.SymDense
 	if m.Training == Eig {
@@ -441,7 +449,7 @@ func (m *Model) fitPrimal() error {
 }
 
 func (m *Model) fitDual() error {
-	s := m.Components
+	s := m.s
 	k := mat.NewSymDense(m.n, nil)
 	for i := range m.views {
 		k.AddSym(k, m.views[i].viewKernel())
@@ -489,7 +497,7 @@ func (m *Model) Fitted() bool { return m.fitted }
 // H returns the n×s dual variables (latent components of the training
 // points); in the primal setting H = ΦUΓ^{-1}.
 func (m *Model) H() (*mat.Dense, error) {
-	if !m.fitted {
+	if m == nil || !m.fitted {
 		return nil, ErrNotFitted
 	}
 	return mat.DenseCopyOf(m.h), nil
@@ -497,10 +505,10 @@ func (m *Model) H() (*mat.Dense, error) {
 
 // Gamma returns Γ (diagonal after eig training or rotation).
 func (m *Model) Gamma() (*mat.SymDense, error) {
-	if !m.fitted {
+	if m == nil || !m.fitted {
 		return nil, ErrNotFitted
 	}
-	g := mat.NewSymDense(m.Components, nil)
+	g := mat.NewSymDense(m.s, nil)
 	g.CopySym(m.gamma)
 	return g, nil
 }
@@ -508,7 +516,7 @@ func (m *Model) Gamma() (*mat.SymDense, error) {
 // U returns the primal variables U_v (d_v×s) of an explicit view: stored
 // after primal training, Φ_vᵀH (Eq. 5) after dual training.
 func (m *Model) U(v int) (*mat.Dense, error) {
-	if !m.fitted {
+	if m == nil || !m.fitted {
 		return nil, ErrNotFitted
 	}
 	if v < 0 || v >= len(m.views) {
@@ -519,9 +527,9 @@ func (m *Model) U(v int) (*mat.Dense, error) {
 		return nil, invalidf("view %d has no explicit feature map", v)
 	}
 	if m.u != nil {
-		return mat.DenseCopyOf(m.u.Slice(fv.offset, fv.offset+fv.dim, 0, m.Components)), nil
+		return mat.DenseCopyOf(m.u.Slice(fv.offset, fv.offset+fv.dim, 0, m.s)), nil
 	}
-	u := mat.NewDense(fv.dim, m.Components, nil)
+	u := mat.NewDense(fv.dim, m.s, nil)
 	u.Mul(fv.phi.T(), m.h)
 	return u, nil
 }
@@ -531,7 +539,7 @@ func (m *Model) U(v int) (*mat.Dense, error) {
 // It returns the target view in input space (see the package
 // documentation for the pre-images).
 func (m *Model) Infer(target int, xs []*mat.Dense) (*mat.Dense, error) {
-	if !m.fitted {
+	if m == nil || !m.fitted {
 		return nil, ErrNotFitted
 	}
 	if target < 0 || target >= len(m.views) || len(xs) != len(m.views) {
@@ -560,7 +568,7 @@ func (m *Model) Infer(target int, xs []*mat.Dense) (*mat.Dense, error) {
 			return nil, err
 		}
 	}
-	s := m.Components
+	s := m.s
 	tv := &m.views[target]
 	// b = Σ_{w≠v} (test scores of view w), and the matrix Γ − (target
 	// block), both in the model's setting.
@@ -641,7 +649,7 @@ func (m *Model) inferTarget(v int) (*target, error) {
 	if it, ok := m.targets[v]; ok {
 		return it, nil
 	}
-	s := m.Components
+	s := m.s
 	tv := &m.views[v]
 	it := &target{}
 	var block mat.Dense

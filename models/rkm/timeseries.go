@@ -84,7 +84,7 @@ func LagEmbed(series []float64, p int) (inputs, targets *mat.Dense, err error) {
 // becomes the newest value of the next window. history holds at least p+1
 // values on the model's scale.
 func Forecast(m *Model, history []float64, p, steps int) ([]float64, error) {
-	if !m.fitted {
+	if m == nil || !m.fitted {
 		return nil, ErrNotFitted
 	}
 	if len(m.views) != 2 {
