@@ -8,7 +8,7 @@ DEPS     := libopenblas-dev dataset-fashion-mnist
 PEERDEPS := python3-scipy python3-sklearn
 FUZZTIME ?= 15s
 
-.PHONY: all deps peer-deps build test vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-lapack bench-eig bench-dual bench-kernelpca ppca rkm fuzz clean
+.PHONY: all deps peer-deps build test vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-lapack bench-eig bench-dual bench-kernelpca ppca rkm fuzz mutate clean
 
 all: build
 
@@ -151,6 +151,9 @@ rkm: build
 	$(BIN) rkm forecast --data santafe --setting primal --train eig --plot $(RKM_OUT)/rkm_santafe_primal_eig.png
 	$(BIN) rkm forecast --data santafe --setting dual --train stiefel --max-iter 100
 	$(BIN) rkm forecast --data santafe --setting primal --train stiefel --max-iter 100
+
+mutate: deps
+	$(GO) run ./scripts/mutate
 
 fuzz: deps
 	$(GO) test ./dataset -run '^$$' -fuzz '^FuzzReadCSV$$' -fuzztime $(FUZZTIME)

@@ -380,3 +380,10 @@ func TestFashionAugmented(t *testing.T) {
 	_, err = FashionAugmented("", 0, 1)
 	require.Error(t, err)
 }
+
+// An IDX header with a zero dimension is a format error, not a panic later.
+func TestReadIDXZeroDimension(t *testing.T) {
+	head := []byte{0, 0, 0x08, 3, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3}
+	_, err := ReadIDX(bytes.NewReader(head), 0)
+	require.ErrorIs(t, err, ErrFormat)
+}

@@ -61,6 +61,9 @@ func ReadIDX(r io.Reader, maxItems int) (*IDX, error) {
 			return nil, formatf("IDX: short dimension list: %v", err)
 		}
 		dims[i] = int(d)
+		if dims[i] == 0 {
+			return nil, formatf("IDX: dimension %d of %d is zero", i, nd)
+		}
 		if i == 0 && maxItems > 0 && dims[0] > maxItems {
 			dims[0] = maxItems
 		}

@@ -157,3 +157,22 @@ func TestGramMatchesEval(t *testing.T) {
 	}
 	require.Equal(t, "kind(42)", Kind(42).String())
 }
+
+// The polynomial kernel's defaults against the formula written out:
+// (⟨x, y⟩/d + c₀)³ for Degree 0 and Gamma 0.
+func TestPolynomialDefaults(t *testing.T) {
+	x := randomData(6, 9, 4)
+	k := Kernel{Kind: Polynomial, Coef0: 0.5}
+	g, err := Gram(x, k)
+	require.NoError(t, err)
+	for i := 0; i < 9; i++ {
+		for j := 0; j < 9; j++ {
+			dot := 0.0
+			for c := 0; c < 4; c++ {
+				dot += x.At(i, c) * x.At(j, c)
+			}
+			want := math.Pow(dot/4+0.5, 3)
+			require.InDelta(t, want, g.At(i, j), 1e-12*math.Max(1, math.Abs(want)))
+		}
+	}
+}

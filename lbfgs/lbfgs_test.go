@@ -219,3 +219,25 @@ func TestRoundingTestWhenFIsFlat(t *testing.T) {
 		require.Less(t, math.Abs(v), 0.05, "f is flat to rounding only near the minimum")
 	}
 }
+
+// sumSquares is f(x) = ‖x‖² with its exact gradient.
+type sumSquares struct{}
+
+func (sumSquares) Func(x, g []float64) float64 {
+	s := 0.0
+	for i, v := range x {
+		s += v * v
+		g[i] = 2 * v
+	}
+	return s
+}
+
+// A steepest-descent line search that fails although its trial lowered f
+// by far more than rounding (here: a sufficient-decrease constant so
+// strict, with one trial allowed, that the unit step cannot pass) is a
+// breakdown, not the rounding test's convergence.
+func TestFailedSearchWithDecreaseIsBreakdown(t *testing.T) {
+	res, err := Minimize(sumSquares{}, []float64{100}, Settings{FTol: 0.999, GTol: 0.9999, MaxLineEvals: 1, GradTol: 1e-12, FuncTol: -1})
+	require.ErrorIs(t, err, status.ErrBreakdown)
+	require.Equal(t, status.Breakdown, res.Status.Code)
+}

@@ -190,3 +190,48 @@ func TestErrors(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, status.FixedSchedule, res.Status.Code)
 }
+
+// The step bound: α‖W‖ ≤ 1 whatever the learning rate, and α = LR when
+// LR is the smaller.
+func TestStepBound(t *testing.T) {
+	for _, nw := range []float64{0.3, 1, 7, 1e4} {
+		a := stepSize(100, nw, 1e-8)
+		require.LessOrEqual(t, a*nw, 1.0, "‖W‖ = %g", nw)
+		require.InDelta(t, 1/(nw+1e-8), a, 1e-12/(nw+1e-8), "‖W‖ = %g", nw)
+	}
+	require.Equal(t, 100.0, stepSize(100, 1e-6, 1e-8))
+	require.Equal(t, 1e-3, stepSize(1e-3, 5, 1e-8))
+}
+
+// scaledObjective multiplies an objective by c.
+type scaledObjective struct {
+	o Objective
+	c float64
+}
+
+func (s scaledObjective) Eval(a, grad *mat.Dense) float64 {
+	f := s.o.Eval(a, grad)
+	grad.Scale(s.c, grad)
+	return s.c * f
+}
+
+// Adam's first step is scale-free: with the bias corrections, the first
+// moment over √v̂ is g/‖g‖ (1 − β₁ cancels), so W = G·Aᵀ − A·Gᵀ built from
+// it has ‖W‖_F ≤ 2 and the step moves A by at most 2·LR, however large the
+// gradient (objective scaled by 1 and 1e6).
+func TestAdamFirstStepIsScaleFree(t *testing.T) {
+	const m, s = 40, 4
+	b := testmat.WithSpectrum(dataset.NewRand(2), spectrum(m))
+	a0, err := RandomStart(m, s, 3)
+	require.NoError(t, err)
+	for _, c := range []float64{1, 1e6} {
+		for _, lr := range []float64{1e-3, 1e-2} {
+			res, err := Minimize(scaledObjective{traceObjective{b}, c}, m, s, a0, Settings{Tol: -1, MaxIter: 1, LR: lr})
+			require.NoError(t, err)
+			var d mat.Dense
+			d.Sub(res.A, a0)
+			require.LessOrEqual(t, mat.Norm(&d, 2), 2*lr, "scale %g, LR %g", c, lr)
+			require.Greater(t, mat.Norm(&d, 2), 0.1*lr, "the step is not vanishing")
+		}
+	}
+}

@@ -456,3 +456,29 @@ func TestConfigurationCopiedAtFit(t *testing.T) {
 	_, err = nilModel.Transform(x)
 	require.ErrorIs(t, err, ErrNotFitted)
 }
+
+// φ(α) = d(H + αP) and φ′(α) from the line interface of the dual problem
+// against central finite differences, at several α.
+func TestDualLineDerivativeFiniteDifferences(t *testing.T) {
+	g := centredGram(t, gaussData(t, 40, 3, 12), rbf)
+	op, err := eig.NewDense(g)
+	require.NoError(t, err)
+	prob := newDualProblem(op, 3)
+	h := gaussData(t, 40, 3, 13)
+	p := gaussData(t, 40, 3, 14)
+	grad := make([]float64, 40*3)
+	x := append([]float64(nil), h.RawMatrix().Data...)
+	f0 := prob.Func(x, grad)
+	require.False(t, math.IsNaN(f0))
+	prob.Direction(x, p.RawMatrix().Data)
+	phi0, _ := prob.Line(0)
+	require.InDelta(t, f0, phi0, 1e-12*math.Abs(f0))
+	const step = 1e-6
+	for _, alpha := range []float64{0, 0.05, 0.3} {
+		_, dphi := prob.Line(alpha)
+		up, _ := prob.Line(alpha + step)
+		down, _ := prob.Line(alpha - step)
+		fd := (up - down) / (2 * step)
+		require.InDelta(t, fd, dphi, 1e-6*math.Max(1, math.Abs(fd)), "α = %g", alpha)
+	}
+}

@@ -433,3 +433,42 @@ func TestAccessorsBeforeFit(t *testing.T) {
 		require.Zero(t, l.LatentDim())
 	}
 }
+
+// The MAP projection in closed form with σ² > 0: h = M⁻¹Wᵀ(x − μ) with
+// M = WᵀW + σ²I, computed here from W itself, for the primal model and
+// for the dual with a linear kernel.
+func TestMAPProjectionClosedForm(t *testing.T) {
+	x := randData(t, 50, 5, 21)
+	test := randData(t, 6, 5, 22)
+	const q, s2 = 2, 0.2
+	p := &Primal{Q: q, Sigma2: s2}
+	require.NoError(t, p.Fit(x))
+	w := must(p.W())
+	mean := must(p.Mean())
+	var m mat.Dense
+	m.Mul(w.T(), w)
+	for i := 0; i < q; i++ {
+		m.Set(i, i, m.At(i, i)+s2)
+	}
+	tc := mat.DenseCopyOf(test)
+	for i := 0; i < 6; i++ {
+		for j := 0; j < 5; j++ {
+			tc.Set(i, j, tc.At(i, j)-mean[j])
+		}
+	}
+	var wtx, want mat.Dense
+	wtx.Mul(w.T(), tc.T()) // q×6
+	require.NoError(t, want.Solve(&m, &wtx))
+	got, err := p.Project(test)
+	require.NoError(t, err)
+	d := &Dual{Q: q, Sigma2: s2}
+	require.NoError(t, d.Fit(x))
+	gotDual, err := d.Project(test)
+	require.NoError(t, err)
+	for i := 0; i < 6; i++ {
+		for j := 0; j < q; j++ {
+			require.InDelta(t, want.At(j, i), got.At(i, j), 1e-10, "primal (%d,%d)", i, j)
+			require.InDelta(t, math.Abs(want.At(j, i)), math.Abs(gotDual.At(i, j)), 1e-10, "dual (%d,%d)", i, j)
+		}
+	}
+}

@@ -264,3 +264,39 @@ func TestErrors(t *testing.T) {
 	_, err = FitStandardizer([]float64{2, 2, 2})
 	require.ErrorIs(t, err, ErrInvalid)
 }
+
+// The test kernel rows of an implicit view are centred like the training
+// kernel: k_c(y, y_j) = k(y, y_j) − mean_l k(y, y_l) − mean_l k(y_j, y_l)
+// + mean_{l,m} k(y_l, y_m), written out here for a Gaussian view.
+func TestImplicitViewTestKernelCentred(t *testing.T) {
+	x, y, _, _ := sines(t)
+	xTrain, yTrain := mat.DenseCopyOf(x.Slice(0, 300, 0, sinesP+1)), mat.DenseCopyOf(y.Slice(0, 300, 0, 1))
+	yTest := mat.DenseCopyOf(y.Slice(300, 320, 0, 1))
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 0.5}
+	m := &Model{Views: []View{{Features: Identity{}}, {Kernel: k}}, Components: 3}
+	require.NoError(t, m.Fit([]*mat.Dense{xTrain, yTrain}))
+	g, err := kernel.Gram(yTrain, k)
+	require.NoError(t, err)
+	cross, err := kernel.CrossGram(yTest, yTrain, k)
+	require.NoError(t, err)
+	rowMean := make([]float64, 300)
+	grand := 0.0
+	for j := 0; j < 300; j++ {
+		for l := 0; l < 300; l++ {
+			rowMean[j] += g.At(j, l) / 300
+		}
+		grand += rowMean[j] / 300
+	}
+	kc, err := m.testKernel(1, yTest)
+	require.NoError(t, err)
+	for i := 0; i < 20; i++ {
+		testMean := 0.0
+		for l := 0; l < 300; l++ {
+			testMean += cross.At(i, l) / 300
+		}
+		for j := 0; j < 300; j++ {
+			want := cross.At(i, j) - testMean - rowMean[j] + grand
+			require.InDelta(t, want, kc.At(i, j), 1e-12, "(%d,%d)", i, j)
+		}
+	}
+}
