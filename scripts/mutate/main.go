@@ -29,7 +29,7 @@ import (
 
 type mutant struct {
 	name, file, old, new string
-	tests               []string
+	tests                []string
 }
 
 func parse(path string) ([]mutant, error) {
