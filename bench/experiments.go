@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/kpca"
@@ -65,9 +66,9 @@ func RobustIris(taus []float64, seeds, s int, omega float64) ([]RobustRow, error
 			}
 			for li, loss := range losses {
 				m := &kpca.KPCA{Components: s, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1}, NoCenter: true,
-					Solver: "dca", Loss: loss, FitInverse: true}
+					Solver: kpca.DCA{Loss: loss}, FitInverse: true}
 				if loss.Kind == kpca.Square {
-					m.Solver = "dense"
+					m.Solver = kpca.Eigen{Solver: eig.DenseSolver{}}
 				}
 				if err := m.Fit(train); err != nil {
 					return nil, fmt.Errorf("bench: robust τ=%g seed %d: %w", tau, seed, err)
@@ -171,7 +172,7 @@ func SparseRows(n, d, s int, eps []float64, seed uint64) ([]SparseRow, error) {
 	var base float64
 	out := make([]SparseRow, 0, len(eps)+1)
 	for i, e := range append([]float64{0}, eps...) {
-		m := &kpca.KPCA{Components: s, NoCenter: true, Solver: "dca", Loss: kpca.Loss{Kind: kpca.Eps2, Param: e}}
+		m := &kpca.KPCA{Components: s, NoCenter: true, Solver: kpca.DCA{Loss: kpca.Loss{Kind: kpca.Eps2, Param: e}}}
 		gc := mat.NewSymDense(n, nil)
 		gc.CopySym(g)
 		if err := m.FitGram(gc); err != nil {

@@ -148,8 +148,15 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if !ok {
 		return usagef("--loss %q", *loss)
 	}
-	m := &kpca.KPCA{Components: *s, Kernel: k, Solver: *solver, NoCenter: *noCenter, Tol: *tol, Seed: *seed,
-		Loss: kpca.Loss{Kind: lk, Param: *param, Relative: *relative}, Operator: opKind, MemoryBudget: budget, Products: prec}
+	sv, err := kpcaSolver(*solver, *tol, *seed, kpca.Loss{Kind: lk, Param: *param, Relative: *relative})
+	if err != nil {
+		return err
+	}
+	if *loss != "square" && sv.Name() != "dca" {
+		return usagef("--loss %s needs --solver dca", *loss)
+	}
+	m := &kpca.KPCA{Components: *s, Kernel: k, Solver: sv, NoCenter: *noCenter,
+		Operator: opKind, MemoryBudget: budget, Products: prec}
 	start := time.Now()
 	if err := m.Fit(x); err != nil {
 		return err
@@ -310,4 +317,29 @@ func parseBytes(s string) (int64, error) {
 		return 0, usagef("--memory %q: want a positive size such as 8GiB or 512MiB", s)
 	}
 	return int64(v * mult), nil
+}
+
+// kpcaSolver is the command line's name → solver table: the one place
+// where solvers have names to be looked up.
+func kpcaSolver(name string, tol float64, seed uint64, loss kpca.Loss) (kpca.Solver, error) {
+	if tol < 0 || math.IsNaN(tol) || math.IsInf(tol, 0) {
+		return nil, usagef("--tol %g: want a finite tolerance ≥ 0 (0: the solver's default)", tol)
+	}
+	switch name {
+	case "auto":
+		return kpca.Eigen{Solver: eig.Auto{Tol: tol, Seed: seed}}, nil
+	case "dense":
+		return kpca.Eigen{Solver: eig.DenseSolver{}}, nil
+	case "lanczos":
+		return kpca.Eigen{Solver: eig.Lanczos{Tol: tol, Seed: seed}}, nil
+	case "block":
+		return kpca.Eigen{Solver: eig.BlockKrylov{Tol: tol, Seed: seed}}, nil
+	case "randomized":
+		return kpca.Eigen{Solver: eig.Randomized{Tol: tol, Seed: seed}}, nil
+	case "lbfgs":
+		return kpca.LBFGS{Tol: tol, Seed: seed}, nil
+	case "dca":
+		return kpca.DCA{Loss: loss, Tol: tol, Start: eig.Auto{Seed: seed}}, nil
+	}
+	return nil, usagef("--solver %q: want auto, dense, lanczos, block, randomized, lbfgs or dca", name)
 }

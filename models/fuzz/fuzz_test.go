@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/models/kmvda"
 	"github.com/kdual/kdual/models/kpca"
@@ -80,7 +81,9 @@ func run(t *testing.T, b []byte) {
 		case 2:
 			kp.Kernel = s.kernel()
 		case 3:
-			kp.Solver = []string{"", "dense", "lanczos", "block", "randomized", "lbfgs", "dca", "nope"}[s.next(8)]
+			kp.Solver = []kpca.Solver{nil, kpca.Eigen{}, kpca.Eigen{Solver: eig.DenseSolver{}}, kpca.Eigen{Solver: eig.Lanczos{Tol: s.float()}},
+				kpca.Eigen{Solver: eig.Randomized{Tol: s.float()}}, kpca.LBFGS{Tol: s.float(), MaxIter: s.int()},
+				kpca.DCA{Loss: kpca.Loss{Kind: kpca.LossKind(s.next(8)), Param: s.float()}}}[s.next(7)]
 		case 4:
 			_, _ = kp.Transform(x)
 		case 5:
@@ -91,7 +94,7 @@ func run(t *testing.T, b []byte) {
 			_, _ = kp.Dual()
 			_ = kp.Info()
 		case 7:
-			kp.Tol, kp.MaxIter, kp.NoCenter = s.float(), s.int(), s.next(2) == 0
+			kp.NoCenter, kp.Operator = s.next(2) == 0, eig.OperatorKind(s.next(5))
 		case 8:
 			kp.FitInverse, kp.Alpha = s.next(2) == 0, s.float()
 		case 9:

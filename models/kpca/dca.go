@@ -152,13 +152,17 @@ func KappaMax(h *mat.Dense, kind LossKind) float64 {
 // iteration, from the square-loss solution (an eigensolve). It stops when
 // the dual objective ½‖H‖² + Ψ*(H) − Tr√(HᵀGH) changes by less than
 // Tol·|objective| (default 1e-9).
-func (k *KPCA) fitDCA(op eig.Operator, _ *mat.SymDense) error {
-	if err := k.Loss.check(); err != nil {
+func (k *KPCA) fitDCA(op eig.Operator, o DCA) error {
+	if err := o.Loss.check(); err != nil {
 		return err
 	}
 	s := k.Components
 	n := op.Dim()
-	res, err := k.eigSolver().Solve(op, s)
+	startSolver := o.Start
+	if startSolver == nil {
+		startSolver = eig.Auto{}
+	}
+	res, err := startSolver.Solve(op, s)
 	if err != nil {
 		return fmt.Errorf("kpca: dca start: %w", err)
 	}
@@ -171,16 +175,16 @@ func (k *KPCA) fitDCA(op eig.Operator, _ *mat.SymDense) error {
 			h.Set(i, j, res.Vectors.At(i, j)*math.Sqrt(res.Values[j]))
 		}
 	}
-	loss := k.Loss
+	loss := o.Loss
 	if loss.Relative && (loss.Kind == Huber1 || loss.Kind == Huber2 || loss.Kind == HuberF) {
 		loss.Param *= KappaMax(h, loss.Kind)
 	}
 	loss.prox(h) // start feasible
-	tol := k.Tol
+	tol := o.Tol
 	if tol <= 0 {
 		tol = 1e-9
 	}
-	maxIter := k.MaxIter
+	maxIter := o.MaxIter
 	if maxIter <= 0 {
 		maxIter = 10000
 	}

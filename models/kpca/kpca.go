@@ -44,28 +44,9 @@ type KPCA struct {
 	// NoCenter leaves G uncentred (the papers' benchmark code does not
 	// centre); by default G is centred.
 	NoCenter bool
-	// Solver: "auto" (the default), "dense", "lanczos", "block",
-	// "randomized", "lbfgs" or "dca".
-	Solver string
-	// Tol: for lbfgs the relative decrease of d over 5 iterations (default
-	// 1e-12) and ‖∇d‖ ≤ Tol·‖H‖ (default 1e-8); for dca the relative change
-	// of the dual objective (default 1e-9); for eigensolvers their Tol.
-	// The dual solvers' eigenpairs are the Rayleigh–Ritz pairs of span(H):
-	// with the defaults, eigenvalues agree with the dense solver's to 1e-8
-	// relative and scores to 1e-6 (tested on digits and Fashion-MNIST,
-	// s = 20).
-	Tol float64
-	// MaxIter bounds the iterations of lbfgs and dca; 0 means 10 000.
-	MaxIter int
-	// Seed of random starts; 0 means 1.
-	Seed uint64
-	// Start of lbfgs (and dca when it has no eigen-solution to start from).
-	Start Start
-	// Stop, for lbfgs, is called after every iteration with the dual cost
-	// (the benchmark's oracle η-stop uses it); returning true stops.
-	Stop func(iter int, cost float64) bool
-	// Loss and its parameter for dca.
-	Loss Loss
+	// Solver and its options: Eigen{eig.Lanczos{Tol: …}}, LBFGS{…} or
+	// DCA{…}; nil means Eigen{} (eig.Auto with the planner's pairing).
+	Solver Solver
 	// FitInverse fits the pre-image map for InverseTransform; Alpha is its
 	// ridge (0 means 1.0, scikit-learn's default).
 	FitInverse bool
@@ -128,12 +109,6 @@ type Info struct {
 	KernelSeconds, SolveSeconds float64
 }
 
-func (k *KPCA) solverName() string {
-	if k.Solver == "" {
-		return "auto"
-	}
-	return k.Solver
-}
 
 // Fit computes the kernel operator of x (n×d) and fits it. x is not
 // modified (a copy is kept for Transform).
@@ -154,8 +129,8 @@ func (k *KPCA) Fit(x *mat.Dense) error {
 	if k.Float32 && want == eig.OperatorAuto {
 		want = eig.OperatorFloat32
 	}
-	plan, err := eig.PlanOperator(eig.PlanInput{N: n, D: d, K: s, Tol: k.Tol, Budget: k.MemoryBudget,
-		Dense: k.solverName() == "dense", Want: want})
+	plan, err := eig.PlanOperator(eig.PlanInput{N: n, D: d, K: s, Tol: planTol(k.solverOf()), Budget: k.MemoryBudget,
+		Dense: k.solverOf().Name() == "dense", Want: want})
 	if err != nil {
 		return fmt.Errorf("kpca: Fit: %w", err)
 	}
@@ -233,27 +208,30 @@ func (k *KPCA) fitOperator(op eig.Operator, auto eig.Solver) error {
 	k.fitKernel, k.fitCenter, k.fitAlpha = k.Kernel, !k.NoCenter, k.Alpha
 	counter := &eig.Counting{Op: op}
 	k.n = n
-	k.info = Info{Solver: k.solverName()}
+	solver := k.solverOf()
+	k.info = Info{Solver: solver.Name()}
 	k.values = nil
 	start := time.Now()
 	var err error
-	switch k.solverName() {
-	case "lbfgs":
-		err = k.fitLBFGS(counter)
-	case "dca":
-		err = k.fitDCA(counter, nil)
-	case "auto":
-		solver := eig.Solver(eig.Auto{Tol: k.Tol, Seed: k.Seed})
-		if b, ok := auto.(eig.BlockKrylov); ok && n > 600 && 5*s <= n {
-			// Matrix-free: the planner's wide blocks.
-			b.Tol, b.Seed = k.Tol, k.Seed
-			solver = b
+	switch sv := solver.(type) {
+	case LBFGS:
+		err = k.fitLBFGS(counter, sv)
+	case DCA:
+		err = k.fitDCA(counter, sv)
+	case Eigen:
+		es := sv.Solver
+		if a, ok := es.(eig.Auto); ok || es == nil {
+			// The planner's pairing: blocks of max(3s, 32) for the
+			// matrix-free operator, eig.Auto for stored matrices.
+			es = a
+			if b, ok := auto.(eig.BlockKrylov); ok && n > 600 && 5*s <= n {
+				b.Tol, b.Seed = a.Tol, a.Seed
+				es = b
+			}
 		}
-		err = k.fitEig(counter, solver)
-	case "dense", "lanczos", "block", "randomized":
-		err = k.fitEig(counter, k.eigSolver())
+		err = k.fitEig(counter, es)
 	default:
-		return fmt.Errorf("kpca: unknown solver %q: %w", k.Solver, ErrInvalid)
+		return fmt.Errorf("kpca: solver %T: want Eigen, LBFGS or DCA: %w", solver, ErrInvalid)
 	}
 	k.info.SolveSeconds = time.Since(start).Seconds()
 	k.info.Passes = counter.Passes
@@ -267,19 +245,6 @@ func (k *KPCA) fitOperator(op eig.Operator, auto eig.Solver) error {
 	return nil
 }
 
-func (k *KPCA) eigSolver() eig.Solver {
-	switch k.solverName() {
-	case "dense":
-		return eig.DenseSolver{}
-	case "lanczos":
-		return eig.Lanczos{Tol: k.Tol, Seed: k.Seed}
-	case "block":
-		return eig.BlockKrylov{Tol: k.Tol, Seed: k.Seed}
-	case "randomized":
-		return eig.Randomized{Tol: k.Tol, Seed: k.Seed}
-	}
-	return eig.Auto{Tol: k.Tol, Seed: k.Seed}
-}
 
 // fitEig solves with an eigensolver: H = V Λ^{1/2}, proj = V Λ^{-1/2}.
 func (k *KPCA) fitEig(op eig.Operator, solver eig.Solver) error {
@@ -390,9 +355,9 @@ func SolveDual(op eig.Operator, s int, o DualOptions) (*DualResult, error) {
 }
 
 // fitLBFGS minimises the dual cost.
-func (k *KPCA) fitLBFGS(op eig.Operator) error {
+func (k *KPCA) fitLBFGS(op eig.Operator, o LBFGS) error {
 	r, err := SolveDual(op, k.Components, DualOptions{
-		Start: k.Start, Seed: k.Seed, Tol: k.Tol, MaxIter: k.MaxIter, Stop: k.Stop,
+		Start: o.Start, Seed: o.Seed, Tol: o.Tol, MaxIter: o.MaxIter, Stop: o.Stop,
 	})
 	if r == nil {
 		return err

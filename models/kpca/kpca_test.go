@@ -106,10 +106,10 @@ func orthonormalCols(m *mat.Dense) *mat.Dense {
 func TestLBFGSMatchesDense(t *testing.T) {
 	x := gaussData(t, 200, 6, 4)
 	for _, start := range []Start{StartNormal, StartSketch} {
-		dense := &KPCA{Components: 5, Kernel: rbf, Solver: "dense"}
+		dense := &KPCA{Components: 5, Kernel: rbf, Solver: byName("dense")}
 		require.NoError(t, dense.Fit(x))
 		var lastCost float64
-		lb := &KPCA{Components: 5, Kernel: rbf, Solver: "lbfgs", Start: start, Tol: 1e-14}
+		lb := &KPCA{Components: 5, Kernel: rbf, Solver: LBFGS{Start: start, Tol: 1e-14}}
 		require.NoError(t, lb.Fit(x))
 		dv, _ := dense.Eigenvalues()
 		lv, _ := lb.Eigenvalues()
@@ -155,7 +155,7 @@ func TestLBFGSMatchesDense(t *testing.T) {
 func TestTransformOfTrainingEqualsScores(t *testing.T) {
 	x := gaussData(t, 80, 3, 6)
 	for _, solver := range []string{"dense", "lbfgs", "lanczos"} {
-		k := &KPCA{Components: 4, Kernel: rbf, Solver: solver}
+		k := &KPCA{Components: 4, Kernel: rbf, Solver: byName(solver)}
 		require.NoError(t, k.Fit(x))
 		z, err := k.Transform(x)
 		require.NoError(t, err)
@@ -172,7 +172,7 @@ func TestLinearKernelIsPCA(t *testing.T) {
 			x.Set(i, j, c*x.At(i, j))
 		}
 	}
-	k := &KPCA{Components: 3, Solver: "lbfgs", Tol: 1e-14}
+	k := &KPCA{Components: 3, Solver: LBFGS{Tol: 1e-14}}
 	require.NoError(t, k.Fit(x))
 	xc := mat.DenseCopyOf(x)
 	linalg.CenterColumns(xc)
@@ -195,14 +195,14 @@ func TestLinearKernelIsPCA(t *testing.T) {
 
 func TestDCA(t *testing.T) {
 	x := gaussData(t, 120, 5, 8)
-	sq := &KPCA{Components: 3, Kernel: rbf, Solver: "dense"}
+	sq := &KPCA{Components: 3, Kernel: rbf, Solver: byName("dense")}
 	require.NoError(t, sq.Fit(x))
 	hsq, _ := sq.Dual()
 	sqVals, _ := sq.Eigenvalues()
 	for _, kind := range []LossKind{Huber1, Huber2, HuberF} {
 		// κ ≥ κ_max: the square loss again.
 		kmax := KappaMax(hsq, kind)
-		k := &KPCA{Components: 3, Kernel: rbf, Solver: "dca", Loss: Loss{Kind: kind, Param: 1.01 * kmax}}
+		k := &KPCA{Components: 3, Kernel: rbf, Solver: DCA{Loss: Loss{Kind: kind, Param: 1.01 * kmax}}}
 		require.NoError(t, k.Fit(x))
 		v, _ := k.Eigenvalues()
 		for i := range v {
@@ -210,14 +210,14 @@ func TestDCA(t *testing.T) {
 		}
 		// κ < κ_max: iterates stay in the ball.
 		kappa := 0.6 * kmax
-		k = &KPCA{Components: 3, Kernel: rbf, Solver: "dca", Loss: Loss{Kind: kind, Param: kappa}}
+		k = &KPCA{Components: 3, Kernel: rbf, Solver: DCA{Loss: Loss{Kind: kind, Param: kappa}}}
 		require.NoError(t, k.Fit(x))
 		h, _ := k.Dual()
 		require.LessOrEqual(t, KappaMax(h, kind), kappa*(1+1e-12))
 	}
 	// ε = 0: the square loss again.
 	for _, kind := range []LossKind{EpsInf, Eps2} {
-		k := &KPCA{Components: 3, Kernel: rbf, Solver: "dca", Loss: Loss{Kind: kind}}
+		k := &KPCA{Components: 3, Kernel: rbf, Solver: DCA{Loss: Loss{Kind: kind}}}
 		require.NoError(t, k.Fit(x))
 		v, _ := k.Eigenvalues()
 		for i := range v {
@@ -227,7 +227,7 @@ func TestDCA(t *testing.T) {
 	// Sparsity grows with ε (ℓ²_ε: zero rows of H).
 	prev := -1
 	for _, eps := range []float64{0, 0.05, 0.1, 0.2, 0.3} {
-		k := &KPCA{Components: 3, Kernel: rbf, Solver: "dca", Loss: Loss{Kind: Eps2, Param: eps}}
+		k := &KPCA{Components: 3, Kernel: rbf, Solver: DCA{Loss: Loss{Kind: Eps2, Param: eps}}}
 		require.NoError(t, k.Fit(x))
 		h, _ := k.Dual()
 		zero := 0
@@ -284,9 +284,9 @@ func TestErrors(t *testing.T) {
 	bad := mat.DenseCopyOf(x)
 	bad.Set(3, 1, math.NaN())
 	for _, solver := range []string{"dense", "lbfgs", "dca"} {
-		require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Solver: solver}).Fit(bad), ErrInvalid)
+		require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Solver: byName(solver)}).Fit(bad), ErrInvalid)
 	}
-	require.ErrorIs(t, (&KPCA{Components: 2, Solver: "magic"}).Fit(x), ErrInvalid)
+	require.ErrorIs(t, (&KPCA{Components: 2, Solver: badSolver{}}).Fit(x), ErrInvalid)
 	// Duplicate rows: rank-deficient G; asking for more components than
 	// its rank is a breakdown, never NaN results.
 	dup := mat.NewDense(12, 2, nil)
@@ -295,10 +295,10 @@ func TestErrors(t *testing.T) {
 		dup.Set(i, 1, float64(i%2)*2)
 	}
 	for _, solver := range []string{"dense", "lbfgs", "dca", "lanczos"} {
-		err := (&KPCA{Components: 3, Kernel: rbf, Solver: solver}).Fit(dup)
+		err := (&KPCA{Components: 3, Kernel: rbf, Solver: byName(solver)}).Fit(dup)
 		require.ErrorIs(t, err, ErrBreakdown, solver)
 	}
-	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Solver: "dca", Loss: Loss{Kind: Huber1}}).Fit(x), ErrInvalid)
+	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Solver: DCA{Loss: Loss{Kind: Huber1}}}).Fit(x), ErrInvalid)
 	fitted := &KPCA{Components: 2, Kernel: rbf}
 	require.NoError(t, fitted.Fit(x))
 	_, err = fitted.InverseTransform(mat.NewDense(1, 2, nil))
@@ -326,7 +326,7 @@ func TestStatusOfEverySolver(t *testing.T) {
 		{"lbfgs", status.Converged, lbfgs.TestRelGrad},
 		{"dca", status.Converged, testDCA},
 	} {
-		m := &KPCA{Kernel: rbf, Components: 4, Solver: c.solver}
+		m := &KPCA{Kernel: rbf, Components: 4, Solver: byName(c.solver)}
 		require.NoError(t, m.Fit(x), c.solver)
 		st := m.Info().Status
 		require.Equal(t, c.code, st.Code, "%s: %v", c.solver, st)
@@ -338,7 +338,7 @@ func TestStatusOfEverySolver(t *testing.T) {
 		}
 	}
 
-	m := &KPCA{Kernel: rbf, Components: 4, Solver: "lbfgs", MaxIter: 3}
+	m := &KPCA{Kernel: rbf, Components: 4, Solver: LBFGS{MaxIter: 3}}
 	err := m.Fit(x)
 	require.ErrorIs(t, err, ErrNotConverged)
 	require.True(t, m.Fitted())
@@ -348,8 +348,8 @@ func TestStatusOfEverySolver(t *testing.T) {
 	r, c := z.Dims()
 	require.Equal(t, [2]int{120, 4}, [2]int{r, c})
 
-	stopped := &KPCA{Kernel: rbf, Components: 4, Solver: "lbfgs",
-		Stop: func(iter int, _ float64) bool { return iter == 2 }}
+	stopped := &KPCA{Kernel: rbf, Components: 4, Solver: LBFGS{
+		Stop: func(iter int, _ float64) bool { return iter == 2 }}}
 	err = stopped.Fit(x)
 	require.ErrorIs(t, err, status.ErrStopped)
 	require.True(t, stopped.Fitted())
@@ -373,9 +373,9 @@ func TestLBFGSDefaultAccuracy(t *testing.T) {
 		sigma, err := kernel.MedianDistance(x, 1000)
 		require.NoError(t, err)
 		k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: sigma}
-		dense := &KPCA{Kernel: k, Components: 20, Solver: "dense"}
+		dense := &KPCA{Kernel: k, Components: 20, Solver: byName("dense")}
 		require.NoError(t, dense.Fit(x))
-		lb := &KPCA{Kernel: k, Components: 20, Solver: "lbfgs"}
+		lb := &KPCA{Kernel: k, Components: 20, Solver: byName("lbfgs")}
 		require.NoError(t, lb.Fit(x), name)
 		require.True(t, lb.Info().Status.Converged(), "%s: %v", name, lb.Info().Status)
 		dv, _ := dense.Eigenvalues()
@@ -482,3 +482,28 @@ func TestDualLineDerivativeFiniteDifferences(t *testing.T) {
 		require.InDelta(t, fd, dphi, 1e-6*math.Max(1, math.Abs(fd)), "α = %g", alpha)
 	}
 }
+
+// byName is the tests' solver table (the command line has the real one).
+func byName(name string) Solver {
+	switch name {
+	case "dense":
+		return Eigen{Solver: eig.DenseSolver{}}
+	case "lanczos":
+		return Eigen{Solver: eig.Lanczos{}}
+	case "block":
+		return Eigen{Solver: eig.BlockKrylov{}}
+	case "randomized":
+		return Eigen{Solver: eig.Randomized{}}
+	case "lbfgs":
+		return LBFGS{}
+	case "dca":
+		return DCA{}
+	}
+	return Eigen{}
+}
+
+// badSolver is a Solver the model does not know.
+type badSolver struct{}
+
+func (badSolver) Name() string { return "bad" }
+func (badSolver) kpcaSolver()   {}

@@ -25,12 +25,12 @@ func TestFitOperatorsAgree(t *testing.T) {
 	g := centredGram(t, x, k)
 	ref, err := linalg.SymEig(g, 5)
 	require.NoError(t, err)
-	base := &KPCA{Components: 5, Kernel: k, Solver: "dense"}
+	base := &KPCA{Components: 5, Kernel: k, Solver: Eigen{Solver: eig.DenseSolver{}}}
 	require.NoError(t, base.Fit(x))
 	want, err := base.Transform(y)
 	require.NoError(t, err)
 	for _, op := range []eig.OperatorKind{eig.OperatorFloat64, eig.OperatorFloat32, eig.OperatorMatrixFree} {
-		m := &KPCA{Components: 5, Kernel: k, Operator: op, Tol: 1e-12}
+		m := &KPCA{Components: 5, Kernel: k, Operator: op, Solver: Eigen{Solver: eig.Auto{Tol: 1e-12}}}
 		require.NoError(t, m.Fit(x), op.String())
 		require.Equal(t, op.String(), m.Info().Operator)
 		require.NotEmpty(t, m.Info().PlanReason)
@@ -55,10 +55,10 @@ func TestFitOperatorsAgree(t *testing.T) {
 
 	// Budgets: 700² float64 is 3.9 MB; 3.5 MiB leaves float32 (1.6 MB) when
 	// the tolerance allows it and matrix-free when it does not.
-	m := &KPCA{Components: 5, Kernel: k, Tol: 1e-4, MemoryBudget: 7 << 19}
+	m := &KPCA{Components: 5, Kernel: k, Solver: Eigen{Solver: eig.Auto{Tol: 1e-4}}, MemoryBudget: 7 << 19}
 	require.NoError(t, m.Fit(x))
 	require.Equal(t, "float32", m.Info().Operator)
-	m = &KPCA{Components: 5, Kernel: k, Tol: 1e-9, MemoryBudget: 7 << 19}
+	m = &KPCA{Components: 5, Kernel: k, Solver: Eigen{Solver: eig.Auto{Tol: 1e-9}}, MemoryBudget: 7 << 19}
 	require.NoError(t, m.Fit(x))
 	require.Equal(t, "matrix-free", m.Info().Operator)
 	m = &KPCA{Components: 5, Kernel: k}
@@ -74,7 +74,7 @@ func TestFitGramKeepsInput(t *testing.T) {
 	require.NoError(t, err)
 	keep := mat.NewSymDense(200, nil)
 	keep.CopySym(g)
-	m := &KPCA{Components: 4, Solver: "lanczos"}
+	m := &KPCA{Components: 4, Solver: Eigen{Solver: eig.Lanczos{}}}
 	require.NoError(t, m.FitGram(g))
 	require.True(t, mat.Equal(keep, g), "FitGram modified its input")
 	ref, err := linalg.SymEig(centredGram(t, x, k), 4)
@@ -99,7 +99,7 @@ func TestCheckResiduals(t *testing.T) {
 		op       eig.OperatorKind
 		products linalg.ProductPrecision
 	}{{eig.OperatorFloat64, linalg.ProductsFloat64}, {eig.OperatorMatrixFree, linalg.ProductsFloat32}, {eig.OperatorFloat32, linalg.ProductsFloat32}} {
-		m := &KPCA{Components: 6, Kernel: k, Operator: c.op, Products: c.products, Tol: 1e-12}
+		m := &KPCA{Components: 6, Kernel: k, Operator: c.op, Products: c.products, Solver: Eigen{Solver: eig.Auto{Tol: 1e-12}}}
 		require.NoError(t, m.Fit(x))
 		res, l1, err := m.CheckResiduals()
 		require.NoError(t, err)

@@ -35,12 +35,10 @@ type Dual struct {
 	// Kernel for Fit and the kernel vectors of new points; the zero value
 	// is linear.
 	Kernel kernel.Kernel
-	// Solver: "dense" (the default) computes every eigenpair of K_c with
-	// LAPACK, which Sample needs; "auto" computes only the top q with
-	// eig.Auto (needs Q > 0; σ²_ML then comes from the trace of K_c).
-	Solver string
-	// Seed of the iterative solver's start; 0 means 1.
-	Seed uint64
+	// Solver: nil (the default) computes every eigenpair of K_c with
+	// LAPACK, which Sample needs; an eig.Solver computes only the top q
+	// (needs Q > 0; σ²_ML then comes from the trace of K_c).
+	Solver eig.Solver
 
 	latent
 	x        *mat.Dense // training inputs (nil after FitKernel)
@@ -86,7 +84,7 @@ func (m *Dual) FitKernel(k *mat.SymDense) error {
 }
 
 func (m *Dual) fitGram(g *mat.SymDense) error {
-	*m = Dual{Q: m.Q, Sigma2: m.Sigma2, Kernel: m.Kernel, Solver: m.Solver, Seed: m.Seed}
+	*m = Dual{Q: m.Q, Sigma2: m.Sigma2, Kernel: m.Kernel, Solver: m.Solver}
 	n := g.SymmetricDim()
 	if err := checkSettings(n, n, "N", m.Q, m.Sigma2); err != nil {
 		return err
@@ -99,28 +97,25 @@ func (m *Dual) fitGram(g *mat.SymDense) error {
 	for i := 0; i < n; i++ {
 		m.trace += g.At(i, i)
 	}
-	switch m.Solver {
-	case "", "dense":
+	if m.Solver == nil {
 		e, err := linalg.SymEig(g, 0)
 		if err != nil {
 			return err
 		}
 		m.values, m.vectors, m.allPairs = e.Values, e.Vectors, true
-	case "auto":
+	} else {
 		if m.Q == 0 {
-			return invalidf("solver auto needs q (deriving q from σ² needs every eigenvalue)")
+			return invalidf("a top-q eigensolver needs Q (deriving q from σ² needs every eigenvalue)")
 		}
-		op, err := eig.NewDense(mat.NewSymDense(n, append([]float64(nil), g.RawSymmetric().Data...)))
+		op, err := eig.NewDense(g)
 		if err != nil {
 			return err
 		}
-		res, err := eig.Auto{Seed: m.Seed}.Solve(op, m.Q)
+		res, err := m.Solver.Solve(op, m.Q)
 		if err != nil {
-			return err
+			return fmt.Errorf("ppca: %w", err)
 		}
 		m.values, m.vectors = res.Values, res.Vectors
-	default:
-		return invalidf("solver %q: want dense or auto", m.Solver)
 	}
 	q, s2, err := chooseQ(m.values, m.allPairs, m.trace, n, n, m.Q, m.Sigma2)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/kpca"
@@ -127,7 +128,7 @@ func TestZeroNoiseIsKPCA(t *testing.T) {
 	const q = 4
 	d := &Dual{Q: q, Sigma2: 1e-300, Kernel: k}
 	require.NoError(t, d.Fit(x))
-	ref := &kpca.KPCA{Components: q, Kernel: k, Solver: "dense"}
+	ref := &kpca.KPCA{Components: q, Kernel: k, Solver: kpca.Eigen{Solver: eig.DenseSolver{}}}
 	require.NoError(t, ref.Fit(x))
 	s, err := ref.Scores()
 	require.NoError(t, err)
@@ -178,7 +179,7 @@ func TestNoiseVariance(t *testing.T) {
 		want := tail / (n * float64(n-q))
 		require.InDelta(t, want, d.NoiseVariance(), 1e-12*want)
 		require.LessOrEqual(t, d.NoiseVariance(), lam[q-1]/n)
-		top := &Dual{Q: q, Kernel: k, Solver: "auto"}
+		top := &Dual{Q: q, Kernel: k, Solver: eig.Auto{}}
 		require.NoError(t, top.Fit(x))
 		require.InDelta(t, want, top.NoiseVariance(), 1e-9*want)
 		kc, _ := d.TrainKernelVectors()
@@ -373,7 +374,6 @@ func TestErrors(t *testing.T) {
 	require.ErrorIs(t, lin(0, 1e6), ErrInvalid) // σ² > λ_1/N
 	require.ErrorIs(t, lin(10, 0), ErrInvalid)  // q ≥ N
 	require.ErrorIs(t, lin(2, 1e6), ErrInvalid) // σ² > λ_q/N
-	require.ErrorIs(t, (&Dual{Q: 1, Solver: "x"}).Fit(x), ErrInvalid)
 	require.ErrorIs(t, (&Primal{Q: 2}).Fit(x), ErrInvalid) // q ≥ d
 	bad := mat.DenseCopyOf(x)
 	bad.Set(3, 1, math.NaN())
@@ -393,11 +393,11 @@ func TestErrors(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalid)
 	_, err = d.Sample(0, 1)
 	require.ErrorIs(t, err, ErrInvalid)
-	top := &Dual{Q: 1, Kernel: rbf(1), Solver: "auto"}
+	top := &Dual{Q: 1, Kernel: rbf(1), Solver: eig.Auto{}}
 	require.NoError(t, top.Fit(x))
 	_, err = top.Sample(1, 1)
 	require.ErrorIs(t, err, ErrInvalid)
-	require.ErrorIs(t, (&Dual{Sigma2: 0.01, Solver: "auto"}).Fit(x), ErrInvalid)
+	require.ErrorIs(t, (&Dual{Sigma2: 0.01, Solver: eig.Auto{}}).Fit(x), ErrInvalid)
 }
 
 // must unwraps an accessor of a fitted model.
