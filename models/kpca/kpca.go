@@ -109,7 +109,6 @@ type Info struct {
 	KernelSeconds, SolveSeconds float64
 }
 
-
 // Fit computes the kernel operator of x (n×d) and fits it. x is not
 // modified (a copy is kept for Transform).
 func (k *KPCA) Fit(x *mat.Dense) error {
@@ -244,7 +243,6 @@ func (k *KPCA) fitOperator(op eig.Operator, auto eig.Solver) error {
 	}
 	return nil
 }
-
 
 // fitEig solves with an eigensolver: H = V Λ^{1/2}, proj = V Λ^{-1/2}.
 func (k *KPCA) fitEig(op eig.Operator, solver eig.Solver) error {

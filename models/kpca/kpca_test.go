@@ -506,4 +506,4 @@ func byName(name string) Solver {
 type badSolver struct{}
 
 func (badSolver) Name() string { return "bad" }
-func (badSolver) kpcaSolver()   {}
+func (badSolver) kpcaSolver()  {}

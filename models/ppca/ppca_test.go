@@ -371,9 +371,9 @@ func TestErrors(t *testing.T) {
 	require.ErrorIs(t, lin(0, 0), ErrInvalid)  // neither q nor σ²
 	require.ErrorIs(t, lin(1, -1), ErrInvalid) // σ² < 0
 	require.ErrorIs(t, lin(1, math.NaN()), ErrInvalid)
-	require.ErrorIs(t, lin(0, 1e6), ErrInvalid) // σ² > λ_1/N
-	require.ErrorIs(t, lin(10, 0), ErrInvalid)  // q ≥ N
-	require.ErrorIs(t, lin(2, 1e6), ErrInvalid) // σ² > λ_q/N
+	require.ErrorIs(t, lin(0, 1e6), ErrInvalid)            // σ² > λ_1/N
+	require.ErrorIs(t, lin(10, 0), ErrInvalid)             // q ≥ N
+	require.ErrorIs(t, lin(2, 1e6), ErrInvalid)            // σ² > λ_q/N
 	require.ErrorIs(t, (&Primal{Q: 2}).Fit(x), ErrInvalid) // q ≥ d
 	bad := mat.DenseCopyOf(x)
 	bad.Set(3, 1, math.NaN())
