@@ -42,5 +42,9 @@ func (a Auto) Solve(op Operator, k int) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, dist := op.(Distributed); dist {
+		// Rows split across processes: block Krylov, whatever n.
+		return BlockKrylov{Block: autoBlock, Tol: a.Tol, Seed: a.Seed}.Solve(op, k)
+	}
 	return a.Choose(n, k).Solve(op, k)
 }

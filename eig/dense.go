@@ -20,6 +20,9 @@ type DenseSolver struct{}
 
 // Solve returns the k largest eigenpairs.
 func (DenseSolver) Solve(op Operator, k int) (*Result, error) {
+	if err := localOnly("the dense solver", op); err != nil {
+		return nil, err
+	}
 	n, err := checkK(op, k)
 	if err != nil {
 		return nil, err

@@ -26,5 +26,15 @@
 // the partial result in *NotConvergedError). A Krylov space that becomes
 // invariant is not an error: the basis is extended with fresh random
 // directions. ErrBreakdown is defined here for the models built on eig
-// (a rank-deficient HᵀGH in package kpca).
+// (a rank-deficient HᵀGH in package kpca). Every result carries a
+// status.Status naming the stopping test that passed (or why none did).
+//
+// Distribution: an operator whose vectors are split by rows across
+// processes implements Distributed (its rows, the global n, its offset and
+// a Reduction). Lanczos and BlockKrylov run on it unchanged: every n-long
+// inner product and norm goes through the Reduction (Local, a no-op, for
+// ordinary operators), the random start is the same global block on every
+// part, and every small decision is made from identical reduced numbers,
+// so the parts never diverge. Operator errors (a cancelled pass, a lost
+// process) come back from Apply and end the solve.
 package eig

@@ -110,10 +110,12 @@ func testResidual(tol float64) string {
 const testDirect = "direct: LAPACK backward error ‖Av − λv‖ ≤ n·ε·‖A‖"
 
 func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
-	n, err := checkK(op, k)
-	if err != nil {
+	if _, err := checkK(op, k); err != nil {
 		return nil, err
 	}
+	// n: the rows held here; N: all rows (they differ for a Distributed
+	// operator, whose inner products red reduces).
+	n, N, offset, red := layout(op)
 	b := min(max(ks.block, 1), n)
 	tol := ks.tol
 	if tol == 0 {
@@ -140,7 +142,10 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 		}
 	}
 	m = max(ceilTo(m, b), pMin+b)
-	if m+b > n {
+	if m+b > N {
+		if _, dist := op.(Distributed); dist {
+			return nil, fmt.Errorf("eig: %s: a basis of %d columns spans all %d rows: too small to distribute: %w", ks.name, m+b, N, ErrInvalid)
+		}
 		// The basis and the next block would span everything (and there
 		// would be no room left to orthogonalise the next block against
 		// the basis): one dense solve is cheaper.
@@ -158,17 +163,12 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 	h2buf := mat.NewDense(m+b, b, nil)
 	hm := make([]float64, m*m)
 	rr := make([]float64, b*b)
-	var orth linalg.Orthonormalizer
 	rng := rng.New(seed)
 
-	// Random start block.
+	// Random start block (the same global block on every part).
 	start := v.Slice(0, n, 0, b).(*mat.Dense)
-	for i := 0; i < n; i++ {
-		for c := 0; c < b; c++ {
-			start.Set(i, c, rng.NormFloat64())
-		}
-	}
-	if err := orth.InPlace(start); err != nil {
+	globalNormal(start, offset, N, rng)
+	if err := orthoBlock(start, rr, red); err != nil {
 		return nil, err
 	}
 
@@ -189,10 +189,17 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 			vc := v.Slice(0, n, 0, cur).(*mat.Dense)
 			h := hbuf.Slice(0, cur, 0, b).(*mat.Dense)
 			h2 := h2buf.Slice(0, cur, 0, b).(*mat.Dense)
-			// Classical Gram–Schmidt twice (DGKS: twice is enough).
+			// Classical Gram–Schmidt twice (DGKS: twice is enough); the
+			// cur×b inner products are reduced over the parts.
 			h.Mul(vc.T(), w)
+			if err := red.Sum(hbuf.RawMatrix().Data[:cur*b]); err != nil {
+				return nil, err
+			}
 			subMul(w, vc, h)
 			h2.Mul(vc.T(), w)
+			if err := red.Sum(h2buf.RawMatrix().Data[:cur*b]); err != nil {
+				return nil, err
+			}
 			subMul(w, vc, h2)
 			h.Add(h, h2)
 			for i := 0; i < cur; i++ {
@@ -210,10 +217,12 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 			// The next block and its coupling R.
 			next := v.Slice(0, n, cur, cur+b).(*mat.Dense)
 			next.Copy(w)
-			if err := orth.InPlaceR(next, rr); err != nil {
+			if err := orthoBlock(next, rr, red); err != nil {
 				return nil, err
 			}
-			ks.repairBlock(v, cur, b, rr, anorm, n, rng)
+			if err := ks.repairBlock(v, cur, b, rr, anorm, N, offset, red, rng); err != nil {
+				return nil, err
+			}
 			j += b
 			cur += b
 		}
@@ -246,7 +255,9 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 			res.Values = append([]float64(nil), theta[:k]...)
 			res.Vectors = mat.NewDense(n, k, nil)
 			res.Vectors.Mul(v.Slice(0, n, 0, m), s.Slice(0, m, 0, k))
-			linalg.FixSigns(res.Vectors)
+			if err := fixSigns(res.Vectors, red); err != nil {
+				return nil, err
+			}
 			res.Residuals = resid[:k]
 			res.NumConverged = nconv
 			if nconv < k {
@@ -278,8 +289,8 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 // orthogonal to the basis and to the block's good columns, with zero
 // coupling. The threshold 10·n·ε·‖A‖ is the size of what two passes of
 // Gram–Schmidt leave of a vector already in the span.
-func (ks krylovSchur) repairBlock(v *mat.Dense, cur, b int, rr []float64, anorm float64, n int, rng interface{ NormFloat64() float64 }) {
-	thresh := 10 * float64(n) * epsilon * anorm
+func (ks krylovSchur) repairBlock(v *mat.Dense, cur, b int, rr []float64, anorm float64, global, offset int, red Reduction, rng interface{ NormFloat64() float64 }) error {
+	thresh := 10 * float64(global) * epsilon * anorm
 	bad := make([]bool, b)
 	any := false
 	for c := 0; c < b; c++ {
@@ -291,43 +302,51 @@ func (ks krylovSchur) repairBlock(v *mat.Dense, cur, b int, rr []float64, anorm 
 		}
 	}
 	if !any {
-		return
+		return nil
 	}
 	// Orthogonal against: the old basis, the good columns, and the bad
 	// columns repaired before this one.
+	n, _ := v.Dims()
 	good := func(q int) bool { return q < cur || !bad[q-cur] }
-	col := make([]float64, n)
+	col := mat.NewDense(n, 1, nil)
+	cv := col.RawMatrix().Data
+	dot := make([]float64, 1)
 	for c := 0; c < b; c++ {
 		if !bad[c] {
 			continue
 		}
-		for i := range col {
-			col[i] = rng.NormFloat64()
-		}
+		globalNormal(col, offset, global, rng)
 		for pass := 0; pass < 2; pass++ {
 			for q := 0; q < cur+b; q++ {
 				if q == cur+c || !good(q) {
 					continue
 				}
-				dot := 0.0
+				dot[0] = 0
 				for i := 0; i < n; i++ {
-					dot += v.At(i, q) * col[i]
+					dot[0] += v.At(i, q) * cv[i]
+				}
+				if err := red.Sum(dot); err != nil {
+					return err
 				}
 				for i := 0; i < n; i++ {
-					col[i] -= dot * v.At(i, q)
+					cv[i] -= dot[0] * v.At(i, q)
 				}
 			}
 		}
-		nrm := 0.0
-		for _, x := range col {
-			nrm += x * x
+		dot[0] = 0
+		for _, x := range cv {
+			dot[0] += x * x
 		}
-		nrm = math.Sqrt(nrm)
+		if err := red.Sum(dot); err != nil {
+			return err
+		}
+		nrm := math.Sqrt(dot[0])
 		for i := 0; i < n; i++ {
-			v.Set(i, cur+c, col[i]/nrm)
+			v.Set(i, cur+c, cv[i]/nrm)
 		}
 		bad[c] = false // now a good column for the ones after it
 	}
+	return nil
 }
 
 // subMul sets w −= v·h with one dgemm and no temporary.

@@ -75,6 +75,9 @@ func (rz Randomized) Solve(op Operator, k int) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := localOnly("the randomized solver", op); err != nil {
+		return nil, err
+	}
 	p := rz.Oversample
 	switch {
 	case p == 0:

@@ -68,8 +68,8 @@ func checkK(op Operator, k int) (int, error) {
 	if op == nil {
 		return 0, fmt.Errorf("eig: nil operator: %w", ErrInvalid)
 	}
-	n := op.Dim()
-	if n < 1 {
+	_, n, _, _ := layout(op)
+	if n < 1 || op.Dim() < 0 {
 		return 0, fmt.Errorf("eig: operator of dimension %d: %w", n, ErrInvalid)
 	}
 	if k < 1 || k > n {

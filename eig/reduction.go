@@ -1,0 +1,149 @@
+package eig
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Reduction combines the partial results of a computation over the row
+// blocks of vectors split across processes. The Krylov solvers (Lanczos,
+// BlockKrylov) take every n-long inner product and norm through it: they
+// form Vᵀw, ‖w‖² and the like on the rows they hold and reduce the small
+// result, and every s×s decision is then made from identical numbers on
+// every part. Local, the default, holds all rows and does nothing.
+type Reduction interface {
+	// Sum replaces each x[i] by its sum over all parts.
+	Sum(x []float64) error
+	// MaxAbs replaces each x[i] by the value of largest magnitude among
+	// the parts' x[i] (ties: the lowest part's), keeping its sign.
+	MaxAbs(x []float64) error
+}
+
+// Local is the Reduction of an operator that holds every row.
+type Local struct{}
+
+// Sum does nothing.
+func (Local) Sum([]float64) error { return nil }
+
+// MaxAbs does nothing.
+func (Local) MaxAbs([]float64) error { return nil }
+
+// Distributed is implemented by operators whose vectors are split by rows
+// across processes: Dim is the number of rows held here, and Apply maps
+// this part's rows of x to this part's rows of A·x (gathering what it
+// needs itself). The Krylov solvers run on such operators unchanged; the
+// direct and randomized solvers refuse them (ErrInvalid).
+type Distributed interface {
+	Operator
+	// GlobalDim is n, the rows over all parts.
+	GlobalDim() int
+	// RowOffset is the global index of this part's first row; the parts'
+	// rows are consecutive and in order.
+	RowOffset() int
+	// Reduction combines results over the parts.
+	Reduction() Reduction
+}
+
+// layout returns op's local rows, global dimension, row offset and
+// reduction.
+func layout(op Operator) (local, global, offset int, red Reduction) {
+	if d, ok := op.(Distributed); ok {
+		return d.Dim(), d.GlobalDim(), d.RowOffset(), d.Reduction()
+	}
+	return op.Dim(), op.Dim(), 0, Local{}
+}
+
+// localOnly refuses a Distributed operator for a solver that needs every
+// row in one place.
+func localOnly(solver string, op Operator) error {
+	if _, ok := op.(Distributed); ok {
+		return fmt.Errorf("eig: %s needs the whole operator in one process; use Lanczos or BlockKrylov on a distributed one: %w", solver, ErrInvalid)
+	}
+	return nil
+}
+
+// orthoBlock orthonormalises the columns of x (this part's rows) by
+// classical Gram–Schmidt applied twice per column (CGS2: twice is enough,
+// Giraud et al.), the inner products and norms reduced by red, and writes
+// the b×b upper triangular R with x = Q·R into rr (row-major). A column
+// with nothing left after projection keeps R's diagonal 0 and is zero; a
+// column with little left is still normalised, and repairBlock replaces
+// both by the size of R's diagonal.
+func orthoBlock(x *mat.Dense, rr []float64, red Reduction) error {
+	n, b := x.Dims()
+	clear(rr[:b*b])
+	raw := x.RawMatrix()
+	col := func(c int) blas64.Vector { return blas64.Vector{N: n, Inc: raw.Stride, Data: raw.Data[c:]} }
+	dots := make([]float64, max(b, 1))
+	for c := 0; c < b; c++ {
+		xc := col(c)
+		prev := blas64.General{Rows: n, Cols: c, Stride: raw.Stride, Data: raw.Data}
+		for pass := 0; pass < 2 && c > 0; pass++ {
+			dv := blas64.Vector{N: c, Inc: 1, Data: dots}
+			blas64.Gemv(blas.Trans, 1, prev, xc, 0, dv) // the first c columns' ·xc
+			if err := red.Sum(dots[:c]); err != nil {
+				return err
+			}
+			blas64.Gemv(blas.NoTrans, -1, prev, dv, 1, xc)
+			for q := 0; q < c; q++ {
+				rr[q*b+c] += dots[q]
+			}
+		}
+		dots[0] = blas64.Dot(xc, xc)
+		if err := red.Sum(dots[:1]); err != nil {
+			return err
+		}
+		nrm := math.Sqrt(dots[0])
+		rr[c*b+c] = nrm
+		if nrm > 0 {
+			blas64.Scal(1/nrm, xc)
+		}
+	}
+	return nil
+}
+
+// fixSigns makes the largest-magnitude entry of every column of v (over
+// all parts) positive, as linalg.FixSigns does for a whole matrix.
+func fixSigns(v *mat.Dense, red Reduction) error {
+	r, c := v.Dims()
+	raw := v.RawMatrix()
+	best := make([]float64, c)
+	for i := 0; i < r; i++ {
+		for j, x := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+			if math.Abs(x) > math.Abs(best[j]) {
+				best[j] = x
+			}
+		}
+	}
+	if err := red.MaxAbs(best); err != nil {
+		return err
+	}
+	for i := 0; i < r; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
+		for j := range row {
+			if best[j] < 0 {
+				row[j] = -row[j]
+			}
+		}
+	}
+	return nil
+}
+
+// globalNormal fills x (this part's rows of an n×b block) with the rows
+// offset … offset+rows−1 of the n×b standard normal block that rng draws
+// row by row, so every part sees the same global block.
+func globalNormal(x *mat.Dense, offset, global int, rng interface{ NormFloat64() float64 }) {
+	rows, b := x.Dims()
+	for i := 0; i < global; i++ {
+		for c := 0; c < b; c++ {
+			v := rng.NormFloat64()
+			if i >= offset && i < offset+rows {
+				x.Set(i-offset, c, v)
+			}
+		}
+	}
+}
