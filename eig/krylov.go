@@ -255,7 +255,7 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 			res.Values = append([]float64(nil), theta[:k]...)
 			res.Vectors = mat.NewDense(n, k, nil)
 			res.Vectors.Mul(v.Slice(0, n, 0, m), s.Slice(0, m, 0, k))
-			if err := fixSigns(res.Vectors, red); err != nil {
+			if err := fixSigns(res.Vectors, offset, N, red); err != nil {
 				return nil, err
 			}
 			res.Residuals = resid[:k]

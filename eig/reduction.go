@@ -7,6 +7,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/linalg"
 )
 
 // Reduction combines the partial results of a computation over the row
@@ -106,26 +108,51 @@ func orthoBlock(x *mat.Dense, rr []float64, red Reduction) error {
 	return nil
 }
 
-// fixSigns makes the largest-magnitude entry of every column of v (over
-// all parts) positive, as linalg.FixSigns does for a whole matrix.
-func fixSigns(v *mat.Dense, red Reduction) error {
+// fixSigns applies linalg.SignFlips' convention (the first entry within
+// linalg.SignTies of the largest magnitude is made positive) to v, this
+// part's rows offset… of a global n-row matrix: three reductions find the
+// global largest magnitude, the first row near it and that entry's sign.
+func fixSigns(v *mat.Dense, offset, global int, red Reduction) error {
+	if _, local := red.(Local); local {
+		linalg.FixSigns(v)
+		return nil
+	}
 	r, c := v.Dims()
-	raw := v.RawMatrix()
-	best := make([]float64, c)
-	for i := 0; i < r; i++ {
-		for j, x := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
-			if math.Abs(x) > math.Abs(best[j]) {
-				best[j] = x
+	big := make([]float64, c)
+	for j := 0; j < c; j++ {
+		for i := 0; i < r; i++ {
+			big[j] = math.Max(big[j], math.Abs(v.At(i, j)))
+		}
+	}
+	if err := red.MaxAbs(big); err != nil {
+		return err
+	}
+	first := make([]float64, c) // global − index of the first row near the top
+	for j := 0; j < c; j++ {
+		for i := 0; i < r; i++ {
+			if math.Abs(v.At(i, j)) >= math.Abs(big[j])*(1-linalg.SignTies) {
+				first[j] = float64(global - (offset + i))
+				break
 			}
 		}
 	}
-	if err := red.MaxAbs(best); err != nil {
+	if err := red.MaxAbs(first); err != nil {
 		return err
 	}
+	sign := make([]float64, c)
+	for j := 0; j < c; j++ {
+		if i := global - int(first[j]) - offset; i >= 0 && i < r {
+			sign[j] = math.Copysign(1, v.At(i, j))
+		}
+	}
+	if err := red.Sum(sign); err != nil {
+		return err
+	}
+	raw := v.RawMatrix()
 	for i := 0; i < r; i++ {
 		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
 		for j := range row {
-			if best[j] < 0 {
+			if sign[j] < 0 {
 				row[j] = -row[j]
 			}
 		}

@@ -1,6 +1,8 @@
 package linalg
 
 import (
+	"math"
+
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
@@ -117,42 +119,48 @@ func columnsReversed(dst *mat.Dense, src []float64, n, k int) {
 	}
 }
 
-// FixSigns flips each column of v whose largest-magnitude entry (the first
-// one, on ties) is negative, making eigenvector signs deterministic.
-func FixSigns(v *mat.Dense) {
+// SignTies is the relative tolerance within which entries of a column
+// count as equally large for the sign convention: computed eigenvectors of
+// symmetric data carry rounding that would otherwise decide between
+// entries of exactly equal magnitude.
+const SignTies = 1e-9
+
+// SignFlips reports, per column of v, whether it must be negated so that
+// its leading entry is positive: the first entry whose magnitude is within
+// SignTies (relative) of the column's largest magnitude. This is kdual's
+// sign convention for eigenvectors.
+func SignFlips(v mat.Matrix) []bool {
 	r, c := v.Dims()
-	raw := v.RawMatrix()
-	best := make([]float64, c)
-	for i := 0; i < r; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
-		for j, x := range row {
-			if abs(x) > abs(best[j]) {
-				best[j] = x
+	flip := make([]bool, c)
+	for j := 0; j < c; j++ {
+		big := 0.0
+		for i := 0; i < r; i++ {
+			big = math.Max(big, math.Abs(v.At(i, j)))
+		}
+		for i := 0; i < r; i++ {
+			if x := v.At(i, j); math.Abs(x) >= big*(1-SignTies) {
+				flip[j] = x < 0
+				break
 			}
 		}
 	}
-	flip := false
-	for _, b := range best {
-		flip = flip || b < 0
-	}
-	if !flip {
-		return
-	}
+	return flip
+}
+
+// FixSigns negates the columns of v that SignFlips names, making
+// eigenvector signs deterministic.
+func FixSigns(v *mat.Dense) {
+	flip := SignFlips(v)
+	r, c := v.Dims()
+	raw := v.RawMatrix()
 	for i := 0; i < r; i++ {
 		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
 		for j := range row {
-			if best[j] < 0 {
+			if flip[j] {
 				row[j] = -row[j]
 			}
 		}
 	}
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // Func returns V·diag(f(λ))·Vᵀ for the stored pairs: a function of the

@@ -496,3 +496,18 @@ func TestEigenFuncAndSymPart(t *testing.T) {
 	require.Equal(t, 3.0, s.At(1, 0))
 	require.Equal(t, 1.0, s.At(0, 0))
 }
+
+// The sign convention on exact ties: the first of the entries of largest
+// magnitude (within SignTies) is made positive, whatever rounding says.
+func TestSignFlipsTies(t *testing.T) {
+	v := mat.NewDense(4, 2, []float64{
+		-3, 1,
+		-1, -2,
+		1, 2 * (1 + 1e-13), // the second column's top entries tie to 1e-13
+		3 * (1 + 1e-13), 0,
+	})
+	require.Equal(t, []bool{true, true}, SignFlips(v))
+	FixSigns(v)
+	require.Equal(t, 3.0, v.At(0, 0))
+	require.Equal(t, 2.0, v.At(1, 1))
+}

@@ -447,7 +447,7 @@ func (k *KPCA) setFromDual(h, gh *mat.Dense) error {
 	k.scores = mat.NewDense(n, s, nil)
 	k.scores.Mul(gh, &r)
 	// Deterministic signs: fix by the projection columns, applied to both.
-	flip := signFlips(k.proj)
+	flip := linalg.SignFlips(k.proj)
 	for j, f := range flip {
 		if f {
 			for i := 0; i < n; i++ {
@@ -457,21 +457,6 @@ func (k *KPCA) setFromDual(h, gh *mat.Dense) error {
 		}
 	}
 	return nil
-}
-
-func signFlips(v *mat.Dense) []bool {
-	r, c := v.Dims()
-	flip := make([]bool, c)
-	for j := 0; j < c; j++ {
-		best := 0.0
-		for i := 0; i < r; i++ {
-			if x := v.At(i, j); math.Abs(x) > math.Abs(best) {
-				best = x
-			}
-		}
-		flip[j] = best < 0
-	}
-	return flip
 }
 
 // Eigenvalues returns λ_1 ≥ … ≥ λ_s of the (centred) kernel matrix; for
