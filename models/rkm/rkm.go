@@ -404,7 +404,7 @@ func (m *Model) fitPrimal() error {
 			return err
 		}
 		if !(values[s-1] > 0) {
-			return invalidf("the covariance has rank < s = %d", s)
+			return fmt.Errorf("rkm: the covariance has rank < s = %d: %w", s, status.ErrBreakdown)
 		}
 		ut, gamma = vectors, diag(values)
 	} else {
@@ -460,7 +460,7 @@ func (m *Model) fitDual() error {
 			return err
 		}
 		if !(values[s-1] > 0) {
-			return invalidf("the kernel matrix has rank < s = %d", s)
+			return fmt.Errorf("rkm: the kernel matrix has rank < s = %d: %w", s, status.ErrBreakdown)
 		}
 		m.h, m.gamma = vectors, diag(values)
 	} else {
