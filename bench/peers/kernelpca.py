@@ -8,9 +8,9 @@ Both fit s components of the first n Fashion-MNIST training images (pixels
 kernel matrix, centring and eigensolve, timed from the data in memory to the
 fitted model (kdual reports its own fit time; reading the file is excluded
 on both sides). Peers: KernelPCA with eigen_solver 'arpack' (default tol 0)
-and 'randomized'; kdual with the solvers asked (default: 'auto', which
-times a pass of one and of eight vectors and takes Lanczos or block
-Krylov, 'lanczos' (tol 1e-10), 'block' and 'lbfgs'), each with its
+and 'randomized'; kdual with the solvers asked (default: 'auto', block
+Krylov in blocks of 8 beyond the dense sizes, 'lanczos' (tol 1e-10),
+'block' and 'lbfgs'), each with its
 operator chosen by the planner (float64 at these sizes). The runs
 alternate (kdual's solvers, then the peers, repeat times). The agreement
 is the largest relative difference of the s eigenvalues against ARPACK's.
