@@ -410,9 +410,9 @@ func MvCrossover(ids []int, m, l, repeat int, seed uint64, log io.Writer) ([]MvT
 				row.RFFForm = model.Info().Form
 			}
 			if kind == kmvda.RBF {
-				row.RBF = median(times)
+				row.RBF = Median(times)
 			} else {
-				row.RFF = median(times)
+				row.RFF = Median(times)
 			}
 		}
 		fmt.Fprintf(log, "kmvda crossover n=%d: rbf %.3fs, rff(m=%d, %s) %.3fs\n", row.N, row.RBF, m, row.RFFForm, row.RFF)

@@ -390,7 +390,7 @@ func RunLBFGS(p *KPCAProblem, b *Built, delta float64, repeat int, startOut stri
 		}
 	}
 	if len(times) == repeat {
-		m := median(times)
+		m := Median(times)
 		r.Seconds = &m
 	}
 	return r, nil
@@ -490,7 +490,7 @@ func RunEigen(solver string, p *KPCAProblem, b *Built, delta float64, repeat int
 			}
 			times = append(times, time.Since(start).Seconds())
 		}
-		m := median(times)
+		m := Median(times)
 		r.Seconds = &m
 		return r, nil
 	}
@@ -514,7 +514,8 @@ func (fullDense) Solve(op eig.Operator, k int) (*eig.Result, error) {
 	return res, nil
 }
 
-func median(v []float64) float64 {
+// Median returns the median of v (v is not modified).
+func Median(v []float64) float64 {
 	s := append([]float64(nil), v...)
 	sort.Float64s(s)
 	m := len(s) / 2

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -31,16 +30,6 @@ type eigReport struct {
 	Passes        int       `json:"passes"`
 	MatVecs       int       `json:"matvecs"`
 	Iterations    int       `json:"iterations"`
-}
-
-// median returns the median of v (v is reordered).
-func median(v []float64) float64 {
-	sort.Float64s(v)
-	m := len(v) / 2
-	if len(v)%2 == 0 {
-		return 0.5 * (v[m-1] + v[m])
-	}
-	return v[m]
 }
 
 func runEig(args []string, stdout io.Writer) error {
@@ -145,7 +134,7 @@ func runEig(args []string, stdout io.Writer) error {
 		}
 		solveS = append(solveS, time.Since(start).Seconds())
 	}
-	rep.Seconds, rep.KernelSeconds = median(solveS), median(kernSecs)
+	rep.Seconds, rep.KernelSeconds = bench.Median(solveS), bench.Median(kernSecs)
 	rep.K = len(res.Values)
 	rep.Values = res.Values
 	rep.Passes, rep.MatVecs, rep.Iterations = res.Passes, res.MatVecs, res.Iterations

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -37,29 +36,6 @@ func runKPCA(args []string, stdout io.Writer) error {
 }
 
 // readMatrix reads CSV (optional header) or IDX (.idx, .ubyte, .gz) data.
-func readMatrix(path string, maxRows int) (*mat.Dense, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if strings.Contains(path, "idx") || strings.HasSuffix(path, ".ubyte") || strings.HasSuffix(path, ".gz") {
-		a, err := dataset.ReadIDX(f, maxRows)
-		if err != nil {
-			return nil, err
-		}
-		cols := 1
-		for _, d := range a.Dims[1:] {
-			cols *= d
-		}
-		return mat.NewDense(a.Dims[0], cols, a.Data), nil
-	}
-	t, err := dataset.ReadCSV(f, dataset.CSVOptions{MaxRows: maxRows})
-	if err != nil {
-		return nil, err
-	}
-	return t.X, nil
-}
 
 func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	fs := newFlags("kpca " + cmd)
@@ -108,7 +84,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	case *input != "" && *data != "":
 		return usagef("--input and --data exclude each other")
 	case *input != "":
-		if x, err = readMatrix(*input, *maxRows); err != nil {
+		if x, err = dataset.ReadMatrix(*input, *maxRows); err != nil {
 			return err
 		}
 	case *data == "fashion":
@@ -180,7 +156,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	}
 	z, _ := m.Scores()
 	if cmd == "transform" && *apply != "" {
-		y, err := readMatrix(*apply, 0)
+		y, err := dataset.ReadMatrix(*apply, 0)
 		if err != nil {
 			return err
 		}

@@ -2,47 +2,10 @@ package main
 
 import (
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"io"
-	"math"
-	"os"
-	"strconv"
-	"strings"
-	"time"
 
-	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/kdual/kdual/dataset"
-	"github.com/kdual/kdual/kernel"
-	"github.com/kdual/kdual/linalg"
-	"github.com/kdual/kdual/models/ppca"
+	"github.com/kdual/kdual/bench"
 )
-
-type ppcaReport struct {
-	Data         string    `json:"data"`
-	N            int       `json:"n"`
-	D            int       `json:"d"`
-	Kernel       string    `json:"kernel"`
-	Gamma        float64   `json:"gamma"`
-	Q            int       `json:"q"`
-	Sigma2       float64   `json:"sigma2"`
-	Explained    float64   `json:"explained_variance"`
-	Eigenvalues  []float64 `json:"eigenvalues"` // the top min(N, q+10)
-	ReconMSE     float64   `json:"reconstruction_mse"`
-	KPCAReconMSE float64   `json:"kpca_reconstruction_mse"`
-	Fallbacks    int       `json:"preimage_fallbacks"`
-	Samples      int       `json:"samples"`
-	FitSeconds   float64   `json:"fit_seconds"`
-	PosteriorVar []float64 `json:"posterior_variance"`
-	PlotPath     string    `json:"plot,omitempty"`
-	DataStandIn  string    `json:"note,omitempty"`
-}
 
 func runPPCA(args []string, stdout io.Writer) error {
 	fs := newFlags("ppca")
@@ -64,89 +27,13 @@ func runPPCA(args []string, stdout io.Writer) error {
 	if *q == 0 && *sigma2 == 0 {
 		return usagef("give --q, --sigma2 or both")
 	}
-	x, note, err := ppcaData(*data, *classes, *n, *seed)
-	if err != nil {
-		return err
-	}
-	rows, d := x.Dims()
-	rep := ppcaReport{Data: *data, N: rows, D: d, Kernel: *kern, Samples: *sample, DataStandIn: note}
-	var k kernel.Kernel
-	switch *kern {
-	case "rbf", "gaussian":
-		rep.Gamma = *gamma
-		if rep.Gamma == 0 {
-			rep.Gamma = 4
-			if *data == "toy" {
-				rep.Gamma = 2
-			}
-		}
-		k = kernel.Kernel{Kind: kernel.Gaussian, Sigma: rep.Gamma}
-	case "linear":
-	default:
+	if *kern != "rbf" && *kern != "gaussian" && *kern != "linear" {
 		return usagef("--kernel %q: want rbf or linear", *kern)
 	}
-	m := &ppca.Dual{Q: *q, Sigma2: *sigma2, Kernel: k}
-	start := time.Now()
-	if err := m.Fit(x); err != nil {
-		return err
-	}
-	rep.FitSeconds = time.Since(start).Seconds()
-	explained, err := m.ExplainedVariance()
+	rep, err := bench.RunPPCA(bench.PPCAOptions{Data: *data, Classes: *classes, N: *n, Q: *q, Sigma2: *sigma2,
+		Kernel: *kern, Gamma: *gamma, Sample: *sample, Nearest: *nearest, Seed: *seed, Plot: *plotOut})
 	if err != nil {
 		return err
-	}
-	vals, err := m.Eigenvalues()
-	if err != nil {
-		return err
-	}
-	post, err := m.PosteriorCov()
-	if err != nil {
-		return err
-	}
-	rep.Q, rep.Sigma2, rep.Explained = m.LatentDim(), m.NoiseVariance(), explained
-	rep.Eigenvalues = vals[:min(len(vals), rep.Q+10)]
-	for p := 0; p < rep.Q; p++ {
-		rep.PosteriorVar = append(rep.PosteriorVar, post.At(p, p))
-	}
-
-	// Reconstructions of the training points: pre-images of (k_c)_MAP, for
-	// the model and for its σ² → 0 limit (kernel PCA).
-	recon, fb, err := ppcaReconstruct(m, *nearest)
-	if err != nil {
-		return err
-	}
-	kp := &ppca.Dual{Q: rep.Q, Sigma2: 1e-300, Kernel: k}
-	if err := kp.Fit(x); err != nil {
-		return err
-	}
-	kpRecon, _, err := ppcaReconstruct(kp, *nearest)
-	if err != nil {
-		return err
-	}
-	rep.Fallbacks = fb
-	rep.ReconMSE, rep.KPCAReconMSE = meanSq(recon, x), meanSq(kpRecon, x)
-	var samples *mat.Dense
-	if *sample > 0 {
-		ks, err := m.Sample(*sample, *seed)
-		if err != nil {
-			return err
-		}
-		var sfb int
-		if samples, sfb, err = m.PreImage(ks, *nearest); err != nil {
-			return err
-		}
-		rep.Fallbacks += sfb
-	}
-	if *plotOut != "" {
-		rep.PlotPath = *plotOut
-		if d == 2 {
-			err = plotPPCAToy(*plotOut, x, recon, kpRecon, samples, rep)
-		} else {
-			err = plotPPCAImages(*plotOut, m, x, recon, samples, *nearest)
-		}
-		if err != nil {
-			return err
-		}
 	}
 	if *jsonOut != "" {
 		return writeJSON(*jsonOut, stdout, rep)
@@ -155,210 +42,11 @@ func runPPCA(args []string, stdout io.Writer) error {
 		rep.Data, rep.N, rep.D, rep.Kernel, rep.Gamma, rep.Q, rep.Sigma2, 100*rep.Explained)
 	fmt.Fprintf(stdout, "reconstruction MSE (pre-image, input space): ppca %.6g, kpca (σ²→0) %.6g; fit %.3fs\n",
 		rep.ReconMSE, rep.KPCAReconMSE, rep.FitSeconds)
-	if note != "" {
-		fmt.Fprintln(stdout, note)
+	if rep.DataStandIn != "" {
+		fmt.Fprintln(stdout, rep.DataStandIn)
 	}
 	if rep.PlotPath != "" {
 		fmt.Fprintln(stdout, "plot:", rep.PlotPath)
 	}
 	return nil
-}
-
-// ppcaData loads the data set of kdual ppca.
-func ppcaData(name, classes string, n int, seed uint64) (*mat.Dense, string, error) {
-	keep := map[int]bool{}
-	for _, c := range strings.Split(classes, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(c))
-		if err != nil {
-			return nil, "", usagef("--classes %q: want comma-separated integers", classes)
-		}
-		keep[v] = true
-	}
-	pick := func(x *mat.Dense, labels []int, scale float64, all int) (*mat.Dense, error) {
-		if n == 0 {
-			n = all
-		}
-		_, d := x.Dims()
-		var rows []float64
-		count := 0
-		for i, l := range labels {
-			if keep[l] && count < n {
-				for _, v := range x.RawRowView(i) {
-					rows = append(rows, v*scale)
-				}
-				count++
-			}
-		}
-		if count < 2 || (count < n && n != all) {
-			return nil, fmt.Errorf("only %d points of classes %s: %w", count, classes, linalg.ErrInvalid)
-		}
-		return mat.NewDense(count, d, rows), nil
-	}
-	switch name {
-	case "toy":
-		if n == 0 {
-			n = 20
-		}
-		// The paper does not give its 20 toy points: kdual's are a seeded
-		// isotropic normal cloud with standard deviation 3 (for γ = 2).
-		x, err := dataset.StandardNormal(n, 2, seed)
-		if err != nil {
-			return nil, "", err
-		}
-		x.Scale(3, x)
-		return x, "toy: N points from N(0, 3²I₂), seeded (the paper's toy points are not published)", err
-	case "digits":
-		dg, err := dataset.Digits()
-		if err != nil {
-			return nil, "", err
-		}
-		x, err := pick(dg.X, dg.Labels, 1.0/16, len(dg.Labels))
-		return x, "8×8 digits (pixels/16), the closest to MNIST here", err
-	case "fashion":
-		f, err := dataset.LoadFashion("", "train", 0)
-		if err != nil {
-			return nil, "", err
-		}
-		x, err := pick(f.X, f.Labels, 1, 500)
-		return x, "Fashion-MNIST, a stand-in for MNIST", err
-	}
-	x, err := readMatrix(name, n)
-	return x, "", err
-}
-
-func ppcaReconstruct(m *ppca.Dual, nearest int) (*mat.Dense, int, error) {
-	kc, err := m.TrainKernelVectors()
-	if err != nil {
-		return nil, 0, err
-	}
-	h, err := m.ProjectKernel(kc)
-	if err != nil {
-		return nil, 0, err
-	}
-	rec, err := m.Reconstruct(h)
-	if err != nil {
-		return nil, 0, err
-	}
-	return m.PreImage(rec, nearest)
-}
-
-func meanSq(a, b *mat.Dense) float64 {
-	var d mat.Dense
-	d.Sub(a, b)
-	r, c := d.Dims()
-	return mat.Norm(&d, 2) * mat.Norm(&d, 2) / float64(r*c)
-}
-
-// plotPPCAToy draws the paper's Fig. 3 for 2-d data: the points, their
-// probabilistic-PCA and kernel-PCA reconstructions and the samples.
-func plotPPCAToy(path string, x, recon, kpRecon, samples *mat.Dense, rep ppcaReport) error {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("dual probabilistic PCA, q = %d: explained %.2f%%, σ² = %.4g", rep.Q, 100*rep.Explained, rep.Sigma2)
-	add := func(m *mat.Dense, name string, c color.Color, shape draw.GlyphDrawer, radius vg.Length) error {
-		if m == nil {
-			return nil
-		}
-		r, _ := m.Dims()
-		xy := make(plotter.XYs, r)
-		for i := range xy {
-			xy[i] = plotter.XY{X: m.At(i, 0), Y: m.At(i, 1)}
-		}
-		s, err := plotter.NewScatter(xy)
-		if err != nil {
-			return err
-		}
-		s.GlyphStyle.Color, s.GlyphStyle.Shape, s.GlyphStyle.Radius = c, shape, radius
-		p.Add(s)
-		p.Legend.Add(name, s)
-		return nil
-	}
-	grey, blue, red := color.RGBA{170, 170, 170, 255}, color.RGBA{30, 90, 220, 255}, color.RGBA{220, 40, 40, 255}
-	if err := add(samples, "samples", grey, draw.CircleGlyph{}, 1.5); err != nil {
-		return err
-	}
-	if err := add(x, "data", color.Black, draw.CircleGlyph{}, 3); err != nil {
-		return err
-	}
-	if err := add(recon, "prob. PCA reconstruction", blue, draw.CrossGlyph{}, 3.5); err != nil {
-		return err
-	}
-	if err := add(kpRecon, "KPCA reconstruction", red, draw.PlusGlyph{}, 3.5); err != nil {
-		return err
-	}
-	p.Legend.Top = true
-	return p.Save(6*vg.Inch, 5*vg.Inch, path)
-}
-
-// plotPPCAImages draws the paper's Fig. 4 as one PNG of up to four 10×10
-// grids: originals, their reconstructions, generation from a latent grid
-// (u_1, u_2 ∈ [−1, 1], other coordinates 0) and random samples.
-func plotPPCAImages(path string, m *ppca.Dual, x, recon, samples *mat.Dense, nearest int) error {
-	_, d := x.Dims()
-	side := int(math.Round(math.Sqrt(float64(d))))
-	if side*side != d {
-		return fmt.Errorf("ppca: %d features are not a square image; --plot draws images only for square ones: %w", d, linalg.ErrInvalid)
-	}
-	panels := []*mat.Dense{x, recon}
-	if q := m.LatentDim(); q >= 1 {
-		const g = 10
-		u := mat.NewDense(g*g, q, nil)
-		for i := 0; i < g; i++ {
-			for j := 0; j < g; j++ {
-				u.Set(i*g+j, 0, -1+2*float64(j)/(g-1))
-				if q >= 2 {
-					u.Set(i*g+j, 1, -1+2*float64(i)/(g-1))
-				}
-			}
-		}
-		kc, err := m.Generate(u)
-		if err != nil {
-			return err
-		}
-		gen, _, err := m.PreImage(kc, nearest)
-		if err != nil {
-			return err
-		}
-		panels = append(panels, gen)
-	}
-	if samples != nil {
-		panels = append(panels, samples)
-	}
-	const per, cell = 10, 1
-	tile := side + cell
-	w := len(panels)*(per*tile+2*side) - 2*side
-	img := image.NewGray(image.Rect(0, 0, w, per*tile))
-	for i := range img.Pix {
-		img.Pix[i] = 255
-	}
-	for pi, panel := range panels {
-		r, _ := panel.Dims()
-		x0 := pi * (per*tile + 2*side)
-		for k := 0; k < min(r, per*per); k++ {
-			ox, oy := x0+(k%per)*tile, (k/per)*tile
-			row := panel.RawRowView(k)
-			for py := 0; py < side; py++ {
-				for px := 0; px < side; px++ {
-					v := math.Max(0, math.Min(1, row[py*side+px]))
-					img.SetGray(ox+px, oy+py, color.Gray{Y: uint8(255 - 255*v)})
-				}
-			}
-		}
-	}
-	// Scale up 3× so 8×8 digits are visible.
-	const zoom = 3
-	big := image.NewGray(image.Rect(0, 0, w*zoom, per*tile*zoom))
-	for y := 0; y < per*tile*zoom; y++ {
-		for x := 0; x < w*zoom; x++ {
-			big.SetGray(x, y, img.GrayAt(x/zoom, y/zoom))
-		}
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := png.Encode(f, big); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -2,47 +2,11 @@ package main
 
 import (
 	"fmt"
-	"image/color"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
-	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-
-	"github.com/kdual/kdual/dataset"
-	"github.com/kdual/kdual/kernel"
-	"github.com/kdual/kdual/models/rkm"
-	"github.com/kdual/kdual/stiefel"
+	"github.com/kdual/kdual/bench"
 )
-
-type rkmReport struct {
-	Data       string    `json:"data"`
-	Setting    string    `json:"setting"`
-	Training   string    `json:"training"`
-	Rotated    bool      `json:"rotated"`
-	S          int       `json:"s"`
-	Lag        int       `json:"lag"`
-	RFF        int       `json:"rff"`
-	Sigma      float64   `json:"sigma"`
-	NTrain     int       `json:"n_train"` // training pairs
-	NTest      int       `json:"n_test"`
-	MSE        float64   `json:"mse"`
-	MAE        float64   `json:"mae"`
-	Seconds    float64   `json:"train_seconds"`
-	Iterations int       `json:"stiefel_iterations"`
-	Status     string    `json:"stiefel_status"`
-	GradNorm   float64   `json:"stiefel_grad_norm"`
-	Gamma      []float64 `json:"gamma_diagonal"`
-	GammaOff   float64   `json:"gamma_max_off_diagonal"`
-	Forecast   []float64 `json:"forecast"`
-	Truth      []float64 `json:"truth"`
-}
 
 func runRKM(args []string, stdout io.Writer) error {
 	if len(args) == 0 || args[0] != "forecast" {
@@ -68,96 +32,20 @@ func runRKM(args []string, stdout io.Writer) error {
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
-	trainSeries, testSeries, err := rkmSeries(*data, *test)
-	if err != nil {
-		return err
-	}
-	defS, defLag, defRFF := 10, 10, 0
-	switch *data {
-	case "sines":
-		defS, defLag = 4, 40
-	case "santafe":
-		defS, defLag, defRFF = 144, 70, 5000
-	}
-	if *s == 0 {
-		*s = defS
-	}
-	if *lag == 0 {
-		*lag = defLag
-	}
-	if *rff < 0 {
-		*rff = defRFF
-	}
-	rep := rkmReport{Data: *data, S: *s, Lag: *lag, RFF: *rff, Rotated: *rotate, NTest: len(testSeries)}
-	m := &rkm.Model{Components: *s, Rotate: *rotate, NoRescale: *noRescale,
-		Stiefel: stiefel.Settings{MaxIter: *maxIter, Tol: *tol, LR: *lr, Seed: *seed}}
-	switch *setting {
-	case "auto":
-	case "primal":
-		m.Setting = rkm.Primal
-	case "dual":
-		m.Setting = rkm.Dual
-	default:
+	switch {
+	case *setting != "auto" && *setting != "primal" && *setting != "dual":
 		return usagef("--setting %q: want primal, dual or auto", *setting)
-	}
-	switch *train {
-	case "eig":
-	case "stiefel":
-		m.Training = rkm.Stiefel
-	default:
+	case *train != "eig" && *train != "stiefel":
 		return usagef("--train %q: want eig or stiefel", *train)
 	}
-	st, err := rkm.FitStandardizer(trainSeries)
+	rep, err := bench.RunRKMForecast(bench.RKMOptions{Data: *data, Setting: *setting, Training: *train, Rotate: *rotate,
+		NoRescale: *noRescale, S: *s, Lag: *lag, RFF: *rff, Sigma: *sigma, Test: *test, MaxIter: *maxIter,
+		Tol: *tol, LR: *lr, Seed: *seed, Plot: *plotOut})
 	if err != nil {
 		return err
 	}
-	z := st.Apply(trainSeries)
-	x, y, err := rkm.LagEmbed(z, *lag)
-	if err != nil {
-		return err
-	}
-	xView := rkm.View{Features: rkm.Identity{}}
-	if *rff > 0 {
-		rep.Sigma = *sigma
-		f, err := kernel.NewRFF(*lag+1, *rff, *sigma, *seed)
-		if err != nil {
-			return err
-		}
-		xView = rkm.View{Features: f}
-	}
-	m.Views = []rkm.View{xView, {Features: rkm.Identity{}}}
-	if err := m.Fit([]*mat.Dense{x, y}); err != nil {
-		if !m.Fitted() {
-			return err
-		}
-		// The Stiefel run stopped before its test: the model is usable,
-		// the report says so.
-		fmt.Fprintf(os.Stderr, "kdual: warning: %v\n", err)
-	}
-	info := m.Info()
-	rep.Setting, rep.Training, rep.Seconds = info.Setting, info.Training, info.Seconds
-	rep.Iterations, rep.Status, rep.GradNorm = info.Iterations, info.Status.Code.String(), info.GradNorm
-	rep.NTrain, _ = x.Dims()
-	g, _ := m.Gamma()
-	for i := 0; i < *s; i++ {
-		rep.Gamma = append(rep.Gamma, g.At(i, i))
-		for j := 0; j < *s; j++ {
-			if i != j {
-				rep.GammaOff = max(rep.GammaOff, abs(g.At(i, j)))
-			}
-		}
-	}
-	fz, err := rkm.Forecast(m, z, *lag, len(testSeries))
-	if err != nil {
-		return err
-	}
-	rep.Forecast, rep.Truth = st.Invert(fz), testSeries
-	rep.MSE, rep.MAE = rkm.Errors(rep.Forecast, testSeries)
-	if *plotOut != "" {
-		h, _ := m.H()
-		if err := plotForecast(*plotOut, rep, h); err != nil {
-			return err
-		}
+	if rep.Warning != "" {
+		fmt.Fprintf(os.Stderr, "kdual: warning: %s\n", rep.Warning)
 	}
 	if *jsonOut != "" {
 		return writeJSON(*jsonOut, stdout, rep)
@@ -176,96 +64,4 @@ func runRKM(args []string, stdout io.Writer) error {
 		fmt.Fprintln(stdout, "plot:", *plotOut)
 	}
 	return nil
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-// rkmSeries returns the training and test parts of a series.
-func rkmSeries(name string, test int) ([]float64, []float64, error) {
-	switch name {
-	case "sines":
-		x := dataset.SumOfSines(500)
-		return x[:400], x[400:], nil
-	case "santafe":
-		return dataset.SantaFe()
-	}
-	raw, err := os.ReadFile(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	v, err := dataset.ParseSeries(strings.NewReader(string(raw)))
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", filepath.Base(name), err)
-	}
-	if test < 1 || len(v) < test+3 {
-		return nil, nil, usagef("%s has %d values; --test %d leaves too few for training", name, len(v), test)
-	}
-	return v[:len(v)-test], v[len(v)-test:], nil
-}
-
-// plotForecast draws the forecast against the truth (top) and the first
-// four latent components of the training points (bottom).
-func plotForecast(path string, rep rkmReport, h *mat.Dense) error {
-	top := plot.New()
-	top.Title.Text = fmt.Sprintf("%s: %s %s, s = %d, p = %d — MSE %.4g, MAE %.4g", rep.Data, rep.Setting, rep.Training, rep.S, rep.Lag, rep.MSE, rep.MAE)
-	top.X.Label.Text = "step"
-	truth, pred := make(plotter.XYs, len(rep.Truth)), make(plotter.XYs, len(rep.Forecast))
-	for i := range truth {
-		truth[i] = plotter.XY{X: float64(i + 1), Y: rep.Truth[i]}
-		pred[i] = plotter.XY{X: float64(i + 1), Y: rep.Forecast[i]}
-	}
-	lt, err := plotter.NewLine(truth)
-	if err != nil {
-		return err
-	}
-	lp, err := plotter.NewLine(pred)
-	if err != nil {
-		return err
-	}
-	lt.Color, lp.Color = color.Black, color.RGBA{220, 40, 40, 255}
-	lp.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-	top.Add(lt, lp)
-	top.Legend.Add("truth", lt)
-	top.Legend.Add("forecast", lp)
-	top.Legend.Top = true
-
-	bottom := plot.New()
-	bottom.Title.Text = "latent components H (training points)"
-	bottom.X.Label.Text = "training pair"
-	n, s := h.Dims()
-	colors := []color.Color{color.RGBA{30, 90, 220, 255}, color.RGBA{220, 40, 40, 255}, color.RGBA{40, 160, 60, 255}, color.RGBA{150, 60, 180, 255}}
-	for c := 0; c < min(s, 4); c++ {
-		xy := make(plotter.XYs, n)
-		for i := range xy {
-			xy[i] = plotter.XY{X: float64(i + 1), Y: h.At(i, c)}
-		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
-			return err
-		}
-		l.Color = colors[c]
-		bottom.Add(l)
-		bottom.Legend.Add(fmt.Sprintf("h%d", c+1), l)
-	}
-	bottom.Legend.Top = true
-	img := vgimg.New(8*vg.Inch, 7*vg.Inch)
-	dc := draw.New(img)
-	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8), PadY: vg.Points(12)}
-	canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
-	top.Draw(canvases[0][0])
-	bottom.Draw(canvases[1][0])
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -1,0 +1,248 @@
+package bench
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/models/rkm"
+	"github.com/kdual/kdual/stiefel"
+)
+
+// The RKM forecasting experiment (the multi-view RKM paper's NAR
+// forecasts): standardise the series, embed with lag p, fit a two-view
+// model (window, next value), forecast the test part recursively.
+
+// RKMOptions configure RunRKMForecast; kdual rkm forecast's flags document
+// them. S, Lag 0 and RFF < 0 mean the data set's defaults.
+type RKMOptions struct {
+	Data, Setting, Training string
+	Rotate, NoRescale       bool
+	S, Lag, RFF             int
+	Sigma                   float64
+	Test, MaxIter           int
+	Tol, LR                 float64
+	Seed                    uint64
+	Plot                    string
+}
+
+// RKMReport is the outcome of RunRKMForecast (kdual rkm forecast prints it).
+type RKMReport struct {
+	Data       string    `json:"data"`
+	Setting    string    `json:"setting"`
+	Training   string    `json:"training"`
+	Rotated    bool      `json:"rotated"`
+	S          int       `json:"s"`
+	Lag        int       `json:"lag"`
+	RFF        int       `json:"rff"`
+	Sigma      float64   `json:"sigma"`
+	NTrain     int       `json:"n_train"` // training pairs
+	NTest      int       `json:"n_test"`
+	MSE        float64   `json:"mse"`
+	MAE        float64   `json:"mae"`
+	Seconds    float64   `json:"train_seconds"`
+	Iterations int       `json:"stiefel_iterations"`
+	Status     string    `json:"stiefel_status"`
+	GradNorm   float64   `json:"stiefel_grad_norm"`
+	Gamma      []float64 `json:"gamma_diagonal"`
+	GammaOff   float64   `json:"gamma_max_off_diagonal"`
+	Forecast   []float64 `json:"forecast"`
+	Truth      []float64 `json:"truth"`
+	// Warning says why a usable model is partial (a Stiefel run stopped
+	// before its test).
+	Warning string `json:"warning,omitempty"`
+}
+
+// RunRKMForecast runs the experiment.
+func RunRKMForecast(o RKMOptions) (*RKMReport, error) {
+	trainSeries, testSeries, err := rkmSeries(o.Data, o.Test)
+	if err != nil {
+		return nil, err
+	}
+	defS, defLag, defRFF := 10, 10, 0
+	switch o.Data {
+	case "sines":
+		defS, defLag = 4, 40
+	case "santafe":
+		defS, defLag, defRFF = 144, 70, 5000
+	}
+	if o.S == 0 {
+		o.S = defS
+	}
+	if o.Lag == 0 {
+		o.Lag = defLag
+	}
+	if o.RFF < 0 {
+		o.RFF = defRFF
+	}
+	rep := &RKMReport{Data: o.Data, S: o.S, Lag: o.Lag, RFF: o.RFF, Rotated: o.Rotate, NTest: len(testSeries)}
+	m := &rkm.Model{Components: o.S, Rotate: o.Rotate, NoRescale: o.NoRescale,
+		Stiefel: stiefel.Settings{MaxIter: o.MaxIter, Tol: o.Tol, LR: o.LR, Seed: o.Seed}}
+	switch o.Setting {
+	case "auto":
+	case "primal":
+		m.Setting = rkm.Primal
+	case "dual":
+		m.Setting = rkm.Dual
+	default:
+		return nil, fmt.Errorf("bench: rkm setting %q: want primal, dual or auto: %w", o.Setting, linalg.ErrInvalid)
+	}
+	switch o.Training {
+	case "eig":
+	case "stiefel":
+		m.Training = rkm.Stiefel
+	default:
+		return nil, fmt.Errorf("bench: rkm training %q: want eig or stiefel: %w", o.Training, linalg.ErrInvalid)
+	}
+	st, err := rkm.FitStandardizer(trainSeries)
+	if err != nil {
+		return nil, err
+	}
+	z := st.Apply(trainSeries)
+	x, y, err := rkm.LagEmbed(z, o.Lag)
+	if err != nil {
+		return nil, err
+	}
+	xView := rkm.View{Features: rkm.Identity{}}
+	if o.RFF > 0 {
+		rep.Sigma = o.Sigma
+		f, err := kernel.NewRFF(o.Lag+1, o.RFF, o.Sigma, o.Seed)
+		if err != nil {
+			return nil, err
+		}
+		xView = rkm.View{Features: f}
+	}
+	m.Views = []rkm.View{xView, {Features: rkm.Identity{}}}
+	if err := m.Fit([]*mat.Dense{x, y}); err != nil {
+		if !m.Fitted() {
+			return nil, err
+		}
+		// The Stiefel run stopped before its test: the model is usable,
+		// the report says so.
+		rep.Warning = err.Error()
+	}
+	info := m.Info()
+	rep.Setting, rep.Training, rep.Seconds = info.Setting, info.Training, info.Seconds
+	rep.Iterations, rep.Status, rep.GradNorm = info.Iterations, info.Status.Code.String(), info.GradNorm
+	rep.NTrain, _ = x.Dims()
+	g, _ := m.Gamma()
+	for i := 0; i < o.S; i++ {
+		rep.Gamma = append(rep.Gamma, g.At(i, i))
+		for j := 0; j < o.S; j++ {
+			if i != j {
+				rep.GammaOff = max(rep.GammaOff, math.Abs(g.At(i, j)))
+			}
+		}
+	}
+	fz, err := rkm.Forecast(m, z, o.Lag, len(testSeries))
+	if err != nil {
+		return nil, err
+	}
+	rep.Forecast, rep.Truth = st.Invert(fz), testSeries
+	rep.MSE, rep.MAE = rkm.Errors(rep.Forecast, testSeries)
+	if o.Plot != "" {
+		h, _ := m.H()
+		if err := plotForecast(o.Plot, rep, h); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// rkmSeries returns the training and test parts of a series.
+func rkmSeries(name string, test int) ([]float64, []float64, error) {
+	switch name {
+	case "sines":
+		x := dataset.SumOfSines(500)
+		return x[:400], x[400:], nil
+	case "santafe":
+		return dataset.SantaFe()
+	}
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := dataset.ParseSeries(strings.NewReader(string(raw)))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", filepath.Base(name), err)
+	}
+	if test < 1 || len(v) < test+3 {
+		return nil, nil, fmt.Errorf("bench: %s has %d values; a test part of %d leaves too few for training: %w", name, len(v), test, linalg.ErrInvalid)
+	}
+	return v[:len(v)-test], v[len(v)-test:], nil
+}
+
+// plotForecast draws the forecast against the truth (top) and the first
+// four latent components of the training points (bottom).
+func plotForecast(path string, rep *RKMReport, h *mat.Dense) error {
+	top := plot.New()
+	top.Title.Text = fmt.Sprintf("%s: %s %s, s = %d, p = %d — MSE %.4g, MAE %.4g", rep.Data, rep.Setting, rep.Training, rep.S, rep.Lag, rep.MSE, rep.MAE)
+	top.X.Label.Text = "step"
+	truth, pred := make(plotter.XYs, len(rep.Truth)), make(plotter.XYs, len(rep.Forecast))
+	for i := range truth {
+		truth[i] = plotter.XY{X: float64(i + 1), Y: rep.Truth[i]}
+		pred[i] = plotter.XY{X: float64(i + 1), Y: rep.Forecast[i]}
+	}
+	lt, err := plotter.NewLine(truth)
+	if err != nil {
+		return err
+	}
+	lp, err := plotter.NewLine(pred)
+	if err != nil {
+		return err
+	}
+	lt.Color, lp.Color = color.Black, color.RGBA{220, 40, 40, 255}
+	lp.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+	top.Add(lt, lp)
+	top.Legend.Add("truth", lt)
+	top.Legend.Add("forecast", lp)
+	top.Legend.Top = true
+
+	bottom := plot.New()
+	bottom.Title.Text = "latent components H (training points)"
+	bottom.X.Label.Text = "training pair"
+	n, s := h.Dims()
+	colors := []color.Color{color.RGBA{30, 90, 220, 255}, color.RGBA{220, 40, 40, 255}, color.RGBA{40, 160, 60, 255}, color.RGBA{150, 60, 180, 255}}
+	for c := 0; c < min(s, 4); c++ {
+		xy := make(plotter.XYs, n)
+		for i := range xy {
+			xy[i] = plotter.XY{X: float64(i + 1), Y: h.At(i, c)}
+		}
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return err
+		}
+		l.Color = colors[c]
+		bottom.Add(l)
+		bottom.Legend.Add(fmt.Sprintf("h%d", c+1), l)
+	}
+	bottom.Legend.Top = true
+	img := vgimg.New(8*vg.Inch, 7*vg.Inch)
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8), PadY: vg.Points(12)}
+	canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
+	top.Draw(canvases[0][0])
+	bottom.Draw(canvases[1][0])
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
