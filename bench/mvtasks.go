@@ -1,0 +1,98 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/linalg"
+)
+
+// MvTaskFor builds the multi-view task named data: the stand-ins "sketch"
+// (train/test identities, 0: 650/544) and "poses" (0: 100/100), or two or
+// more CSV files, one per view, each row the features and a last column
+// with the identity; identities are split so that the top testFrac of them
+// are the test part.
+func MvTaskFor(data string, train, test int, testFrac float64, seed uint64) (*MvTask, error) {
+	switch data {
+	case "sketch":
+		if train == 0 {
+			train = 650
+		}
+		if test == 0 {
+			test = 544
+		}
+		return SketchTask(train, test, seed)
+	case "poses":
+		if train == 0 {
+			train = 100
+		}
+		if test == 0 {
+			test = 100
+		}
+		return PoseTask(train, test, 3, seed)
+	}
+	files := strings.Split(data, ",")
+	if len(files) < 2 {
+		return nil, fmt.Errorf("bench: multi-view data %q: want sketch, poses, or at least two CSV files: %w", data, linalg.ErrInvalid)
+	}
+	t := &MvTask{Name: "csv"}
+	var views []*mat.Dense
+	var labels [][]int
+	all := map[int]bool{}
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		tab, err := dataset.ReadCSV(f, dataset.CSVOptions{})
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		r, c := tab.X.Dims()
+		if c < 2 {
+			return nil, fmt.Errorf("%s: need features and a label column: %w", path, dataset.ErrFormat)
+		}
+		lab := make([]int, r)
+		for i := range lab {
+			lab[i] = int(tab.X.At(i, c-1))
+			all[lab[i]] = true
+		}
+		views = append(views, mat.DenseCopyOf(tab.X.Slice(0, r, 0, c-1)))
+		labels = append(labels, lab)
+		t.ViewNames = append(t.ViewNames, filepath.Base(path))
+	}
+	var ids []int
+	for id := range all {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	cut := ids[int(float64(len(ids))*(1-testFrac))]
+	for j, v := range views {
+		_, c := v.Dims()
+		var tr, te []float64
+		var trl, tel []int
+		for i, l := range labels[j] {
+			if l < cut {
+				tr, trl = append(tr, v.RawRowView(i)...), append(trl, l)
+			} else {
+				te, tel = append(te, v.RawRowView(i)...), append(tel, l)
+			}
+		}
+		if len(trl) == 0 || len(tel) == 0 {
+			return nil, fmt.Errorf("bench: view %d: the split leaves %d training and %d test rows: %w", j, len(trl), len(tel), linalg.ErrInvalid)
+		}
+		t.Train, t.Test = append(t.Train, mat.NewDense(len(trl), c, tr)), append(t.Test, mat.NewDense(len(tel), c, te))
+		t.TrainLabels, t.TestLabels = append(t.TrainLabels, trl), append(t.TestLabels, tel)
+	}
+	for j := 1; j < len(views); j++ {
+		t.Pairs = append(t.Pairs, [2]int{0, j}, [2]int{j, 0})
+	}
+	return t, nil
+}
