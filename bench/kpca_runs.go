@@ -1,0 +1,191 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/models/kpca"
+	"github.com/kdual/kdual/status"
+)
+
+// The timed runs of the dual-KPCA benchmark: L-BFGS on the dual cost with
+// the oracle η-stop, and the eigensolvers at their cheapest setting that
+// reaches η < δ.
+
+// Eta is the paper's accuracy |d(H) − d_opt|/|d_opt|.
+func Eta(cost, dopt float64) float64 { return kpca.Eta(cost, dopt) }
+
+// KPCAResult is one solver at one δ.
+type KPCAResult struct {
+	Solver     string             `json:"solver"`
+	Delta      float64            `json:"delta"`
+	Seconds    *float64           `json:"seconds"` // null: δ never reached
+	Eta        float64            `json:"eta"`
+	Passes     int                `json:"passes"`
+	MatVecs    int                `json:"matvecs"`
+	Iterations int                `json:"iterations"`
+	Params     map[string]float64 `json:"params"`
+	// Operator is the kernel operator the row ran on (float64, float32,
+	// matrix-free); packing or conversion is in Gram time, not here.
+	Operator string `json:"operator,omitempty"`
+}
+
+// RunLBFGS solves the dual with L-BFGS from the paper's standard normal
+// start, stopping on the oracle η < δ, repeat times; seconds is the median.
+// startOut, when not empty, receives H₀ as little-endian float64, row-major.
+func RunLBFGS(p *KPCAProblem, b *Built, delta float64, repeat int, startOut string) (KPCAResult, error) {
+	r := KPCAResult{Solver: "lbfgs", Delta: delta, Params: map[string]float64{"memory": 10}}
+	var times []float64
+	for rep := 0; rep < repeat; rep++ {
+		opts := kpca.DualOptions{
+			Seed:    p.Seed,
+			MaxIter: 20000,
+			Tol:     1e-300, // only the oracle stops it
+			Stop:    func(_ int, cost float64) bool { return Eta(cost, p.DOpt) < delta },
+		}
+		if startOut != "" && rep == 0 {
+			opts.StartOut = func(h0 *mat.Dense) { _ = writeFloats(startOut, h0.RawMatrix().Data) }
+		}
+		start := time.Now()
+		res, err := kpca.SolveDual(b.Op, p.S, opts)
+		if err != nil && !errors.Is(err, status.ErrStopped) {
+			// The oracle's stop (η < δ) is the expected end.
+			return r, err
+		}
+		el := time.Since(start).Seconds()
+		r.Eta, r.Passes, r.Iterations = Eta(res.Cost, p.DOpt), res.Passes, res.Iterations
+		r.MatVecs = r.Passes * p.S
+		if r.Eta < delta {
+			times = append(times, el)
+		}
+	}
+	if len(times) == repeat {
+		m := Median(times)
+		r.Seconds = &m
+	}
+	return r, nil
+}
+
+// EigenEta scores an eigensolver's (U, λ) as H = U·diag(λ)^{1/2}: one pass
+// over G, not timed.
+func EigenEta(op eig.Operator, res *eig.Result, dopt float64) (float64, error) {
+	h, err := kpca.DualFromEigen(res.Values, res.Vectors)
+	if err != nil {
+		return 0, err
+	}
+	cost, _, err := kpca.DualCost(op, h)
+	if err != nil {
+		return math.Inf(1), nil // a rank-deficient answer never reaches δ
+	}
+	return Eta(cost, dopt), nil
+}
+
+// maxOversample caps the randomized search (l = s + 640 columns already
+// costs 30 times a Lanczos solve at n = 7000).
+const maxOversample = 640
+
+// RunEigen finds the cheapest setting of an eigensolver that reaches η < δ
+// (Lanczos and block: the loosest tolerance in 1e-1…1e-13; randomized: the
+// smallest oversampling in 10·2^j ≤ 640 with scikit-learn's power iterations;
+// dense: LAPACK), then times it repeat times.
+func RunEigen(solver string, p *KPCAProblem, b *Built, delta float64, repeat int) (KPCAResult, error) {
+	r := KPCAResult{Solver: solver, Delta: delta, Params: map[string]float64{}}
+	var candidates []eig.Solver
+	var params []map[string]float64
+	switch solver {
+	case "lanczos", "block":
+		for e := 1; e <= 13; e++ {
+			tol := math.Pow(10, -float64(e))
+			if solver == "lanczos" {
+				candidates = append(candidates, eig.Lanczos{Tol: tol, Seed: p.Seed})
+			} else {
+				candidates = append(candidates, eig.BlockKrylov{Tol: tol, Seed: p.Seed})
+			}
+			params = append(params, map[string]float64{"tol": tol})
+		}
+	case "randomized":
+		for o := 10; o <= maxOversample && p.S+o <= p.N; o *= 2 {
+			candidates = append(candidates, eig.Randomized{Oversample: o, Seed: p.Seed})
+			params = append(params, map[string]float64{"oversample": float64(o)})
+		}
+	case "dense":
+		candidates = []eig.Solver{eig.DenseSolver{}}
+		params = []map[string]float64{{}}
+	case "dense-full":
+		// The paper's SVD column: all eigenpairs (dsyevd), then the top s.
+		candidates = []eig.Solver{fullDense{}}
+		params = []map[string]float64{{}}
+	default:
+		return r, fmt.Errorf("bench: solver %q: %w", solver, linalg.ErrInvalid)
+	}
+	if b.searched == nil {
+		b.searched = map[string]searchRun{}
+	}
+	for i, c := range candidates {
+		key := fmt.Sprint(solver, params[i])
+		run, seen := b.searched[key]
+		if !seen {
+			counter := &eig.Counting{Op: b.Op}
+			start := time.Now()
+			res, err := c.Solve(counter, p.S)
+			run = searchRun{seconds: time.Since(start).Seconds(), failed: err != nil}
+			if err == nil {
+				eta, err := EigenEta(b.Op, res, p.DOpt)
+				if err != nil {
+					return r, err
+				}
+				run.eta, run.passes, run.matvecs, run.iterations = eta, res.Passes, res.MatVecs, res.Iterations
+			}
+			b.searched[key] = run
+		}
+		if run.failed {
+			continue
+		}
+		r.Eta, r.Passes, r.MatVecs, r.Iterations, r.Params = run.eta, run.passes, run.matvecs, run.iterations, params[i]
+		if run.eta >= delta {
+			continue // r keeps the last setting tried
+		}
+		if repeat == 1 {
+			// The search run is the timed run (the counting wrapper costs
+			// nothing measurable).
+			first := run.seconds
+			r.Seconds = &first
+			return r, nil
+		}
+		var times []float64
+		for rep := 0; rep < repeat; rep++ {
+			start := time.Now()
+			if _, err := c.Solve(b.Op, p.S); err != nil {
+				return r, err
+			}
+			times = append(times, time.Since(start).Seconds())
+		}
+		m := Median(times)
+		r.Seconds = &m
+		return r, nil
+	}
+	return r, nil
+}
+
+// fullDense computes all n eigenpairs with LAPACK dsyevd and keeps the top
+// s, as the paper's full SVD reference does.
+type fullDense struct{}
+
+func (fullDense) Solve(op eig.Operator, k int) (*eig.Result, error) {
+	n := op.Dim()
+	res, err := eig.DenseSolver{}.Solve(op, n)
+	if err != nil {
+		return nil, err
+	}
+	res.Values = res.Values[:k]
+	res.Vectors = mat.DenseCopyOf(res.Vectors.Slice(0, n, 0, k))
+	res.Residuals = res.Residuals[:k]
+	res.NumConverged = k
+	return res, nil
+}
