@@ -16,6 +16,7 @@ import (
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/kpca"
+	"github.com/kdual/kdual/status"
 )
 
 // KPCAProblem is one benchmark problem of the dual-KPCA paper's protocol.
@@ -70,6 +71,7 @@ type searchRun struct {
 	passes, matvecs, iterations int
 	seconds                     float64
 	failed                      bool
+	status                      status.Code
 }
 
 // PeakRSSGB reads the process's peak resident set size (Linux VmHWM) in

@@ -34,6 +34,9 @@ type KPCAResult struct {
 	// Operator is the kernel operator the row ran on (float64, float32,
 	// matrix-free); packing or conversion is in Gram time, not here.
 	Operator string `json:"operator,omitempty"`
+	// Status is how the solver of the reported setting ended (L-BFGS:
+	// stopped by the oracle η-stop, or its own test).
+	Status status.Code `json:"status"`
 }
 
 // RunLBFGS solves the dual with L-BFGS from the paper's standard normal
@@ -59,7 +62,7 @@ func RunLBFGS(p *KPCAProblem, b *Built, delta float64, repeat int, startOut stri
 			return r, err
 		}
 		el := time.Since(start).Seconds()
-		r.Eta, r.Passes, r.Iterations = Eta(res.Cost, p.DOpt), res.Passes, res.Iterations
+		r.Eta, r.Passes, r.Iterations, r.Status = Eta(res.Cost, p.DOpt), res.Passes, res.Iterations, res.Status.Code
 		r.MatVecs = r.Passes * p.S
 		if r.Eta < delta {
 			times = append(times, el)
@@ -140,14 +143,14 @@ func RunEigen(solver string, p *KPCAProblem, b *Built, delta float64, repeat int
 				if err != nil {
 					return r, err
 				}
-				run.eta, run.passes, run.matvecs, run.iterations = eta, res.Passes, res.MatVecs, res.Iterations
+				run.eta, run.passes, run.matvecs, run.iterations, run.status = eta, res.Passes, res.MatVecs, res.Iterations, res.Status.Code
 			}
 			b.searched[key] = run
 		}
 		if run.failed {
 			continue
 		}
-		r.Eta, r.Passes, r.MatVecs, r.Iterations, r.Params = run.eta, run.passes, run.matvecs, run.iterations, params[i]
+		r.Eta, r.Passes, r.MatVecs, r.Iterations, r.Params, r.Status = run.eta, run.passes, run.matvecs, run.iterations, params[i], run.status
 		if run.eta >= delta {
 			continue // r keeps the last setting tried
 		}

@@ -30,6 +30,8 @@ type eigReport struct {
 	Passes        int       `json:"passes"`
 	MatVecs       int       `json:"matvecs"`
 	Iterations    int       `json:"iterations"`
+	Status        string    `json:"status"`
+	StoppingTest  string    `json:"stopping_test,omitempty"`
 }
 
 func runEig(args []string, stdout io.Writer) error {
@@ -138,6 +140,7 @@ func runEig(args []string, stdout io.Writer) error {
 	rep.K = len(res.Values)
 	rep.Values = res.Values
 	rep.Passes, rep.MatVecs, rep.Iterations = res.Passes, res.MatVecs, res.Iterations
+	rep.Status, rep.StoppingTest = res.Status.Code.String(), res.Status.Test
 	rep.ResidualMax, rep.Orthogonality = eigenChecks(a, &linalg.Eigen{Values: res.Values, Vectors: res.Vectors})
 	return writeEig(rep, *jsonOut, stdout)
 }

@@ -138,6 +138,8 @@ type Info struct {
 	Classes int     `json:"classes"`
 	Epsilon float64 `json:"epsilon"`
 	Seconds float64 `json:"seconds"`
+	// Status of the eigensolver of the whitened problem.
+	Status status.Status `json:"status"`
 }
 
 // Fit trains on one n_j×d_j matrix per view with one label per row.
@@ -266,7 +268,8 @@ func (m *Model) Fit(views []*mat.Dense, labels [][]int) error {
 	if l < 1 || l > size {
 		return invalidf("l = %d directions: want 1 … %d", l, size)
 	}
-	z, vals, eps, err := solveGEP(m.Solver, d, s, ridge, l, m.Reg, scale)
+	z, vals, eps, st, err := solveGEP(m.Solver, d, s, ridge, l, m.Reg, scale)
+	m.info.Status = st
 	if err != nil {
 		return err
 	}

@@ -256,7 +256,7 @@ func TestIdenticalViewsIsLDA(t *testing.T) {
 	for a := 0; a < 4; a++ {
 		tr += sw.At(a, a)
 	}
-	z, vals, _, err := solveGEP(nil, sb, sw, nil, 4, eps/(tr/4), 0)
+	z, vals, _, _, err := solveGEP(nil, sb, sw, nil, 4, eps/(tr/4), 0)
 	require.NoError(t, err)
 	got := m.Values()
 	require.Len(t, got, 4)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // The scatter matrices of the primal and dual forms and the generalised
@@ -162,7 +163,7 @@ func blockDiag(ks []*mat.SymDense) *mat.SymDense {
 // solveGEP returns the top l solutions of D z = λ (S + ε·R) z (R = I when
 // ridge is nil) with ε = reg·scale, scale the mean diagonal of the
 // within-class scatter (of the primal problem, for the RFF dual form).
-func solveGEP(solver eig.Solver, d, s, ridge *mat.SymDense, l int, reg, scale float64) (*mat.Dense, []float64, float64, error) {
+func solveGEP(solver eig.Solver, d, s, ridge *mat.SymDense, l int, reg, scale float64) (*mat.Dense, []float64, float64, status.Status, error) {
 	size := s.SymmetricDim()
 	if scale == 0 {
 		tr := 0.0
@@ -172,7 +173,7 @@ func solveGEP(solver eig.Solver, d, s, ridge *mat.SymDense, l int, reg, scale fl
 		scale = tr / float64(size)
 	}
 	if !(scale > 0) {
-		return nil, nil, 0, invalidf("the within-class scatter is zero")
+		return nil, nil, 0, status.Status{}, invalidf("the within-class scatter is zero")
 	}
 	switch {
 	case reg == 0:
@@ -194,7 +195,7 @@ func solveGEP(solver eig.Solver, d, s, ridge *mat.SymDense, l int, reg, scale fl
 	}
 	var ch linalg.Cholesky
 	if err := ch.Factorize(a); err != nil {
-		return nil, nil, eps, fmt.Errorf("kmvda: S + εI is not positive definite (ε = %g): %w", eps, err)
+		return nil, nil, eps, status.Status{}, fmt.Errorf("kmvda: S + εI is not positive definite (ε = %g): %w", eps, err)
 	}
 	u := ch.UTo().RawTriangular()
 	// C = U^{-T} D U^{-1}.
@@ -204,16 +205,16 @@ func solveGEP(solver eig.Solver, d, s, ridge *mat.SymDense, l int, reg, scale fl
 	blas64.Trsm(blas.Right, blas.NoTrans, 1, u, craw)
 	op, err := eig.NewDense(linalg.SymPart(cm))
 	if err != nil {
-		return nil, nil, eps, err
+		return nil, nil, eps, status.Status{}, err
 	}
 	if solver == nil {
 		solver = eig.Auto{}
 	}
 	res, err := solver.Solve(op, l)
 	if err != nil {
-		return nil, nil, eps, fmt.Errorf("kmvda: %w", err)
+		return nil, nil, eps, status.Status{}, fmt.Errorf("kmvda: %w", err)
 	}
 	z := mat.DenseCopyOf(res.Vectors)
 	blas64.Trsm(blas.Left, blas.NoTrans, 1, u, z.RawMatrix())
-	return z, res.Values, eps, nil
+	return z, res.Values, eps, res.Status, nil
 }

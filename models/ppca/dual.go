@@ -40,6 +40,7 @@ type Dual struct {
 	// (needs Q > 0; σ²_ML then comes from the trace of K_c).
 	Solver eig.Solver
 
+	status status.Status // how the eigensolver ended
 	latent
 	x        *mat.Dense // training inputs (nil after FitKernel)
 	center   linalg.Centering
@@ -103,6 +104,7 @@ func (m *Dual) fitGram(g *mat.SymDense) error {
 			return err
 		}
 		m.values, m.vectors, m.allPairs = e.Values, e.Vectors, true
+		m.status = status.Status{Code: status.Converged, Test: "direct: LAPACK on every eigenpair of K_c"}
 	} else {
 		if m.Q == 0 {
 			return invalidf("a top-q eigensolver needs Q (deriving q from σ² needs every eigenvalue)")
@@ -112,6 +114,9 @@ func (m *Dual) fitGram(g *mat.SymDense) error {
 			return err
 		}
 		res, err := m.Solver.Solve(op, m.Q)
+		if res != nil {
+			m.status = res.Status
+		}
 		if err != nil {
 			return fmt.Errorf("ppca: %w", err)
 		}
@@ -197,6 +202,10 @@ func (m *Dual) check() error {
 
 // N is the number of training points.
 func (m *Dual) N() int { return m.n }
+
+// Status is how the last fit's eigensolver ended (status.NotRun before a
+// fit).
+func (m *Dual) Status() status.Status { return m.status }
 
 // A returns a copy of Ã (N×q).
 func (m *Dual) A() (*mat.Dense, error) {

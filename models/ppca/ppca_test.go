@@ -12,6 +12,7 @@ import (
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/kpca"
+	"github.com/kdual/kdual/status"
 )
 
 func randData(t *testing.T, n, d int, seed uint64) *mat.Dense {
@@ -471,4 +472,16 @@ func TestMAPProjectionClosedForm(t *testing.T) {
 			require.InDelta(t, math.Abs(want.At(j, i)), math.Abs(gotDual.At(i, j)), 1e-10, "dual (%d,%d)", i, j)
 		}
 	}
+}
+
+// The dual model reports how its eigensolver ended.
+func TestDualStatus(t *testing.T) {
+	x := randData(t, 30, 4, 31)
+	d := &Dual{Q: 2}
+	require.Equal(t, status.NotRun, d.Status().Code)
+	require.NoError(t, d.Fit(x))
+	require.True(t, d.Status().Converged(), "%v", d.Status())
+	top := &Dual{Q: 2, Solver: eig.Lanczos{}}
+	require.NoError(t, top.Fit(x))
+	require.True(t, top.Status().Converged(), "%v", top.Status())
 }
