@@ -2,9 +2,8 @@ package linalg
 
 import (
 	"fmt"
+	"github.com/kdual/kdual/internal/par"
 	"math"
-	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -78,64 +77,13 @@ func firstNonFinite(v []float64) int {
 	return -1
 }
 
-// parallelFor runs body over [0, n) split into chunks on GOMAXPROCS
-// goroutines. weight(i) ≥ 0, when non-nil, is the relative cost of index i,
-// used to balance triangular loops. body must not call BLAS.
-func parallelFor(n int, weight func(i int) float64, body func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if n < 64 || workers == 1 {
-		body(0, n)
-		return
-	}
-	chunks := 4 * workers
-	bounds := make([]int, 0, chunks+1)
-	bounds = append(bounds, 0)
-	if weight == nil {
-		for c := 1; c < chunks; c++ {
-			bounds = append(bounds, c*n/chunks)
-		}
-	} else {
-		total := 0.0
-		for i := 0; i < n; i++ {
-			total += weight(i)
-		}
-		acc, next := 0.0, 1
-		for i := 0; i < n && next < chunks; i++ {
-			acc += weight(i)
-			if acc >= total*float64(next)/float64(chunks) {
-				bounds = append(bounds, i+1)
-				next++
-			}
-		}
-	}
-	bounds = append(bounds, n)
-	var wg sync.WaitGroup
-	jobs := make(chan [2]int, len(bounds))
-	for c := 0; c+1 < len(bounds); c++ {
-		if bounds[c] < bounds[c+1] {
-			jobs <- [2]int{bounds[c], bounds[c+1]}
-		}
-	}
-	close(jobs)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				body(j[0], j[1])
-			}
-		}()
-	}
-	wg.Wait()
-}
-
 // MirrorUpper copies the upper triangle of the n×n row-major data (stride
 // ld) into the lower one, so that the storage holds the full symmetric
 // matrix. It works in cache-sized tiles, in parallel.
 func MirrorUpper(n int, data []float64, ld int) {
 	const tile = 64
 	tiles := (n + tile - 1) / tile
-	parallelFor(tiles, func(bi int) float64 { return float64(bi + 1) }, func(lo, hi int) {
+	par.For(0, tiles, func(bi int) float64 { return float64(bi + 1) }, func(lo, hi int) {
 		for bi := lo; bi < hi; bi++ {
 			i0, i1 := bi*tile, min(n, (bi+1)*tile)
 			// Lower block row bi: entries (i, j) with j < i, from (j, i).

@@ -1,6 +1,10 @@
 package linalg
 
-import "gonum.org/v1/gonum/mat"
+import (
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/internal/par"
+)
 
 // Centering holds the statistics of a training kernel matrix K needed to
 // centre it and the kernel rows of new points the same way: the row means
@@ -40,7 +44,7 @@ func CenterKernelInPlace(k *mat.SymDense) (Centering, error) {
 	}
 	c.Mean /= float64(n)
 	means := c.RowMeans
-	parallelFor(n, func(i int) float64 { return float64(n - i) }, func(lo, hi int) {
+	par.For(0, n, func(i int) float64 { return float64(n - i) }, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := raw.Data[i*raw.Stride : i*raw.Stride+n]
 			shift := c.Mean - means[i]

@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"fmt"
+	"github.com/kdual/kdual/internal/par"
 	"math"
 	"os"
 	"sync"
@@ -138,6 +139,9 @@ type GramOptions struct {
 	// (which reads the upper triangle only), for consumers that never read
 	// the raw lower triangle (eig.Dense); it saves a pass over n² entries.
 	UpperOnly bool
+	// Workers is the number of goroutines of the element map, mirror and
+	// native tiles (OpenBLAS uses its own threads); 0 means GOMAXPROCS.
+	Workers int
 }
 
 // ProductPrecision is the arithmetic of the Gram engine's inner products.
@@ -271,7 +275,7 @@ func measurePaths() GramPaths {
 	})
 	if native.HasDotKernel() {
 		p.InnerNative = bestOf3(func() {
-			runTiles(tilesOf(m, m, false), 0, func(t tile, _ []float64) {
+			runTiles(0, tilesOf(m, m, false), 0, func(t tile, _ []float64) {
 				native.DotNT(t.i1-t.i0, t.j1-t.j0, d, x[t.i0*d:], d, x[t.j0*d:], d, out[t.i0*m+t.j0:], m)
 			})
 		})
@@ -366,6 +370,7 @@ type gramSource struct {
 	em      ElementMap
 	inner   InnerPath
 	mp      MapPath
+	workers int // GramOptions.Workers
 }
 
 // newGramSource prepares x for the engine. shift, when non-nil, is the
@@ -374,7 +379,7 @@ type gramSource struct {
 func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64) (*gramSource, []float64) {
 	n, d := x.Dims()
 	raw := x.RawMatrix()
-	s := &gramSource{em: em}
+	s := &gramSource{em: em, workers: o.Workers}
 	s.inner, s.mp = o.resolve()
 	if em.distance() {
 		if shift == nil {
@@ -389,7 +394,7 @@ func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64) 
 			}
 		}
 		data := make([]float64, n*d)
-		parallelFor(n, nil, func(lo, hi int) {
+		par.For(o.Workers, n, nil, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				src := raw.Data[i*raw.Stride : i*raw.Stride+d]
 				dst := data[i*d : (i+1)*d]
@@ -408,7 +413,7 @@ func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64) 
 		s.x32 = make([]float32, n*d)
 		native.Narrow(n, d, s.x.Data, s.x.Stride, s.x32, d)
 	}
-	parallelFor(n, nil, func(lo, hi int) {
+	par.For(o.Workers, n, nil, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := 0.0
 			if s.x32 != nil {
@@ -439,7 +444,7 @@ func products32(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 		blas32.General{Rows: m, Cols: d, Stride: d, Data: a.x32[i0*d:]},
 		blas32.General{Rows: n, Cols: d, Stride: d, Data: b.x32[j0*d:]}, 0,
 		blas32.General{Rows: m, Cols: n, Stride: n, Data: buf})
-	parallelFor(m, nil, func(lo, hi int) {
+	par.For(a.workers, m, nil, func(lo, hi int) {
 		native.Widen(hi-lo, n, buf[lo*n:], n, out[lo*ld:], ld)
 	})
 }
@@ -465,7 +470,7 @@ func (s *gramSource) products(out []float64, ld, i0, i1, j0, j1 int, diag bool) 
 	}
 	if s.inner == InnerNative {
 		tiles := tilesOf(m, n, diag)
-		runTiles(tiles, 0, func(t tile, _ []float64) {
+		runTiles(s.workers, tiles, 0, func(t tile, _ []float64) {
 			native.DotNT(t.i1-t.i0, t.j1-t.j0, d, s.x.Data[(i0+t.i0)*s.x.Stride:], s.x.Stride,
 				s.x.Data[(j0+t.j0)*s.x.Stride:], s.x.Stride, out[t.i0*ld+t.j0:], ld)
 		})
@@ -489,7 +494,7 @@ func (s *gramSource) products(out []float64, ld, i0, i1, j0, j1 int, diag bool) 
 // maps, the diagonal is set to exactly 1).
 func (s *gramSource) mapPanel(out []float64, ld, i0, i1, j0, j1 int, upper bool, normsJ []float64) {
 	m := i1 - i0
-	parallelFor(m, nil, func(lo, hi int) {
+	par.For(s.workers, m, nil, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			c0 := 0
 			if upper {
@@ -573,7 +578,7 @@ func GramMapInto(x *mat.Dense, em ElementMap, o GramOptions, out []float64, ld i
 func mirrorPanel(data []float64, ld, i0, i1, n int) {
 	const w = 64
 	blocks := (n - i0 + w - 1) / w
-	parallelFor(blocks, nil, func(lo, hi int) {
+	par.For(0, blocks, nil, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
 			j0, j1 := i0+b*w, min(i0+(b+1)*w, n)
 			for j := j0; j < j1; j++ {
@@ -631,7 +636,7 @@ func crossProducts(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 		return
 	}
 	if a.inner == InnerNative {
-		runTiles(tilesOf(i1-i0, j1-j0, false), 0, func(t tile, _ []float64) {
+		runTiles(a.workers, tilesOf(i1-i0, j1-j0, false), 0, func(t tile, _ []float64) {
 			native.DotNT(t.i1-t.i0, t.j1-t.j0, d, a.x.Data[(i0+t.i0)*a.x.Stride:], a.x.Stride,
 				b.x.Data[(j0+t.j0)*b.x.Stride:], b.x.Stride, out[t.i0*ld+t.j0:], ld)
 		})
@@ -644,7 +649,7 @@ func crossProducts(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 // mapCross maps the block of rows [i0, i1) of s against columns with
 // squared norms normsJ[j0:j1], held in out (stride ld, out[0] = (i0, j0)).
 func (s *gramSource) mapCross(out []float64, ld, i0, i1 int, normsJ []float64, j0, j1 int) {
-	parallelFor(i1-i0, nil, func(lo, hi int) {
+	par.For(s.workers, i1-i0, nil, func(lo, hi int) {
 		mapRows(out, ld, lo, hi, 0, j1-j0, s.norms[i0:], normsJ[j0:], s.em, s.mp)
 	})
 }

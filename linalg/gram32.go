@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"fmt"
+	"github.com/kdual/kdual/internal/par"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -96,7 +97,7 @@ func TilesFromSym(a *mat.SymDense) (*SymTiles32, error) {
 	}
 	raw := a.RawSymmetric()
 	t := s.T
-	parallelFor(s.NT, func(I int) float64 { return float64(s.NT - I) }, func(lo, hi int) {
+	par.For(0, s.NT, func(I int) float64 { return float64(s.NT - I) }, func(lo, hi int) {
 		for I := lo; I < hi; I++ {
 			for J := I; J < s.NT; J++ {
 				tl := s.Tile(I, J)
@@ -255,7 +256,7 @@ func GramTiles32(x *mat.Dense, em ElementMap, o GramOptions) (*SymTiles32, error
 	}
 	// OpenBLAS computes the products of chunk c + 1 while a goroutine maps
 	// chunk c and rounds it into its tiles.
-	pipeline(len(chunks), depth, func(c int) {
+	par.Pipeline(len(chunks), depth, func(c int) {
 		ch := chunks[c]
 		i0, i1 := ch.I*t, min((ch.I+1)*t, n)
 		s.products(bufs[c%depth], ld, i0, i1, ch.J0*t, min(ch.J1*t, n), ch.J0 == ch.I)
@@ -273,7 +274,7 @@ func GramTiles32(x *mat.Dense, em ElementMap, o GramOptions) (*SymTiles32, error
 				}
 			}
 		}
-		parallelFor(ch.J1-ch.J0, nil, func(lo, hi int) {
+		par.For(0, ch.J1-ch.J0, nil, func(lo, hi int) {
 			for J := ch.J0 + lo; J < ch.J0+hi; J++ {
 				cols := min(t, n-J*t)
 				native.Narrow(i1-i0, cols, buf[(J-ch.J0)*t:], ld, st.Tile(ch.I, J), t)
@@ -295,7 +296,7 @@ func (s *SymTiles32) MulVec(y, x []float64) {
 	pad := nt * t
 	xp := make([]float64, pad)
 	copy(xp, x[:n])
-	workers := min(maxWorkers(), nt)
+	workers := min(par.Workers(0), nt)
 	acc := make([][]float64, workers)
 	bounds := balancedBounds(nt, workers, func(I int) float64 { return float64(nt - I) })
 	var wg sync.WaitGroup

@@ -326,3 +326,19 @@ func TestFloat32ProductsWithinBound(t *testing.T) {
 		}
 	}
 }
+
+// An explicit worker count gives the same matrix, bit for bit, as the
+// default (each entry is computed by one goroutine whatever their number).
+func TestGramWorkersExplicit(t *testing.T) {
+	x := randData(11, 700, 9)
+	for _, k := range testKernels {
+		one, err := GramWith(x, k, GramOptions{Workers: 1})
+		require.NoError(t, err)
+		many, err := GramWith(x, k, GramOptions{Workers: 3})
+		require.NoError(t, err)
+		def, err := GramWith(x, k, GramOptions{})
+		require.NoError(t, err)
+		require.True(t, mat.Equal(one, def), "%v", k.Kind)
+		require.True(t, mat.Equal(many, def), "%v", k.Kind)
+	}
+}

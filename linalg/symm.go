@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"fmt"
+	"github.com/kdual/kdual/internal/par"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -30,7 +31,7 @@ func tiledSymm(n, t int, x, dst *mat.Dense, mul func(I, J, bp int, xi, xj, yi, y
 	for i := 0; i < n; i++ {
 		copy(xp[i*bp:i*bp+b], xr.Data[i*xr.Stride:i*xr.Stride+b])
 	}
-	workers := min(maxWorkers(), nt)
+	workers := min(par.Workers(0), nt)
 	bounds := balancedBounds(nt, workers, func(I int) float64 { return float64(nt - I) })
 	acc := make([][]float64, workers)
 	var wg sync.WaitGroup
@@ -50,7 +51,7 @@ func tiledSymm(n, t int, x, dst *mat.Dense, mul func(I, J, bp int, xi, xj, yi, y
 	}
 	wg.Wait()
 	dd := dst.RawMatrix()
-	parallelFor(n, nil, func(lo, hi int) {
+	par.For(0, n, nil, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := dd.Data[i*dd.Stride : i*dd.Stride+b]
 			for c := range row {

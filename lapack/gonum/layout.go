@@ -1,11 +1,10 @@
 package gonum
 
 import (
-	"runtime"
-	"sync"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"
+
+	"github.com/kdual/kdual/internal/par"
 )
 
 // gonum's LAPACK is row-major, Fortran's column-major. A row-major r×c
@@ -20,30 +19,17 @@ import (
 const tile = 64
 
 // parallelFrom is the element count from which the transposes split their
-// block rows over goroutines.
+// block rows over goroutines (internal/par, GOMAXPROCS of them).
 const parallelFrom = 1 << 16
 
-// blockRows runs f(b) for the block rows b = 0, …, nb−1, cyclically over
-// up to GOMAXPROCS (at most 4) goroutines for large matrices.
+// blockRows runs f(b) for the block rows b = 0, …, nb−1, in parallel for
+// large matrices.
 func blockRows(nb, elems int, f func(b int)) {
-	workers := min(runtime.GOMAXPROCS(0), 4, nb)
-	if elems < parallelFrom || workers < 2 {
-		for b := 0; b < nb; b++ {
-			f(b)
-		}
-		return
+	workers := 0
+	if elems < parallelFrom {
+		workers = 1
 	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := w; b < nb; b += workers {
-				f(b)
-			}
-		}()
-	}
-	wg.Wait()
+	par.Each(workers, nb, 0, func(b int, _ []float64) { f(b) })
 }
 
 // transpose writes the transpose of the r×c row-major src (stride lds) into

@@ -1,0 +1,62 @@
+package par
+
+import (
+	"sync/atomic"
+	"testing"
+)
+
+// Every index is visited exactly once, for every worker count, balanced
+// or not; Each gives every goroutine its own scratch; Pipeline consumes in
+// order and never more than depth ahead.
+func TestEveryIndexOnce(t *testing.T) {
+	for _, workers := range []int{0, 1, 2, 7} {
+		for _, n := range []int{0, 1, 63, 64, 1000} {
+			for _, weighted := range []bool{false, true} {
+				seen := make([]int32, n)
+				var w func(int) float64
+				if weighted {
+					w = func(i int) float64 { return float64(n - i) }
+				}
+				For(workers, n, w, func(lo, hi int) {
+					for i := lo; i < hi; i++ {
+						atomic.AddInt32(&seen[i], 1)
+					}
+				})
+				for i, c := range seen {
+					if c != 1 {
+						t.Fatalf("workers %d n %d weighted %v: index %d visited %d times", workers, n, weighted, i, c)
+					}
+				}
+			}
+		}
+	}
+	var count int32
+	Each(3, 50, 4, func(i int, scratch []float64) {
+		if len(scratch) != 4 {
+			t.Errorf("scratch of %d", len(scratch))
+		}
+		scratch[0]++ // private: no race with other goroutines
+		atomic.AddInt32(&count, 1)
+	})
+	if count != 50 {
+		t.Fatalf("Each ran %d items", count)
+	}
+	var order []int
+	inFlight, maxInFlight := int32(0), int32(0)
+	Pipeline(20, 3, func(c int) {
+		if v := atomic.AddInt32(&inFlight, 1); v > atomic.LoadInt32(&maxInFlight) {
+			atomic.StoreInt32(&maxInFlight, v)
+		}
+	}, func(c int) {
+		order = append(order, c)
+		atomic.AddInt32(&inFlight, -1)
+	})
+	for i, c := range order {
+		if c != i {
+			t.Fatalf("consumed out of order: %v", order)
+		}
+	}
+	if len(order) != 20 || maxInFlight > 3 {
+		t.Fatalf("%d consumed, %d in flight at most (depth 3)", len(order), maxInFlight)
+	}
+}
