@@ -142,6 +142,17 @@ type GramOptions struct {
 	// Workers is the number of goroutines of the element map, mirror and
 	// native tiles (OpenBLAS uses its own threads); 0 means GOMAXPROCS.
 	Workers int
+	// Baseline runs the native kernels' SSE2 build even where AVX2 is
+	// present (tests check that both builds agree).
+	Baseline bool
+}
+
+// build is the native build o asks for.
+func (o GramOptions) build() native.Build {
+	if o.Baseline {
+		return native.Baseline()
+	}
+	return native.Best()
 }
 
 // ProductPrecision is the arithmetic of the Gram engine's inner products.
@@ -295,8 +306,8 @@ func measurePaths() GramPaths {
 		}
 	}
 	em := ElementMap{Kind: MapExpSq, C: -0.05}
-	p.MapGo = bestOf3(func() { fill(); mapRows(g, mc, 0, mr, 0, mc, norms, norms, em, MapGo) })
-	p.MapNative = bestOf3(func() { fill(); mapRows(g, mc, 0, mr, 0, mc, norms, norms, em, MapNative) })
+	p.MapGo = bestOf3(func() { fill(); mapRows(g, mc, 0, mr, 0, mc, norms, norms, em, MapGo, native.Best()) })
+	p.MapNative = bestOf3(func() { fill(); mapRows(g, mc, 0, mr, 0, mc, norms, norms, em, MapNative, native.Best()) })
 	// fill is in both; the comparison stands.
 	if p.MapGo < p.MapNative {
 		p.Map = MapGo
@@ -340,12 +351,12 @@ func (o GramOptions) resolve() (InnerPath, MapPath) {
 // the row-major block buf (stride ld), whose row i has squared norm ni[i]
 // and column j nj[j] (indices relative to the block). Safe for concurrent
 // use on disjoint rows.
-func mapRows(buf []float64, ld, r0, r1, c0, c1 int, ni, nj []float64, em ElementMap, path MapPath) {
+func mapRows(buf []float64, ld, r0, r1, c0, c1 int, ni, nj []float64, em ElementMap, path MapPath, b native.Build) {
 	if em.Kind == MapIdentity || r1 <= r0 || c1 <= c0 {
 		return
 	}
 	if em.distance() && path == MapNative {
-		native.RBFMap(r1-r0, c1-c0, buf[r0*ld+c0:], ld, ni[r0:r1], nj[c0:c1], em.C, em.Kind == MapExpDist)
+		b.RBFMap(r1-r0, c1-c0, buf[r0*ld+c0:], ld, ni[r0:r1], nj[c0:c1], em.C, em.Kind == MapExpDist)
 		return
 	}
 	for i := r0; i < r1; i++ {
@@ -370,7 +381,8 @@ type gramSource struct {
 	em      ElementMap
 	inner   InnerPath
 	mp      MapPath
-	workers int // GramOptions.Workers
+	workers int          // GramOptions.Workers
+	build   native.Build // GramOptions.Baseline
 }
 
 // newGramSource prepares x for the engine. shift, when non-nil, is the
@@ -379,7 +391,7 @@ type gramSource struct {
 func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64) (*gramSource, []float64) {
 	n, d := x.Dims()
 	raw := x.RawMatrix()
-	s := &gramSource{em: em, workers: o.Workers}
+	s := &gramSource{em: em, workers: o.Workers, build: o.build()}
 	s.inner, s.mp = o.resolve()
 	if em.distance() {
 		if shift == nil {
@@ -411,7 +423,7 @@ func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64) 
 	s.norms = make([]float64, n)
 	if o.Products == ProductsFloat32 {
 		s.x32 = make([]float32, n*d)
-		native.Narrow(n, d, s.x.Data, s.x.Stride, s.x32, d)
+		s.build.Narrow(n, d, s.x.Data, s.x.Stride, s.x32, d)
 	}
 	par.For(o.Workers, n, nil, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -445,7 +457,7 @@ func products32(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 		blas32.General{Rows: n, Cols: d, Stride: d, Data: b.x32[j0*d:]}, 0,
 		blas32.General{Rows: m, Cols: n, Stride: n, Data: buf})
 	par.For(a.workers, m, nil, func(lo, hi int) {
-		native.Widen(hi-lo, n, buf[lo*n:], n, out[lo*ld:], ld)
+		a.build.Widen(hi-lo, n, buf[lo*n:], n, out[lo*ld:], ld)
 	})
 }
 
@@ -500,7 +512,7 @@ func (s *gramSource) mapPanel(out []float64, ld, i0, i1, j0, j1 int, upper bool,
 			if upper {
 				c0 = max(0, i0+r-j0)
 			}
-			mapRows(out[r*ld:], ld, 0, 1, c0, j1-j0, s.norms[i0+r:], normsJ, s.em, s.mp)
+			mapRows(out[r*ld:], ld, 0, 1, c0, j1-j0, s.norms[i0+r:], normsJ, s.em, s.mp, s.build)
 			if upper && s.em.distance() && i0+r >= j0 && i0+r < j1 {
 				out[r*ld+i0+r-j0] = 1
 			}
@@ -601,6 +613,11 @@ func mirrorPanel(data []float64, ld, i0, i1, n int) {
 // distance maps both are shifted by y's column means first. Neither input
 // is modified.
 func CrossGramMap(x, y *mat.Dense, em ElementMap) (*mat.Dense, error) {
+	return CrossGramMapWith(x, y, em, GramOptions{})
+}
+
+// CrossGramMapWith is CrossGramMap with explicit engine options.
+func CrossGramMapWith(x, y *mat.Dense, em ElementMap, o GramOptions) (*mat.Dense, error) {
 	if err := checkData("CrossGram: x", x); err != nil {
 		return nil, err
 	}
@@ -615,8 +632,8 @@ func CrossGramMap(x, y *mat.Dense, em ElementMap) (*mat.Dense, error) {
 	if d != dy {
 		return nil, invalidf("CrossGram: x has %d columns, y has %d", d, dy)
 	}
-	sy, shift := newGramSource(y, em, GramOptions{}, nil)
-	sx, _ := newGramSource(x, em, GramOptions{}, shift)
+	sy, shift := newGramSource(y, em, o, nil)
+	sx, _ := newGramSource(x, em, o, shift)
 	out := mat.NewDense(m, n, nil)
 	raw := out.RawMatrix()
 	crossProducts(sx, sy, raw.Data, raw.Stride, 0, m, 0, n)
@@ -650,7 +667,7 @@ func crossProducts(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 // squared norms normsJ[j0:j1], held in out (stride ld, out[0] = (i0, j0)).
 func (s *gramSource) mapCross(out []float64, ld, i0, i1 int, normsJ []float64, j0, j1 int) {
 	par.For(s.workers, i1-i0, nil, func(lo, hi int) {
-		mapRows(out, ld, lo, hi, 0, j1-j0, s.norms[i0:], normsJ[j0:], s.em, s.mp)
+		mapRows(out, ld, lo, hi, 0, j1-j0, s.norms[i0:], normsJ[j0:], s.em, s.mp, s.build)
 	})
 }
 

@@ -277,7 +277,7 @@ func GramTiles32(x *mat.Dense, em ElementMap, o GramOptions) (*SymTiles32, error
 		par.For(0, ch.J1-ch.J0, nil, func(lo, hi int) {
 			for J := ch.J0 + lo; J < ch.J0+hi; J++ {
 				cols := min(t, n-J*t)
-				native.Narrow(i1-i0, cols, buf[(J-ch.J0)*t:], ld, st.Tile(ch.I, J), t)
+				o.build().Narrow(i1-i0, cols, buf[(J-ch.J0)*t:], ld, st.Tile(ch.I, J), t)
 			}
 		})
 	})
@@ -288,7 +288,10 @@ func GramTiles32(x *mat.Dense, em ElementMap, o GramOptions) (*SymTiles32, error
 // stored tile once (half the bytes of a full float32 matrix): bands of
 // tile rows run in parallel, each with a private accumulator (balanced by
 // the number of tiles), summed at the end. x and y must not alias.
-func (s *SymTiles32) MulVec(y, x []float64) {
+func (s *SymTiles32) MulVec(y, x []float64) { s.MulVecOn(native.Best(), y, x) }
+
+// MulVecOn is MulVec on the native build b.
+func (s *SymTiles32) MulVecOn(b native.Build, y, x []float64) {
 	n, t, nt := s.N, s.T, s.NT
 	if len(x) < n || len(y) < n {
 		panic(fmt.Sprintf("linalg: SymTiles32.MulVec: vectors of %d and %d for n = %d", len(x), len(y), n))
@@ -309,7 +312,7 @@ func (s *SymTiles32) MulVec(y, x []float64) {
 			for I := bounds[w]; I < bounds[w+1]; I++ {
 				xi, yi := xp[I*t:(I+1)*t], yw[I*t:(I+1)*t]
 				for J := I; J < nt; J++ {
-					native.TileSymv(t, s.Tile(I, J), xi, xp[J*t:(J+1)*t], yi, yw[J*t:(J+1)*t], J != I)
+					b.TileSymv(t, s.Tile(I, J), xi, xp[J*t:(J+1)*t], yi, yw[J*t:(J+1)*t], J != I)
 				}
 			}
 		}()
@@ -328,9 +331,12 @@ func (s *SymTiles32) MulVec(y, x []float64) {
 // in float64 arithmetic, reading every stored tile once for all columns
 // (native.TileSymm32 in parallel bands of tile rows). dst must not alias
 // x.
-func (s *SymTiles32) MulBlock(dst, x *mat.Dense) {
+func (s *SymTiles32) MulBlock(dst, x *mat.Dense) { s.MulBlockOn(native.Best(), dst, x) }
+
+// MulBlockOn is MulBlock on the native build b.
+func (s *SymTiles32) MulBlockOn(b native.Build, dst, x *mat.Dense) {
 	tiledSymm(s.N, s.T, x, dst, func(I, J, bp int, xi, xj, yi, yj []float64) {
-		native.TileSymm32(s.T, s.T, s.Tile(I, J), s.T, bp, xi, xj, yi, yj, I == J)
+		b.TileSymm32(s.T, s.T, s.Tile(I, J), s.T, bp, xi, xj, yi, yj, I == J)
 	})
 }
 

@@ -52,10 +52,9 @@ func TestGramEnginePathsMatchFormula(t *testing.T) {
 				k.Sigma *= 2
 			}
 			t.Run(fmt.Sprintf("%s/%v", pc.name, k.Kind), func(t *testing.T) {
-				if pc.portable {
-					defer native.SetPortableOnly(true)()
-				}
-				g, err := GramWith(x, k, pc.o)
+				o := pc.o
+				o.Baseline = pc.portable
+				g, err := GramWith(x, k, o)
 				require.NoError(t, err)
 				raw := g.RawSymmetric()
 				for i := 0; i < 531; i += 3 {
@@ -71,7 +70,7 @@ func TestGramEnginePathsMatchFormula(t *testing.T) {
 						require.Equal(t, 1.0, raw.Data[i*raw.Stride+i])
 					}
 				}
-				c, err := CrossGram(y, x, k)
+				c, err := CrossGramMapWith(y, x, k.ElementMap(9), o)
 				require.NoError(t, err)
 				for i := 0; i < 37; i++ {
 					for j := 0; j < 531; j += 5 {
@@ -90,14 +89,17 @@ func TestGramEnginePathsMatchFormula(t *testing.T) {
 func TestRBFMapAgainstMathExp(t *testing.T) {
 	for _, portable := range []bool{false, true} {
 		func() {
-			defer native.SetPortableOnly(portable)()
+			b := native.Best()
+			if portable {
+				b = native.Baseline()
+			}
 			const n = 4001
 			g := make([]float64, n)
 			nj := make([]float64, n)
 			for j := range g {
 				nj[j] = 750 * float64(j) / float64(n-1) // δ from 0 to 750
 			}
-			native.RBFMap(1, n, g, n, []float64{0}, nj, -1, false)
+			b.RBFMap(1, n, g, n, []float64{0}, nj, -1, false)
 			for j, v := range g {
 				want := math.Exp(-nj[j])
 				if nj[j] > 708 {
@@ -211,7 +213,10 @@ func TestCalibrate(t *testing.T) {
 func TestSymmetricProductsAgree(t *testing.T) {
 	for _, portable := range []bool{false, true} {
 		func() {
-			defer native.SetPortableOnly(portable)()
+			build := native.Best()
+			if portable {
+				build = native.Baseline()
+			}
 			for _, n := range []int{1, 7, 257, 530} {
 				a := mat.NewSymDense(n, nil)
 				raw := a.RawSymmetric()
@@ -243,17 +248,17 @@ func TestSymmetricProductsAgree(t *testing.T) {
 					var want mat.Dense
 					want.Mul(a, xb)
 					got := mat.NewDense(n, b, nil)
-					SymMulUpper(a, xb, got)
+					SymMulUpperOn(build, a, xb, got)
 					tol := 1e-12 * math.Max(1, mat.Norm(&want, math.Inf(1)))
 					require.True(t, mat.EqualApprox(&want, got, tol), "SymMulUpper n=%d b=%d portable=%v", n, b, portable)
 					got32 := mat.NewDense(n, b, nil)
-					tiles.MulBlock(got32, xb)
+					tiles.MulBlockOn(build, got32, xb)
 					// float32 storage: |Δ| ≤ 2⁻²⁴·Σ|a||x| ≤ 6e-8·‖A‖∞‖x‖∞.
 					tol32 := 6e-8*mat.Norm(a, math.Inf(1))*mat.Norm(xb, math.Inf(1)) + tol
 					require.True(t, mat.EqualApprox(&want, got32, tol32), "MulBlock n=%d b=%d", n, b)
 					if b == 1 {
 						y := make([]float64, n)
-						tiles.MulVec(y, xb.RawMatrix().Data)
+						tiles.MulVecOn(build, y, xb.RawMatrix().Data)
 						for i := range y {
 							require.InDelta(t, want.At(i, 0), y[i], tol32, "MulVec n=%d", n)
 						}

@@ -73,11 +73,14 @@ const symmTile = 256
 // x (b ≥ 1), reading only the upper triangle of a's storage, each entry
 // once, in float64 (native.TileSymm64 on 256×256 tiles in parallel
 // bands). dst must not alias x; neither a nor x is modified.
-func SymMulUpper(a *mat.SymDense, x, dst *mat.Dense) {
+func SymMulUpper(a *mat.SymDense, x, dst *mat.Dense) { SymMulUpperOn(native.Best(), a, x, dst) }
+
+// SymMulUpperOn is SymMulUpper on the native build b.
+func SymMulUpperOn(b native.Build, a *mat.SymDense, x, dst *mat.Dense) {
 	raw := a.RawSymmetric()
 	n, t := raw.N, symmTile
 	tiledSymm(n, t, x, dst, func(I, J, bp int, xi, xj, yi, yj []float64) {
 		m, nn := min(t, n-I*t), min(t, n-J*t)
-		native.TileSymm64(m, nn, raw.Data[I*t*raw.Stride+J*t:], raw.Stride, bp, xi, xj, yi, yj, I == J)
+		b.TileSymm64(m, nn, raw.Data[I*t*raw.Stride+J*t:], raw.Stride, bp, xi, xj, yi, yj, I == J)
 	})
 }

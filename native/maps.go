@@ -24,17 +24,32 @@ import (
 	"unsafe"
 )
 
-// hasAVX2 is read once: the processor does not change.
-var hasAVX2 = C.kd_has_avx2() != 0
+// Build selects a build of the portable kernels of this file: Best()
+// runs AVX2+FMA where the processor has them and SSE2 otherwise;
+// Baseline() always runs SSE2, so tests can check that both agree. The
+// package-level functions use Best(). A Build is a value: nothing global
+// changes when one is chosen.
+type Build struct{ avx2 bool }
 
-// ISA names the instruction set the portable kernels of this file run on
-// ("avx2+fma" or "sse2"); every x86-64 processor runs one of them.
-func ISA() string {
-	if hasAVX2 {
+// detected is read once: the processor does not change.
+var detected = C.kd_has_avx2() != 0
+
+// Best is the fastest build this processor runs.
+func Best() Build { return Build{avx2: detected} }
+
+// Baseline is the SSE2 build, which every x86-64 processor runs.
+func Baseline() Build { return Build{} }
+
+// Name is the instruction set of the build ("avx2+fma" or "sse2").
+func (b Build) Name() string {
+	if b.avx2 {
 		return "avx2+fma"
 	}
 	return "sse2"
 }
+
+// ISA names the instruction set the package-level kernels run on.
+func ISA() string { return Best().Name() }
 
 func checkRows(what string, m, n, ld, length int) {
 	if m < 0 || n < 0 || ld < n || max(m, n, ld) > math.MaxInt32 {
@@ -50,6 +65,11 @@ func checkRows(what string, m, n, ld, length int) {
 // laplace is true, like RBFTile, on any processor (AVX2 where present, SSE2
 // otherwise). Safe for concurrent use on disjoint rows.
 func RBFMap(m, n int, out []float64, ldo int, ni, nj []float64, c float64, laplace bool) {
+	Best().RBFMap(m, n, out, ldo, ni, nj, c, laplace)
+}
+
+// RBFMap is the package-level RBFMap on build b.
+func (b Build) RBFMap(m, n int, out []float64, ldo int, ni, nj []float64, c float64, laplace bool) {
 	checkRows("RBFMap", m, n, ldo, len(out))
 	if len(ni) < m || len(nj) < n || !(c <= 0) {
 		panic(fmt.Sprintf("native: RBFMap: bad arguments len(ni)=%d len(nj)=%d c=%g", len(ni), len(nj), c))
@@ -63,7 +83,7 @@ func RBFMap(m, n int, out []float64, ldo int, ni, nj []float64, c float64, lapla
 	}
 	o := (*C.double)(unsafe.Pointer(&out[0]))
 	pi, pj := (*C.double)(unsafe.Pointer(&ni[0])), (*C.double)(unsafe.Pointer(&nj[0]))
-	if hasAVX2 {
+	if b.avx2 {
 		C.kd_rbf_rows_avx2(C.int(m), C.int(n), o, C.int(ldo), pi, pj, C.double(c), lap)
 		return
 	}
@@ -73,13 +93,18 @@ func RBFMap(m, n int, out []float64, ldo int, ni, nj []float64, c float64, lapla
 // Narrow sets dst[i·ldd + j] = float32(src[i·lds + j]) for i < m, j < n
 // (rounded to nearest).
 func Narrow(m, n int, src []float64, lds int, dst []float32, ldd int) {
+	Best().Narrow(m, n, src, lds, dst, ldd)
+}
+
+// Narrow is the package-level Narrow on build b.
+func (b Build) Narrow(m, n int, src []float64, lds int, dst []float32, ldd int) {
 	checkRows("Narrow src", m, n, lds, len(src))
 	checkRows("Narrow dst", m, n, ldd, len(dst))
 	if m == 0 || n == 0 {
 		return
 	}
 	s, d := (*C.double)(unsafe.Pointer(&src[0])), (*C.float)(unsafe.Pointer(&dst[0]))
-	if hasAVX2 {
+	if b.avx2 {
 		C.kd_narrow_avx2(C.int(m), C.int(n), s, C.int(lds), d, C.int(ldd))
 		return
 	}
@@ -88,13 +113,18 @@ func Narrow(m, n int, src []float64, lds int, dst []float32, ldd int) {
 
 // Widen sets dst[i·ldd + j] = float64(src[i·lds + j]) for i < m, j < n.
 func Widen(m, n int, src []float32, lds int, dst []float64, ldd int) {
+	Best().Widen(m, n, src, lds, dst, ldd)
+}
+
+// Widen is the package-level Widen on build b.
+func (b Build) Widen(m, n int, src []float32, lds int, dst []float64, ldd int) {
 	checkRows("Widen src", m, n, lds, len(src))
 	checkRows("Widen dst", m, n, ldd, len(dst))
 	if m == 0 || n == 0 {
 		return
 	}
 	s, d := (*C.float)(unsafe.Pointer(&src[0])), (*C.double)(unsafe.Pointer(&dst[0]))
-	if hasAVX2 {
+	if b.avx2 {
 		C.kd_widen_avx2(C.int(m), C.int(n), s, C.int(lds), d, C.int(ldd))
 		return
 	}
@@ -108,6 +138,11 @@ func Widen(m, n int, src []float32, lds int, dst []float64, ldd int) {
 // block. t must be a positive multiple of 4. Safe for concurrent use when
 // the y blocks are disjoint.
 func TileSymv(t int, a []float32, xi, xj, yi, yj []float64, offdiag bool) {
+	Best().TileSymv(t, a, xi, xj, yi, yj, offdiag)
+}
+
+// TileSymv is the package-level TileSymv on build b.
+func (b Build) TileSymv(t int, a []float32, xi, xj, yi, yj []float64, offdiag bool) {
 	if t <= 0 || t%4 != 0 || t > 1<<14 || len(a) < t*t || len(xi) < t || len(xj) < t || len(yi) < t || len(yj) < t {
 		panic(fmt.Sprintf("native: TileSymv: bad arguments t=%d", t))
 	}
@@ -118,7 +153,7 @@ func TileSymv(t int, a []float32, xi, xj, yi, yj []float64, offdiag bool) {
 	pa := (*C.float)(unsafe.Pointer(&a[0]))
 	pxi, pxj := (*C.double)(unsafe.Pointer(&xi[0])), (*C.double)(unsafe.Pointer(&xj[0]))
 	pyi, pyj := (*C.double)(unsafe.Pointer(&yi[0])), (*C.double)(unsafe.Pointer(&yj[0]))
-	if hasAVX2 {
+	if b.avx2 {
 		C.kd_tsymv_avx2(C.int(t), pa, pxi, pxj, pyi, pyj, off)
 		return
 	}
@@ -158,13 +193,18 @@ func symmPointers(xi, xj, yi, yj []float64, diag bool) symmArgs {
 // is read. Every entry is loaded once per call. Safe for concurrent use on
 // disjoint outputs.
 func TileSymm64(m, n int, a []float64, lda, bp int, xi, xj, yi, yj []float64, diag bool) {
+	Best().TileSymm64(m, n, a, lda, bp, xi, xj, yi, yj, diag)
+}
+
+// TileSymm64 is the package-level TileSymm64 on build b.
+func (b Build) TileSymm64(m, n int, a []float64, lda, bp int, xi, xj, yi, yj []float64, diag bool) {
 	checkSymm(m, n, lda, len(a), bp, xi, xj, yi, yj, diag)
 	if m == 0 || n == 0 {
 		return
 	}
 	pa := (*C.double)(unsafe.Pointer(&a[0]))
 	v := symmPointers(xi, xj, yi, yj, diag)
-	if hasAVX2 {
+	if b.avx2 {
 		C.kd_tsymm_f64_avx2(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
 		return
 	}
@@ -173,29 +213,20 @@ func TileSymm64(m, n int, a []float64, lda, bp int, xi, xj, yi, yj []float64, di
 
 // TileSymm32 is TileSymm64 for a float32 tile (float64 arithmetic).
 func TileSymm32(m, n int, a []float32, lda, bp int, xi, xj, yi, yj []float64, diag bool) {
+	Best().TileSymm32(m, n, a, lda, bp, xi, xj, yi, yj, diag)
+}
+
+// TileSymm32 is the package-level TileSymm32 on build b.
+func (b Build) TileSymm32(m, n int, a []float32, lda, bp int, xi, xj, yi, yj []float64, diag bool) {
 	checkSymm(m, n, lda, len(a), bp, xi, xj, yi, yj, diag)
 	if m == 0 || n == 0 {
 		return
 	}
 	pa := (*C.float)(unsafe.Pointer(&a[0]))
 	v := symmPointers(xi, xj, yi, yj, diag)
-	if hasAVX2 {
+	if b.avx2 {
 		C.kd_tsymm_f32_avx2(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
 		return
 	}
 	C.kd_tsymm_f32_base(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
-}
-
-// SetPortableOnly makes the kernels of this file run their baseline (SSE2)
-// versions even where AVX2 is present, so tests can check both; it returns
-// a function that restores the previous choice. Not safe for concurrent
-// use with the kernels.
-func SetPortableOnly(on bool) (restore func()) {
-	prev := hasAVX2
-	if on {
-		hasAVX2 = false
-	} else {
-		hasAVX2 = C.kd_has_avx2() != 0
-	}
-	return func() { hasAVX2 = prev }
 }
