@@ -89,12 +89,12 @@ func Fig2(n, d int, ss []int, delta float64, repeat int, seed uint64, log io.Wri
 			return nil, err
 		}
 		row.Seconds["lbfgs"] = secondsOr(r)
-		for _, solver := range []string{"randomized", "lanczos", "block"} {
-			r, err := RunEigen(solver, p, b, delta, repeat)
+		for _, search := range []EigenSearch{SearchRandomized, SearchLanczos, SearchBlock} {
+			r, err := RunEigen(search, p, b, delta, repeat)
 			if err != nil {
 				return nil, err
 			}
-			row.Seconds[solver] = secondsOr(r)
+			row.Seconds[search.Name] = secondsOr(r)
 		}
 		rows = append(rows, row)
 	}

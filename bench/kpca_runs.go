@@ -93,40 +93,63 @@ func EigenEta(op eig.Operator, res *eig.Result, dopt float64) (float64, error) {
 // costs 30 times a Lanczos solve at n = 7000).
 const maxOversample = 640
 
-// RunEigen finds the cheapest setting of an eigensolver that reaches η < δ
+// EigenSearch is an eigensolver family of the benchmark and the settings
+// RunEigen tries, cheapest first.
+type EigenSearch struct {
+	// Name labels the rows (lanczos, block, randomized, dense, dense-full).
+	Name string
+	// Settings returns the candidate solvers for p and their parameters.
+	Settings func(p *KPCAProblem) ([]eig.Solver, []map[string]float64)
+}
+
+// The benchmark's eigensolver families: Lanczos and block Krylov at the
+// tolerances 1e-1 … 1e-13, randomized at oversampling 10·2^j ≤ 640 with
+// scikit-learn's power iterations, LAPACK for the top s, and the paper's
+// full decomposition (all pairs by dsyevd, then the top s).
+var (
+	SearchLanczos    = EigenSearch{"lanczos", tolSearch(func(tol float64, seed uint64) eig.Solver { return eig.Lanczos{Tol: tol, Seed: seed} })}
+	SearchBlock      = EigenSearch{"block", tolSearch(func(tol float64, seed uint64) eig.Solver { return eig.BlockKrylov{Tol: tol, Seed: seed} })}
+	SearchRandomized = EigenSearch{"randomized", func(p *KPCAProblem) ([]eig.Solver, []map[string]float64) {
+		var c []eig.Solver
+		var params []map[string]float64
+		for o := 10; o <= maxOversample && p.S+o <= p.N; o *= 2 {
+			c = append(c, eig.Randomized{Oversample: o, Seed: p.Seed})
+			params = append(params, map[string]float64{"oversample": float64(o)})
+		}
+		return c, params
+	}}
+	SearchDense = EigenSearch{"dense", func(*KPCAProblem) ([]eig.Solver, []map[string]float64) {
+		return []eig.Solver{eig.DenseSolver{}}, []map[string]float64{{}}
+	}}
+	SearchDenseFull = EigenSearch{"dense-full", func(*KPCAProblem) ([]eig.Solver, []map[string]float64) {
+		return []eig.Solver{fullDense{}}, []map[string]float64{{}}
+	}}
+)
+
+func tolSearch(mk func(tol float64, seed uint64) eig.Solver) func(p *KPCAProblem) ([]eig.Solver, []map[string]float64) {
+	return func(p *KPCAProblem) ([]eig.Solver, []map[string]float64) {
+		var c []eig.Solver
+		var params []map[string]float64
+		for e := 1; e <= 13; e++ {
+			tol := math.Pow(10, -float64(e))
+			c = append(c, mk(tol, p.Seed))
+			params = append(params, map[string]float64{"tol": tol})
+		}
+		return c, params
+	}
+}
+
+// RunEigen finds the cheapest setting of an eigensolver family that reaches η < δ
 // (Lanczos and block: the loosest tolerance in 1e-1…1e-13; randomized: the
 // smallest oversampling in 10·2^j ≤ 640 with scikit-learn's power iterations;
 // dense: LAPACK), then times it repeat times.
-func RunEigen(solver string, p *KPCAProblem, b *Built, delta float64, repeat int) (KPCAResult, error) {
+func RunEigen(search EigenSearch, p *KPCAProblem, b *Built, delta float64, repeat int) (KPCAResult, error) {
+	solver := search.Name
 	r := KPCAResult{Solver: solver, Delta: delta, Params: map[string]float64{}}
-	var candidates []eig.Solver
-	var params []map[string]float64
-	switch solver {
-	case "lanczos", "block":
-		for e := 1; e <= 13; e++ {
-			tol := math.Pow(10, -float64(e))
-			if solver == "lanczos" {
-				candidates = append(candidates, eig.Lanczos{Tol: tol, Seed: p.Seed})
-			} else {
-				candidates = append(candidates, eig.BlockKrylov{Tol: tol, Seed: p.Seed})
-			}
-			params = append(params, map[string]float64{"tol": tol})
-		}
-	case "randomized":
-		for o := 10; o <= maxOversample && p.S+o <= p.N; o *= 2 {
-			candidates = append(candidates, eig.Randomized{Oversample: o, Seed: p.Seed})
-			params = append(params, map[string]float64{"oversample": float64(o)})
-		}
-	case "dense":
-		candidates = []eig.Solver{eig.DenseSolver{}}
-		params = []map[string]float64{{}}
-	case "dense-full":
-		// The paper's SVD column: all eigenpairs (dsyevd), then the top s.
-		candidates = []eig.Solver{fullDense{}}
-		params = []map[string]float64{{}}
-	default:
-		return r, fmt.Errorf("bench: solver %q: %w", solver, linalg.ErrInvalid)
+	if search.Settings == nil {
+		return r, fmt.Errorf("bench: eigensolver family %q has no settings: %w", solver, linalg.ErrInvalid)
 	}
+	candidates, params := search.Settings(p)
 	if b.searched == nil {
 		b.searched = map[string]searchRun{}
 	}

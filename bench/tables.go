@@ -55,7 +55,7 @@ func Tables(tasks []TableTask, kernel string, deltas []float64, maxN, svdMaxN, r
 		}
 		var svd *float64
 		if t.N <= svdMaxN && b.G != nil {
-			r, err := RunEigen("dense-full", p, b, 1, 1)
+			r, err := RunEigen(SearchDenseFull, p, b, 1, 1)
 			if err != nil {
 				return nil, err
 			}
@@ -67,10 +67,10 @@ func Tables(tasks []TableTask, kernel string, deltas []float64, maxN, svdMaxN, r
 				return nil, err
 			}
 			for _, s := range []struct {
-				name string
-				dst  *KPCAResult
-			}{{"lanczos", &row.Lanczos}, {"randomized", &row.RSVD}, {"block", &row.Block}} {
-				if *s.dst, err = RunEigen(s.name, p, b, d, repeat); err != nil {
+				search EigenSearch
+				dst    *KPCAResult
+			}{{SearchLanczos, &row.Lanczos}, {SearchRandomized, &row.RSVD}, {SearchBlock, &row.Block}} {
+				if *s.dst, err = RunEigen(s.search, p, b, d, repeat); err != nil {
 					return nil, err
 				}
 			}

@@ -102,15 +102,19 @@ func runBench(args []string, stdout io.Writer) error {
 		for _, d := range ds {
 			var r bench.KPCAResult
 			var err error
-			switch solver {
-			case "lbfgs":
+			searches := map[string]bench.EigenSearch{"lanczos": bench.SearchLanczos, "block": bench.SearchBlock,
+				"randomized": bench.SearchRandomized, "dense": bench.SearchDense, "dense-full": bench.SearchDenseFull}
+			switch search, ok := searches[solver]; {
+			case solver == "lbfgs":
 				r, err = bench.RunLBFGS(p, b, d, *repeat, *startOut)
-			case "dense-full":
+			case !ok:
+				return usagef("--solvers: %q is not one of lbfgs, lanczos, randomized, block, dense, dense-full", solver)
+			case solver == "dense-full":
 				// Minutes at the papers' sizes, and the same for every δ:
 				// timed once, as the peers' NumPy eigh.
-				r, err = bench.RunEigen(solver, p, b, d, 1)
+				r, err = bench.RunEigen(search, p, b, d, 1)
 			default:
-				r, err = bench.RunEigen(solver, p, b, d, *repeat)
+				r, err = bench.RunEigen(search, p, b, d, *repeat)
 			}
 			if err != nil {
 				return err
