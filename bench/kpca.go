@@ -114,18 +114,10 @@ func (p *KPCAProblem) Build() (*Built, error) {
 	if kind != kernel.Gaussian && kind != kernel.Laplace {
 		return nil, fmt.Errorf("bench: kernel %q: want laplace or gaussian: %w", p.Kernel, linalg.ErrInvalid)
 	}
-	switch p.Bandwidth {
-	case "", "paper":
+	if p.Bandwidth == "" {
 		p.Bandwidth = "paper"
-		p.Sigma, err = kernel.PaperSigma(kind, x)
-	case "median":
-		p.Sigma, err = kernel.MedianSigma(x)
-	default:
-		if _, e := fmt.Sscanf(p.Bandwidth, "%g", &p.Sigma); e != nil || !(p.Sigma > 0) {
-			err = fmt.Errorf("bench: bandwidth %q: want paper, median or a positive number: %w", p.Bandwidth, linalg.ErrInvalid)
-		}
 	}
-	if err != nil {
+	if p.Sigma, err = kernel.Bandwidth(p.Bandwidth, kind, x); err != nil {
 		return nil, err
 	}
 	want := eig.OperatorAuto

@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -65,4 +66,20 @@ func MedianSigma(x *mat.Dense) (float64, error) {
 		err = fmt.Errorf("kernel: median distance is %g: %w", s, ErrInvalid)
 	}
 	return s, err
+}
+
+// Bandwidth returns σ for kind on x by a rule's name: "paper" (PaperSigma),
+// "median" (MedianSigma), or a positive number written out ("2.5").
+func Bandwidth(rule string, kind Kind, x *mat.Dense) (float64, error) {
+	switch rule {
+	case "paper":
+		return PaperSigma(kind, x)
+	case "median":
+		return MedianSigma(x)
+	}
+	s, err := strconv.ParseFloat(rule, 64)
+	if err != nil || !(s > 0) || math.IsInf(s, 0) {
+		return 0, fmt.Errorf("kernel: bandwidth %q: want paper, median or a positive number: %w", rule, ErrInvalid)
+	}
+	return s, nil
 }

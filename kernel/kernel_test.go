@@ -176,3 +176,23 @@ func TestPolynomialDefaults(t *testing.T) {
 		}
 	}
 }
+
+// The bandwidth rules by name.
+func TestBandwidthRules(t *testing.T) {
+	x := mat.NewDense(4, 2, []float64{0, 1, 2, 3, 4, 5, 6, 7})
+	p, err := Bandwidth("paper", Laplace, x)
+	require.NoError(t, err)
+	want, _ := PaperSigma(Laplace, x)
+	require.Equal(t, want, p)
+	m, err := Bandwidth("median", Gaussian, x)
+	require.NoError(t, err)
+	wantM, _ := MedianSigma(x)
+	require.Equal(t, wantM, m)
+	v, err := Bandwidth("2.5", Gaussian, x)
+	require.NoError(t, err)
+	require.Equal(t, 2.5, v)
+	for _, bad := range []string{"foo", "-1", "0", "NaN", "Inf"} {
+		_, err := Bandwidth(bad, Gaussian, x)
+		require.ErrorIs(t, err, ErrInvalid, bad)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -106,15 +107,10 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	}
 	k := kernel.Kernel{Kind: kind}
 	if kind == kernel.Gaussian || kind == kernel.Laplace {
-		switch *bw {
-		case "median":
-			k.Sigma, err = kernel.MedianSigma(x)
-		case "paper":
-			k.Sigma, err = kernel.PaperSigma(kind, x)
-		default:
-			k.Sigma, err = strconv.ParseFloat(*bw, 64)
-		}
-		if err != nil {
+		if k.Sigma, err = kernel.Bandwidth(*bw, kind, x); err != nil {
+			if errors.Is(err, kernel.ErrInvalid) && *bw != "paper" && *bw != "median" {
+				return fmt.Errorf("%w: --bandwidth: %v", errUsage, err)
+			}
 			return err
 		}
 	}
