@@ -58,6 +58,10 @@ func sqrtFactors(m *mat.Dense) (*sqrtOf, error) {
 		return nil, fmt.Errorf("kpca: HᵀGH: %w", err)
 	}
 	mu := e.Values
+	if mu[s-1] < -breakdownRatio*math.Abs(mu[0]) {
+		return nil, fmt.Errorf("kpca: HᵀGH is indefinite (eigenvalues %g … %g): the kernel matrix is not positive semi-definite, which the dual cost needs; use an eigensolver: %w",
+			mu[0], mu[s-1], ErrBreakdown)
+	}
 	if !(mu[s-1] > breakdownRatio*mu[0]) {
 		return nil, fmt.Errorf("kpca: HᵀGH is singular (eigenvalues %g … %g): the kernel matrix has rank below s or H lost rank: %w",
 			mu[0], mu[s-1], ErrBreakdown)
