@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -68,31 +67,20 @@ func MvTaskFor(data string, train, test int, testFrac float64, seed uint64) (*Mv
 		labels = append(labels, lab)
 		t.ViewNames = append(t.ViewNames, filepath.Base(path))
 	}
-	var ids []int
-	for id := range all {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
-	cut := ids[int(float64(len(ids))*(1-testFrac))]
-	for j, v := range views {
-		_, c := v.Dims()
-		var tr, te []float64
-		var trl, tel []int
-		for i, l := range labels[j] {
-			if l < cut {
-				tr, trl = append(tr, v.RawRowView(i)...), append(trl, l)
-			} else {
-				te, tel = append(te, v.RawRowView(i)...), append(tel, l)
-			}
-		}
-		if len(trl) == 0 || len(tel) == 0 {
-			return nil, fmt.Errorf("bench: view %d: the split leaves %d training and %d test rows: %w", j, len(trl), len(tel), linalg.ErrInvalid)
-		}
-		t.Train, t.Test = append(t.Train, mat.NewDense(len(trl), c, tr)), append(t.Test, mat.NewDense(len(tel), c, te))
-		t.TrainLabels, t.TestLabels = append(t.TrainLabels, trl), append(t.TestLabels, tel)
-	}
+	// The top testFrac of the identities are the test part: the same
+	// split by identities as the validation split of the experiments.
+	held := len(all) - int(float64(len(all))*(1-testFrac))
+	full := &MvTask{Name: "csv", Train: views, TrainLabels: labels, ViewNames: t.ViewNames}
 	for j := 1; j < len(views); j++ {
-		t.Pairs = append(t.Pairs, [2]int{0, j}, [2]int{j, 0})
+		full.Pairs = append(full.Pairs, [2]int{0, j}, [2]int{j, 0})
 	}
-	return t, nil
+	out := full.split(held)
+	out.Name = "csv"
+	for j := range out.Train {
+		if len(out.TrainLabels[j]) == 0 || len(out.TestLabels[j]) == 0 {
+			return nil, fmt.Errorf("bench: view %d: the split leaves %d training and %d test rows: %w",
+				j, len(out.TrainLabels[j]), len(out.TestLabels[j]), linalg.ErrInvalid)
+		}
+	}
+	return out, nil
 }
