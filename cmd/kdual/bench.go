@@ -12,11 +12,6 @@ import (
 	"github.com/kdual/kdual/bench"
 )
 
-type benchReport struct {
-	Problem *bench.KPCAProblem `json:"problem"`
-	Results []bench.KPCAResult `json:"results"`
-}
-
 func runBench(args []string, stdout io.Writer) error {
 	if len(args) >= 1 && args[0] == "compare" {
 		if len(args) != 3 {
@@ -93,7 +88,7 @@ func runBench(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep := benchReport{Problem: p}
+	var rep bench.Report
 	for _, solver := range strings.Split(*solvers, ",") {
 		solver = strings.TrimSpace(solver)
 		if solver == "" {
@@ -137,6 +132,7 @@ func runBench(args []string, stdout io.Writer) error {
 		}
 		return nil
 	}
+	rep.Problem = *p
 	return writeJSON(*jsonOut, stdout, rep)
 }
 
