@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -26,6 +27,9 @@ func runKPCA(args []string, stdout io.Writer) error {
 		return usagef("kdual kpca fit|transform|robust|sparse [flags]")
 	}
 	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprintln(diag, "usage: kdual kpca fit|transform|robust|sparse [flags]; kdual kpca SUBCOMMAND -h lists the flags")
+		return flag.ErrHelp
 	case "fit", "transform":
 		return runKPCAFit(args[0], args[1:], stdout)
 	case "robust":
@@ -35,8 +39,6 @@ func runKPCA(args []string, stdout io.Writer) error {
 	}
 	return usagef("kdual kpca: unknown subcommand %q (fit, transform, robust, sparse)", args[0])
 }
-
-// readMatrix reads CSV (optional header) or IDX (.idx, .ubyte, .gz) data.
 
 func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	fs := newFlags("kpca " + cmd)
@@ -63,6 +65,12 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	check := fs.Bool("check", false, "after the fit, measure every pair's residual ‖K v − λ v‖ against the exact float64 kernel (one more pass, about a Gram build)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if cmd == "fit" && *apply != "" {
+		return usagef("--apply projects new data: use kdual kpca transform")
+	}
+	if *format != "csv" && *format != "json" {
+		return usagef("--format %q: want csv or json", *format)
 	}
 	opKind, err := eig.ParseOperatorKind(*operator)
 	if err != nil {

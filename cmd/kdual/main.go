@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 )
 
 type command struct {
@@ -53,6 +54,10 @@ var diag io.Writer = os.Stderr
 
 func run(args []string, stdout, stderr io.Writer) int {
 	diag = stderr
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "version") {
+		fmt.Fprintln(stdout, version())
+		return 0
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {
@@ -131,4 +136,25 @@ func writeJSON(path string, stdout io.Writer, v any) (err error) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// version is "kdual" with the module version and, for a build from a
+// repository, its revision, and the Go version.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "kdual (unknown build)"
+	}
+	v := "kdual " + info.Main.Version
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v += " " + s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				v += "+modified"
+			}
+		}
+	}
+	return v + " " + info.GoVersion
 }

@@ -438,3 +438,29 @@ func TestKPCAOperators(t *testing.T) {
 		require.NotNil(t, r.Seconds)
 	}
 }
+
+// Flags that are accepted must do something: --apply on fit, an unknown
+// --format, a bad --bandwidth or --tol are usage errors (exit 2); -h and
+// --version exit 0.
+func TestCLIRefusesWhatItWouldIgnore(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "d.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("a,b\n1,2\n3,4\n5,7\n2,2\n"), 0o644))
+	for _, args := range [][]string{
+		{"kpca", "fit", "--input", csv, "--components", "1", "--apply", csv},
+		{"kpca", "fit", "--input", csv, "--components", "1", "--format", "xml"},
+		{"kpca", "fit", "--input", csv, "--components", "1", "--bandwidth", "foo"},
+		{"kpca", "fit", "--input", csv, "--components", "1", "--tol", "-1"},
+		{"kpca", "fit", "--input", csv, "--components", "1", "--tol", "NaN"},
+		{"kpca", "fit", "--input", csv, "--components", "1", "--loss", "huber1"},
+		{"kpca", "fit", "--input", csv, "--components", "1", "--solver", "magic"},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		require.Equal(t, 2, code, "%v: %s", args, stderr)
+	}
+	code, _, _ := runCLI(t, "kpca", "-h")
+	require.Equal(t, 0, code)
+	code, out, _ := runCLI(t, "--version")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "kdual")
+}
