@@ -8,7 +8,7 @@ DEPS     := libopenblas-dev dataset-fashion-mnist
 PEERDEPS := python3-scipy python3-sklearn
 FUZZTIME ?= 15s
 
-.PHONY: all deps peer-deps build test vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-lapack bench-eig bench-dual bench-kernelpca ppca rkm fuzz mutate clean
+.PHONY: all deps peer-deps build test vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-lapack bench-model bench-eig bench-dual bench-kernelpca ppca rkm fuzz mutate clean
 
 all: build
 
@@ -106,6 +106,11 @@ bench-lapack: build peer-deps
 	@mkdir -p $(BENCHDIR)
 	$(PYTHON) bench/peers/lapack.py $(BIN) --n 2000 --repeat 3 --native-repeat 1 | tee $(BENCHDIR)/lapack-2000.md
 
+# A saved KPCA model read by NumPy alone reproduces kdual's transform of
+# new points (bench/peers/kpca_model.py; fails above 1e-12).
+bench-model: build peer-deps
+	$(PYTHON) bench/peers/kpca_model.py $(BIN)
+
 bench-gram: build peer-deps
 	$(PYTHON) bench/peers/gram.py $(BIN) --n 7000 --repeat 5
 
@@ -160,6 +165,7 @@ fuzz: deps
 	$(GO) test ./dataset -run '^$$' -fuzz '^FuzzReadIDX$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./dataset -run '^$$' -fuzz '^FuzzParseSeries$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./models/fuzz -run '^$$' -fuzz '^FuzzModels$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./models/kpca -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin

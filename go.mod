@@ -3,6 +3,7 @@ module github.com/kdual/kdual
 go 1.26.0
 
 require (
+	github.com/sbinet/npyio v0.6.0
 	github.com/stretchr/testify v1.12.1
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/netlib v0.0.0-20190313105609-8cb42192e0e0

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -63,8 +64,22 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	memory := fs.String("memory", "", "memory budget for the planner, e.g. 8GiB or 512MiB (default: the memory available)")
 	products := fs.String("products", "float64", "arithmetic of the kernel's inner products for the float32 and matrix-free operators: float64 or float32 (sgemm, each entry within a stated bound)")
 	check := fs.Bool("check", false, "after the fit, measure every pair's residual ‖K v − λ v‖ against the exact float64 kernel (one more pass, about a Gram build)")
+	save := fs.String("save", "", "fit: write the fitted model to this file (a NumPy .npz archive; kdual kpca transform --model reads it)")
+	modelPath := fs.String("model", "", "transform: the model file written by fit --save; --input is then the new data to project")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if cmd == "fit" && *modelPath != "" {
+		return usagef("--model is for kdual kpca transform")
+	}
+	if cmd == "transform" && *save != "" {
+		return usagef("--save is for kdual kpca fit")
+	}
+	if cmd == "transform" && *modelPath != "" {
+		return kpcaTransformModel(*modelPath, *input, *maxRows, *scale, *format, stdout)
+	}
+	if cmd == "transform" {
+		fmt.Fprintln(diag, "kdual: warning: transform without --model fits the model again on --input; fit once with --save and transform with --model")
 	}
 	if cmd == "fit" && *apply != "" {
 		return usagef("--apply projects new data: use kdual kpca transform")
@@ -158,6 +173,12 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		checked = map[string]any{"residuals": res, "lambda1": l1, "max_relative": worst, "seconds": time.Since(t).Seconds()}
 		fmt.Fprintf(diag, "kdual: check: max ‖K v − λ v‖/λ₁ = %.2e over %d pairs (float64 kernel, %.1f s)\n", worst, len(res), time.Since(t).Seconds())
 	}
+	if *save != "" {
+		if err := saveModel(m, *save); err != nil {
+			return err
+		}
+		fmt.Fprintf(diag, "kdual: model written to %s\n", *save)
+	}
 	z, _ := m.Scores()
 	if cmd == "transform" && *apply != "" {
 		y, err := dataset.ReadMatrix(*apply, 0)
@@ -184,14 +205,74 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 			"products": prec.String(), "check": checked, "n": x.RawMatrix().Rows,
 			"status": info.Status.Code, "stopping_test": info.Status.Test})
 	}
+	writeCSV(stdout, z)
+	return nil
+}
+
+// writeCSV prints the rows of z, every value in the shortest form that
+// reads back exactly.
+func writeCSV(w io.Writer, z *mat.Dense) {
 	r, c := z.Dims()
 	for i := 0; i < r; i++ {
 		parts := make([]string, c)
 		for j := 0; j < c; j++ {
-			parts[j] = strconv.FormatFloat(z.At(i, j), 'g', 10, 64)
+			parts[j] = strconv.FormatFloat(z.At(i, j), 'g', -1, 64)
 		}
-		fmt.Fprintln(stdout, strings.Join(parts, ","))
+		fmt.Fprintln(w, strings.Join(parts, ","))
 	}
+}
+
+func saveModel(m *kpca.KPCA, path string) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return m.Save(f)
+}
+
+// kpcaTransformModel projects the rows of input with a saved model.
+func kpcaTransformModel(modelPath, input string, maxRows int, scale float64, format string, stdout io.Writer) error {
+	if input == "" {
+		return usagef("--input is required: the new data to project")
+	}
+	if format != "csv" && format != "json" {
+		return usagef("--format %q: want csv or json", format)
+	}
+	f, err := os.Open(modelPath)
+	if err != nil {
+		return err
+	}
+	m, err := kpca.Load(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", modelPath, err)
+	}
+	x, err := dataset.ReadMatrix(input, maxRows)
+	if err != nil {
+		return err
+	}
+	x.Scale(scale, x)
+	z, err := m.Transform(x)
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		vals, _ := m.Eigenvalues()
+		r, c := z.Dims()
+		rows := make([][]float64, r)
+		for i := range rows {
+			rows[i] = append([]float64(nil), z.RawRowView(i)[:c]...)
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"eigenvalues": vals, "scores": rows, "model": modelPath, "n": r})
+	}
+	writeCSV(stdout, z)
 	return nil
 }
 

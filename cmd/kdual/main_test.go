@@ -464,3 +464,31 @@ func TestCLIRefusesWhatItWouldIgnore(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "kdual")
 }
+
+// fit --save then transform --model: the saved model projects new rows as
+// the fitted one does (the old transform path refits on the same data);
+// a damaged model file is a one-line error.
+func TestKPCASaveAndTransform(t *testing.T) {
+	dir := t.TempDir()
+	train, newRows, model := filepath.Join(dir, "train.csv"), filepath.Join(dir, "new.csv"), filepath.Join(dir, "m.npz")
+	require.NoError(t, os.WriteFile(train, []byte("a,b,c\n1,2,0.5\n3,4,1\n5,7,2\n2,2,3\n0,1,1\n4,4,4\n"), 0o644))
+	require.NoError(t, os.WriteFile(newRows, []byte("1,1,1\n2,3,0\n"), 0o644))
+	code, _, stderr := runCLI(t, "kpca", "fit", "--input", train, "--components", "2", "--solver", "dense", "--save", model)
+	require.Equal(t, 0, code, stderr)
+	code, viaModel, stderr := runCLI(t, "kpca", "transform", "--model", model, "--input", newRows)
+	require.Equal(t, 0, code, stderr)
+	code, viaRefit, _ := runCLI(t, "kpca", "transform", "--input", train, "--apply", newRows, "--components", "2", "--solver", "dense")
+	require.Equal(t, 0, code)
+	require.Equal(t, viaRefit, viaModel)
+	require.Len(t, strings.Split(strings.TrimSpace(viaModel), "\n"), 2)
+
+	raw, err := os.ReadFile(model)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(model, raw[:len(raw)/2], 0o644))
+	code, _, stderr = runCLI(t, "kpca", "transform", "--model", model, "--input", newRows)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "bad model file")
+	require.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one line: %q", stderr)
+	code, _, _ = runCLI(t, "kpca", "fit", "--input", train, "--model", model)
+	require.Equal(t, 2, code)
+}

@@ -1,0 +1,137 @@
+package kpca
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/kernel"
+)
+
+func roundTrip(t *testing.T, m *KPCA) *KPCA {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, m.Save(&buf))
+	back, err := Load(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	return back
+}
+
+// Save → Load → Transform equals the original bit for bit, for every
+// solver, every kernel, centred or not, with and without the pre-image
+// map; eigenvalues, scores and info survive.
+func TestSaveLoadTransformsBitForBit(t *testing.T) {
+	x := gaussData(t, 60, 4, 41)
+	y := gaussData(t, 9, 4, 42)
+	for _, c := range []struct {
+		name string
+		m    *KPCA
+	}{
+		{"dense", &KPCA{Components: 3, Kernel: rbf, Solver: Eigen{Solver: eig.DenseSolver{}}}},
+		{"lanczos", &KPCA{Components: 3, Kernel: rbf, Solver: Eigen{Solver: eig.Lanczos{}}}},
+		{"block-laplace", &KPCA{Components: 3, Kernel: kernel.Kernel{Kind: kernel.Laplace, Sigma: 3}, Solver: Eigen{Solver: eig.BlockKrylov{}}}},
+		{"randomized", &KPCA{Components: 3, Kernel: rbf, Solver: Eigen{Solver: eig.Randomized{}}}},
+		{"lbfgs", &KPCA{Components: 3, Kernel: rbf, Solver: LBFGS{}}},
+		{"dca-uncentred", &KPCA{Components: 3, Kernel: rbf, NoCenter: true, Solver: DCA{Loss: Loss{Kind: Huber1, Param: 0.5, Relative: true}}}},
+		{"poly-inverse", &KPCA{Components: 3, Kernel: kernel.Kernel{Kind: kernel.Polynomial, Degree: 2, Coef0: 1}, FitInverse: true, Alpha: 0.1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			require.NoError(t, c.m.Fit(x))
+			back := roundTrip(t, c.m)
+			want, err := c.m.Transform(y)
+			require.NoError(t, err)
+			got, err := back.Transform(y)
+			require.NoError(t, err)
+			require.True(t, mat.Equal(want, got), "Transform differs after Load")
+			wv, _ := c.m.Eigenvalues()
+			gv, _ := back.Eigenvalues()
+			require.Equal(t, wv, gv)
+			ws, _ := c.m.Scores()
+			gs, _ := back.Scores()
+			require.True(t, mat.Equal(ws, gs))
+			require.Equal(t, c.m.Info().Solver, back.Info().Solver)
+			require.Equal(t, c.m.Info().Status.Code, back.Info().Status.Code)
+			if c.m.FitInverse {
+				wi, err := c.m.InverseTransform(want)
+				require.NoError(t, err)
+				gi, err := back.InverseTransform(got)
+				require.NoError(t, err)
+				require.True(t, mat.Equal(wi, gi))
+			}
+		})
+	}
+	// A model fitted on a kernel matrix keeps transforming kernel rows.
+	g, err := kernel.Gram(x, rbf)
+	require.NoError(t, err)
+	m := &KPCA{Components: 2}
+	require.NoError(t, m.FitGram(g))
+	back := roundTrip(t, m)
+	kx, err := kernel.CrossGram(y, x, rbf)
+	require.NoError(t, err)
+	want, err := m.TransformGram(kx)
+	require.NoError(t, err)
+	got, err := back.TransformGram(kx)
+	require.NoError(t, err)
+	require.True(t, mat.Equal(want, got))
+	_, err = back.Transform(y)
+	require.ErrorIs(t, err, ErrInvalid)
+}
+
+// Truncated, corrupted and foreign files are errors wrapping ErrModelFile,
+// never panics; an unfitted model does not save.
+func TestLoadRejectsBadFiles(t *testing.T) {
+	m := &KPCA{Components: 2, Kernel: rbf}
+	require.ErrorIs(t, m.Save(&bytes.Buffer{}), ErrNotFitted)
+	require.NoError(t, m.Fit(gaussData(t, 30, 3, 43)))
+	var buf bytes.Buffer
+	require.NoError(t, m.Save(&buf))
+	good := buf.Bytes()
+	for _, cut := range []int{0, 10, len(good) / 2, len(good) - 1} {
+		_, err := Load(bytes.NewReader(good[:cut]))
+		require.ErrorIs(t, err, ErrModelFile, "truncated at %d", cut)
+	}
+	for i := 0; i < len(good); i += len(good) / 40 {
+		bad := append([]byte(nil), good...)
+		bad[i] ^= 0x5a
+		if _, err := Load(bytes.NewReader(bad)); err != nil {
+			require.ErrorIs(t, err, ErrModelFile, "byte %d flipped", i)
+		}
+	}
+	_, err := Load(bytes.NewReader([]byte("PK\x03\x04 not really a zip")))
+	require.ErrorIs(t, err, ErrModelFile)
+}
+
+// FuzzLoad: no input makes Load panic.
+func FuzzLoad(f *testing.F) {
+	m := &KPCA{Components: 2, Kernel: rbf}
+	x := mat.NewDense(6, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1, 2, 1, 1, 2})
+	if err := m.Fit(x); err != nil {
+		f.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := m.Save(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = Load(bytes.NewReader(b))
+	})
+}
+
+// Arrays large enough that a zip stream delivers them in several reads
+// come back exactly (the .npy reader once took short reads for data).
+func TestSaveLoadLargeArrays(t *testing.T) {
+	x := gaussData(t, 700, 30, 44)
+	m := &KPCA{Components: 4, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 7}}
+	require.NoError(t, m.Fit(x))
+	back := roundTrip(t, m)
+	want, err := m.Transform(x)
+	require.NoError(t, err)
+	got, err := back.Transform(x)
+	require.NoError(t, err)
+	require.True(t, mat.Equal(want, got))
+}
