@@ -2,6 +2,8 @@ package dataset
 
 import (
 	"bufio"
+	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -38,38 +40,46 @@ const (
 type CSVOptions struct {
 	Header HeaderMode
 	// Comma is the field separator; 0 means ','. ' ' splits on any run of
-	// white space.
+	// white space (no quoting then).
 	Comma rune
 	// AllowNonFinite accepts NaN and ±Inf fields; by default they are errors.
 	AllowNonFinite bool
 	// MaxRows stops after this many data rows; 0 means all.
 	MaxRows int
+	// LabelColumn, when not 0, is a column of labels (any text) kept apart
+	// from the numbers in Table.Labels: 1 is the first column, −1 the last.
+	LabelColumn int
 }
 
-// Table is a numeric table: the n×d data and the header fields (nil when
-// there was no header).
+// Table is a numeric table: the n×d data, the header fields (nil when
+// there was no header) and, with CSVOptions.LabelColumn, each row's label.
 type Table struct {
 	X      *mat.Dense
 	Header []string
+	Labels []string
 }
 
-// maxLine bounds one CSV line, so a malformed file cannot exhaust memory.
+// maxLine bounds one line of whitespace-separated input, so a malformed
+// file cannot exhaust memory.
 const maxLine = 16 << 20
 
-// ReadCSV reads a numeric table. Blank lines and lines starting with '#' are
-// skipped. Every data row must have the same number of fields.
+// quote shortens a field for an error message.
+func quote(f string) string {
+	if len(f) > 40 {
+		f = f[:37] + "..."
+	}
+	return strconv.Quote(f)
+}
+
+// ReadCSV reads a numeric table with encoding/csv (RFC 4180: quoted fields,
+// separators and newlines inside quotes). Blank lines and lines starting
+// with '#' are skipped; leading spaces of fields are ignored. Every row
+// must have the same number of fields. Errors name the line and column and
+// quote at most 40 characters of a field.
 func ReadCSV(r io.Reader, opt CSVOptions) (*Table, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
-	split := func(line string) []string {
-		if opt.Comma == ' ' {
-			return strings.Fields(line)
-		}
-		c := opt.Comma
-		if c == 0 {
-			c = ','
-		}
-		return strings.Split(line, string(c))
+	next, err := rowsOf(r, opt)
+	if err != nil {
+		return nil, err
 	}
 	var (
 		t     Table
@@ -77,20 +87,23 @@ func ReadCSV(r io.Reader, opt CSVOptions) (*Table, error) {
 		cols  = -1
 		rows  int
 		first = true
-		line  int
 	)
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
+	for {
+		fields, line, err := next()
+		if err == io.EOF {
+			break
 		}
-		fields := split(text)
+		if err != nil {
+			return nil, err
+		}
 		if first {
 			first = false
 			header := opt.Header == HeaderYes
 			if opt.Header == HeaderAuto {
-				for _, f := range fields {
+				for j, f := range fields {
+					if opt.LabelColumn != 0 && j == labelIndex(opt.LabelColumn, len(fields)) {
+						continue
+					}
 					if _, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err != nil {
 						header = true
 						break
@@ -106,16 +119,29 @@ func ReadCSV(r io.Reader, opt CSVOptions) (*Table, error) {
 		}
 		if cols < 0 {
 			cols = len(fields)
+			if opt.LabelColumn != 0 {
+				if li := labelIndex(opt.LabelColumn, cols); li < 0 || li >= cols || cols < 2 {
+					return nil, formatf("line %d: label column %d of %d fields", line, opt.LabelColumn, cols)
+				}
+			}
 		} else if len(fields) != cols {
 			return nil, formatf("line %d has %d fields, earlier rows have %d", line, len(fields), cols)
 		}
+		li := -1
+		if opt.LabelColumn != 0 {
+			li = labelIndex(opt.LabelColumn, cols)
+			t.Labels = append(t.Labels, strings.TrimSpace(fields[li]))
+		}
 		for j, f := range fields {
+			if j == li {
+				continue
+			}
 			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 			if err != nil {
-				return nil, formatf("line %d field %d: %q is not a number", line, j+1, f)
+				return nil, formatf("line %d column %d: %s is not a number", line, j+1, quote(f))
 			}
 			if !opt.AllowNonFinite && (math.IsNaN(v) || math.IsInf(v, 0)) {
-				return nil, formatf("line %d field %d: %q is not finite", line, j+1, f)
+				return nil, formatf("line %d column %d: %s is not finite", line, j+1, quote(f))
 			}
 			data = append(data, v)
 		}
@@ -124,12 +150,76 @@ func ReadCSV(r io.Reader, opt CSVOptions) (*Table, error) {
 			break
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, formatf("reading line %d: %v", line+1, err)
-	}
 	if rows == 0 {
 		return nil, formatf("no data rows")
 	}
-	t.X = mat.NewDense(rows, cols, data)
+	d := cols
+	if opt.LabelColumn != 0 {
+		d--
+	}
+	t.X = mat.NewDense(rows, d, data)
 	return &t, nil
+}
+
+// labelIndex is the 0-based index of LabelColumn c among cols fields.
+func labelIndex(c, cols int) int {
+	if c < 0 {
+		return cols + c
+	}
+	return c - 1
+}
+
+// rowsOf returns a function giving the rows of r with their line numbers,
+// io.EOF at the end.
+func rowsOf(r io.Reader, opt CSVOptions) (func() ([]string, int, error), error) {
+	if opt.Comma == ' ' {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), maxLine)
+		line := 0
+		return func() ([]string, int, error) {
+			for sc.Scan() {
+				line++
+				text := strings.TrimSpace(sc.Text())
+				if text == "" || strings.HasPrefix(text, "#") {
+					continue
+				}
+				return strings.Fields(text), line, nil
+			}
+			if err := sc.Err(); err != nil {
+				return nil, line, formatf("reading line %d: %v", line+1, err)
+			}
+			return nil, line, io.EOF
+		}, nil
+	}
+	cr := csv.NewReader(r)
+	if opt.Comma != 0 {
+		if opt.Comma == '"' || opt.Comma == '\r' || opt.Comma == '\n' || opt.Comma == '#' {
+			return nil, formatf("separator %q", opt.Comma)
+		}
+		cr.Comma = opt.Comma
+	}
+	cr.Comment = '#'
+	cr.TrimLeadingSpace = true
+	cr.FieldsPerRecord = -1 // checked here, with our message
+	cr.ReuseRecord = false
+	return func() ([]string, int, error) {
+		for {
+			rec, err := cr.Read()
+			if err == io.EOF {
+				return nil, 0, io.EOF
+			}
+			line, _ := cr.FieldPos(0)
+			if err != nil {
+				var pe *csv.ParseError
+				if errors.As(err, &pe) {
+					return nil, pe.Line, formatf("line %d column %d: %v", pe.Line, pe.Column, pe.Err)
+				}
+				return nil, line, formatf("reading: %v", err)
+			}
+			if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+				continue // a line of spaces
+			}
+			return rec, line, nil
+		}
+	}, nil
 }

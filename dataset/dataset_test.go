@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -386,4 +387,59 @@ func TestReadIDXZeroDimension(t *testing.T) {
 	head := []byte{0, 0, 0x08, 3, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3}
 	_, err := ReadIDX(bytes.NewReader(head), 0)
 	require.ErrorIs(t, err, ErrFormat)
+}
+
+// The CSV a user has: quoted numbers and a quoted header with a comma, a
+// label column of names (the iris layout), tab-separated files by their
+// extension, gzip by its extension (checksum verified), and errors that
+// name file, line and column and stay short.
+func TestReadTableRealFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string, gz bool) string {
+		p := filepath.Join(dir, name)
+		var b bytes.Buffer
+		if gz {
+			w := gzip.NewWriter(&b)
+			_, _ = w.Write([]byte(text))
+			require.NoError(t, w.Close())
+		} else {
+			b.WriteString(text)
+		}
+		require.NoError(t, os.WriteFile(p, b.Bytes(), 0o644))
+		return p
+	}
+	tb, err := ReadCSV(strings.NewReader("\"width, cm\",\"height\"\n\"1.5\",2\n3,\"4\"\n"), CSVOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"width, cm", "height"}, tb.Header)
+	require.Equal(t, []float64{1.5, 2, 3, 4}, tb.X.RawMatrix().Data)
+
+	iris := "sepal_length,sepal_width,species\n5.1,3.5,setosa\n7.0,3.2,versicolor\n6.3,3.3,virginica\n"
+	tb, err = ReadTable(write("iris.csv", iris, false), CSVOptions{LabelColumn: -1})
+	require.NoError(t, err)
+	require.Equal(t, []string{"setosa", "versicolor", "virginica"}, tb.Labels)
+	r, c := tb.X.Dims()
+	require.Equal(t, [2]int{3, 2}, [2]int{r, c})
+	_, err = ReadTable(write("iris2.csv", iris, false), CSVOptions{})
+	require.ErrorIs(t, err, ErrFormat, "names are not numbers without --label-column")
+
+	tb, err = ReadTable(write("d.tsv", "a\tb\n1\t2\n", false), CSVOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []float64{1, 2}, tb.X.RawMatrix().Data)
+	tb, err = ReadTable(write("d.csv.gz", "1,2\n3,4\n", true), CSVOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []float64{1, 2, 3, 4}, tb.X.RawMatrix().Data)
+
+	raw, err := os.ReadFile(filepath.Join(dir, "d.csv.gz"))
+	require.NoError(t, err)
+	raw[len(raw)-6] ^= 0xff // the CRC in the gzip trailer
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.csv.gz"), raw, 0o644))
+	_, err = ReadTable(filepath.Join(dir, "bad.csv.gz"), CSVOptions{})
+	require.ErrorIs(t, err, ErrFormat)
+
+	long := strings.Repeat("x", 300000)
+	_, err = ReadTable(write("long.csv", "1,2\n3,"+long+"\n", false), CSVOptions{})
+	require.ErrorIs(t, err, ErrFormat)
+	require.Less(t, len(err.Error()), 300)
+	require.Contains(t, err.Error(), "long.csv")
+	require.Contains(t, err.Error(), "line 2 column 2")
 }

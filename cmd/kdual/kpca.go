@@ -64,6 +64,8 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	memory := fs.String("memory", "", "memory budget for the planner, e.g. 8GiB or 512MiB (default: the memory available)")
 	products := fs.String("products", "float64", "arithmetic of the kernel's inner products for the float32 and matrix-free operators: float64 or float32 (sgemm, each entry within a stated bound)")
 	check := fs.Bool("check", false, "after the fit, measure every pair's residual ‖K v − λ v‖ against the exact float64 kernel (one more pass, about a Gram build)")
+	delimiter := fs.String("delimiter", "", "CSV field separator: a character, tab or space (default: comma; tab for .tsv files)")
+	labelColumn := fs.Int("label-column", 0, "a CSV column of labels to leave out of the features: 1 the first, -1 the last (0: none)")
 	save := fs.String("save", "", "fit: write the fitted model to this file (a NumPy .npz archive; kdual kpca transform --model reads it)")
 	modelPath := fs.String("model", "", "transform: the model file written by fit --save; --input is then the new data to project")
 	if err := parse(fs, args); err != nil {
@@ -75,8 +77,12 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if cmd == "transform" && *save != "" {
 		return usagef("--save is for kdual kpca fit")
 	}
+	csvOpt, err := csvOptions(*delimiter, *labelColumn, *maxRows)
+	if err != nil {
+		return err
+	}
 	if cmd == "transform" && *modelPath != "" {
-		return kpcaTransformModel(*modelPath, *input, *maxRows, *scale, *format, stdout)
+		return kpcaTransformModel(*modelPath, *input, csvOpt, *scale, *format, stdout)
 	}
 	if cmd == "transform" {
 		fmt.Fprintln(diag, "kdual: warning: transform without --model fits the model again on --input; fit once with --save and transform with --model")
@@ -108,7 +114,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	case *input != "" && *data != "":
 		return usagef("--input and --data exclude each other")
 	case *input != "":
-		if x, err = dataset.ReadMatrix(*input, *maxRows); err != nil {
+		if x, err = readTable(*input, csvOpt); err != nil {
 			return err
 		}
 	case *data == "fashion":
@@ -181,7 +187,8 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	}
 	z, _ := m.Scores()
 	if cmd == "transform" && *apply != "" {
-		y, err := dataset.ReadMatrix(*apply, 0)
+		csvOpt.MaxRows = 0
+		y, err := readTable(*apply, csvOpt)
 		if err != nil {
 			return err
 		}
@@ -236,7 +243,7 @@ func saveModel(m *kpca.KPCA, path string) (err error) {
 }
 
 // kpcaTransformModel projects the rows of input with a saved model.
-func kpcaTransformModel(modelPath, input string, maxRows int, scale float64, format string, stdout io.Writer) error {
+func kpcaTransformModel(modelPath, input string, csvOpt dataset.CSVOptions, scale float64, format string, stdout io.Writer) error {
 	if input == "" {
 		return usagef("--input is required: the new data to project")
 	}
@@ -252,7 +259,7 @@ func kpcaTransformModel(modelPath, input string, maxRows int, scale float64, for
 	if err != nil {
 		return fmt.Errorf("%s: %w", modelPath, err)
 	}
-	x, err := dataset.ReadMatrix(input, maxRows)
+	x, err := readTable(input, csvOpt)
 	if err != nil {
 		return err
 	}
@@ -403,4 +410,33 @@ func kpcaSolver(name string, tol float64, seed uint64, loss kpca.Loss) (kpca.Sol
 		return kpca.DCA{Loss: loss, Tol: tol, Start: eig.Auto{Seed: seed}}, nil
 	}
 	return nil, usagef("--solver %q: want auto, dense, lanczos, block, randomized, lbfgs or dca", name)
+}
+
+// csvOptions reads --delimiter and --label-column.
+func csvOptions(delimiter string, labelColumn, maxRows int) (dataset.CSVOptions, error) {
+	o := dataset.CSVOptions{LabelColumn: labelColumn, MaxRows: maxRows}
+	switch delimiter {
+	case "":
+	case "tab", "\\t", "\t":
+		o.Comma = '\t'
+	case "space", " ":
+		o.Comma = ' '
+	default:
+		r := []rune(delimiter)
+		if len(r) != 1 || r[0] == '"' || r[0] == '#' || r[0] == '\n' || r[0] == '\r' {
+			return o, usagef("--delimiter %q: want one character, tab or space", delimiter)
+		}
+		o.Comma = r[0]
+	}
+	return o, nil
+}
+
+// readTable reads the features of a data file (dataset.ReadTable; labels,
+// when a label column is named, are left out).
+func readTable(path string, o dataset.CSVOptions) (*mat.Dense, error) {
+	t, err := dataset.ReadTable(path, o)
+	if err != nil {
+		return nil, err
+	}
+	return t.X, nil
 }

@@ -492,3 +492,24 @@ func TestKPCASaveAndTransform(t *testing.T) {
 	code, _, _ = runCLI(t, "kpca", "fit", "--input", train, "--model", model)
 	require.Equal(t, 2, code)
 }
+
+// A CSV with a label column of names and a semicolon-separated copy give
+// the same scores; without --label-column the names are an error naming
+// the line and column.
+func TestKPCALabelColumnAndDelimiter(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "iris.csv"), filepath.Join(dir, "iris.txt")
+	rows := "5.1,3.5,1.4,setosa\n7.0,3.2,4.7,versicolor\n6.3,3.3,6.0,virginica\n5.0,3.6,1.4,setosa\n6.9,3.1,4.9,versicolor\n"
+	require.NoError(t, os.WriteFile(a, []byte("sl,sw,pl,species\n"+rows), 0o644))
+	require.NoError(t, os.WriteFile(b, []byte(strings.ReplaceAll(rows, ",", ";")), 0o644))
+	code, outA, stderr := runCLI(t, "kpca", "fit", "--input", a, "--label-column", "-1", "--components", "2", "--solver", "dense")
+	require.Equal(t, 0, code, stderr)
+	code, outB, stderr := runCLI(t, "kpca", "fit", "--input", b, "--label-column", "4", "--delimiter", ";", "--components", "2", "--solver", "dense")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, outA, outB)
+	code, _, stderr = runCLI(t, "kpca", "fit", "--input", a, "--components", "2")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "line 2 column 4")
+	code, _, _ = runCLI(t, "kpca", "fit", "--input", a, "--delimiter", "ab")
+	require.Equal(t, 2, code)
+}
