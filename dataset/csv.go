@@ -208,14 +208,14 @@ func rowsOf(r io.Reader, opt CSVOptions) (func() ([]string, int, error), error) 
 			if err == io.EOF {
 				return nil, 0, io.EOF
 			}
-			line, _ := cr.FieldPos(0)
 			if err != nil {
 				var pe *csv.ParseError
 				if errors.As(err, &pe) {
 					return nil, pe.Line, formatf("line %d column %d: %v", pe.Line, pe.Column, pe.Err)
 				}
-				return nil, line, formatf("reading: %v", err)
+				return nil, 0, formatf("reading: %v", err)
 			}
+			line, _ := cr.FieldPos(0)
 			if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 				continue // a line of spaces
 			}
