@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -442,4 +443,59 @@ func TestReadTableRealFiles(t *testing.T) {
 	require.Less(t, len(err.Error()), 300)
 	require.Contains(t, err.Error(), "long.csv")
 	require.Contains(t, err.Error(), "line 2 column 2")
+}
+
+// gzip streams are checked: a wrong CRC in the trailer is an error (it was
+// accepted and gave different data), a truncated stream reports the gzip
+// error, and a header claiming 478 million elements with no data behind it
+// fails having allocated about what arrived, not 3.6 GB.
+func TestReadIDXGzipAndHugeHeaders(t *testing.T) {
+	raw := idxBytes([]int{4, 3}, []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	_, _ = w.Write(raw)
+	require.NoError(t, w.Close())
+	good := gz.Bytes()
+	a, err := ReadIDX(bytes.NewReader(good), 0)
+	require.NoError(t, err)
+	require.Equal(t, 12, len(a.Data))
+
+	badCRC := append([]byte(nil), good...)
+	badCRC[len(badCRC)-8] ^= 0xff // first byte of the CRC-32
+	_, err = ReadIDX(bytes.NewReader(badCRC), 0)
+	require.ErrorIs(t, err, ErrFormat)
+	require.Contains(t, err.Error(), "checksum")
+
+	badLen := append([]byte(nil), good...)
+	badLen[len(badLen)-1] ^= 0xff // last byte of the length
+	_, err = ReadIDX(bytes.NewReader(badLen), 0)
+	require.ErrorIs(t, err, ErrFormat)
+
+	for cut := 12; cut < len(good); cut += 3 {
+		_, err = ReadIDX(bytes.NewReader(good[:cut]), 0)
+		require.ErrorIs(t, err, ErrFormat, "cut at %d", cut)
+		require.Contains(t, err.Error(), "gzip", "cut at %d", cut)
+	}
+	// A prefix read (maxItems) of a good stream does not need the trailer.
+	b, err := ReadIDX(bytes.NewReader(good), 2)
+	require.NoError(t, err)
+	require.Equal(t, []float64{1, 2, 3, 4, 5, 6}, b.Data)
+
+	// 12-byte header: 478 million uint8 elements, then 10 bytes of data.
+	huge := idxBytes([]int{478_000_000}, make([]byte, 10))
+	var before, after runtimeMem
+	before.read()
+	_, err = ReadIDX(bytes.NewReader(huge), 0)
+	after.read()
+	require.ErrorIs(t, err, ErrFormat)
+	require.Contains(t, err.Error(), "data ends after 0 of 478000000")
+	require.Less(t, after.total-before.total, uint64(16<<20), "bytes allocated for a header alone")
+}
+
+type runtimeMem struct{ total uint64 }
+
+func (m *runtimeMem) read() {
+	var s runtime.MemStats
+	runtime.ReadMemStats(&s)
+	m.total = s.TotalAlloc
 }

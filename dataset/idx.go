@@ -28,19 +28,36 @@ const maxIDXElements = 1 << 29
 // ReadIDX reads an IDX array, gzip-compressed or not. When maxItems > 0
 // only the first maxItems entries along the first dimension are read, and
 // Dims[0] says how many were.
+//
+// Memory grows with the data that arrive, never on the header's word
+// alone: a header claiming more elements than the stream holds fails when
+// the data end, having allocated about what was read. A gzip stream read
+// to its end has its trailer (CRC-32 and length) verified; a truncated or
+// corrupted stream is reported as the gzip error.
 func ReadIDX(r io.Reader, maxItems int) (*IDX, error) {
 	br := bufio.NewReader(r)
+	var gz *gzip.Reader
+	var ge *gzErr
 	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
+		gz, err = gzip.NewReader(br)
 		if err != nil {
 			return nil, formatf("IDX: gzip: %v", err)
 		}
 		defer gz.Close()
-		br = bufio.NewReader(gz)
+		ge = &gzErr{r: gz}
+		br = bufio.NewReader(ge)
+	}
+	// short reports a read that ended early, as the gzip error when the
+	// stream itself is broken.
+	short := func(what string, err error) error {
+		if ge != nil && ge.err != nil {
+			return formatf("IDX: gzip: %v (reading the %s)", ge.err, what)
+		}
+		return formatf("IDX: short %s: %v", what, err)
 	}
 	var head [4]byte
 	if _, err := io.ReadFull(br, head[:]); err != nil {
-		return nil, formatf("IDX: short header: %v", err)
+		return nil, short("header", err)
 	}
 	if head[0] != 0 || head[1] != 0 {
 		return nil, formatf("IDX: bad magic %x", head[:2])
@@ -54,31 +71,36 @@ func ReadIDX(r io.Reader, maxItems int) (*IDX, error) {
 		return nil, formatf("IDX: zero dimensions")
 	}
 	dims := make([]int, nd)
-	total := 1
+	total, whole := 1, true
 	for i := range dims {
 		var d uint32
 		if err := binary.Read(br, binary.BigEndian, &d); err != nil {
-			return nil, formatf("IDX: short dimension list: %v", err)
+			return nil, short("dimension list", err)
 		}
 		dims[i] = int(d)
 		if dims[i] == 0 {
 			return nil, formatf("IDX: dimension %d of %d is zero", i, nd)
 		}
 		if i == 0 && maxItems > 0 && dims[0] > maxItems {
-			dims[0] = maxItems
+			dims[0], whole = maxItems, false
 		}
 		if dims[i] > 0 && total > maxIDXElements/dims[i] {
 			return nil, formatf("IDX: %v elements is more than kdual reads", dims)
 		}
 		total *= dims[i]
 	}
-	out := &IDX{Dims: dims, Data: make([]float64, total)}
+	// Start small and grow by appending: the header is not trusted.
+	out := &IDX{Dims: dims, Data: make([]float64, 0, min(total, 1<<16))}
 	buf := make([]byte, size*4096)
 	for off := 0; off < total; {
 		chunk := min(4096, total-off)
 		if _, err := io.ReadFull(br, buf[:chunk*size]); err != nil {
+			if ge != nil && ge.err != nil {
+				return nil, formatf("IDX: gzip: %v (after %d of %d elements)", ge.err, off, total)
+			}
 			return nil, formatf("IDX: data ends after %d of %d elements", off, total)
 		}
+		out.Data = append(out.Data, make([]float64, chunk)...)
 		for i := 0; i < chunk; i++ {
 			b := buf[i*size : (i+1)*size]
 			var v float64
@@ -100,7 +122,29 @@ func ReadIDX(r io.Reader, maxItems int) (*IDX, error) {
 		}
 		off += chunk
 	}
+	if ge != nil && whole {
+		// Reading to the end makes the gzip reader check its trailer.
+		if _, err := io.Copy(io.Discard, br); err != nil {
+			return nil, formatf("IDX: gzip: %v", err)
+		}
+	}
 	return out, nil
+}
+
+// gzErr remembers the first error of a gzip stream other than its clean
+// end, so that a truncated or corrupted stream is told apart from a
+// well-formed one that holds too little data.
+type gzErr struct {
+	r   io.Reader
+	err error
+}
+
+func (g *gzErr) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF && g.err == nil {
+		g.err = err
+	}
+	return n, err
 }
 
 // FashionDir is where Debian's dataset-fashion-mnist package puts the data.
