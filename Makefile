@@ -164,6 +164,7 @@ fuzz: deps
 	$(GO) test ./dataset -run '^$$' -fuzz '^FuzzReadCSV$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./dataset -run '^$$' -fuzz '^FuzzReadIDX$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./dataset -run '^$$' -fuzz '^FuzzParseSeries$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./dataset -run '^$$' -fuzz '^FuzzReadNPY$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./models/fuzz -run '^$$' -fuzz '^FuzzModels$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./models/kpca -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME)
 

@@ -24,6 +24,7 @@ func ReadMatrix(path string, maxRows int) (*mat.Dense, error) {
 // ReadTable reads a table from a file, chosen by its name:
 //   - IDX ("idx" in the name or ".ubyte", gzip or not): every dimension
 //     after the first flattened into columns;
+//   - NumPy ".npy" and ".npz" through ReadNPY and ReadNPZ;
 //   - CSV otherwise, through ReadCSV: ".tsv" means tab-separated unless
 //     opt.Comma says otherwise, and ".gz" at the end is gunzipped first
 //     (the gzip checksum is verified).
@@ -47,6 +48,24 @@ func ReadTable(path string, opt CSVOptions) (*Table, error) {
 		}
 		return &Table{X: mat.NewDense(a.Dims[0], cols, a.Data)}, nil
 	}
+	if strings.HasSuffix(base, ".npy") || strings.HasSuffix(base, ".npz") {
+		var t *Table
+		if strings.HasSuffix(base, ".npy") {
+			t, err = ReadNPY(f, opt)
+		} else {
+			var st os.FileInfo
+			if st, err = f.Stat(); err == nil {
+				t, err = ReadNPZ(f, st.Size(), opt)
+			}
+		}
+		if err == nil && opt.LabelColumn != 0 {
+			err = t.splitLabel(opt.LabelColumn)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return t, nil
+	}
 	var r io.Reader = f
 	name := base
 	if strings.HasSuffix(name, ".gz") {
@@ -65,4 +84,30 @@ func ReadTable(path string, opt CSVOptions) (*Table, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return t, nil
+}
+
+// splitLabel moves column c (1-based, −1 the last) of a numeric table into
+// its labels.
+func (t *Table) splitLabel(c int) error {
+	rows, cols := t.X.Dims()
+	j := c - 1
+	if c < 0 {
+		j = cols + c
+	}
+	if j < 0 || j >= cols || cols < 2 {
+		return formatf("label column %d of a table with %d columns", c, cols)
+	}
+	if t.Labels != nil {
+		return formatf("labels given twice (an array y and a label column)")
+	}
+	x := mat.NewDense(rows, cols-1, nil)
+	t.Labels = make([]string, rows)
+	for i := 0; i < rows; i++ {
+		row := t.X.RawRowView(i)
+		t.Labels[i] = fmt.Sprint(row[j])
+		copy(x.RawRowView(i)[:j], row[:j])
+		copy(x.RawRowView(i)[j:], row[j+1:])
+	}
+	t.X = x
+	return nil
 }

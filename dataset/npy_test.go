@@ -1,0 +1,121 @@
+package dataset
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Files written by NumPy 1.24 (testdata/npy): every dtype and layout a
+// user's numpy.save produces reads as the same matrix.
+func TestReadNumPyFiles(t *testing.T) {
+	want := mat.NewDense(4, 3, nil)
+	for i := 0; i < 12; i++ {
+		want.Set(i/3, i%3, float64(i)*0.5-1)
+	}
+	read := func(name string, opt CSVOptions) (*Table, error) {
+		return ReadTable(filepath.Join("testdata", "npy", name), opt)
+	}
+	for _, name := range []string{"f8.npy", "f4_fortran.npy", "xy.npz"} {
+		tb, err := read(name, CSVOptions{})
+		require.NoError(t, err, name)
+		require.True(t, mat.Equal(want, tb.X), name)
+	}
+	tb, err := read("xy.npz", CSVOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"0", "1", "1", "2"}, tb.Labels)
+
+	tb, err = read("i2_big.npy", CSVOptions{})
+	require.NoError(t, err)
+	var twice mat.Dense
+	twice.Scale(2, want)
+	require.True(t, mat.Equal(&twice, tb.X))
+
+	tb, err = read("u1_3d.npy", CSVOptions{MaxRows: 2})
+	require.NoError(t, err)
+	require.Equal(t, []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, tb.X.RawMatrix().Data)
+	require.Equal(t, 6, tb.X.RawMatrix().Cols)
+
+	tb, err = read("b1_1d.npy", CSVOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []float64{1, 0, 1}, tb.X.RawMatrix().Data)
+
+	// A prefix of a Fortran-order array, and a label column taken out.
+	tb, err = read("f4_fortran.npy", CSVOptions{MaxRows: 3, LabelColumn: -1})
+	require.NoError(t, err)
+	require.True(t, mat.Equal(want.Slice(0, 3, 0, 2), tb.X))
+	require.Equal(t, []string{"0", "1.5", "3"}, tb.Labels)
+
+	for name, msg := range map[string]string{
+		"nan.npy":  "NaN at row 1 column 2",
+		"c16.npy":  "dtype",
+		"two.npz":  "arrays a, b",
+		"none.npy": "no such file",
+	} {
+		_, err := read(name, CSVOptions{})
+		require.ErrorContains(t, err, msg, name)
+	}
+	tb, err = read("nan.npy", CSVOptions{AllowNonFinite: true})
+	require.NoError(t, err)
+	require.Equal(t, 2, tb.X.RawMatrix().Rows)
+}
+
+// Broken .npy streams are format errors, never panics or allocations on
+// the header's word: every truncation, a huge header length, a huge shape
+// with no data behind it, and a corrupted member of a compressed archive.
+func TestReadNPYBroken(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "npy", "f8.npy"))
+	require.NoError(t, err)
+	for cut := 0; cut < len(raw); cut += 7 {
+		_, err := ReadNPY(bytes.NewReader(raw[:cut]), CSVOptions{})
+		require.ErrorIs(t, err, ErrFormat, "cut at %d", cut)
+	}
+	hugeHeader := append([]byte(nil), raw[:12]...)
+	hugeHeader[6], hugeHeader[8], hugeHeader[9], hugeHeader[10], hugeHeader[11] = 2, 0, 0, 0, 0x7f
+	_, err = ReadNPY(bytes.NewReader(hugeHeader), CSVOptions{})
+	require.ErrorContains(t, err, "header of")
+
+	dict := "{'descr': '<f8', 'fortran_order': False, 'shape': (40000000, 10), }\n"
+	head := append([]byte("\x93NUMPY\x01\x00"), byte(len(dict)), 0)
+	head = append(head, dict...)
+	var before, after runtimeMem
+	before.read()
+	_, err = ReadNPY(bytes.NewReader(head), CSVOptions{})
+	after.read()
+	require.ErrorContains(t, err, "data end after 0 of 400000000")
+	require.Less(t, after.total-before.total, uint64(16<<20))
+
+	z, err := os.ReadFile(filepath.Join("testdata", "npy", "xy.npz"))
+	require.NoError(t, err)
+	for i := 40; i < len(z)-120; i += 11 {
+		bad := append([]byte(nil), z...)
+		bad[i] ^= 0x55
+		_, err := ReadNPZ(bytes.NewReader(bad), int64(len(bad)), CSVOptions{})
+		if err == nil {
+			continue // a byte of a name or padding: the arrays are intact
+		}
+		require.ErrorIs(t, err, ErrFormat, "byte %d", i)
+	}
+}
+
+func FuzzReadNPY(f *testing.F) {
+	for _, name := range []string{"f8.npy", "f4_fortran.npy", "i2_big.npy", "u1_3d.npy"} {
+		raw, err := os.ReadFile(filepath.Join("testdata", "npy", name))
+		require.NoError(f, err)
+		f.Add(raw, 0)
+		f.Add(raw, 2)
+	}
+	f.Fuzz(func(t *testing.T, in []byte, maxRows int) {
+		tb, err := ReadNPY(bytes.NewReader(in), CSVOptions{MaxRows: maxRows})
+		if err != nil {
+			require.ErrorIs(t, err, ErrFormat)
+			return
+		}
+		r, c := tb.X.Dims()
+		require.True(t, r > 0 && c > 0)
+	})
+}
