@@ -150,7 +150,7 @@ func (p *KPCAProblem) Build() (*Built, error) {
 		return p.buildFloat32(x, kind, prec)
 	case eig.OperatorMatrixFree:
 		start := time.Now()
-		op, err := eig.NewKernelOperator(x, kernel.Kernel{Kind: kind, Sigma: p.Sigma}, eig.OperatorMatrixFree, p.Center, prec)
+		op, err := eig.NewKernelOperator(x, kernel.Kernel{Kind: kind, Sigma: p.Sigma}, eig.OperatorMatrixFree, p.Center, linalg.GramOptions{Products: prec})
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package eig
 
 import (
+	"context"
 	"fmt"
 
 	"gonum.org/v1/gonum/blas"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // Centered applies the doubly centred M·A·M, M = I − 11ᵀ/n, of a symmetric
@@ -111,12 +113,15 @@ func (c *Centered) Apply(dst, x *mat.Dense) error {
 // and multiplies each panel into both sides of the diagonal (dgemm):
 // n²·d + 2n²·b flops, about one Gram build, so pair it with a solver that
 // needs few passes (block Krylov with a large block). Not safe for
-// concurrent use.
+// concurrent use. The GramOptions' Context, when set, is checked before
+// every panel of every pass for the operator's life: a pass stops within
+// one panel once it has ended (status.Cancelled).
 type KernelOp struct {
 	kr   *linalg.KernelRows
 	buf  []float64
 	rows int
 	cols int
+	ctx  context.Context
 }
 
 // Panel shape of KernelOp: 512 rows (dgemm at full rate) by 4096 columns,
@@ -135,7 +140,7 @@ func NewKernelOp(x *mat.Dense, k kernel.Kernel, o linalg.GramOptions) (*KernelOp
 	}
 	n := kr.N()
 	rows, cols := min(kernelPanelRows, n), min(kernelPanelCols, n)
-	return &KernelOp{kr: kr, rows: rows, cols: cols}, nil
+	return &KernelOp{kr: kr, rows: rows, cols: cols, ctx: o.Context}, nil
 }
 
 // Dim returns n.
@@ -170,6 +175,9 @@ func (k *KernelOp) Apply(dst, x *mat.Dense) error {
 		i1 := min(i0+k.rows, n)
 		for j0 := i0; j0 < n; j0 += k.cols {
 			j1 := min(j0+k.cols, n)
+			if k.ctx != nil && k.ctx.Err() != nil {
+				return status.Cancelled(context.Cause(k.ctx), fmt.Sprintf("matrix-free pass at rows %d–%d, columns %d–%d", i0, i1, j0, j1))
+			}
 			k.kr.Block(k.buf, ld, i0, i1, j0, j1)
 			p := blas64.General{Rows: i1 - i0, Cols: j1 - j0, Stride: ld, Data: k.buf}
 			// y_I += K_IJ·x_J (the diagonal block, held whole, once).

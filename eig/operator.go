@@ -1,6 +1,7 @@
 package eig
 
 import (
+	"context"
 	"fmt"
 
 	"gonum.org/v1/gonum/blas"
@@ -8,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // Operator is a symmetric linear map on Rⁿ.
@@ -210,4 +212,38 @@ func checkApply(n int, dst, x *mat.Dense) (int, error) {
 		return 0, fmt.Errorf("eig: Apply: x is %d×%d and dst %d×%d, operator is %d×%d: %w", r, b, dr, db, n, n, ErrInvalid)
 	}
 	return b, nil
+}
+
+// WithContext returns op with ctx checked before every Apply: once ctx has
+// ended, Apply returns status.Cancelled (wrapping status.ErrStopped and
+// the context's cause) without touching dst, so a solver stops within one
+// pass. Operators whose single pass is long (KernelOp) check a context of
+// their own between panels too.
+func WithContext(ctx context.Context, op Operator) Operator {
+	return &ctxOp{op: op, ctx: ctx}
+}
+
+type ctxOp struct {
+	op     Operator
+	ctx    context.Context
+	passes int
+}
+
+func (c *ctxOp) Dim() int { return c.op.Dim() }
+
+func (c *ctxOp) Apply(dst, x *mat.Dense) error {
+	if c.ctx.Err() != nil {
+		return status.Cancelled(context.Cause(c.ctx), fmt.Sprintf("before pass %d", c.passes+1))
+	}
+	c.passes++
+	return c.op.Apply(dst, x)
+}
+
+// SymMatrix passes the wrapped operator's explicit matrix on (for the
+// dense solver), nil when it has none.
+func (c *ctxOp) SymMatrix() *mat.SymDense {
+	if m, ok := c.op.(Matrixer); ok {
+		return m.SymMatrix()
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package eig
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 func randData(seed uint64, n, d int) *mat.Dense {
@@ -301,4 +303,54 @@ func TestSolversReturnTheOperatorsError(t *testing.T) {
 	}
 	// Shapes that do not fit are an error, not a panic.
 	require.ErrorIs(t, d.Apply(mat.NewDense(300, 2, nil), mat.NewDense(300, 3, nil)), ErrInvalid)
+}
+
+// countdownCtx is a context whose Err turns to context.Canceled at its
+// (after+1)-th call: a deterministic cancellation in the middle of a pass.
+type countdownCtx struct {
+	context.Context
+	after, calls int
+}
+
+func (c *countdownCtx) Err() error {
+	c.calls++
+	if c.calls > c.after {
+		return context.Canceled
+	}
+	return nil
+}
+
+func (c *countdownCtx) Done() <-chan struct{} { return make(chan struct{}) }
+
+// The matrix-free operator checks its context before every panel: a pass
+// cancelled after three panels computes no fourth; WithContext refuses a
+// pass once its context has ended, without touching dst.
+func TestCancelledPasses(t *testing.T) {
+	const n = 3000 // 6 row panels
+	x := randData(9, n, 4)
+	ctx := &countdownCtx{Context: context.Background(), after: 3}
+	op, err := NewKernelOp(x, kernel.Kernel{Kind: kernel.Gaussian, Sigma: 3}, linalg.GramOptions{Context: ctx})
+	require.NoError(t, err)
+	v := mat.NewDense(n, 2, nil)
+	y := mat.NewDense(n, 2, nil)
+	err = op.Apply(y, v)
+	require.ErrorIs(t, err, status.ErrStopped)
+	require.ErrorIs(t, err, context.Canceled)
+	// Three checks let a panel through, the fourth stopped the pass (a
+	// fifth call is context.Cause reading the error).
+	require.Equal(t, 5, ctx.calls, "context checks")
+
+	dense, err := NewDense(mat.NewSymDense(n, nil))
+	require.NoError(t, err)
+	cctx, cancel := context.WithCancel(context.Background())
+	w := WithContext(cctx, dense)
+	require.NoError(t, w.Apply(y, v))
+	cancel()
+	y.Set(0, 0, 7)
+	err = w.Apply(y, v)
+	require.ErrorIs(t, err, status.ErrStopped)
+	require.Equal(t, 7.0, y.At(0, 0))
+	res, err := Lanczos{}.Solve(w, 2)
+	require.Nil(t, res)
+	require.ErrorIs(t, err, status.ErrStopped)
 }

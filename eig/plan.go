@@ -199,13 +199,16 @@ func PlanOperator(in PlanInput) (Plan, error) {
 // of the rows of x, centred implicitly when center is true (the matrix is
 // never rewritten), with inner products in the precision asked (float32
 // products apply to the float32 and matrix-free operators; the float64
-// matrix is always built in float64). x is not modified.
-func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind OperatorKind, center bool, products linalg.ProductPrecision) (Operator, error) {
+// matrix is always built in float64). x is not modified. o's Context and
+// Progress apply to the build (and, for the matrix-free operator, to every
+// pass: see KernelOp).
+func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind OperatorKind, center bool, o linalg.GramOptions) (Operator, error) {
 	var op Operator
-	o := linalg.GramOptions{Products: products}
 	switch kind {
 	case OperatorFloat64:
-		g, err := kernel.GramWith(x, k, linalg.GramOptions{UpperOnly: true})
+		o64 := o
+		o64.UpperOnly, o64.Products = true, linalg.ProductsFloat64
+		g, err := kernel.GramWith(x, k, o64)
 		if err != nil {
 			return nil, err
 		}

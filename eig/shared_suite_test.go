@@ -91,7 +91,7 @@ func TestSharedOperatorSuite(t *testing.T) {
 	}
 	eigtest.RunOperator(t, mf, g, 1e-14)
 	for _, kind := range []eig.OperatorKind{eig.OperatorFloat64, eig.OperatorFloat32, eig.OperatorMatrixFree} {
-		op, err := eig.NewKernelOperator(x, k, kind, false, linalg.ProductsFloat64)
+		op, err := eig.NewKernelOperator(x, k, kind, false, linalg.GramOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

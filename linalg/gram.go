@@ -1,8 +1,8 @@
 package linalg
 
 import (
+	"context"
 	"fmt"
-	"github.com/kdual/kdual/internal/par"
 	"math"
 	"os"
 	"sync"
@@ -14,7 +14,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/native"
+	"github.com/kdual/kdual/status"
 )
 
 // MapKind names the element map of the Gram engine.
@@ -145,6 +147,23 @@ type GramOptions struct {
 	// Baseline runs the native kernels' SSE2 build even where AVX2 is
 	// present (tests check that both builds agree).
 	Baseline bool
+	// Context, when not nil, is checked before every panel (at most
+	// 512 rows of the Gram matrix, or one 256×2048 chunk of GramTiles32,
+	// or one panel of a KernelRows product): when it has ended the build
+	// stops and returns status.Cancelled(context.Cause(ctx)).
+	Context context.Context
+	// Progress, when not nil, is called after every panel with the
+	// entries computed so far and the total (both in units of one kernel
+	// entry), from the goroutine that called the build.
+	Progress func(done, total int64)
+}
+
+// cancelled returns the error of an ended context, nil while it runs.
+func (o GramOptions) cancelled(where string) error {
+	if o.Context == nil || o.Context.Err() == nil {
+		return nil
+	}
+	return status.Cancelled(context.Cause(o.Context), where)
 }
 
 // build is the native build o asks for.
@@ -551,26 +570,39 @@ func GramMap(x *mat.Dense, em ElementMap, o GramOptions) (*mat.SymDense, error) 
 	bigmem.AdviseHuge(data)
 	g := mat.NewSymDense(n, data)
 	raw := g.RawSymmetric()
-	GramMapInto(x, em, o, raw.Data, raw.Stride)
+	if err := GramMapInto(x, em, o, raw.Data, raw.Stride); err != nil {
+		return nil, err
+	}
 	return g, nil
 }
 
 // GramMapInto writes the n×n matrix em(⟨x_i, x_j⟩) of the rows of x into
 // out (row-major, stride ld ≥ n, both triangles unless o.UpperOnly), by
 // the panels described at Gram. em must be valid and x finite; callers
-// check.
-func GramMapInto(x *mat.Dense, em ElementMap, o GramOptions, out []float64, ld int) {
+// check. The only error is a cancelled o.Context (out is then partly
+// written).
+func GramMapInto(x *mat.Dense, em ElementMap, o GramOptions, out []float64, ld int) error {
 	n, _ := x.Dims()
 	s, _ := newGramSource(x, em, o, nil)
+	total, done := int64(n)*int64(n+1)/2, int64(0)
+	panels := (n + gramPanelRows - 1) / gramPanelRows
 	// A pipeline of one: while OpenBLAS computes the products of panel
 	// p + 1, a goroutine maps and mirrors panel p (they touch disjoint
 	// entries), so neither the map nor the mirror waits for the cores.
 	var pending sync.WaitGroup
 	for i0 := 0; i0 < n; i0 += gramPanelRows {
 		i1 := min(i0+gramPanelRows, n)
+		if err := o.cancelled(fmt.Sprintf("Gram panel %d of %d", i0/gramPanelRows+1, panels)); err != nil {
+			pending.Wait()
+			return err
+		}
 		panel := out[i0*ld+i0:]
 		s.products(panel, ld, i0, i1, i0, n, true)
 		pending.Wait()
+		if o.Progress != nil && i0 > 0 {
+			o.Progress(done, total)
+		}
+		done += int64(i1-i0) * int64(2*n-i0-i1+1) / 2
 		pending.Add(1)
 		go func() {
 			defer pending.Done()
@@ -581,6 +613,10 @@ func GramMapInto(x *mat.Dense, em ElementMap, o GramOptions, out []float64, ld i
 		}()
 	}
 	pending.Wait()
+	if o.Progress != nil {
+		o.Progress(total, total)
+	}
+	return nil
 }
 
 // mirrorPanel copies the upper-triangle entries of rows [i0, i1) into the

@@ -255,12 +255,34 @@ func GramTiles32(x *mat.Dense, em ElementMap, o GramOptions) (*SymTiles32, error
 		bufs[i] = make([]float64, t*ld)
 	}
 	// OpenBLAS computes the products of chunk c + 1 while a goroutine maps
-	// chunk c and rounds it into its tiles.
+	// chunk c and rounds it into its tiles. After a cancellation the
+	// remaining chunks are skipped.
+	var stop error
+	skipped := make([]bool, len(chunks))
+	total, done := int64(n)*int64(n+1)/2, int64(0)
 	par.Pipeline(len(chunks), depth, func(c int) {
+		if stop == nil {
+			stop = o.cancelled(fmt.Sprintf("Gram chunk %d of %d", c+1, len(chunks)))
+		}
+		if stop != nil {
+			skipped[c] = true
+			return
+		}
 		ch := chunks[c]
 		i0, i1 := ch.I*t, min((ch.I+1)*t, n)
-		s.products(bufs[c%depth], ld, i0, i1, ch.J0*t, min(ch.J1*t, n), ch.J0 == ch.I)
+		j0, j1 := ch.J0*t, min(ch.J1*t, n)
+		s.products(bufs[c%depth], ld, i0, i1, j0, j1, ch.J0 == ch.I)
+		if o.Progress != nil {
+			o.Progress(done, total)
+		}
+		done += int64(i1-i0) * int64(j1-j0)
+		if ch.J0 == ch.I {
+			done -= int64(i1-i0) * int64(i1-i0-1) / 2
+		}
 	}, func(c int) {
+		if skipped[c] {
+			return
+		}
 		ch, buf := chunks[c], bufs[c%depth]
 		i0, i1 := ch.I*t, min((ch.I+1)*t, n)
 		j0, j1 := ch.J0*t, min(ch.J1*t, n)
@@ -281,6 +303,13 @@ func GramTiles32(x *mat.Dense, em ElementMap, o GramOptions) (*SymTiles32, error
 			}
 		})
 	})
+	if stop != nil {
+		st.Free()
+		return nil, stop
+	}
+	if o.Progress != nil {
+		o.Progress(total, total)
+	}
 	return st, nil
 }
 

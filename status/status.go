@@ -132,12 +132,46 @@ func (s Status) String() string {
 type Error struct {
 	Status Status
 	Kind   error
+	// Cause, when not nil, is what ended the run besides the sentinel (a
+	// context's error for a cancelled run).
+	Cause error
 }
 
 func (e *Error) Error() string { return e.Status.String() }
 
-// Unwrap returns the sentinel.
-func (e *Error) Unwrap() error { return e.Kind }
+// Unwrap returns the sentinel and the cause, so errors.Is finds both
+// (status.ErrStopped and context.Canceled for a cancelled run).
+func (e *Error) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{e.Kind, e.Cause}
+	}
+	return []error{e.Kind}
+}
+
+// Cancelled is the error of a run stopped because its context ended
+// (cause is ctx.Err(), or context.Cause(ctx)): Status Stopped, wrapping
+// ErrStopped and cause. where says what was stopped ("Gram panel 3 of 12",
+// "pass 41").
+func Cancelled(cause error, where string) error {
+	detail := "the context ended"
+	if cause != nil {
+		detail = cause.Error()
+	}
+	if where != "" {
+		detail += " (" + where + ")"
+	}
+	return &Error{Status: Status{Code: Stopped, Detail: detail}, Kind: ErrStopped, Cause: cause}
+}
+
+// StatusOf returns the Status of err when it is (or wraps) an *Error, and
+// whether it is.
+func StatusOf(err error) (Status, bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Status, true
+	}
+	return Status{}, false
+}
 
 // Stats is the work a run took. Passes counts reads of the operator
 // (Operator.Apply calls), MatVecs the vectors they processed, Evaluations

@@ -68,6 +68,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	labelColumn := fs.Int("label-column", 0, "a CSV column of labels to leave out of the features: 1 the first, -1 the last (0: none)")
 	save := fs.String("save", "", "fit: write the fitted model to this file (a NumPy .npz archive; kdual kpca transform --model reads it)")
 	modelPath := fs.String("model", "", "transform: the model file written by fit --save; --input is then the new data to project")
+	quiet := fs.Bool("quiet", false, "no progress line on stderr (shown only when stderr is a terminal and the fit takes over 2 s)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -158,8 +159,20 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	}
 	m := &kpca.KPCA{Components: *s, Kernel: k, Solver: sv, NoCenter: *noCenter,
 		Operator: opKind, MemoryBudget: budget, Products: prec}
+	update, endLine := progressLine(*quiet)
+	if update != nil {
+		m.Progress = func(p kpca.Progress) {
+			stage := p.Stage
+			if stage == "solve" {
+				stage = "solve (" + sv.Name() + "), passes"
+			}
+			update(stage, p.Done, p.Total)
+		}
+	}
 	start := time.Now()
-	if err := m.Fit(x); err != nil {
+	err = m.FitContext(runCtx, x)
+	endLine()
+	if err != nil {
 		return err
 	}
 	fitSeconds := time.Since(start).Seconds()

@@ -17,13 +17,19 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/kdual/kdual/status"
 )
 
 type command struct {
@@ -45,8 +51,31 @@ var commands = []command{
 var errUsage = errors.New("usage")
 
 func main() {
+	// The first Ctrl-C (or SIGTERM) cancels runCtx: long library calls stop
+	// within a panel or a pass and the command exits 130 with a message; a
+	// second one kills the process as usual.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	runCtx = ctx
+	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		stderrIsTerminal = true
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// runCtx is the context of the command's long calls, cancelled by Ctrl-C
+// in main.
+var runCtx = context.Background()
+
+// stderrIsTerminal turns on progress lines (see progressLine).
+var stderrIsTerminal bool
+
+// exitStopped is the exit status of a command stopped by Ctrl-C (128 +
+// SIGINT, as shells report it).
+const exitStopped = 130
 
 // diag is where commands write notes for people (the planner's choice, a
 // check's result): the stderr of run.
@@ -76,6 +105,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 			case errors.Is(err, errUsage):
 				fmt.Fprintf(stderr, "kdual %s: %v\n", c.name, err)
 				return 2
+			case errors.Is(err, status.ErrStopped) && runCtx.Err() != nil:
+				detail := "interrupted"
+				if st, ok := status.StatusOf(err); ok && st.Detail != "" {
+					detail += ": " + st.Detail
+				}
+				fmt.Fprintf(stderr, "kdual %s: %s; nothing written\n", c.name, detail)
+				return exitStopped
 			}
 			fmt.Fprintf(stderr, "kdual %s: %v\n", c.name, err)
 			return 1
@@ -157,4 +193,33 @@ func version() string {
 		}
 	}
 	return v + " " + info.GoVersion
+}
+
+// progressLine returns a function that keeps one line on stderr up to date
+// with a long computation's progress ("kernel 43%", "solve: 120 passes"),
+// or nil when stderr is not a terminal or quiet is set. Nothing is shown
+// for the first two seconds, then at most five updates a second; done
+// ends the line.
+func progressLine(quiet bool) (update func(stage string, done, total int64), done func()) {
+	if quiet || !stderrIsTerminal {
+		return nil, func() {}
+	}
+	start, last, shown := time.Now(), time.Time{}, false
+	update = func(stage string, d, total int64) {
+		now := time.Now()
+		if now.Sub(start) < 2*time.Second || now.Sub(last) < 200*time.Millisecond {
+			return
+		}
+		last, shown = now, true
+		if total > 0 {
+			fmt.Fprintf(diag, "\rkdual: %s %3.0f%%   ", stage, 100*float64(d)/float64(total))
+		} else {
+			fmt.Fprintf(diag, "\rkdual: %s: %d   ", stage, d)
+		}
+	}
+	return update, func() {
+		if shown {
+			fmt.Fprint(diag, "\r\033[K")
+		}
+	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -512,4 +514,37 @@ func TestKPCALabelColumnAndDelimiter(t *testing.T) {
 	require.Contains(t, stderr, "line 2 column 4")
 	code, _, _ = runCLI(t, "kpca", "fit", "--input", a, "--delimiter", "ab")
 	require.Equal(t, 2, code)
+}
+
+// A cancelled run (Ctrl-C cancels runCtx in main) ends with exit status
+// 130, one line naming where it stopped, and nothing on stdout; a .npy
+// input fits like the same CSV.
+func TestKPCAInterruptedAndNumPyInput(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "d.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("1,2\n3,4\n5,7\n2,2\n0,1\n"), 0o644))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	runCtx = ctx
+	code, out, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--components", "1")
+	runCtx = context.Background()
+	require.Equal(t, exitStopped, code, stderr)
+	require.Empty(t, out)
+	require.Contains(t, stderr, "interrupted")
+	require.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one line: %q", stderr)
+
+	// The same five rows as an .npy file (float64, C order).
+	npy := filepath.Join(dir, "d.npy")
+	head := "{'descr': '<f8', 'fortran_order': False, 'shape': (5, 2), }\n"
+	raw := append([]byte("\x93NUMPY\x01\x00"), byte(len(head)), 0)
+	raw = append(raw, head...)
+	for _, v := range []float64{1, 2, 3, 4, 5, 7, 2, 2, 0, 1} {
+		raw = binary.LittleEndian.AppendUint64(raw, math.Float64bits(v))
+	}
+	require.NoError(t, os.WriteFile(npy, raw, 0o644))
+	code, fromCSV, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--components", "1", "--solver", "dense")
+	require.Equal(t, 0, code, stderr)
+	code, fromNPY, stderr := runCLI(t, "kpca", "fit", "--input", npy, "--components", "1", "--solver", "dense")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, fromCSV, fromNPY)
 }

@@ -1,6 +1,7 @@
 package kpca
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -152,7 +153,7 @@ func KappaMax(h *mat.Dense, kind LossKind) float64 {
 // iteration, from the square-loss solution (an eigensolve). It stops when
 // the dual objective ½‖H‖² + Ψ*(H) − Tr√(HᵀGH) changes by less than
 // Tol·|objective| (default 1e-9).
-func (k *KPCA) fitDCA(op eig.Operator, o DCA) error {
+func (k *KPCA) fitDCA(ctx context.Context, op eig.Operator, o DCA) error {
 	if err := o.Loss.check(); err != nil {
 		return err
 	}
@@ -213,6 +214,14 @@ func (k *KPCA) fitDCA(op eig.Operator, o DCA) error {
 				return err
 			}
 			return fmt.Errorf("kpca: dca: %d iterations, objective still changing: %w", it, ErrNotConverged)
+		}
+		if ctx.Err() != nil {
+			err := status.Cancelled(context.Cause(ctx), fmt.Sprintf("after dca iteration %d", it))
+			k.info.Status, _ = status.StatusOf(err)
+			if serr := k.setFromDual(h, gh); serr != nil {
+				return serr
+			}
+			return fmt.Errorf("kpca: dca: %w", err)
 		}
 		prev = obj
 		h.Mul(gh, ms.invSqrt)

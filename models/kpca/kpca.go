@@ -1,6 +1,7 @@
 package kpca
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -67,6 +68,11 @@ type KPCA struct {
 	// Float32 is the former switch for float32 storage; it means
 	// Operator = eig.OperatorFloat32.
 	Float32 bool
+	// Progress, when not nil, is called from the fitting goroutine as the
+	// fit advances: while the kernel is built (Stage "kernel", Done and
+	// Total in kernel entries) and after every pass of the solver (Stage
+	// "solve", Done the passes so far, Total 0).
+	Progress func(Progress)
 
 	fitted bool
 	n      int
@@ -86,6 +92,12 @@ type KPCA struct {
 	fitKernel kernel.Kernel
 	fitCenter bool
 	fitAlpha  float64
+}
+
+// Progress is how far a fit is (see KPCA.Progress).
+type Progress struct {
+	Stage       string
+	Done, Total int64
 }
 
 // Info reports how the fit went.
@@ -111,8 +123,19 @@ type Info struct {
 
 // Fit computes the kernel operator of x (n×d) and fits it. x is not
 // modified (a copy is kept for Transform).
-func (k *KPCA) Fit(x *mat.Dense) error {
+func (k *KPCA) Fit(x *mat.Dense) error { return k.FitContext(context.Background(), x) }
+
+// FitContext is Fit that stops when ctx ends: within one panel of the
+// kernel build or of a matrix-free pass, or one solver pass (one iteration
+// of lbfgs and dca). The error then wraps status.ErrStopped and ctx's
+// cause (context.Canceled, context.DeadlineExceeded), Info().Status is
+// status.Stopped, and the model is kept as a partial fit (Fitted() true)
+// where the solver has one: lbfgs and dca stopped between iterations keep
+// their last iterate; an eigensolver stopped in its Krylov phase, or any
+// solver stopped during the kernel build, leaves the model unfitted.
+func (k *KPCA) FitContext(ctx context.Context, x *mat.Dense) error {
 	k.fitted = false
+	k.info = Info{}
 	if x == nil || x.IsEmpty() {
 		return fmt.Errorf("kpca: Fit: empty data: %w", ErrInvalid)
 	}
@@ -134,13 +157,21 @@ func (k *KPCA) Fit(x *mat.Dense) error {
 		return fmt.Errorf("kpca: Fit: %w", err)
 	}
 	start := time.Now()
-	op, err := eig.NewKernelOperator(x, k.Kernel, plan.Operator, !k.NoCenter, k.Products)
+	o := linalg.GramOptions{Products: k.Products, Context: ctx}
+	if k.Progress != nil {
+		o.Progress = func(done, total int64) { k.Progress(Progress{Stage: "kernel", Done: done, Total: total}) }
+	}
+	op, err := eig.NewKernelOperator(x, k.Kernel, plan.Operator, !k.NoCenter, o)
 	if err != nil {
+		k.info.Solver = k.solverOf().Name()
+		if st, ok := status.StatusOf(err); ok {
+			k.info.Status = st
+		}
 		return fmt.Errorf("kpca: Fit: %w", err)
 	}
 	kernelSeconds := time.Since(start).Seconds()
 	k.x = nil
-	fitErr := k.fitOperator(op, plan.Solver)
+	fitErr := k.fitOperator(ctx, op, plan.Solver)
 	if k == nil || !k.fitted {
 		return fitErr
 	}
@@ -159,8 +190,12 @@ func (k *KPCA) Fit(x *mat.Dense) error {
 // FitGram fits a precomputed n×n kernel matrix, centred implicitly unless
 // NoCenter (g is not modified; it is read during the fit only).
 // Transform then takes kernel rows (TransformGram); pre-images need Fit.
-func (k *KPCA) FitGram(g *mat.SymDense) error {
+func (k *KPCA) FitGram(g *mat.SymDense) error { return k.FitGramContext(context.Background(), g) }
+
+// FitGramContext is FitGram that stops when ctx ends, as FitContext does.
+func (k *KPCA) FitGramContext(ctx context.Context, g *mat.SymDense) error {
 	k.fitted = false
+	k.info = Info{}
 	k.x = nil
 	if k.FitInverse {
 		return fmt.Errorf("kpca: FitInverse needs Fit on data, not FitGram: %w", ErrInvalid)
@@ -184,7 +219,7 @@ func (k *KPCA) FitGram(g *mat.SymDense) error {
 		}
 	}
 	kernelSeconds := time.Since(start).Seconds()
-	fitErr := k.fitOperator(op, nil)
+	fitErr := k.fitOperator(ctx, op, nil)
 	if k == nil || !k.fitted {
 		return fitErr
 	}
@@ -194,7 +229,7 @@ func (k *KPCA) FitGram(g *mat.SymDense) error {
 
 // fitOperator fits the (centred, when wanted) kernel operator op; auto,
 // when non-nil, is the solver the planner paired with the operator.
-func (k *KPCA) fitOperator(op eig.Operator, auto eig.Solver) error {
+func (k *KPCA) fitOperator(ctx context.Context, op eig.Operator, auto eig.Solver) error {
 	n := op.Dim()
 	s := k.Components
 	if s < 1 || s >= n {
@@ -205,7 +240,11 @@ func (k *KPCA) fitOperator(op eig.Operator, auto eig.Solver) error {
 		k.center = c.Centering()
 	}
 	k.fitKernel, k.fitCenter, k.fitAlpha = k.Kernel, !k.NoCenter, k.Alpha
-	counter := &eig.Counting{Op: op}
+	watched := &watchOp{Operator: op, progress: k.Progress}
+	if ctx.Done() != nil {
+		watched.Operator = eig.WithContext(ctx, op)
+	}
+	counter := &eig.Counting{Op: watched}
 	k.n = n
 	solver := k.solverOf()
 	k.info = Info{Solver: solver.Name()}
@@ -214,9 +253,9 @@ func (k *KPCA) fitOperator(op eig.Operator, auto eig.Solver) error {
 	var err error
 	switch sv := solver.(type) {
 	case LBFGS:
-		err = k.fitLBFGS(counter, sv)
+		err = k.fitLBFGS(ctx, counter, sv)
 	case DCA:
-		err = k.fitDCA(counter, sv)
+		err = k.fitDCA(ctx, counter, sv)
 	case Eigen:
 		es := sv.Solver
 		if a, ok := es.(eig.Auto); ok || es == nil {
@@ -234,6 +273,9 @@ func (k *KPCA) fitOperator(op eig.Operator, auto eig.Solver) error {
 	}
 	k.info.SolveSeconds = time.Since(start).Seconds()
 	k.info.Passes = counter.Passes
+	if st, ok := status.StatusOf(err); ok && st.Code == status.Stopped {
+		k.info.Status = st
+	}
 	// A solver that stopped early (iteration limit, the caller's Stop)
 	// leaves a usable partial model: it is kept, and the error says why it
 	// is partial (ErrNotConverged, ErrStopped); Info().Status says more.
@@ -352,13 +394,26 @@ func SolveDual(op eig.Operator, s int, o DualOptions) (*DualResult, error) {
 	return dr, nil
 }
 
-// fitLBFGS minimises the dual cost.
-func (k *KPCA) fitLBFGS(op eig.Operator, o LBFGS) error {
+// fitLBFGS minimises the dual cost; ctx is checked after every iteration
+// (the operator checks it before every pass too).
+func (k *KPCA) fitLBFGS(ctx context.Context, op eig.Operator, o LBFGS) error {
+	cancelled := false
+	stop := func(iter int, cost float64) bool {
+		if ctx.Err() != nil {
+			cancelled = true
+			return true
+		}
+		return o.Stop != nil && o.Stop(iter, cost)
+	}
 	r, err := SolveDual(op, k.Components, DualOptions{
-		Start: o.Start, Seed: o.Seed, Tol: o.Tol, MaxIter: o.MaxIter, Stop: o.Stop,
+		Start: o.Start, Seed: o.Seed, Tol: o.Tol, MaxIter: o.MaxIter, Stop: stop,
 	})
 	if r == nil {
 		return err
+	}
+	if cancelled {
+		err = status.Cancelled(context.Cause(ctx), fmt.Sprintf("after lbfgs iteration %d", r.Iterations))
+		r.Status, _ = status.StatusOf(err)
 	}
 	k.info.Iterations = r.Iterations
 	k.info.FailedSearches = r.FailedSearches
@@ -616,4 +671,28 @@ func (k *KPCA) CheckResiduals() (res []float64, lambda1 float64, err error) {
 		res[j] = math.Sqrt(sum)
 	}
 	return res, k.values[0], nil
+}
+
+// watchOp reports every pass to a Progress callback and passes an explicit
+// matrix on (for the dense solver).
+type watchOp struct {
+	eig.Operator
+	progress func(Progress)
+	passes   int64
+}
+
+func (w *watchOp) Apply(dst, x *mat.Dense) error {
+	err := w.Operator.Apply(dst, x)
+	w.passes++
+	if w.progress != nil && err == nil {
+		w.progress(Progress{Stage: "solve", Done: w.passes})
+	}
+	return err
+}
+
+func (w *watchOp) SymMatrix() *mat.SymDense {
+	if m, ok := w.Operator.(eig.Matrixer); ok {
+		return m.SymMatrix()
+	}
+	return nil
 }
