@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"image/color"
 	"math"
@@ -37,6 +38,10 @@ type RKMOptions struct {
 	Tol, LR                 float64
 	Seed                    uint64
 	Plot                    string
+	// Context, when set, stops the training (status.ErrStopped); Progress,
+	// when set, is called after every Stiefel step.
+	Context  context.Context
+	Progress func(step int)
 }
 
 // RKMReport is the outcome of RunRKMForecast (kdual rkm forecast prints it).
@@ -126,8 +131,15 @@ func RunRKMForecast(o RKMOptions) (*RKMReport, error) {
 		xView = rkm.View{Features: f}
 	}
 	m.Views = []rkm.View{xView, {Features: rkm.Identity{}}}
-	if err := m.Fit([]*mat.Dense{x, y}); err != nil {
-		if !m.Fitted() {
+	if o.Progress != nil {
+		m.Stiefel.Callback = func(k int, _ float64, _ *mat.Dense) bool { o.Progress(k); return false }
+	}
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := m.FitContext(ctx, []*mat.Dense{x, y}); err != nil {
+		if !m.Fitted() || ctx.Err() != nil {
 			return nil, err
 		}
 		// The Stiefel run stopped before its test: the model is usable,

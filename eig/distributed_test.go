@@ -1,6 +1,7 @@
 package eig_test
 
 import (
+	"context"
 	"math"
 	"sync"
 	"testing"
@@ -129,7 +130,12 @@ func TestKrylovOnDistributedOperator(t *testing.T) {
 			go func(id int) {
 				defer wg.Done()
 				p := &part{w: w, id: id, a: a, off: bounds[id], rows: bounds[id+1] - bounds[id]}
-				results[id], errs[id] = s.Solve(p, k)
+				var op eig.Operator = p
+				if id == 1 {
+					// A context wrapper keeps the operator distributed.
+					op = eig.WithContext(context.Background(), p)
+				}
+				results[id], errs[id] = s.Solve(op, k)
 			}(id)
 		}
 		wg.Wait()

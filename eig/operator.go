@@ -218,10 +218,25 @@ func checkApply(n int, dst, x *mat.Dense) (int, error) {
 // ended, Apply returns status.Cancelled (wrapping status.ErrStopped and
 // the context's cause) without touching dst, so a solver stops within one
 // pass. Operators whose single pass is long (KernelOp) check a context of
-// their own between panels too.
+// their own between panels too. A Distributed operator stays Distributed;
+// its parts must then see the same cancellation (a part that stops alone
+// leaves the others waiting in their reductions).
 func WithContext(ctx context.Context, op Operator) Operator {
-	return &ctxOp{op: op, ctx: ctx}
+	c := &ctxOp{op: op, ctx: ctx}
+	if d, ok := op.(Distributed); ok {
+		return ctxDistOp{c, d}
+	}
+	return c
 }
+
+type ctxDistOp struct {
+	*ctxOp
+	d Distributed
+}
+
+func (c ctxDistOp) GlobalDim() int       { return c.d.GlobalDim() }
+func (c ctxDistOp) RowOffset() int       { return c.d.RowOffset() }
+func (c ctxDistOp) Reduction() Reduction { return c.d.Reduction() }
 
 type ctxOp struct {
 	op     Operator
@@ -240,8 +255,13 @@ func (c *ctxOp) Apply(dst, x *mat.Dense) error {
 }
 
 // SymMatrix passes the wrapped operator's explicit matrix on (for the
-// dense solver), nil when it has none.
+// dense solver), nil when it has none or the context has ended (the
+// solver then calls Apply, which reports the cancellation; a LAPACK
+// eigensolve already running is not interrupted).
 func (c *ctxOp) SymMatrix() *mat.SymDense {
+	if c.ctx.Err() != nil {
+		return nil
+	}
 	if m, ok := c.op.(Matrixer); ok {
 		return m.SymMatrix()
 	}

@@ -24,6 +24,7 @@
 package stiefel
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -90,6 +91,10 @@ type Settings struct {
 	Seed uint64
 	// Callback, if set, is called after every step; returning true stops.
 	Callback func(iter int, f float64, a *mat.Dense) bool
+	// Context, if set, is checked after every step: once it has ended the
+	// run stops with the current (feasible) point, Status Stopped and an
+	// error wrapping status.ErrStopped and the context's cause.
+	Context context.Context
 }
 
 // Result reports a minimisation.
@@ -226,6 +231,7 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 	}
 	w := newWorkspace(m, s)
 	res := &Result{}
+	var cancelled error
 	f := obj.Eval(a, w.g)
 	for k := 1; k <= st.MaxIter; k++ {
 		if math.IsNaN(f) || math.IsInf(f, 0) || !finite(w.g) {
@@ -269,6 +275,11 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 			res.Status = status.Status{Code: status.Stopped, Detail: fmt.Sprintf("the Callback returned true at step %d", k)}
 			break
 		}
+		if st.Context != nil && st.Context.Err() != nil {
+			cancelled = status.Cancelled(context.Cause(st.Context), fmt.Sprintf("after step %d", k))
+			res.Status, _ = status.StatusOf(cancelled)
+			break
+		}
 	}
 	res.A, res.F = a, f
 	if res.Status.Code == status.NotRun {
@@ -278,6 +289,9 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 		} else {
 			res.Status = status.Status{Code: status.FixedSchedule, Detail: fmt.Sprintf("%d steps (Tol < 0)", res.Iterations)}
 		}
+	}
+	if cancelled != nil {
+		return res, fmt.Errorf("stiefel: %w", cancelled)
 	}
 	if err := res.Status.Err(); err != nil {
 		return res, fmt.Errorf("stiefel: %w", err)

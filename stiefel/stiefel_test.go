@@ -1,6 +1,7 @@
 package stiefel
 
 import (
+	"context"
 	"math"
 	"runtime"
 	"testing"
@@ -234,4 +235,30 @@ func TestAdamFirstStepIsScaleFree(t *testing.T) {
 			require.Greater(t, mat.Norm(&d, 2), 0.1*lr, "the step is not vanishing")
 		}
 	}
+}
+
+// A context cancelled during the run stops it after the step in progress,
+// with the feasible current point, Status Stopped and an error wrapping
+// ErrStopped and context.Canceled.
+func TestContextStops(t *testing.T) {
+	const m, s = 40, 3
+	b := testmat.WithSpectrum(dataset.NewRand(2), spectrum(m))
+	ctx, cancel := context.WithCancel(context.Background())
+	last := 0
+	res, err := Minimize(traceObjective{b}, m, s, nil, Settings{
+		MaxIter: 1000, Tol: -1, Context: ctx,
+		Callback: func(k int, _ float64, _ *mat.Dense) bool {
+			last = k
+			if k == 7 {
+				cancel()
+			}
+			return false
+		},
+	})
+	require.ErrorIs(t, err, status.ErrStopped)
+	require.ErrorIs(t, err, context.Canceled)
+	require.Equal(t, 7, res.Iterations)
+	require.Equal(t, 7, last)
+	require.Equal(t, status.Stopped, res.Status.Code)
+	require.LessOrEqual(t, Defect(res.A), 1e-10)
 }

@@ -131,7 +131,7 @@ func runEig(args []string, stdout io.Writer) error {
 			return err
 		}
 		start := time.Now()
-		if res, err = sv.Solve(op, k); err != nil {
+		if res, err = sv.Solve(eig.WithContext(runCtx, op), k); err != nil {
 			return err
 		}
 		solveS = append(solveS, time.Since(start).Seconds())

@@ -53,11 +53,16 @@ var errUsage = errors.New("usage")
 func main() {
 	// The first Ctrl-C (or SIGTERM) cancels runCtx: long library calls stop
 	// within a panel or a pass and the command exits 130 with a message; a
-	// second one kills the process as usual.
+	// second one kills the process as usual. A command still running 3 s
+	// later (a step that does not watch the context, such as one LAPACK
+	// call) is ended the same way.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()
 		stop()
+		time.Sleep(3 * time.Second)
+		fmt.Fprintln(os.Stderr, "\nkdual: interrupted; nothing written")
+		os.Exit(exitStopped)
 	}()
 	runCtx = ctx
 	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {

@@ -29,6 +29,7 @@ func runRKM(args []string, stdout io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the random features and the Stiefel start")
 	plotOut := fs.String("plot", "", "write the forecast against the truth and the first latent components as PNG")
 	jsonOut := fs.String("json", "", "write JSON to FILE, or - for standard output")
+	quiet := fs.Bool("quiet", false, "no progress line on stderr (shown only when stderr is a terminal and training takes over 2 s)")
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
@@ -38,9 +39,15 @@ func runRKM(args []string, stdout io.Writer) error {
 	case *train != "eig" && *train != "stiefel":
 		return usagef("--train %q: want eig or stiefel", *train)
 	}
+	update, endLine := progressLine(*quiet)
+	var progress func(int)
+	if update != nil {
+		progress = func(k int) { update("stiefel steps", int64(k), 0) }
+	}
 	rep, err := bench.RunRKMForecast(bench.RKMOptions{Data: *data, Setting: *setting, Training: *train, Rotate: *rotate,
 		NoRescale: *noRescale, S: *s, Lag: *lag, RFF: *rff, Sigma: *sigma, Test: *test, MaxIter: *maxIter,
-		Tol: *tol, LR: *lr, Seed: *seed, Plot: *plotOut})
+		Tol: *tol, LR: *lr, Seed: *seed, Plot: *plotOut, Context: runCtx, Progress: progress})
+	endLine()
 	if err != nil {
 		return err
 	}

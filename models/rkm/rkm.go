@@ -34,6 +34,7 @@
 package rkm
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -159,6 +160,7 @@ type Model struct {
 	// (the model is kept; Fit returns it).
 	partial error
 	targets map[int]*target // inference caches, per target view
+	ctx     context.Context // during FitContext only
 }
 
 // Info reports a fit.
@@ -187,7 +189,16 @@ type fitView struct {
 }
 
 // Fit trains the model on one n×d_v matrix per view.
-func (m *Model) Fit(xs []*mat.Dense) error {
+func (m *Model) Fit(xs []*mat.Dense) error { return m.FitContext(context.Background(), xs) }
+
+// FitContext is Fit that stops when ctx ends: after the Stiefel step in
+// progress (the feasible point so far is kept as a partial model, as for
+// an iteration limit) or before the eigensolver's next pass (no model).
+// The error wraps status.ErrStopped and ctx's cause; Info().Status is
+// status.Stopped.
+func (m *Model) FitContext(ctx context.Context, xs []*mat.Dense) error {
+	m.ctx = ctx
+	defer func() { m.ctx = nil }()
 	start := time.Now()
 	m.fitted, m.targets = false, nil
 	if len(m.Views) == 0 || len(xs) != len(m.Views) {

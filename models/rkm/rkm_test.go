@@ -1,6 +1,7 @@
 package rkm
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -8,8 +9,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 	"github.com/kdual/kdual/stiefel"
 )
 
@@ -299,4 +302,36 @@ func TestImplicitViewTestKernelCentred(t *testing.T) {
 			require.InDelta(t, want, kc.At(i, j), 1e-12, "(%d,%d)", i, j)
 		}
 	}
+}
+
+// FitContext: a context cancelled during Stiefel training keeps the
+// feasible point reached as a partial model (Forecast works) with status
+// Stopped; cancelled before an eigensolve, nothing is fitted.
+func TestFitContextStops(t *testing.T) {
+	x, y, train, _ := sines(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	m := linearModel(Dual, Stiefel)
+	m.Stiefel.Callback = func(k int, _ float64, _ *mat.Dense) bool {
+		if k == 25 {
+			cancel()
+		}
+		return false
+	}
+	err := m.FitContext(ctx, []*mat.Dense{x, y})
+	require.ErrorIs(t, err, status.ErrStopped)
+	require.ErrorIs(t, err, context.Canceled)
+	require.Equal(t, status.Stopped, m.Info().Status.Code)
+	require.Equal(t, 25, m.Info().Iterations)
+	require.True(t, m.Fitted())
+	f, err := Forecast(m, train, sinesP, 5)
+	require.NoError(t, err)
+	require.Len(t, f, 5)
+
+	e := linearModel(Dual, Eig)
+	e.Solver = eig.Lanczos{}
+	err = e.FitContext(ctx, []*mat.Dense{x, y})
+	require.ErrorIs(t, err, status.ErrStopped)
+	require.False(t, e.Fitted())
+	require.Equal(t, status.Stopped, e.Info().Status.Code)
+	require.NoError(t, e.FitContext(context.Background(), []*mat.Dense{x, y}))
 }

@@ -37,7 +37,11 @@ func (o traceObjective) Eval(a, grad *mat.Dense) float64 {
 // Γ' = AᵀBA, rotated to diagonal when Rotate is set.
 func (m *Model) stiefelTrain(dim int, apply func(dst, a *mat.Dense)) (*mat.Dense, *mat.SymDense, error) {
 	s := m.s
-	res, err := stiefel.Minimize(traceObjective{apply}, dim, s, nil, m.Stiefel)
+	settings := m.Stiefel
+	if m.ctx != nil && m.ctx.Done() != nil {
+		settings.Context = m.ctx
+	}
+	res, err := stiefel.Minimize(traceObjective{apply}, dim, s, nil, settings)
 	if res == nil {
 		return nil, nil, err
 	}
@@ -79,9 +83,13 @@ func diag(v []float64) *mat.SymDense {
 // topEigen returns the s largest eigenpairs of a through the model's
 // eig.Solver (eig.Auto when nil), recording its status in Info.
 func (m *Model) topEigen(a *mat.SymDense, s int) ([]float64, *mat.Dense, error) {
+	var op eig.Operator
 	op, err := eig.NewDense(a)
 	if err != nil {
 		return nil, nil, err
+	}
+	if m.ctx != nil && m.ctx.Done() != nil {
+		op = eig.WithContext(m.ctx, op)
 	}
 	solver := m.Solver
 	if solver == nil {
@@ -90,6 +98,8 @@ func (m *Model) topEigen(a *mat.SymDense, s int) ([]float64, *mat.Dense, error) 
 	res, err := solver.Solve(op, s)
 	if res != nil {
 		m.info.Status = res.Status
+	} else if st, ok := status.StatusOf(err); ok {
+		m.info.Status = st
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("rkm: %w", err)
