@@ -59,7 +59,7 @@ bench-kdual: build
 	  if [ "$$flags" = full ]; then solvers=$$solvers,dense-full; fi; \
 	  if [ "$$flags" = center ]; then extra=--center; fi; \
 	  echo "== kdual: $$data $$kern $$bw $$flags (n=$(BENCH_N), s=20)"; \
-	  $(BIN) bench kpca --data $$data --n $(BENCH_N) --d $$d --s 20 --kernel $$kern --bandwidth $$bw $$extra \
+	  $(BIN) bench kpca --data $$data --n $(BENCH_N) --d $$d --components 20 --kernel $$kern --sigma $$bw $$extra \
 	    --delta 1e-2,1e-4 --solvers $$solvers --repeat $(BENCH_REPEAT) --json $(BENCHDIR)/$$tag-kdual.json; \
 	done
 
@@ -91,11 +91,11 @@ bench-kernelpca: build peer-deps
 	$(PYTHON) bench/peers/kernelpca.py $(BIN) --n 20000 --s 20 --repeat 2 --solvers auto,lanczos | tee $(BENCHDIR)/kernelpca-20000.md
 	@for n in $(KPCA_LARGE); do set -e; \
 	  echo "== kdual kpca fit, Fashion-MNIST n=$$n, planner's choice"; \
-	  $(BIN) kpca fit --data fashion --n $$n --components 20 --kernel gaussian --bandwidth median \
-	    --tol 1e-6 --products float32 --check --format json > $(BENCHDIR)/kpca-$$n.json; \
+	  $(BIN) kpca fit --data fashion --n $$n --components 20 --kernel gaussian --sigma median \
+	    --tol 1e-6 --products float32 --check --json - > $(BENCHDIR)/kpca-$$n.json; \
 	done
-	$(BIN) kpca fit --data fashion --n 100000 --components 20 --kernel gaussian --bandwidth median \
-	  --tol 1e-6 --products float32 --memory 6GiB --check --format json > $(BENCHDIR)/kpca-100000-6GiB.json
+	$(BIN) kpca fit --data fashion --n 100000 --components 20 --kernel gaussian --sigma median \
+	  --tol 1e-6 --products float32 --memory 6GiB --check --json - > $(BENCHDIR)/kpca-100000-6GiB.json
 
 # The Gaussian Gram matrix against NumPy's X @ X.T and rbf_kernel.
 # gonum's decompositions (mat.EigenSym, SVD, QR, LU, Cholesky, Eigen) at
@@ -117,7 +117,7 @@ bench-gram: build peer-deps
 # All sizes: the n = 60 000 Fashion-MNIST row of the paper's protocol, the
 # operator chosen by the planner (float32 half storage here, about 8 GB).
 bench-full: bench build
-	set -o pipefail; $(BIN) bench kpca --data fashion --n 60000 --kernel gaussian --bandwidth median \
+	set -o pipefail; $(BIN) bench kpca --data fashion --n 60000 --kernel gaussian --sigma median \
 	  --solvers lbfgs,lanczos,block --delta 1e-2,1e-4 --repeat 1 | tee $(BENCHDIR)/fashion-60000.txt
 
 bench-go: deps
@@ -138,9 +138,9 @@ bench-dual: build peer-deps
 # the 0/1 image sets (digits, Fashion-MNIST), with the figures in docs/.
 PPCA_OUT ?= docs
 ppca: build
-	@for q in 1 3 10; do $(BIN) ppca --data toy --q $$q --sample 300 --plot $(PPCA_OUT)/ppca_toy_q$$q.png; done
-	$(BIN) ppca --data digits --classes 0,1 --q 2 --gamma 4 --sample 100 --plot $(PPCA_OUT)/ppca_digits01.png
-	$(BIN) ppca --data fashion --classes 0,1 --n 500 --q 2 --gamma 4 --sample 100 --plot $(PPCA_OUT)/ppca_fashion01.png
+	@for q in 1 3 10; do $(BIN) ppca --data toy --components $$q --sample 300 --plot $(PPCA_OUT)/ppca_toy_q$$q.png; done
+	$(BIN) ppca --data digits --classes 0,1 --components 2 --sigma 4 --sample 100 --plot $(PPCA_OUT)/ppca_digits01.png
+	$(BIN) ppca --data fashion --classes 0,1 --n 500 --components 2 --sigma 4 --sample 100 --plot $(PPCA_OUT)/ppca_fashion01.png
 
 # The multi-view RKM paper's forecasting settings, figures in docs/: the sum
 # of sines in all four settings, SantaFe with dual and primal eig, and 100

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -223,9 +224,26 @@ func (t *MvTask) MedianSigma() (float64, error) {
 // MvChoice is the σ and l chosen on the validation split.
 type MvChoice struct {
 	Sigma    float64 `json:"sigma"`
-	L        int     `json:"l"`
+	L        int     `json:"components"`
 	Reg      float64 `json:"reg"`
 	Accuracy float64 `json:"validation_accuracy"` // mean over pairs
+}
+
+// UnmarshalJSON reads a choice, also from tables written before the number
+// of directions was called "components" (then "l").
+func (c *MvChoice) UnmarshalJSON(b []byte) error {
+	type plain MvChoice
+	aux := struct {
+		*plain
+		OldL *int `json:"l"`
+	}{plain: (*plain)(c)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.OldL != nil && c.L == 0 {
+		c.L = *aux.OldL
+	}
+	return nil
 }
 
 // MvRegs are the regularisation levels (kmvda.Model.Reg) tried on

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -24,7 +25,7 @@ type KPCAProblem struct {
 	Data      string  `json:"data"` // randn or fashion
 	N         int     `json:"n"`
 	D         int     `json:"d"`
-	S         int     `json:"s"`
+	S         int     `json:"components"`
 	Kernel    string  `json:"kernel"`    // laplace or gaussian
 	Bandwidth string  `json:"bandwidth"` // paper, median or a number
 	Sigma     float64 `json:"sigma"`
@@ -53,6 +54,23 @@ type KPCAProblem struct {
 	PeakRSSGB float64 `json:"peak_rss_gb"`
 	// DataOut, when set, receives the data matrix for peer programs.
 	DataOut string `json:"-"`
+}
+
+// UnmarshalJSON reads a problem, also from reports written before the
+// number of components was called "components" (then "s").
+func (p *KPCAProblem) UnmarshalJSON(b []byte) error {
+	type plain KPCAProblem
+	aux := struct {
+		*plain
+		OldS *int `json:"s"`
+	}{plain: (*plain)(p)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	if aux.OldS != nil && p.S == 0 {
+		p.S = *aux.OldS
+	}
+	return nil
 }
 
 // Built is a problem's kernel matrix as an operator.

@@ -34,7 +34,7 @@ type PPCAOptions struct {
 	N, Q          int
 	Sigma2        float64
 	Kernel        string
-	Gamma         float64
+	Sigma         float64
 	Sample        int
 	Nearest       int
 	Seed          uint64
@@ -47,8 +47,8 @@ type PPCAReport struct {
 	N            int       `json:"n"`
 	D            int       `json:"d"`
 	Kernel       string    `json:"kernel"`
-	Gamma        float64   `json:"gamma"`
-	Q            int       `json:"q"`
+	Sigma        float64   `json:"sigma"`
+	Q            int       `json:"components"`
 	Sigma2       float64   `json:"sigma2"`
 	Explained    float64   `json:"explained_variance"`
 	Eigenvalues  []float64 `json:"eigenvalues"` // the top min(N, q+10)
@@ -76,14 +76,14 @@ func RunPPCA(o PPCAOptions) (*PPCAReport, error) {
 	var k kernel.Kernel
 	switch o.Kernel {
 	case "rbf", "gaussian":
-		rep.Gamma = o.Gamma
-		if rep.Gamma == 0 {
-			rep.Gamma = 4
+		rep.Sigma = o.Sigma
+		if rep.Sigma == 0 {
+			rep.Sigma = 4
 			if o.Data == "toy" {
-				rep.Gamma = 2
+				rep.Sigma = 2
 			}
 		}
-		k = kernel.Kernel{Kind: kernel.Gaussian, Sigma: rep.Gamma}
+		k = kernel.Kernel{Kind: kernel.Gaussian, Sigma: rep.Sigma}
 	case "linear":
 	default:
 		return nil, fmt.Errorf("bench: ppca kernel %q: want rbf or linear: %w", o.Kernel, linalg.ErrInvalid)

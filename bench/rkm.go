@@ -50,7 +50,7 @@ type RKMReport struct {
 	Setting    string    `json:"setting"`
 	Training   string    `json:"training"`
 	Rotated    bool      `json:"rotated"`
-	S          int       `json:"s"`
+	S          int       `json:"components"`
 	Lag        int       `json:"lag"`
 	RFF        int       `json:"rff"`
 	Sigma      float64   `json:"sigma"`

@@ -85,7 +85,7 @@ def main():
             for delta in (1e-2, 1e-4):
                 xfile, hfile = os.path.join(tmp, "x.bin"), os.path.join(tmp, "h0.bin")
                 out = subprocess.run([binary, "bench", "kpca", "--data", data, "--n", str(n), "--d", str(d),
-                                      "--s", str(s), "--kernel", kern, "--bandwidth", bw, "--delta", str(delta),
+                                      "--components", str(s), "--kernel", kern, "--sigma", bw, "--delta", str(delta),
                                       "--solvers", "lbfgs", "--repeat", str(repeat), "--start-out", hfile,
                                       "--data-out", xfile, "--json", "-"],
                                      check=True, capture_output=True, text=True).stdout

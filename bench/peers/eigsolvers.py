@@ -47,7 +47,7 @@ def fashion(n):
 
 
 def kdual(binary, n, k, *args):
-    out = subprocess.run([binary, "eig", "--matrix", "fashion", "--n", str(n), "--k", str(k),
+    out = subprocess.run([binary, "eig", "--matrix", "fashion", "--n", str(n), "--components", str(k),
                           "--json", "-", *args], check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 

@@ -78,7 +78,7 @@ def main():
     a = randsym(5000, 1)
     ours, peer = [], []
     for _ in range(repeat):
-        r = kdual(binary, "--matrix", "randsym", "--n", "5000", "--k", "20")
+        r = kdual(binary, "--matrix", "randsym", "--n", "5000", "--components", "20")
         assert r["residual_max"] < 1e-12, r["residual_max"]
         ours.append(r["seconds"])
         peer.append(timed(lambda: scipy.linalg.eigh(a, subset_by_index=[4980, 4999], driver="evr")))
@@ -90,7 +90,7 @@ def main():
     ours, peer = [], []
     sigma = None
     for _ in range(repeat):
-        r = kdual(binary, "--matrix", "fashion", "--n", "7000", "--k", "1")
+        r = kdual(binary, "--matrix", "fashion", "--n", "7000", "--components", "1")
         sigma = r["sigma"]
         ours.append(r["kernel_seconds"])
         gamma = 1.0 / (2 * sigma * sigma)

@@ -44,7 +44,7 @@ def main():
     ours, syrk, rbf = [], [], []
     sigma = None
     for _ in range(repeat):
-        out = subprocess.run([binary, "eig", "--matrix", "fashion", "--n", str(n), "--k", "1",
+        out = subprocess.run([binary, "eig", "--matrix", "fashion", "--n", str(n), "--components", "1",
                               "--solver", "lanczos", "--json", "-"],
                              check=True, capture_output=True, text=True).stdout
         r = json.loads(out)

@@ -52,7 +52,7 @@ def main():
     def ours(solver):
         out = subprocess.run([binary, "kpca", "fit", "--data", "fashion", "--n", str(n),
                               "--components", str(s), "--kernel", "gaussian",
-                              "--bandwidth", "median", "--solver", solver, "--format", "json"],
+                              "--sigma", "median", "--solver", solver, "--json", "-"],
                              check=True, capture_output=True, text=True).stdout
         r = json.loads(out)
         return r["fit_seconds"], np.array(r["eigenvalues"]), r["sigma"]

@@ -213,8 +213,8 @@ def main():
     out_path = arg("--out", "peers.json")
     with tempfile.TemporaryDirectory() as tmp:
         xfile, hfile, pfile = (os.path.join(tmp, f) for f in ("x.bin", "h0.bin", "problem.json"))
-        cmd = [binary, "bench", "kpca", "--data", data, "--n", str(n), "--d", str(d), "--s", str(s),
-               "--kernel", kern, "--bandwidth", bw, "--delta", str(max(deltas)), "--seed", str(seed),
+        cmd = [binary, "bench", "kpca", "--data", data, "--n", str(n), "--d", str(d), "--components", str(s),
+               "--kernel", kern, "--sigma", bw, "--delta", str(max(deltas)), "--seed", str(seed),
                "--solvers", "lbfgs", "--repeat", "1", "--start-out", hfile, "--data-out", xfile, "--json", pfile]
         subprocess.run(cmd + (["--center"] if centred else []), check=True)
         prob = json.load(open(pfile))["problem"]

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -42,12 +43,15 @@ func runBench(args []string, stdout io.Writer) error {
 	}
 	fs := newFlags("bench kpca")
 	p := &bench.KPCAProblem{}
-	fs.StringVar(&p.Data, "data", "randn", "data: randn or fashion")
+	fs.StringVar(&p.Data, "data", "randn", "data: randn, synth1, fashion, or decay (the paper's Fig. 1 matrix, with --decay-c)")
 	fs.IntVar(&p.N, "n", 2000, "number of points")
 	fs.IntVar(&p.D, "d", 256, "dimension (randn)")
-	fs.IntVar(&p.S, "s", 20, "number of components")
+	fs.IntVar(&p.S, "components", 20, "number of components s")
+	alias(fs, "s", "components")
+	fs.Float64Var(&p.Decay, "decay-c", 0.002, "decay: c of the spectrum e^{−c·i} (the paper's Fig. 1 uses 0.002)")
 	fs.StringVar(&p.Kernel, "kernel", "laplace", "kernel: laplace or gaussian")
-	fs.StringVar(&p.Bandwidth, "bandwidth", "paper", "bandwidth: paper, median or a number")
+	fs.StringVar(&p.Bandwidth, "sigma", "paper", "bandwidth σ: paper, median or a number")
+	alias(fs, "bandwidth", "sigma")
 	fs.BoolVar(&p.Center, "center", false, "centre the kernel matrix (the papers' code does not)")
 	fs.BoolVar(&p.Float32, "float32", false, "store the kernel matrix in float32 (the same as --operator float32)")
 	fs.StringVar(&p.Operator, "operator", "auto", "kernel operator: auto (planned from n, d, s, the smallest δ and --memory), float64, float32 or matrix-free")
@@ -63,8 +67,16 @@ func runBench(args []string, stdout io.Writer) error {
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
+	decaySet := false
+	fs.Visit(func(f *flag.Flag) { decaySet = decaySet || f.Name == "decay-c" })
+	if p.Data != "decay" {
+		if decaySet {
+			return usagef("--decay-c is for --data decay")
+		}
+		p.Decay = 0
+	}
 	if p.N < 2 || p.S < 1 || p.S >= p.N || *repeat < 1 {
-		return usagef("need n ≥ 2, 1 ≤ s < n, repeat ≥ 1")
+		return usagef("need n ≥ 2, 1 ≤ s < n (--components), repeat ≥ 1")
 	}
 	var ds []float64
 	for _, f := range strings.Split(*deltas, ",") {

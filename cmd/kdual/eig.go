@@ -16,14 +16,14 @@ import (
 type eigReport struct {
 	Matrix        string    `json:"matrix"`
 	N             int       `json:"n"`
-	K             int       `json:"k"`
+	K             int       `json:"components"`
 	Solver        string    `json:"solver"`
 	Sigma         float64   `json:"sigma,omitempty"`
 	Seconds       float64   `json:"seconds"`
 	KernelSeconds float64   `json:"kernel_seconds"`
 	ResidualMax   float64   `json:"residual_max"`
 	Orthogonality float64   `json:"orthogonality"`
-	Values        []float64 `json:"values"`
+	Values        []float64 `json:"eigenvalues"`
 	Repeat        int       `json:"repeat"`
 	Tol           float64   `json:"tol"`
 	Float32       bool      `json:"float32"`
@@ -39,7 +39,8 @@ func runEig(args []string, stdout io.Writer) error {
 	matrix := fs.String("matrix", "randsym", "matrix: fashion (Gaussian kernel of Fashion-MNIST) or randsym (Q·diag(1/i)·Qᵀ)")
 	n := fs.Int("n", 1000, "matrix size")
 	sigma := fs.Float64("sigma", 0, "Gaussian bandwidth for fashion; 0: median pairwise distance of the first min(n,1000) images")
-	k := fs.Int("k", 0, "number of leading eigenpairs; 0 means all")
+	k := fs.Int("components", 0, "number of leading eigenpairs; 0 means all")
+	alias(fs, "k", "components")
 	solver := fs.String("solver", "dense", "solver: dense, lanczos, randomized, block or auto")
 	tol := fs.Float64("tol", 0, "relative tolerance of the iterative solvers (0: their default, 1e-10; randomized: 0 runs its fixed schedule)")
 	ncv := fs.Int("ncv", 0, "Krylov basis size for lanczos and block (0: default)")
@@ -58,7 +59,7 @@ func runEig(args []string, stdout io.Writer) error {
 		return usagef("--n %d must be at least 1", *n)
 	}
 	if *k < 0 || *k > *n {
-		return usagef("--k %d outside 0…n", *k)
+		return usagef("--components %d outside 0…n", *k)
 	}
 	if *repeat < 1 {
 		return usagef("--repeat %d must be at least 1", *repeat)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
@@ -21,7 +20,7 @@ type infoReport struct {
 
 func runInfo(args []string, stdout io.Writer) error {
 	fs := newFlags("info")
-	asJSON := fs.Bool("json", false, "print JSON")
+	jsonOut := fs.String("json", "", "write JSON to FILE, or - (or --json alone) for standard output")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -30,10 +29,8 @@ func runInfo(args []string, stdout io.Writer) error {
 		Parallel: native.Parallel(), Go: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 		CPUs: runtime.NumCPU(),
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+	if *jsonOut != "" {
+		return writeJSON(*jsonOut, stdout, r)
 	}
 	fmt.Fprintf(stdout, "OpenBLAS:   %s\ncore:       %s\nthreads:    %d (%s)\nGo:         %s (GOMAXPROCS %d, %d CPUs)\n",
 		r.OpenBLAS, r.Core, r.Threads, r.Parallel, r.Go, r.GOMAXPROCS, r.CPUs)

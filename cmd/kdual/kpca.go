@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -51,7 +50,9 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	scale := fs.Float64("scale", 1, "multiply the data by this (e.g. 1/255 for images)")
 	s := fs.Int("components", 2, "number of components s")
 	kern := fs.String("kernel", "gaussian", "kernel: linear, gaussian, laplace, polynomial")
-	bw := fs.String("bandwidth", "median", "bandwidth: median, paper or a number")
+	bw := fs.String("sigma", "median", "bandwidth σ of the gaussian and laplace kernels: median, paper or a number")
+	alias(fs, "bandwidth", "sigma")
+	gamma := fs.Float64("gamma", 0, "gaussian kernel as scikit-learn writes it, exp(−γ‖x−y‖²), instead of --sigma: σ = 1/√(2γ)")
 	solver := fs.String("solver", "auto", "solver: auto, dense, lanczos, block, randomized, lbfgs, dca")
 	loss := fs.String("loss", "square", "dca loss: square, huber1, huber2, huberf, epsinf, eps2")
 	param := fs.Float64("param", 0, "dca loss parameter: κ (huber; a fraction of κ_max with --relative) or ε")
@@ -59,7 +60,8 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	noCenter := fs.Bool("no-center", false, "do not centre the kernel matrix")
 	tol := fs.Float64("tol", 0, "solver tolerance (0: default)")
 	seed := fs.Uint64("seed", 1, "seed")
-	format := fs.String("format", "csv", "output: csv (scores) or json (eigenvalues, scores, info)")
+	format := fs.String("format", "csv", "deprecated: csv (scores, the default) or json (the same as --json -)")
+	jsonOut := fs.String("json", "", "write JSON (eigenvalues, scores, info; docs/json.md) to FILE, or - for standard output, instead of the scores as CSV")
 	operator := fs.String("operator", "auto", "kernel operator: auto (planned from n, d, s, --tol and --memory), float64, float32 (half storage) or matrix-free")
 	memory := fs.String("memory", "", "memory budget for the planner, e.g. 8GiB or 512MiB (default: the memory available)")
 	products := fs.String("products", "float64", "arithmetic of the kernel's inner products for the float32 and matrix-free operators: float64 or float32 (sgemm, each entry within a stated bound)")
@@ -82,17 +84,28 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch *format {
+	case "csv":
+	case "json":
+		if *jsonOut == "" {
+			*jsonOut = "-"
+		}
+	default:
+		return usagef("--format %q: want csv or json", *format)
+	}
+	if set["format"] {
+		fmt.Fprintln(diag, "kdual: warning: --format is deprecated and will be removed; use --json FILE or --json - for JSON (CSV scores are the default)")
+	}
 	if cmd == "transform" && *modelPath != "" {
-		return kpcaTransformModel(*modelPath, *input, csvOpt, *scale, *format, stdout)
+		return kpcaTransformModel(*modelPath, *input, csvOpt, *scale, *jsonOut, stdout)
 	}
 	if cmd == "transform" {
 		fmt.Fprintln(diag, "kdual: warning: transform without --model fits the model again on --input; fit once with --save and transform with --model")
 	}
 	if cmd == "fit" && *apply != "" {
 		return usagef("--apply projects new data: use kdual kpca transform")
-	}
-	if *format != "csv" && *format != "json" {
-		return usagef("--format %q: want csv or json", *format)
 	}
 	opKind, err := eig.ParseOperatorKind(*operator)
 	if err != nil {
@@ -136,13 +149,20 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	k := kernel.Kernel{Kind: kind}
-	if kind == kernel.Gaussian || kind == kernel.Laplace {
+	switch {
+	case set["gamma"] && (kind != kernel.Gaussian || set["sigma"] || set["bandwidth"] || !(*gamma > 0) || math.IsInf(*gamma, 0)):
+		return usagef("--gamma %g: a positive γ for the gaussian kernel, instead of --sigma", *gamma)
+	case set["gamma"]:
+		k.Sigma = 1 / math.Sqrt(2**gamma)
+	case kind == kernel.Gaussian || kind == kernel.Laplace:
 		if k.Sigma, err = kernel.Bandwidth(*bw, kind, x); err != nil {
 			if errors.Is(err, kernel.ErrInvalid) && *bw != "paper" && *bw != "median" {
-				return fmt.Errorf("%w: --bandwidth: %v", errUsage, err)
+				return fmt.Errorf("%w: --sigma: %v", errUsage, err)
 			}
 			return err
 		}
+	case set["sigma"] || set["bandwidth"]:
+		return usagef("--sigma is for the gaussian and laplace kernels, not %s", kind)
 	}
 	losses := map[string]kpca.LossKind{"square": kpca.Square, "huber1": kpca.Huber1, "huber2": kpca.Huber2,
 		"huberf": kpca.HuberF, "epsinf": kpca.EpsInf, "eps2": kpca.Eps2}
@@ -211,15 +231,8 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		}
 	}
 	vals, _ := m.Eigenvalues()
-	if *format == "json" {
-		r, c := z.Dims()
-		rows := make([][]float64, r)
-		for i := range rows {
-			rows[i] = append([]float64(nil), z.RawRowView(i)[:c]...)
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"eigenvalues": vals, "sigma": k.Sigma, "info": info, "scores": rows,
+	if *jsonOut != "" {
+		return writeJSON(*jsonOut, stdout, map[string]any{"eigenvalues": vals, "sigma": k.Sigma, "info": info, "scores": rowsOf(z),
 			"operator": info.Operator, "plan_reason": info.PlanReason, "kernel_seconds": info.KernelSeconds,
 			"solve_seconds": info.SolveSeconds, "fit_seconds": fitSeconds, "peak_rss_bytes": bigmem.PeakRSS(),
 			"products": prec.String(), "check": checked, "n": x.RawMatrix().Rows,
@@ -255,13 +268,21 @@ func saveModel(m *kpca.KPCA, path string) (err error) {
 	return m.Save(f)
 }
 
-// kpcaTransformModel projects the rows of input with a saved model.
-func kpcaTransformModel(modelPath, input string, csvOpt dataset.CSVOptions, scale float64, format string, stdout io.Writer) error {
+// rowsOf returns the rows of z as slices (for JSON).
+func rowsOf(z *mat.Dense) [][]float64 {
+	r, c := z.Dims()
+	rows := make([][]float64, r)
+	for i := range rows {
+		rows[i] = append([]float64(nil), z.RawRowView(i)[:c]...)
+	}
+	return rows
+}
+
+// kpcaTransformModel projects the rows of input with a saved model; JSON
+// to jsonOut when it is not "".
+func kpcaTransformModel(modelPath, input string, csvOpt dataset.CSVOptions, scale float64, jsonOut string, stdout io.Writer) error {
 	if input == "" {
 		return usagef("--input is required: the new data to project")
-	}
-	if format != "csv" && format != "json" {
-		return usagef("--format %q: want csv or json", format)
 	}
 	f, err := os.Open(modelPath)
 	if err != nil {
@@ -281,16 +302,9 @@ func kpcaTransformModel(modelPath, input string, csvOpt dataset.CSVOptions, scal
 	if err != nil {
 		return err
 	}
-	if format == "json" {
+	if jsonOut != "" {
 		vals, _ := m.Eigenvalues()
-		r, c := z.Dims()
-		rows := make([][]float64, r)
-		for i := range rows {
-			rows[i] = append([]float64(nil), z.RawRowView(i)[:c]...)
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"eigenvalues": vals, "scores": rows, "model": modelPath, "n": r})
+		return writeJSON(jsonOut, stdout, map[string]any{"eigenvalues": vals, "scores": rowsOf(z), "model": modelPath, "n": z.RawMatrix().Rows})
 	}
 	writeCSV(stdout, z)
 	return nil
@@ -308,11 +322,9 @@ func floatList(s string) ([]float64, error) {
 	return out, nil
 }
 
-func writeJSONOrTable(stdout io.Writer, asJSON bool, v any, table func()) error {
-	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+func writeJSONOrTable(stdout io.Writer, jsonOut string, v any, table func()) error {
+	if jsonOut != "" {
+		return writeJSON(jsonOut, stdout, v)
 	}
 	table()
 	return nil
@@ -324,7 +336,7 @@ func runKPCARobust(args []string, stdout io.Writer) error {
 	seeds := fs.Int("seeds", 20, "seeds averaged")
 	s := fs.Int("components", 4, "components s (the paper does not give it; 4 = d for Iris)")
 	omega := fs.Float64("omega", 0.08, "contaminated fraction ω")
-	asJSON := fs.Bool("json", false, "print JSON")
+	jsonOut := fs.String("json", "", "write JSON to FILE, or - (or --json alone) for standard output")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -336,7 +348,7 @@ func runKPCARobust(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeJSONOrTable(stdout, *asJSON, rows, func() {
+	return writeJSONOrTable(stdout, *jsonOut, rows, func() {
 		fmt.Fprintf(stdout, "Iris, ω=%g, s=%d, means over %d seeds: test MSE in input space (pre-images) | test error in feature space\n", *omega, *s, *seeds)
 		fmt.Fprintf(stdout, "| τ | square | H²κ (0.8κmax) | H¹κ (0.6κmax) | feature: square | H²κ | H¹κ |\n|---|---|---|---|---|---|---|\n")
 		for _, r := range rows {
@@ -353,7 +365,7 @@ func runKPCASparse(args []string, stdout io.Writer) error {
 	s := fs.Int("components", 5, "components s")
 	eps := fs.String("eps", "0,0.05,0.1,0.15,0.2,0.25,0.3,0.4", "ε grid")
 	seed := fs.Uint64("seed", 1, "seed")
-	asJSON := fs.Bool("json", false, "print JSON")
+	jsonOut := fs.String("json", "", "write JSON to FILE, or - (or --json alone) for standard output")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -365,7 +377,7 @@ func runKPCASparse(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeJSONOrTable(stdout, *asJSON, rows, func() {
+	return writeJSONOrTable(stdout, *jsonOut, rows, func() {
 		fmt.Fprintf(stdout, "ℓ²_ε, n=%d, d=%d, s=%d (feature-space reconstruction of the training points)\n", *n, *d, *s)
 		fmt.Fprintf(stdout, "| ε | zero rows of H | error ratio to square loss | variance captured vs square loss |\n|---|---|---|---|\n")
 		for _, r := range rows {

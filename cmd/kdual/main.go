@@ -25,10 +25,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/kdual/kdual/native"
 	"github.com/kdual/kdual/status"
 )
 
@@ -135,14 +139,28 @@ func usage(w io.Writer) {
 	}
 }
 
-// newFlags returns a flag set whose parse errors are usage errors.
+// newFlags returns a flag set whose parse errors are usage errors, with
+// the flags every command has: --threads N (OpenBLAS threads and Go's
+// GOMAXPROCS; 0 keeps the defaults) and --quiet is added where a command
+// shows progress.
 func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("kdual "+name, flag.ContinueOnError)
 	fs.SetOutput(os.Stderr)
+	fs.Int("threads", 0, "threads for OpenBLAS and Go (0: OpenBLAS's default and every CPU)")
 	return fs
 }
 
+// parse parses args; a bare --json (last, or followed by another flag)
+// means --json - (JSON on standard output).
 func parse(fs *flag.FlagSet, args []string) error {
+	args = append([]string(nil), args...)
+	for i, a := range args {
+		if (a == "--json" || a == "-json") && fs.Lookup("json") != nil {
+			if i+1 == len(args) || (strings.HasPrefix(args[i+1], "-") && args[i+1] != "-") {
+				args[i] = "--json=-"
+			}
+		}
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -152,7 +170,44 @@ func parse(fs *flag.FlagSet, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
+	if f := fs.Lookup("threads"); f != nil {
+		n, _ := strconv.Atoi(f.Value.String())
+		switch {
+		case n < 0:
+			return usagef("--threads %d: want a positive number, or 0 for the defaults", n)
+		case n > 0:
+			if err := native.SetThreads(n); err != nil {
+				return fmt.Errorf("%w: --threads: %v", errUsage, err)
+			}
+			runtime.GOMAXPROCS(n)
+		}
+	}
 	return nil
+}
+
+// alias makes old a deprecated name of the flag name: it sets the same
+// value and warns on stderr. Old names keep working for one release.
+func alias(fs *flag.FlagSet, old, name string) {
+	f := fs.Lookup(name)
+	if f == nil {
+		panic("kdual: alias of an unknown flag " + name)
+	}
+	fs.Var(&deprecated{Value: f.Value, old: old, name: name}, old, "deprecated name of --"+name)
+}
+
+type deprecated struct {
+	flag.Value
+	old, name string
+}
+
+func (d *deprecated) Set(s string) error {
+	fmt.Fprintf(diag, "kdual: warning: --%s is deprecated and will be removed; use --%s\n", d.old, d.name)
+	return d.Value.Set(s)
+}
+
+func (d *deprecated) IsBoolFlag() bool {
+	b, ok := d.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 func usagef(format string, args ...any) error {

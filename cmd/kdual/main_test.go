@@ -44,7 +44,7 @@ func TestEigRandSymJSON(t *testing.T) {
 	require.NoError(t, err)
 	var fields map[string]any
 	require.NoError(t, json.Unmarshal(raw, &fields))
-	for _, f := range []string{"matrix", "n", "k", "solver", "seconds", "kernel_seconds", "residual_max", "orthogonality", "values"} {
+	for _, f := range []string{"matrix", "n", "components", "solver", "seconds", "kernel_seconds", "residual_max", "orthogonality", "eigenvalues"} {
 		require.Contains(t, fields, f)
 	}
 	var r eigReport
@@ -111,7 +111,7 @@ func TestBenchKPCAJSON(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &raw))
 	var prob map[string]any
 	require.NoError(t, json.Unmarshal(raw["problem"], &prob))
-	for _, f := range []string{"data", "n", "d", "s", "kernel", "sigma", "center", "gram_seconds", "float32"} {
+	for _, f := range []string{"data", "n", "d", "components", "kernel", "sigma", "center", "gram_seconds", "float32"} {
 		require.Contains(t, prob, f)
 	}
 	var results []map[string]any
@@ -228,7 +228,7 @@ func TestPPCA(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	var r struct {
 		N         int       `json:"n"`
-		Q         int       `json:"q"`
+		Q         int       `json:"components"`
 		Sigma2    float64   `json:"sigma2"`
 		Explained float64   `json:"explained_variance"`
 		Values    []float64 `json:"eigenvalues"`
@@ -308,7 +308,7 @@ func TestKMvDA(t *testing.T) {
 		Kind   string `json:"kind"`
 		Choice struct {
 			Sigma float64 `json:"sigma"`
-			L     int     `json:"l"`
+			L     int     `json:"components"`
 		} `json:"choice"`
 		Pairs []struct {
 			Gallery  string  `json:"gallery"`

@@ -100,25 +100,26 @@ type Progress struct {
 	Done, Total int64
 }
 
-// Info reports how the fit went.
+// Info reports how the fit went (its JSON keys are snake_case).
 type Info struct {
-	Solver     string
-	Iterations int
+	Solver     string `json:"solver"`
+	Iterations int    `json:"iterations"`
 	// Passes over G (Apply calls). For lbfgs: one per iteration, one for
 	// the start (two for StartSketch) and one per failed line search.
-	Passes         int
-	FailedSearches int
-	Cost           float64
+	Passes         int     `json:"passes"`
+	FailedSearches int     `json:"failed_searches"`
+	Cost           float64 `json:"cost"`
 	// Status is how the solver ended (status.Converged with the stopping
 	// test it passed, FixedSchedule for a randomized solve without Tol, …).
-	Status status.Status
+	Status status.Status `json:"status"`
 	// Operator is how G was stored ("float64", "float32", "matrix-free",
 	// or "precomputed" for FitGram) and PlanReason why.
-	Operator   string
-	PlanReason string
+	Operator   string `json:"operator"`
+	PlanReason string `json:"plan_reason"`
 	// KernelSeconds builds the operator (Gram matrix, centring
 	// statistics); SolveSeconds runs the solver.
-	KernelSeconds, SolveSeconds float64
+	KernelSeconds float64 `json:"kernel_seconds"`
+	SolveSeconds  float64 `json:"solve_seconds"`
 }
 
 // Fit computes the kernel operator of x (n×d) and fits it. x is not
