@@ -164,7 +164,8 @@ func (t *MvTask) Evaluate(m *kmvda.Model, ls []int) (*MvScore, error) {
 	if m.Kind == kmvda.RFF {
 		sc.M = m.Features
 	}
-	lmax := len(m.Values())
+	vals, _ := m.Eigenvalues()
+	lmax := len(vals)
 	for _, l := range ls {
 		if l <= lmax {
 			sc.Ls = append(sc.Ls, l)
@@ -175,11 +176,11 @@ func (t *MvTask) Evaluate(m *kmvda.Model, ls []int) (*MvScore, error) {
 	}
 	for _, p := range t.Pairs {
 		gx, gl := gallery(t.Test[p[0]], t.TestLabels[p[0]])
-		g, err := m.Project(p[0], gx)
+		g, err := m.Transform(p[0], gx)
 		if err != nil {
 			return nil, err
 		}
-		pr, err := m.Project(p[1], t.Test[p[1]])
+		pr, err := m.Transform(p[1], t.Test[p[1]])
 		if err != nil {
 			return nil, err
 		}

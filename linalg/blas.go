@@ -106,3 +106,45 @@ func Symmetrize(a *mat.SymDense) {
 	raw := a.RawSymmetric()
 	MirrorUpper(raw.N, raw.Data, raw.Stride)
 }
+
+// DenseOf returns a as a *mat.Dense for code that needs raw rows: a itself
+// (a view, not a copy) when it is one, a copy otherwise; nil for a nil or
+// empty matrix. Library functions take mat.Matrix, as gonum's do, and use
+// it so that a Slice or a transpose can be passed without a type
+// assertion; nothing is written through the result.
+func DenseOf(a mat.Matrix) *mat.Dense {
+	switch m := a.(type) {
+	case nil:
+		return nil
+	case *mat.Dense:
+		if m == nil || m.IsEmpty() {
+			return nil
+		}
+		return m
+	}
+	if r, c := a.Dims(); r == 0 || c == 0 {
+		return nil
+	}
+	return mat.DenseCopyOf(a)
+}
+
+// SymDenseOf returns a as a *mat.SymDense: a itself when it is one, a
+// copy otherwise; nil for a nil or empty matrix.
+func SymDenseOf(a mat.Symmetric) *mat.SymDense {
+	switch m := a.(type) {
+	case nil:
+		return nil
+	case *mat.SymDense:
+		if m == nil || m.IsEmpty() {
+			return nil
+		}
+		return m
+	}
+	n := a.SymmetricDim()
+	if n == 0 {
+		return nil
+	}
+	out := mat.NewSymDense(n, nil)
+	out.CopySym(a)
+	return out
+}

@@ -110,15 +110,15 @@ func run(t *testing.T, b []byte) {
 			pp.Q, pp.Sigma2 = s.int(), s.float()
 			pd.Q, pd.Sigma2 = s.int(), s.float()
 		case 13:
-			_, _ = pp.Project(x)
-			_, _ = pp.Reconstruct(x)
+			_, _ = pp.Transform(x)
+			_, _ = pp.InverseTransform(x)
 			_, _ = pp.ExplainedVariance()
 			_, _ = pp.PosteriorCov()
 		case 14:
 			pd.Kernel = s.kernel()
 			_ = pd.Fit(x)
 		case 15:
-			_, _ = pd.Project(x)
+			_, _ = pd.Transform(x)
 			_, _ = pd.Sample(s.int(), 1)
 			_, _ = pd.A()
 			_, _ = pd.Eigenvalues()
@@ -152,8 +152,8 @@ func run(t *testing.T, b []byte) {
 		case 22:
 			kv.Kind, kv.Sigma, kv.Dim, kv.Reg, kv.Features = kmvda.Kind(s.next(4)), s.float(), s.int(), s.float(), s.int()
 		case 23:
-			_, _ = kv.Project(s.int(), x)
-			_ = kv.Values()
+			_, _ = kv.Transform(s.int(), x)
+			_, _ = kv.Eigenvalues()
 			_ = kv.Info()
 		}
 	}

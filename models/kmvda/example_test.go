@@ -24,8 +24,8 @@ func ExampleModel() {
 		fmt.Println(err)
 		return
 	}
-	g, _ := m.Project(0, v0)
-	p, _ := m.Project(1, v1)
+	g, _ := m.Transform(0, v0)
+	p, _ := m.Transform(1, v1)
 	rate, _ := kmvda.Rank1(g, p, labels, labels)
 	fmt.Println("rank-1 rate:", rate)
 	// Output:

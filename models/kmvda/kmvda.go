@@ -306,15 +306,33 @@ func (m *Model) Fit(views []*mat.Dense, labels [][]int) error {
 	return nil
 }
 
-// Values returns the l generalised eigenvalues, decreasing.
+// Eigenvalues returns the l generalised eigenvalues, decreasing
+// (ErrNotFitted before a fit), as every kdual model's Eigenvalues does.
+func (m *Model) Eigenvalues() ([]float64, error) {
+	if m == nil || !m.fitted {
+		return nil, ErrNotFitted
+	}
+	return append([]float64(nil), m.values...), nil
+}
+
+// Values returns the l generalised eigenvalues, decreasing (nil before a
+// fit).
+//
+// Deprecated: use Eigenvalues.
 func (m *Model) Values() []float64 { return append([]float64(nil), m.values...) }
 
 // Info reports the last fit.
 func (m *Model) Info() Info { return m.info }
 
-// Project maps new samples of view j (rows) to the common l-dimensional
+// Project is Transform.
+//
+// Deprecated: use Transform, the name every kdual model uses.
+func (m *Model) Project(j int, y *mat.Dense) (*mat.Dense, error) { return m.Transform(j, y) }
+
+// Transform maps new samples of view j (rows) to the common l-dimensional
 // space: W_jᵀ φ(y), or Z_jᵀ k(X_j, y) in the kernel form.
-func (m *Model) Project(j int, y *mat.Dense) (*mat.Dense, error) {
+func (m *Model) Transform(j int, ym mat.Matrix) (*mat.Dense, error) {
+	y := linalg.DenseOf(ym)
 	if m == nil || !m.fitted {
 		return nil, ErrNotFitted
 	}

@@ -178,10 +178,12 @@ func TestGEPResidual(t *testing.T) {
 			d, s = dualScatters(ks, labels, classOf, sizes)
 			z = stack(m.z)
 		}
-		require.Equal(t, 5, len(m.Values()), "l = c − 1")
+		vals, err := m.Eigenvalues()
+		require.NoError(t, err)
+		require.Equal(t, 5, len(vals), "l = c − 1")
 		eps := m.Info().Epsilon
 		dn := mat.Norm(d, 2)
-		for c, lam := range m.Values() {
+		for c, lam := range vals {
 			zc := z.ColView(c)
 			var dz, sz mat.VecDense
 			dz.MulVec(d, zc)
@@ -258,7 +260,8 @@ func TestIdenticalViewsIsLDA(t *testing.T) {
 	}
 	z, vals, _, _, err := solveGEP(nil, sb, sw, nil, 4, eps/(tr/4), 0)
 	require.NoError(t, err)
-	got := m.Values()
+	got, err := m.Eigenvalues()
+	require.NoError(t, err)
 	require.Len(t, got, 4)
 	for c := 0; c < 4; c++ {
 		require.InDelta(t, vals[c], got[c], 1e-9*vals[0])
@@ -278,7 +281,7 @@ func TestProjectAndRank1(t *testing.T) {
 	views, labels := multiView(t, 2, 8, 5, 6, 4)
 	m := &Model{Kind: RBF, Sigma: 4}
 	require.NoError(t, m.Fit(views, labels))
-	p, err := m.Project(1, views[1])
+	p, err := m.Transform(1, views[1])
 	require.NoError(t, err)
 	g, err := kernel.Gram(views[1], kernel.Kernel{Kind: kernel.Gaussian, Sigma: 4})
 	require.NoError(t, err)
@@ -290,9 +293,9 @@ func TestProjectAndRank1(t *testing.T) {
 	for _, kind := range []Kind{Linear, RBF, RFF} {
 		m := &Model{Kind: kind, Sigma: 4, Features: 512}
 		require.NoError(t, m.Fit(views, labels))
-		gal, err := m.Project(0, test[0])
+		gal, err := m.Transform(0, test[0])
 		require.NoError(t, err)
-		pr, err := m.Project(1, test[1])
+		pr, err := m.Transform(1, test[1])
 		require.NoError(t, err)
 		acc, err := Rank1(gal, pr, testLabels[0], testLabels[1])
 		require.NoError(t, err)
@@ -312,12 +315,12 @@ func TestErrors(t *testing.T) {
 	lone := [][]int{{0, 0, 1, 1, 2, 9}, {0, 0, 1, 1, 2, 2}}
 	require.ErrorIs(t, m.Fit(views, lone), ErrInvalid)
 	require.ErrorIs(t, (&Model{Kind: RBF}).Fit(views, labels), ErrInvalid) // no σ
-	_, err := m.Project(0, views[0])
+	_, err := m.Transform(0, views[0])
 	require.ErrorIs(t, err, ErrNotFitted)
 	require.NoError(t, m.Fit(views, labels))
-	_, err = m.Project(0, mat.NewDense(2, 5, nil))
+	_, err = m.Transform(0, mat.NewDense(2, 5, nil))
 	require.ErrorIs(t, err, ErrInvalid)
-	_, err = m.Project(3, views[0])
+	_, err = m.Transform(3, views[0])
 	require.ErrorIs(t, err, ErrInvalid)
 	_, err = Rank1(mat.NewDense(2, 2, nil), mat.NewDense(2, 3, nil), []int{0, 1}, []int{0, 1})
 	require.ErrorIs(t, err, ErrInvalid)
@@ -336,14 +339,15 @@ func TestRFFDualFormEqualsPrimal(t *testing.T) {
 	require.NoError(t, d.Fit(views, labels))
 	require.Equal(t, "dual", d.Info().Form)
 	require.InDelta(t, p.Info().Epsilon, d.Info().Epsilon, 1e-12*p.Info().Epsilon)
-	pv, dv := p.Values(), d.Values()
+	pv, _ := p.Eigenvalues()
+	dv, _ := d.Eigenvalues()
 	for c := range pv {
 		require.InDelta(t, pv[c], dv[c], 1e-8*pv[0])
 	}
 	for j := 0; j < 2; j++ {
-		pp, err := p.Project(j, views[j])
+		pp, err := p.Transform(j, views[j])
 		require.NoError(t, err)
-		dp, err := d.Project(j, views[j])
+		dp, err := d.Transform(j, views[j])
 		require.NoError(t, err)
 		for c := 0; c < 4; c++ {
 			// Same direction up to scale and sign.

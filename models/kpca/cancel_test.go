@@ -119,3 +119,37 @@ func TestFitContextBackground(t *testing.T) {
 	require.True(t, mat.Equal(s1, s2))
 	require.False(t, errors.Is(k1.Info().Status.Err(), status.ErrStopped))
 }
+
+// Inputs are mat.Matrix, as in gonum: a Slice or a transpose is accepted
+// without a type assertion and gives what its copy gives; nil and empty
+// inputs are typed errors; nothing is written to the arguments.
+func TestMatrixInputs(t *testing.T) {
+	big := gaussData(t, 90, 6, 7)
+	view := big.Slice(10, 70, 1, 5) // 60×4, strided
+	dense := mat.DenseCopyOf(view)
+	before := mat.DenseCopyOf(big)
+	a := &KPCA{Components: 3, Kernel: rbf, FitInverse: true}
+	b := &KPCA{Components: 3, Kernel: rbf, FitInverse: true}
+	require.NoError(t, a.Fit(view))
+	require.NoError(t, b.Fit(dense))
+	var tr mat.Dense
+	tr.CloneFrom(dense.T())
+	za, err := a.Transform(tr.T()) // a mat.Transpose
+	require.NoError(t, err)
+	zb, err := b.Transform(dense)
+	require.NoError(t, err)
+	require.True(t, mat.Equal(za, zb))
+	xa, err := a.InverseTransform(za.Slice(0, 5, 0, 3))
+	require.NoError(t, err)
+	require.Equal(t, 5, xa.RawMatrix().Rows)
+	require.True(t, mat.Equal(before, big), "the data were not written")
+	for _, bad := range []func() error{
+		func() error { _, err := a.Transform(nil); return err },
+		func() error { _, err := a.InverseTransform(nil); return err },
+		func() error { _, err := a.TransformGram(nil); return err },
+		func() error { return (&KPCA{Components: 1}).Fit(nil) },
+		func() error { return (&KPCA{Components: 1}).FitGram(nil) },
+	} {
+		require.ErrorIs(t, bad(), ErrInvalid)
+	}
+}

@@ -124,7 +124,7 @@ type Info struct {
 
 // Fit computes the kernel operator of x (n×d) and fits it. x is not
 // modified (a copy is kept for Transform).
-func (k *KPCA) Fit(x *mat.Dense) error { return k.FitContext(context.Background(), x) }
+func (k *KPCA) Fit(x mat.Matrix) error { return k.FitContext(context.Background(), x) }
 
 // FitContext is Fit that stops when ctx ends: within one panel of the
 // kernel build or of a matrix-free pass, or one solver pass (one iteration
@@ -134,9 +134,10 @@ func (k *KPCA) Fit(x *mat.Dense) error { return k.FitContext(context.Background(
 // where the solver has one: lbfgs and dca stopped between iterations keep
 // their last iterate; an eigensolver stopped in its Krylov phase, or any
 // solver stopped during the kernel build, leaves the model unfitted.
-func (k *KPCA) FitContext(ctx context.Context, x *mat.Dense) error {
+func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 	k.fitted = false
 	k.info = Info{}
+	x := linalg.DenseOf(xm)
 	if x == nil || x.IsEmpty() {
 		return fmt.Errorf("kpca: Fit: empty data: %w", ErrInvalid)
 	}
@@ -191,10 +192,11 @@ func (k *KPCA) FitContext(ctx context.Context, x *mat.Dense) error {
 // FitGram fits a precomputed n×n kernel matrix, centred implicitly unless
 // NoCenter (g is not modified; it is read during the fit only).
 // Transform then takes kernel rows (TransformGram); pre-images need Fit.
-func (k *KPCA) FitGram(g *mat.SymDense) error { return k.FitGramContext(context.Background(), g) }
+func (k *KPCA) FitGram(g mat.Symmetric) error { return k.FitGramContext(context.Background(), g) }
 
 // FitGramContext is FitGram that stops when ctx ends, as FitContext does.
-func (k *KPCA) FitGramContext(ctx context.Context, g *mat.SymDense) error {
+func (k *KPCA) FitGramContext(ctx context.Context, gm mat.Symmetric) error {
+	g := linalg.SymDenseOf(gm)
 	k.fitted = false
 	k.info = Info{}
 	k.x = nil
@@ -550,9 +552,13 @@ func (k *KPCA) Fitted() bool { return k.fitted }
 
 // Transform returns the m×s scores of the rows of x (m×d) by Eq. (8):
 // z = k_cᵀ·H·M^{-1/2}·Q, with k_c centred like G.
-func (k *KPCA) Transform(x *mat.Dense) (*mat.Dense, error) {
+func (k *KPCA) Transform(xm mat.Matrix) (*mat.Dense, error) {
 	if k == nil || !k.fitted {
 		return nil, ErrNotFitted
+	}
+	x := linalg.DenseOf(xm)
+	if x == nil {
+		return nil, fmt.Errorf("kpca: Transform: empty data: %w", ErrInvalid)
 	}
 	if k.x == nil {
 		return nil, fmt.Errorf("kpca: fitted with FitGram: use TransformGram: %w", ErrInvalid)
@@ -567,8 +573,8 @@ func (k *KPCA) Transform(x *mat.Dense) (*mat.Dense, error) {
 // TransformGram projects m new points given their m×n kernel rows against
 // the training points (uncentred; centred here like G, on a copy: kx is
 // not modified).
-func (k *KPCA) TransformGram(kx *mat.Dense) (*mat.Dense, error) {
-	return k.transformRows(kx, false)
+func (k *KPCA) TransformGram(kx mat.Matrix) (*mat.Dense, error) {
+	return k.transformRows(linalg.DenseOf(kx), false)
 }
 
 // transformRows is TransformGram; owned kernel rows are centred in place.

@@ -48,9 +48,13 @@ func (k *KPCA) fitInverse() error {
 
 // InverseTransform maps m×s scores back to m×d input space (needs
 // FitInverse).
-func (k *KPCA) InverseTransform(z *mat.Dense) (*mat.Dense, error) {
+func (k *KPCA) InverseTransform(zm mat.Matrix) (*mat.Dense, error) {
 	if k == nil || !k.fitted {
 		return nil, ErrNotFitted
+	}
+	z := linalg.DenseOf(zm)
+	if z == nil {
+		return nil, fmt.Errorf("kpca: InverseTransform: empty scores: %w", ErrInvalid)
 	}
 	if k.inverse == nil {
 		return nil, fmt.Errorf("kpca: InverseTransform needs FitInverse: %w", ErrNotFitted)

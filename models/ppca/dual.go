@@ -53,8 +53,9 @@ type Dual struct {
 
 // Fit fits the model to the rows of x with the model's kernel. x is kept
 // for pre-images.
-func (m *Dual) Fit(x *mat.Dense) error {
-	if x == nil || x.IsEmpty() {
+func (m *Dual) Fit(xm mat.Matrix) error {
+	x := linalg.DenseOf(xm)
+	if x == nil {
 		return invalidf("Fit: empty data")
 	}
 	g, err := kernel.Gram(x, m.Kernel)
@@ -248,13 +249,32 @@ func (m *Dual) TrainKernelVectors() (*mat.Dense, error) {
 	return mat.DenseCopyOf(m.kc), nil
 }
 
-// Project returns h_MAP of the rows of x (one row of q latent values each).
-func (m *Dual) Project(x *mat.Dense) (*mat.Dense, error) {
-	k, err := m.KernelVectors(x)
+// Transform returns h_MAP of the rows of x (one row of q latent values
+// each), as KPCA.Transform does for kernel PCA.
+func (m *Dual) Transform(x mat.Matrix) (*mat.Dense, error) {
+	k, err := m.KernelVectors(linalg.DenseOf(x))
 	if err != nil {
 		return nil, err
 	}
 	return m.ProjectKernel(k)
+}
+
+// Project is Transform.
+//
+// Deprecated: use Transform, the name every kdual model uses.
+func (m *Dual) Project(x *mat.Dense) (*mat.Dense, error) { return m.Transform(x) }
+
+// InverseTransform maps latent points h (rows of q values) back to input
+// space: the kernel vectors Reconstruct(h), then their pre-images by the
+// kernel smoother over all training points (PreImage with nearest = 0).
+// It needs a model fitted on inputs (Fit, not FitKernel).
+func (m *Dual) InverseTransform(h mat.Matrix) (*mat.Dense, error) {
+	kc, err := m.Reconstruct(linalg.DenseOf(h))
+	if err != nil {
+		return nil, err
+	}
+	x, _, err := m.PreImage(kc, 0)
+	return x, err
 }
 
 // ProjectKernel returns h_MAP = N Λ_q^{-1} Ãᵀ k_c for each row k_c of kc.

@@ -81,16 +81,16 @@ func TestLinearDualEqualsPrimal(t *testing.T) {
 		}
 	}
 
-	hP, err := p.Project(test)
+	hP, err := p.Transform(test)
 	require.NoError(t, err)
-	hD, err := d.Project(test)
+	hD, err := d.Transform(test)
 	require.NoError(t, err)
 	var gP, gD mat.Dense // h hᵀ is sign-invariant
 	gP.Mul(hP, hP.T())
 	gD.Mul(hD, hD.T())
 	require.Less(t, maxAbsDiff(&gD, &gP), 1e-10)
 
-	rP, err := p.Reconstruct(hP)
+	rP, err := p.InverseTransform(hP)
 	require.NoError(t, err)
 	rD, err := d.Reconstruct(hD)
 	require.NoError(t, err)
@@ -386,7 +386,7 @@ func TestErrors(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotFitted)
 	d := &Dual{Q: 1, Kernel: rbf(1)}
 	require.NoError(t, d.Fit(x))
-	_, err = d.Project(mat.NewDense(2, 3, nil))
+	_, err = d.Transform(mat.NewDense(2, 3, nil))
 	require.ErrorIs(t, err, ErrInvalid)
 	_, err = d.Reconstruct(mat.NewDense(2, 2, nil))
 	require.ErrorIs(t, err, ErrInvalid)
@@ -460,11 +460,11 @@ func TestMAPProjectionClosedForm(t *testing.T) {
 	var wtx, want mat.Dense
 	wtx.Mul(w.T(), tc.T()) // q×6
 	require.NoError(t, want.Solve(&m, &wtx))
-	got, err := p.Project(test)
+	got, err := p.Transform(test)
 	require.NoError(t, err)
 	d := &Dual{Q: q, Sigma2: s2}
 	require.NoError(t, d.Fit(x))
-	gotDual, err := d.Project(test)
+	gotDual, err := d.Transform(test)
 	require.NoError(t, err)
 	for i := 0; i < 6; i++ {
 		for j := 0; j < q; j++ {
@@ -484,4 +484,43 @@ func TestDualStatus(t *testing.T) {
 	top := &Dual{Q: 2, Solver: eig.Lanczos{}}
 	require.NoError(t, top.Fit(x))
 	require.True(t, top.Status().Converged(), "%v", top.Status())
+}
+
+// Transform and InverseTransform are the names every model uses: the
+// primal InverseTransform is W h + μ, the dual one the kernel smoother's
+// pre-image of Reconstruct(h); a Slice is accepted as input and nil is a
+// typed error.
+func TestTransformNames(t *testing.T) {
+	x := randData(t, 50, 5, 3)
+	view := x.Slice(0, 20, 0, 5)
+	p := &Primal{Q: 2, Sigma2: 0.1}
+	require.NoError(t, p.Fit(x))
+	hp, err := p.Transform(view)
+	require.NoError(t, err)
+	back, err := p.InverseTransform(hp)
+	require.NoError(t, err)
+	var want mat.Dense
+	want.Mul(hp, must(p.W()).T())
+	mean := must(p.Mean())
+	for i := 0; i < 20; i++ {
+		for j := 0; j < 5; j++ {
+			require.InDelta(t, want.At(i, j)+mean[j], back.At(i, j), 1e-12)
+		}
+	}
+	d := &Dual{Q: 2, Sigma2: 0.001, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}}
+	require.NoError(t, d.Fit(x))
+	hd, err := d.Transform(view)
+	require.NoError(t, err)
+	pre, err := d.InverseTransform(hd)
+	require.NoError(t, err)
+	kc, err := d.Reconstruct(hd)
+	require.NoError(t, err)
+	smooth, _, err := d.PreImage(kc, 0)
+	require.NoError(t, err)
+	require.True(t, mat.Equal(pre, smooth))
+	require.Equal(t, 20, pre.RawMatrix().Rows)
+	_, err = d.Transform(nil)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = p.InverseTransform(nil)
+	require.ErrorIs(t, err, ErrInvalid)
 }

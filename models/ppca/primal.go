@@ -26,9 +26,10 @@ type Primal struct {
 }
 
 // Fit fits the model to the N×d matrix x (N ≥ 2).
-func (m *Primal) Fit(x *mat.Dense) error {
+func (m *Primal) Fit(xm mat.Matrix) error {
 	*m = Primal{Q: m.Q, Sigma2: m.Sigma2}
-	if x == nil || x.IsEmpty() {
+	x := linalg.DenseOf(xm)
+	if x == nil {
 		return invalidf("Fit: empty data")
 	}
 	if err := linalg.CheckFinite("ppca: Fit", x); err != nil {
@@ -82,20 +83,21 @@ func (m *Primal) W() (*mat.Dense, error) {
 	return mat.DenseCopyOf(m.w), nil
 }
 
-// Project returns h_MAP = (WᵀW + σ²I)^{-1} Wᵀ(φ − μ) = N Λ_q^{-1} Wᵀ(φ − μ)
+// Transform returns h_MAP = (WᵀW + σ²I)^{-1} Wᵀ(φ − μ) = N Λ_q^{-1} Wᵀ(φ − μ)
 // for each row φ of x.
-func (m *Primal) Project(x *mat.Dense) (*mat.Dense, error) {
+func (m *Primal) Transform(xm mat.Matrix) (*mat.Dense, error) {
 	if !m.fitted {
 		return nil, ErrNotFitted
 	}
-	if x == nil || x.IsEmpty() {
-		return nil, invalidf("Project: empty data")
+	x := linalg.DenseOf(xm)
+	if x == nil {
+		return nil, invalidf("Transform: empty data")
 	}
 	rows, d := x.Dims()
 	if d != m.d {
-		return nil, invalidf("Project: x has %d columns, the model %d", d, m.d)
+		return nil, invalidf("Transform: x has %d columns, the model %d", d, m.d)
 	}
-	if err := linalg.CheckFinite("ppca: Project", x); err != nil {
+	if err := linalg.CheckFinite("ppca: Transform", x); err != nil {
 		return nil, err
 	}
 	xc := mat.DenseCopyOf(x)
@@ -111,12 +113,23 @@ func (m *Primal) Project(x *mat.Dense) (*mat.Dense, error) {
 	return h, nil
 }
 
-// Reconstruct returns φ_MAP = W h + μ for each row h of h.
-func (m *Primal) Reconstruct(h *mat.Dense) (*mat.Dense, error) {
+// Project is Transform.
+//
+// Deprecated: use Transform, the name every kdual model uses.
+func (m *Primal) Project(x *mat.Dense) (*mat.Dense, error) { return m.Transform(x) }
+
+// Reconstruct is InverseTransform.
+//
+// Deprecated: use InverseTransform, the name every kdual model uses.
+func (m *Primal) Reconstruct(h *mat.Dense) (*mat.Dense, error) { return m.InverseTransform(h) }
+
+// InverseTransform returns φ_MAP = W h + μ for each row h of h.
+func (m *Primal) InverseTransform(hm mat.Matrix) (*mat.Dense, error) {
 	if !m.fitted {
 		return nil, ErrNotFitted
 	}
-	rows, err := m.checkLatent("Reconstruct", h)
+	h := linalg.DenseOf(hm)
+	rows, err := m.checkLatent("InverseTransform", h)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +158,7 @@ func (m *Primal) Sample(count int, seed uint64) (*mat.Dense, error) {
 	for i := range h.RawMatrix().Data {
 		h.RawMatrix().Data[i] = rng.NormFloat64()
 	}
-	out, err := m.Reconstruct(h)
+	out, err := m.InverseTransform(h)
 	if err != nil {
 		return nil, err
 	}
