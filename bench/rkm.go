@@ -35,6 +35,10 @@ type RKMOptions struct {
 	S, Lag, RFF             int
 	Sigma                   float64
 	Test, MaxIter           int
+	// Horizon is the number of steps forecast from the end of the
+	// training part (0: the test part's length). With a file and Test = 0
+	// the whole series trains and every step is past its end.
+	Horizon int
 	Tol, LR                 float64
 	Seed                    uint64
 	Plot                    string
@@ -56,8 +60,11 @@ type RKMReport struct {
 	Sigma      float64   `json:"sigma"`
 	NTrain     int       `json:"n_train"` // training pairs
 	NTest      int       `json:"n_test"`
-	MSE        float64   `json:"mse"`
-	MAE        float64   `json:"mae"`
+	Horizon    int       `json:"horizon"` // steps forecast
+	// MSE and MAE over the forecast steps that have a held-out value
+	// (absent when none has).
+	MSE        *float64  `json:"mse,omitempty"`
+	MAE        *float64  `json:"mae,omitempty"`
 	Seconds    float64   `json:"train_seconds"`
 	Iterations int       `json:"stiefel_iterations"`
 	Status     string    `json:"stiefel_status"`
@@ -77,6 +84,15 @@ func RunRKMForecast(o RKMOptions) (*RKMReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Horizon < 0 {
+		return nil, fmt.Errorf("bench: rkm horizon %d: %w", o.Horizon, linalg.ErrInvalid)
+	}
+	if o.Horizon == 0 {
+		o.Horizon = len(testSeries)
+	}
+	if o.Horizon == 0 {
+		return nil, fmt.Errorf("bench: rkm: no test part and no horizon: give the steps to forecast: %w", linalg.ErrInvalid)
+	}
 	defS, defLag, defRFF := 10, 10, 0
 	switch o.Data {
 	case "sines":
@@ -93,7 +109,7 @@ func RunRKMForecast(o RKMOptions) (*RKMReport, error) {
 	if o.RFF < 0 {
 		o.RFF = defRFF
 	}
-	rep := &RKMReport{Data: o.Data, S: o.S, Lag: o.Lag, RFF: o.RFF, Rotated: o.Rotate, NTest: len(testSeries)}
+	rep := &RKMReport{Data: o.Data, S: o.S, Lag: o.Lag, RFF: o.RFF, Rotated: o.Rotate, Horizon: o.Horizon}
 	m := &rkm.Model{Components: o.S, Rotate: o.Rotate, NoRescale: o.NoRescale,
 		Stiefel: stiefel.Settings{MaxIter: o.MaxIter, Tol: o.Tol, LR: o.LR, Seed: o.Seed}}
 	switch o.Setting {
@@ -159,12 +175,16 @@ func RunRKMForecast(o RKMOptions) (*RKMReport, error) {
 			}
 		}
 	}
-	fz, err := rkm.Forecast(m, z, o.Lag, len(testSeries))
+	fz, err := rkm.Forecast(m, z, o.Lag, o.Horizon)
 	if err != nil {
 		return nil, err
 	}
-	rep.Forecast, rep.Truth = st.Invert(fz), testSeries
-	rep.MSE, rep.MAE = rkm.Errors(rep.Forecast, testSeries)
+	scored := min(o.Horizon, len(testSeries))
+	rep.Forecast, rep.Truth, rep.NTest = st.Invert(fz), testSeries[:scored], scored
+	if scored > 0 {
+		mse, mae := rkm.Errors(rep.Forecast[:scored], rep.Truth)
+		rep.MSE, rep.MAE = &mse, &mae
+	}
 	if o.Plot != "" {
 		h, _ := m.H()
 		if err := plotForecast(o.Plot, rep, h); err != nil {
@@ -191,7 +211,7 @@ func rkmSeries(name string, test int) ([]float64, []float64, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", filepath.Base(name), err)
 	}
-	if test < 1 || len(v) < test+3 {
+	if test < 0 || len(v) < test+3 {
 		return nil, nil, fmt.Errorf("bench: %s has %d values; a test part of %d leaves too few for training: %w", name, len(v), test, linalg.ErrInvalid)
 	}
 	return v[:len(v)-test], v[len(v)-test:], nil
@@ -201,11 +221,16 @@ func rkmSeries(name string, test int) ([]float64, []float64, error) {
 // four latent components of the training points (bottom).
 func plotForecast(path string, rep *RKMReport, h *mat.Dense) error {
 	top := plot.New()
-	top.Title.Text = fmt.Sprintf("%s: %s %s, s = %d, p = %d — MSE %.4g, MAE %.4g", rep.Data, rep.Setting, rep.Training, rep.S, rep.Lag, rep.MSE, rep.MAE)
-	top.X.Label.Text = "step"
+	top.Title.Text = fmt.Sprintf("%s: %s %s, s = %d, p = %d", rep.Data, rep.Setting, rep.Training, rep.S, rep.Lag)
+	if rep.MSE != nil {
+		top.Title.Text += fmt.Sprintf(" — MSE %.4g, MAE %.4g", *rep.MSE, *rep.MAE)
+	}
+	top.X.Label.Text = "step past the training part"
 	truth, pred := make(plotter.XYs, len(rep.Truth)), make(plotter.XYs, len(rep.Forecast))
 	for i := range truth {
 		truth[i] = plotter.XY{X: float64(i + 1), Y: rep.Truth[i]}
+	}
+	for i := range pred {
 		pred[i] = plotter.XY{X: float64(i + 1), Y: rep.Forecast[i]}
 	}
 	lt, err := plotter.NewLine(truth)
@@ -218,10 +243,14 @@ func plotForecast(path string, rep *RKMReport, h *mat.Dense) error {
 	}
 	lt.Color, lp.Color = color.Black, color.RGBA{220, 40, 40, 255}
 	lp.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-	top.Add(lt, lp)
-	top.Legend.Add("truth", lt)
+	if len(truth) > 0 {
+		top.Add(lt)
+		top.Legend.Add("truth", lt)
+	}
+	top.Add(lp)
 	top.Legend.Add("forecast", lp)
 	top.Legend.Top = true
+	headroom(top, 2)
 
 	bottom := plot.New()
 	bottom.Title.Text = "latent components H (training points)"
@@ -242,6 +271,7 @@ func plotForecast(path string, rep *RKMReport, h *mat.Dense) error {
 		bottom.Legend.Add(fmt.Sprintf("h%d", c+1), l)
 	}
 	bottom.Legend.Top = true
+	headroom(bottom, min(s, 4))
 	img := vgimg.New(8*vg.Inch, 7*vg.Inch)
 	dc := draw.New(img)
 	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8), PadY: vg.Points(12)}
@@ -257,4 +287,17 @@ func plotForecast(path string, rep *RKMReport, h *mat.Dense) error {
 		return err
 	}
 	return f.Close()
+}
+
+// headroom raises the top of p's y range so that a legend of entries lines
+// in its top corner sits above the curves instead of on them: the data
+// keep the lower part of the panel and the legend gets about 7% of the
+// height per entry.
+func headroom(p *plot.Plot, entries int) {
+	lo, hi := p.Y.Min, p.Y.Max
+	if !(hi > lo) {
+		return
+	}
+	frac := min(0.07*float64(entries)+0.05, 0.5)
+	p.Y.Max = hi + (hi-lo)*frac/(1-frac)
 }

@@ -183,3 +183,38 @@ type Stats struct {
 	Evaluations int     `json:"evaluations"`
 	Seconds     float64 `json:"seconds"`
 }
+
+// RankError says that more components were asked for than a matrix has:
+// its numerical rank (the eigenvalues above a relative threshold of the
+// largest, see NumericalRank) is below the number asked. Every model
+// returns it in this case, and the fix is the same everywhere: ask for at
+// most Rank components. It wraps ErrInvalid.
+type RankError struct {
+	// Matrix names the matrix ("kpca: the centred kernel matrix").
+	Matrix      string
+	Rank, Asked int
+}
+
+func (e *RankError) Error() string {
+	return fmt.Sprintf("%s has numerical rank %d, below the %d components asked for; ask for at most %d", e.Matrix, e.Rank, e.Asked, e.Rank)
+}
+
+// Unwrap returns ErrInvalid.
+func (e *RankError) Unwrap() error { return ErrInvalid }
+
+// NumericalRank counts the values above rel·max|v| (NaN counts as zero).
+func NumericalRank(values []float64, rel float64) int {
+	top := 0.0
+	for _, v := range values {
+		if v > top || -v > top {
+			top = max(v, -v)
+		}
+	}
+	r := 0
+	for _, v := range values {
+		if v > rel*top {
+			r++
+		}
+	}
+	return r
+}

@@ -22,7 +22,8 @@ func runRKM(args []string, stdout io.Writer) error {
 	lag := fs.Int("lag", 0, "lag p (0: 40 for sines, 70 for santafe, 10 otherwise)")
 	rff := fs.Int("rff", -1, "random Fourier features on the window view (0: linear; -1: 5000 for santafe, 0 otherwise)")
 	sigma := fs.Float64("sigma", 2.1856, "Gaussian bandwidth of the random Fourier features")
-	test := fs.Int("test", 100, "a file's last TEST values are the test part")
+	test := fs.Int("test", 100, "a file's last TEST values are the test part (0: the whole file trains; give --horizon)")
+	horizon := fs.Int("horizon", 0, "steps to forecast from the end of the training part (0: the test part's length); past the test part, or past the end with --test 0, the forecast has no truth to score")
 	maxIter := fs.Int("max-iter", 0, "stiefel: step limit (0: 10 000)")
 	tol := fs.Float64("tol", 0, "stiefel: relative Riemannian gradient tolerance (0: 1e-8)")
 	lr := fs.Float64("lr", 0, "stiefel: Cayley-Adam learning rate (0: 1)")
@@ -47,7 +48,7 @@ func runRKM(args []string, stdout io.Writer) error {
 	}
 	rep, err := bench.RunRKMForecast(bench.RKMOptions{Data: *data, Setting: *setting, Training: *train, Rotate: *rotate,
 		NoRescale: *noRescale, S: *s, Lag: *lag, RFF: *rff, Sigma: *sigma, Test: *test, MaxIter: *maxIter,
-		Tol: *tol, LR: *lr, Seed: *seed, Plot: *plotOut, Context: runCtx, Progress: progress})
+		Tol: *tol, LR: *lr, Seed: *seed, Plot: *plotOut, Horizon: *horizon, Context: runCtx, Progress: progress})
 	endLine()
 	if err != nil {
 		return err
@@ -61,9 +62,13 @@ func runRKM(args []string, stdout io.Writer) error {
 	if *noRescale {
 		rep.Training += " (no rescaling)"
 	}
-	fmt.Fprintf(stdout, "rkm %s: %s %s%s, s=%d, p=%d, rff=%d: %d-step forecast MSE %.6g MAE %.6g; training %.3fs",
+	fmt.Fprintf(stdout, "rkm %s: %s %s%s, s=%d, p=%d, rff=%d: %d-step forecast",
 		rep.Data, rep.Setting, rep.Training, map[bool]string{true: " rotated", false: ""}[rep.Rotated && rep.Training == "stiefel"],
-		rep.S, rep.Lag, rep.RFF, rep.NTest, rep.MSE, rep.MAE, rep.Seconds)
+		rep.S, rep.Lag, rep.RFF, rep.Horizon)
+	if rep.MSE != nil {
+		fmt.Fprintf(stdout, ", MSE %.6g MAE %.6g over %d held-out steps", *rep.MSE, *rep.MAE, rep.NTest)
+	}
+	fmt.Fprintf(stdout, "; training %.3fs", rep.Seconds)
 	if rep.Training == "stiefel" {
 		fmt.Fprintf(stdout, " (%d steps, %s)", rep.Iterations, rep.Status)
 	}

@@ -168,7 +168,7 @@ func (k *KPCA) fitDCA(ctx context.Context, op eig.Operator, o DCA) error {
 		return fmt.Errorf("kpca: dca start: %w", err)
 	}
 	if !(res.Values[s-1] > breakdownRatio*math.Abs(res.Values[0])) {
-		return fmt.Errorf("kpca: the kernel matrix has rank below s = %d: %w", s, ErrBreakdown)
+		return &status.RankError{Matrix: "kpca: the kernel matrix", Rank: status.NumericalRank(res.Values, breakdownRatio), Asked: s}
 	}
 	h := mat.NewDense(n, s, nil)
 	for i := 0; i < n; i++ {

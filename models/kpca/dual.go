@@ -8,6 +8,7 @@ import (
 
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // DualCost returns d(H) = ½‖H‖²_F − Tr √(HᵀGH) and its gradient
@@ -63,8 +64,9 @@ func sqrtFactors(m *mat.Dense) (*sqrtOf, error) {
 			mu[0], mu[s-1], ErrBreakdown)
 	}
 	if !(mu[s-1] > breakdownRatio*mu[0]) {
-		return nil, fmt.Errorf("kpca: HᵀGH is singular (eigenvalues %g … %g): the kernel matrix has rank below s or H lost rank: %w",
-			mu[0], mu[s-1], ErrBreakdown)
+		// H is random or a descent iterate of full rank, so a singular
+		// HᵀGH means G has rank below s.
+		return nil, &status.RankError{Matrix: "kpca: the kernel matrix (HᵀGH on span(H))", Rank: status.NumericalRank(mu, breakdownRatio), Asked: s}
 	}
 	// M^{-1/2} = Q diag(μ^{-1/2}) Qᵀ
 	out := &sqrtOf{mu: mu, q: e.Vectors, invSqrt: e.Func(func(x float64) float64 { return 1 / math.Sqrt(x) })}

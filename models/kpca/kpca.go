@@ -297,7 +297,7 @@ func (k *KPCA) fitEig(op eig.Operator, solver eig.Solver) error {
 		return fmt.Errorf("kpca: %w", err)
 	}
 	if !(res.Values[s-1] > breakdownRatio*math.Abs(res.Values[0])) {
-		return fmt.Errorf("kpca: the kernel matrix has rank below s = %d (λ_s = %g): %w", s, res.Values[s-1], ErrBreakdown)
+		return &status.RankError{Matrix: "kpca: the kernel matrix", Rank: status.NumericalRank(res.Values, breakdownRatio), Asked: s}
 	}
 	k.info.Iterations = res.Iterations
 	k.setFromEigen(res.Values, res.Vectors)
@@ -487,7 +487,7 @@ func (k *KPCA) setFromDual(h, gh *mat.Dense) error {
 	}
 	theta := me.Values
 	if !(theta[s-1] > breakdownRatio*math.Abs(theta[0])) {
-		return fmt.Errorf("kpca: the kernel matrix has rank below s = %d on span(H) (θ_s = %g): %w", s, theta[s-1], ErrBreakdown)
+		return &status.RankError{Matrix: "kpca: the kernel matrix (on span(H))", Rank: status.NumericalRank(theta, breakdownRatio), Asked: s}
 	}
 	// r = C^{-1/2} W Θ^{-1/2}: proj = H·r = V Θ^{-1/2}, scores = GH·r.
 	var r mat.Dense

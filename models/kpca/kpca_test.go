@@ -287,16 +287,21 @@ func TestErrors(t *testing.T) {
 		require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Solver: byName(solver)}).Fit(bad), ErrInvalid)
 	}
 	require.ErrorIs(t, (&KPCA{Components: 2, Solver: badSolver{}}).Fit(x), ErrInvalid)
-	// Duplicate rows: rank-deficient G; asking for more components than
-	// its rank is a breakdown, never NaN results.
+	// Duplicate rows: rank-deficient G (rank 1 once centred); asking for
+	// more components than its rank is a status.RankError naming the rank
+	// (wrapping ErrInvalid), never NaN results, whatever the solver.
 	dup := mat.NewDense(12, 2, nil)
 	for i := 0; i < 12; i++ {
 		dup.Set(i, 0, float64(i%2))
 		dup.Set(i, 1, float64(i%2)*2)
 	}
-	for _, solver := range []string{"dense", "lbfgs", "dca", "lanczos"} {
+	for _, solver := range []string{"dense", "lbfgs", "dca", "lanczos", "block", "randomized"} {
 		err := (&KPCA{Components: 3, Kernel: rbf, Solver: byName(solver)}).Fit(dup)
-		require.ErrorIs(t, err, ErrBreakdown, solver)
+		var re *status.RankError
+		require.ErrorAs(t, err, &re, solver)
+		require.Equal(t, 1, re.Rank, solver)
+		require.Equal(t, 3, re.Asked, solver)
+		require.ErrorIs(t, err, ErrInvalid, solver)
 	}
 	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Solver: DCA{Loss: Loss{Kind: Huber1}}}).Fit(x), ErrInvalid)
 	fitted := &KPCA{Components: 2, Kernel: rbf}

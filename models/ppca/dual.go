@@ -172,7 +172,7 @@ func chooseQ(values []float64, all bool, trace float64, n, dim, q int, sigma2 fl
 		return q, sigma2, nil
 	}
 	if q > rank || (!all && !(values[q-1] > floor)) {
-		return 0, 0, invalidf("q = %d exceeds the rank %d of the centred kernel (covariance)", q, rank)
+		return 0, 0, &status.RankError{Matrix: "ppca: the centred kernel (covariance)", Rank: rank, Asked: q}
 	}
 	if sigma2 == 0 {
 		tail := trace

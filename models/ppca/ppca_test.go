@@ -368,7 +368,10 @@ func TestPreImage(t *testing.T) {
 func TestErrors(t *testing.T) {
 	x := randData(t, 10, 2, 13)
 	lin := func(q int, s2 float64) error { return (&Dual{Q: q, Sigma2: s2}).Fit(x) }
-	require.ErrorIs(t, lin(3, 0), ErrInvalid)  // q > rank 2 of a linear kernel on 2-d data
+	require.ErrorIs(t, lin(3, 0), ErrInvalid) // q > rank 2 of a linear kernel on 2-d data
+	var re *status.RankError
+	require.ErrorAs(t, lin(3, 0), &re)
+	require.Equal(t, 2, re.Rank)
 	require.ErrorIs(t, lin(0, 0), ErrInvalid)  // neither q nor σ²
 	require.ErrorIs(t, lin(1, -1), ErrInvalid) // σ² < 0
 	require.ErrorIs(t, lin(1, math.NaN()), ErrInvalid)

@@ -335,3 +335,23 @@ func TestFitContextStops(t *testing.T) {
 	require.Equal(t, status.Stopped, e.Info().Status.Code)
 	require.NoError(t, e.FitContext(context.Background(), []*mat.Dense{x, y}))
 }
+
+// A single sine has lag-embedding rank 2: asking for 4 components is a
+// status.RankError naming rank 2, in the primal and the dual setting.
+func TestRankBelowComponents(t *testing.T) {
+	series := make([]float64, 200)
+	for i := range series {
+		series[i] = math.Sin(0.3 * float64(i))
+	}
+	x, y, err := LagEmbed(series, 10)
+	require.NoError(t, err)
+	for _, setting := range []Setting{Primal, Dual} {
+		m := &Model{Views: []View{{Features: Identity{}}, {Features: Identity{}}}, Components: 4, Setting: setting}
+		err := m.Fit([]*mat.Dense{x, y})
+		var re *status.RankError
+		require.ErrorAs(t, err, &re, "%v", setting)
+		require.Equal(t, 2, re.Rank)
+		require.Equal(t, 4, re.Asked)
+		require.ErrorIs(t, err, status.ErrInvalid)
+	}
+}

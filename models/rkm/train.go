@@ -33,6 +33,10 @@ func (o traceObjective) Eval(a, grad *mat.Dense) float64 {
 	return -0.5 * f
 }
 
+// rankRatio is the relative size below which an eigenvalue counts as zero
+// when the top-s eigenvalues are checked (rank below s).
+const rankRatio = 1e-12
+
 // stiefelTrain maximises Tr(AᵀBA) over St(dim, s) and returns A and
 // Γ' = AᵀBA, rotated to diagonal when Rotate is set.
 func (m *Model) stiefelTrain(dim int, apply func(dst, a *mat.Dense)) (*mat.Dense, *mat.SymDense, error) {
@@ -119,8 +123,8 @@ func (m *Model) fitPrimal() error {
 		if err != nil {
 			return err
 		}
-		if !(values[s-1] > 0) {
-			return fmt.Errorf("rkm: the covariance has rank < s = %d: %w", s, status.ErrBreakdown)
+		if !(values[s-1] > rankRatio*values[0]) {
+			return &status.RankError{Matrix: "rkm: the feature covariance", Rank: status.NumericalRank(values, rankRatio), Asked: s}
 		}
 		ut, gamma = vectors, diag(values)
 	} else {
@@ -175,8 +179,8 @@ func (m *Model) fitDual() error {
 		if err != nil {
 			return err
 		}
-		if !(values[s-1] > 0) {
-			return fmt.Errorf("rkm: the kernel matrix has rank < s = %d: %w", s, status.ErrBreakdown)
+		if !(values[s-1] > rankRatio*values[0]) {
+			return &status.RankError{Matrix: "rkm: the kernel matrix", Rank: status.NumericalRank(values, rankRatio), Asked: s}
 		}
 		m.h, m.gamma = vectors, diag(values)
 	} else {
