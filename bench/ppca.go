@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"math"
 	"os"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/kernel"
@@ -145,7 +145,7 @@ func RunPPCA(o PPCAOptions) (*PPCAReport, error) {
 		if d == 2 {
 			err = plotPPCAToy(o.Plot, x, recon, kpRecon, samples, rep)
 		} else {
-			err = plotPPCAImages(o.Plot, m, x, recon, samples, o.Nearest)
+			err = plotPPCAImages(o.Plot, m, x, recon, samples, o.Nearest, rep)
 		}
 		if err != nil {
 			return nil, err
@@ -279,16 +279,22 @@ func plotPPCAToy(path string, x, recon, kpRecon, samples *mat.Dense, rep *PPCARe
 	return p.Save(6*vg.Inch, 5*vg.Inch, path)
 }
 
-// plotPPCAImages draws the paper's Fig. 4 as one PNG of up to four 10×10
-// grids: originals, their reconstructions, generation from a latent grid
-// (u_1, u_2 ∈ [−1, 1], other coordinates 0) and random samples.
-func plotPPCAImages(path string, m *ppca.Dual, x, recon, samples *mat.Dense, nearest int) error {
+// plotPPCAImages draws the paper's Fig. 4 through gonum/plot: a title
+// naming the data, q and σ², then up to four labelled 10×10 grids:
+// originals, their reconstructions, generation from a latent grid (u₁
+// across, u₂ down, from −1 to 1; other coordinates 0) and random samples.
+func plotPPCAImages(path string, m *ppca.Dual, x, recon, samples *mat.Dense, nearest int, rep *PPCAReport) error {
 	_, d := x.Dims()
 	side := int(math.Round(math.Sqrt(float64(d))))
 	if side*side != d {
 		return fmt.Errorf("ppca: %d features are not a square image; --plot draws images only for square ones: %w", d, linalg.ErrInvalid)
 	}
-	panels := []*mat.Dense{x, recon}
+	type panel struct {
+		rows  *mat.Dense
+		title string
+		x, y  string
+	}
+	panels := []panel{{x, "(a) training images", "", ""}, {recon, "(b) their reconstructions", "pre-images of the MAP kernel vectors", ""}}
 	if q := m.LatentDim(); q >= 1 {
 		const g = 10
 		u := mat.NewDense(g*g, q, nil)
@@ -308,24 +314,27 @@ func plotPPCAImages(path string, m *ppca.Dual, x, recon, samples *mat.Dense, nea
 		if err != nil {
 			return err
 		}
-		panels = append(panels, gen)
+		yLabel := "u₂ = 0"
+		if q >= 2 {
+			yLabel = "u₂ from −1 (top) to 1"
+		}
+		panels = append(panels, panel{gen, "(c) generated from a latent grid", "u₁ from −1 to 1", yLabel})
 	}
 	if samples != nil {
-		panels = append(panels, samples)
+		panels = append(panels, panel{samples, "(d) random samples", "drawn in kernel space, pre-imaged", ""})
 	}
-	const per, cell = 10, 1
-	tile := side + cell
-	w := len(panels)*(per*tile+2*side) - 2*side
-	img := image.NewGray(image.Rect(0, 0, w, per*tile))
-	for i := range img.Pix {
-		img.Pix[i] = 255
-	}
-	for pi, panel := range panels {
-		r, _ := panel.Dims()
-		x0 := pi * (per*tile + 2*side)
+	const per = 10
+	tile := side + 1
+	plots := make([]*plot.Plot, len(panels))
+	for pi, pn := range panels {
+		img := image.NewGray(image.Rect(0, 0, per*tile-1, per*tile-1))
+		for i := range img.Pix {
+			img.Pix[i] = 255
+		}
+		r, _ := pn.rows.Dims()
 		for k := 0; k < min(r, per*per); k++ {
-			ox, oy := x0+(k%per)*tile, (k/per)*tile
-			row := panel.RawRowView(k)
+			ox, oy := (k%per)*tile, (k/per)*tile
+			row := pn.rows.RawRowView(k)
 			for py := 0; py < side; py++ {
 				for px := 0; px < side; px++ {
 					v := math.Max(0, math.Min(1, row[py*side+px]))
@@ -333,20 +342,37 @@ func plotPPCAImages(path string, m *ppca.Dual, x, recon, samples *mat.Dense, nea
 				}
 			}
 		}
-	}
-	// Scale up 3× so 8×8 digits are visible.
-	const zoom = 3
-	big := image.NewGray(image.Rect(0, 0, w*zoom, per*tile*zoom))
-	for y := 0; y < per*tile*zoom; y++ {
-		for x := 0; x < w*zoom; x++ {
-			big.SetGray(x, y, img.GrayAt(x/zoom, y/zoom))
+		p := plot.New()
+		p.Title.Text = pn.title
+		p.Add(plotter.NewImage(img, 0, 0, float64(per*tile-1), float64(per*tile-1)))
+		p.X.Label.Text, p.Y.Label.Text = pn.x, pn.y
+		for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+			ax.Tick.Marker = plot.ConstantTicks(nil)
+			ax.LineStyle.Width = 0
+			ax.Padding = 0
 		}
+		plots[pi] = p
+	}
+	const panelSide = 3.2 * vg.Inch
+	top := vg.Length(0.45) * vg.Inch
+	c := vgimg.New(vg.Length(len(plots))*panelSide, panelSide+top)
+	dc := draw.New(c)
+	title := fmt.Sprintf("dual probabilistic PCA on %s: N = %d, q = %d, σ² = %.4g, σ = %g (explained %.1f%%)",
+		rep.Data, rep.N, rep.Q, rep.Sigma2, rep.Sigma, 100*rep.Explained)
+	sty := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
+	sty.Font.Size = vg.Points(13)
+	dc.FillText(sty, vg.Point{X: dc.Max.X / 2, Y: dc.Max.Y - vg.Points(6)}, title)
+	body := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{Min: dc.Min, Max: vg.Point{X: dc.Max.X, Y: dc.Max.Y - top}}}
+	tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Points(10), PadLeft: vg.Points(6), PadRight: vg.Points(6), PadBottom: vg.Points(4)}
+	canvases := plot.Align([][]*plot.Plot{plots}, tiles, body)
+	for i, p := range plots {
+		p.Draw(canvases[0][i])
 	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := png.Encode(f, big); err != nil {
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(f); err != nil {
 		f.Close()
 		return err
 	}
