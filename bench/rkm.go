@@ -39,9 +39,9 @@ type RKMOptions struct {
 	// training part (0: the test part's length). With a file and Test = 0
 	// the whole series trains and every step is past its end.
 	Horizon int
-	Tol, LR                 float64
-	Seed                    uint64
-	Plot                    string
+	Tol, LR float64
+	Seed    uint64
+	Plot    string
 	// Context, when set, stops the training (status.ErrStopped); Progress,
 	// when set, is called after every Stiefel step.
 	Context  context.Context
@@ -50,17 +50,17 @@ type RKMOptions struct {
 
 // RKMReport is the outcome of RunRKMForecast (kdual rkm forecast prints it).
 type RKMReport struct {
-	Data       string    `json:"data"`
-	Setting    string    `json:"setting"`
-	Training   string    `json:"training"`
-	Rotated    bool      `json:"rotated"`
-	S          int       `json:"components"`
-	Lag        int       `json:"lag"`
-	RFF        int       `json:"rff"`
-	Sigma      float64   `json:"sigma"`
-	NTrain     int       `json:"n_train"` // training pairs
-	NTest      int       `json:"n_test"`
-	Horizon    int       `json:"horizon"` // steps forecast
+	Data     string  `json:"data"`
+	Setting  string  `json:"setting"`
+	Training string  `json:"training"`
+	Rotated  bool    `json:"rotated"`
+	S        int     `json:"components"`
+	Lag      int     `json:"lag"`
+	RFF      int     `json:"rff"`
+	Sigma    float64 `json:"sigma"`
+	NTrain   int     `json:"n_train"` // training pairs
+	NTest    int     `json:"n_test"`
+	Horizon  int     `json:"horizon"` // steps forecast
 	// MSE and MAE over the forecast steps that have a held-out value
 	// (absent when none has).
 	MSE        *float64  `json:"mse,omitempty"`
