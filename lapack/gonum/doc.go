@@ -56,10 +56,10 @@
 //
 // # Drivers
 //
-// Dsyev runs dsyevd (divide and conquer), and Dgesvd runs dgesdd when jobU
-// and jobVT are equal (All, Store or None) and dgesvd otherwise: the same
-// results as dsyev and dgesvd, and the drivers NumPy's eigh and svd call;
-// measured faster here (README, "gonum on OpenBLAS's LAPACK").
+// Dsyev runs dsyevd (divide and conquer), and Dgesvd runs dgesdd for every
+// combination of jobU and jobVT (unequal jobs run dgesdd with the larger
+// job into scratch space): the same results as dsyev and dgesvd, and the
+// drivers NumPy's eigh and svd call; measured faster here (docs/lapack.md).
 //
 // Every one of the 33 methods of lapack.Float64 calls LAPACK in libopenblas.
 // The other exported methods (Dgeqr2, Dlarfg, Dlacn2, …, the unblocked and

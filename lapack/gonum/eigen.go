@@ -61,7 +61,7 @@ func (Implementation) Dsyev(jobz lapack.EVJob, uplo blas.Uplo, n int, a []float6
 
 // Dgesvd computes the singular value decomposition A = U Σ Vᵀ with LAPACK's
 // divide-and-conquer driver dgesdd (the one NumPy's svd calls; with vectors
-// it was 20× faster than dgesvd at n = 2000 here, see the README). On the
+// it was 20× faster than dgesvd at n = 2000 here, see docs/lapack.md). On the
 // view, Aᵀ = V Σ Uᵀ, and column-major Uᵀ is row-major U: dgesdd's U and Vᵀ
 // of the view are gonum's Vᵀ and U, written in place. dgesdd computes both
 // sets of vectors or neither, with one job: for unequal jobU and jobVT it

@@ -56,7 +56,7 @@ func (impl Implementation) Dgeqrf(m, n int, a []float64, lda int, tau, work []fl
 // squareQR is the order from which a square QR factorisation, and forming
 // its Q, transposes A in place and runs dgeqrf (dorgqr) rather than dgelqf
 // (dorglq) on the view: OpenBLAS's LQ routines were ~20% slower than its QR
-// ones at n = 2000 on the development machine (README), more than the two
+// ones at n = 2000 on the development machine (docs/lapack.md), more than the two
 // in-place transposes (~10 ms each at n = 2000) cost.
 const squareQR = 256
 
