@@ -167,6 +167,9 @@ fuzz: deps
 	$(GO) test ./dataset -run '^$$' -fuzz '^FuzzReadNPY$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./models/fuzz -run '^$$' -fuzz '^FuzzModels$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./models/kpca -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./models/ppca -run '^$$' -fuzz '^FuzzLoadDual$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./models/rkm -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./models/kmvda -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME)
 
 clean:
 	rm -rf bin

@@ -14,7 +14,7 @@ import (
 // multiView makes v views of c classes with per samples each: view j of
 // class i is a class centre seen through a view-specific linear map, plus
 // noise.
-func multiView(t *testing.T, v, c, per, d int, seed uint64) ([]*mat.Dense, [][]int) {
+func multiView(t testing.TB, v, c, per, d int, seed uint64) ([]*mat.Dense, [][]int) {
 	t.Helper()
 	rng := dataset.NewRand(seed)
 	centres := make([][]float64, c)

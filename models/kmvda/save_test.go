@@ -1,0 +1,69 @@
+package kmvda
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+)
+
+// save → load transforms every view bit for bit like the saved model, for
+// the linear, RBF and RFF (primal and dual form) kinds; every truncation
+// and flipped byte is an error wrapping ErrModelFile, never a panic.
+func TestSaveLoadBitForBit(t *testing.T) {
+	views, labels := multiView(t, 3, 5, 4, 6, 11)
+	for _, m := range []*Model{
+		{Kind: Linear},
+		{Kind: RBF, Sigma: 3, Dim: 3},
+		{Kind: RFF, Sigma: 3, Features: 16, Dim: 3},
+		{Kind: RFF, Sigma: 3, Features: 16, Dim: 3, forcePrimal: true},
+	} {
+		require.NoError(t, m.Fit(views, labels))
+		var buf bytes.Buffer
+		require.NoError(t, m.Save(&buf))
+		raw := buf.Bytes()
+		l, err := Load(bytes.NewReader(raw))
+		require.NoError(t, err, m.Kind.String())
+		for j := range views {
+			a, err := m.Transform(j, views[j])
+			require.NoError(t, err)
+			b, err := l.Transform(j, views[j])
+			require.NoError(t, err)
+			require.True(t, mat.Equal(a, b), "%v view %d", m.Kind, j)
+		}
+		v1, _ := m.Eigenvalues()
+		v2, _ := l.Eigenvalues()
+		require.Equal(t, v1, v2)
+		require.Equal(t, m.Info(), l.Info())
+		for cut := 0; cut < len(raw); cut += max(1, len(raw)/89) {
+			_, err := Load(bytes.NewReader(raw[:cut]))
+			require.ErrorIs(t, err, ErrModelFile, "cut at %d", cut)
+		}
+		for i := 0; i < len(raw); i += max(1, len(raw)/173) {
+			bad := append([]byte(nil), raw...)
+			bad[i] ^= 0x5a
+			if _, err := Load(bytes.NewReader(bad)); err != nil {
+				require.ErrorIs(t, err, ErrModelFile, "byte %d", i)
+			}
+		}
+	}
+	require.ErrorIs(t, (&Model{}).Save(&bytes.Buffer{}), ErrNotFitted)
+}
+
+func FuzzLoad(f *testing.F) {
+	views, labels := multiView(f, 2, 3, 3, 2, 1)
+	m := &Model{Kind: RBF, Sigma: 1, Dim: 2}
+	require.NoError(f, m.Fit(views, labels))
+	var buf bytes.Buffer
+	require.NoError(f, m.Save(&buf))
+	f.Add(buf.Bytes())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := Load(bytes.NewReader(b))
+		if err != nil {
+			require.ErrorIs(t, err, ErrModelFile)
+			return
+		}
+		_, _ = l.Transform(0, views[0])
+	})
+}
