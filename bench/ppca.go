@@ -39,6 +39,8 @@ type PPCAOptions struct {
 	Nearest       int
 	Seed          uint64
 	Plot          string
+	// Save, when set, is a file the fitted dual model is written to.
+	Save string
 }
 
 // PPCAReport is the outcome of RunPPCA (kdual ppca prints it).
@@ -92,6 +94,11 @@ func RunPPCA(o PPCAOptions) (*PPCAReport, error) {
 	start := time.Now()
 	if err := m.Fit(x); err != nil {
 		return nil, err
+	}
+	if o.Save != "" {
+		if err := saveModel(o.Save, m.Save); err != nil {
+			return nil, err
+		}
 	}
 	rep.FitSeconds = time.Since(start).Seconds()
 	explained, err := m.ExplainedVariance()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -42,6 +43,10 @@ type RKMOptions struct {
 	Tol, LR float64
 	Seed    uint64
 	Plot    string
+	// Save, when set, is a file the fitted model is written to (with the
+	// series' scaling); Model, when set, is a saved model to forecast with
+	// instead of training (its lag and scaling are used).
+	Save, Model string
 	// Context, when set, stops the training (status.ErrStopped); Progress,
 	// when set, is called after every Stiefel step.
 	Context  context.Context
@@ -76,6 +81,8 @@ type RKMReport struct {
 	// Warning says why a usable model is partial (a Stiefel run stopped
 	// before its test).
 	Warning string `json:"warning,omitempty"`
+	// Model is the saved model forecast with (no training then).
+	Model string `json:"model,omitempty"`
 }
 
 // RunRKMForecast runs the experiment.
@@ -128,6 +135,9 @@ func RunRKMForecast(o RKMOptions) (*RKMReport, error) {
 	default:
 		return nil, fmt.Errorf("bench: rkm training %q: want eig or stiefel: %w", o.Training, linalg.ErrInvalid)
 	}
+	if o.Model != "" {
+		return forecastSaved(o, trainSeries, testSeries)
+	}
 	st, err := rkm.FitStandardizer(trainSeries)
 	if err != nil {
 		return nil, err
@@ -175,9 +185,21 @@ func RunRKMForecast(o RKMOptions) (*RKMReport, error) {
 			}
 		}
 	}
+	if o.Save != "" {
+		m.Scale = &st
+		if err := saveModel(o.Save, m.Save); err != nil {
+			return nil, err
+		}
+	}
+	return rep, finishForecast(o, rep, m, st, z, testSeries)
+}
+
+// finishForecast forecasts o.Horizon steps from the end of the
+// standardised history z, scores them against the test part and plots.
+func finishForecast(o RKMOptions, rep *RKMReport, m *rkm.Model, st rkm.Standardizer, z, testSeries []float64) error {
 	fz, err := rkm.Forecast(m, z, o.Lag, o.Horizon)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	scored := min(o.Horizon, len(testSeries))
 	rep.Forecast, rep.Truth, rep.NTest = st.Invert(fz), testSeries[:scored], scored
@@ -188,10 +210,67 @@ func RunRKMForecast(o RKMOptions) (*RKMReport, error) {
 	if o.Plot != "" {
 		h, _ := m.H()
 		if err := plotForecast(o.Plot, rep, h); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return rep, nil
+	return nil
+}
+
+// forecastSaved forecasts with the model in o.Model: the history is the
+// training part of the series, standardised by the model's scaling, and
+// the lag is the model's.
+func forecastSaved(o RKMOptions, trainSeries, testSeries []float64) (*RKMReport, error) {
+	f, err := os.Open(o.Model)
+	if err != nil {
+		return nil, err
+	}
+	m, err := rkm.Load(f)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.Model, err)
+	}
+	if m.Scale == nil {
+		return nil, fmt.Errorf("bench: %s has no series scaling: it was not saved by a forecast: %w", o.Model, linalg.ErrInvalid)
+	}
+	dims, _ := m.InputDims()
+	if len(dims) != 2 || dims[1] != 1 {
+		return nil, fmt.Errorf("bench: %s is not a forecasting model (views of %v columns): %w", o.Model, dims, linalg.ErrInvalid)
+	}
+	if o.Lag != 0 && o.Lag != dims[0]-1 {
+		return nil, fmt.Errorf("bench: --lag %d, the model's is %d: %w", o.Lag, dims[0]-1, linalg.ErrInvalid)
+	}
+	o.Lag = dims[0] - 1
+	info := m.Info()
+	g, _ := m.Gamma()
+	s, _ := g.Dims()
+	rep := &RKMReport{Data: o.Data, S: s, Lag: o.Lag, Horizon: o.Horizon, Setting: info.Setting, Training: info.Training,
+		Rotated: info.Rotated, Iterations: info.Iterations, Status: info.Status.Code.String(), GradNorm: info.GradNorm,
+		Model: o.Model}
+	h, _ := m.H()
+	rep.NTrain, _ = h.Dims()
+	for i := 0; i < s; i++ {
+		rep.Gamma = append(rep.Gamma, g.At(i, i))
+		for j := 0; j < s; j++ {
+			if i != j {
+				rep.GammaOff = max(rep.GammaOff, math.Abs(g.At(i, j)))
+			}
+		}
+	}
+	return rep, finishForecast(o, rep, m, *m.Scale, m.Scale.Apply(trainSeries), testSeries)
+}
+
+// saveModel writes a model file with save.
+func saveModel(path string, save func(io.Writer) error) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return save(f)
 }
 
 // rkmSeries returns the training and test parts of a series.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kdual/kdual/bench"
+	"github.com/kdual/kdual/status"
 )
 
 func runBench(args []string, stdout io.Writer) error {
@@ -64,6 +66,7 @@ func runBench(args []string, stdout io.Writer) error {
 	startOut := fs.String("start-out", "", "write the L-BFGS start H₀ (n×s float64, little-endian, row-major) to FILE")
 	dataOut := fs.String("data-out", "", "write the n×d data matrix (float64, little-endian, row-major) to FILE, for peers")
 	jsonOut := fs.String("json", "", "write JSON to FILE, or - for standard output")
+	quiet := fs.Bool("quiet", false, "no progress line on stderr (shown only when stderr is a terminal and the run takes over 2 s)")
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
@@ -100,13 +103,23 @@ func runBench(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var rep bench.Report
+	update, endLine := progressLine(*quiet)
+	defer endLine()
+	var list []string
 	for _, solver := range strings.Split(*solvers, ",") {
-		solver = strings.TrimSpace(solver)
-		if solver == "" {
-			continue
+		if solver = strings.TrimSpace(solver); solver != "" {
+			list = append(list, solver)
 		}
-		for _, d := range ds {
+	}
+	var rep bench.Report
+	for si, solver := range list {
+		for di, d := range ds {
+			if runCtx.Err() != nil {
+				return status.Cancelled(context.Cause(runCtx), fmt.Sprintf("before %s at δ = %g", solver, d))
+			}
+			if update != nil {
+				update(fmt.Sprintf("bench kpca, next row %s δ = %g:", solver, d), int64(si*len(ds)+di), int64(len(list)*len(ds)))
+			}
 			var r bench.KPCAResult
 			var err error
 			searches := map[string]bench.EigenSearch{"lanczos": bench.SearchLanczos, "block": bench.SearchBlock,
@@ -130,6 +143,7 @@ func runBench(args []string, stdout io.Writer) error {
 			rep.Results = append(rep.Results, r)
 		}
 	}
+	endLine()
 	p.PeakRSSGB = bench.PeakRSSGB()
 	if *jsonOut == "" {
 		fmt.Fprintf(stdout, "%s n=%d d=%d s=%d %s σ=%.4g center=%v operator=%s (%s) products=%s gram %.2fs d_opt=%.6g peak memory %.2f GB\n",

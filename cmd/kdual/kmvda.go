@@ -30,6 +30,7 @@ func runKMvDA(args []string, stdout io.Writer) error {
 	testFrac := fs.Float64("test-frac", 0.45, "CSV: fraction of the labels (the largest) kept for testing")
 	seed := fs.Uint64("seed", 1, "seed of the stand-in data and the random features")
 	jsonOut := fs.String("json", "", "write JSON to FILE, or - for standard output")
+	save := fs.String("save", "", "write the trained model to this file (a NumPy .npz archive; kmvda.Load reads it)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -75,6 +76,12 @@ func runKMvDA(args []string, stdout io.Writer) error {
 	sc, err := task.Evaluate(model, []int{choice.L})
 	if err != nil {
 		return err
+	}
+	if *save != "" {
+		if err := writeModel(*save, model.Save); err != nil {
+			return err
+		}
+		fmt.Fprintf(diag, "kdual: model written to %s\n", *save)
 	}
 	type pairOut struct {
 		Gallery  string  `json:"gallery"`

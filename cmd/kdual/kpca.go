@@ -213,7 +213,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		fmt.Fprintf(diag, "kdual: check: max ‖K v − λ v‖/λ₁ = %.2e over %d pairs (float64 kernel, %.1f s)\n", worst, len(res), time.Since(t).Seconds())
 	}
 	if *save != "" {
-		if err := saveModel(m, *save); err != nil {
+		if err := writeModel(*save, m.Save); err != nil {
 			return err
 		}
 		fmt.Fprintf(diag, "kdual: model written to %s\n", *save)
@@ -255,7 +255,8 @@ func writeCSV(w io.Writer, z *mat.Dense) {
 	}
 }
 
-func saveModel(m *kpca.KPCA, path string) (err error) {
+// writeModel writes a model file with save (a model's Save method).
+func writeModel(path string, save func(io.Writer) error) (err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -265,7 +266,7 @@ func saveModel(m *kpca.KPCA, path string) (err error) {
 			err = cerr
 		}
 	}()
-	return m.Save(f)
+	return save(f)
 }
 
 // rowsOf returns the rows of z as slices (for JSON).

@@ -280,6 +280,7 @@ func progressLine(quiet bool) (update func(stage string, done, total int64), don
 	return update, func() {
 		if shown {
 			fmt.Fprint(diag, "\r\033[K")
+			shown = false
 		}
 	}
 }

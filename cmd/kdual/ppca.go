@@ -24,6 +24,7 @@ func runPPCA(args []string, stdout io.Writer) error {
 	plotOut := fs.String("plot", "", "write a PNG: the toy scatter, or image grids (originals, reconstructions, latent grid, samples)")
 	seed := fs.Uint64("seed", 1, "seed of the toy data and the samples")
 	jsonOut := fs.String("json", "", "write JSON to FILE, or - for standard output")
+	save := fs.String("save", "", "write the fitted dual model to this file (a NumPy .npz archive; ppca.LoadDual reads it)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -41,7 +42,7 @@ func runPPCA(args []string, stdout io.Writer) error {
 		return usagef("--kernel %q: want rbf or linear", *kern)
 	}
 	rep, err := bench.RunPPCA(bench.PPCAOptions{Data: *data, Classes: *classes, N: *n, Q: *q, Sigma2: *sigma2,
-		Kernel: *kern, Sigma: *sigma, Sample: *sample, Nearest: *nearest, Seed: *seed, Plot: *plotOut})
+		Kernel: *kern, Sigma: *sigma, Sample: *sample, Nearest: *nearest, Seed: *seed, Plot: *plotOut, Save: *save})
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/kdual/kdual/bench"
 )
@@ -31,9 +33,23 @@ func runRKM(args []string, stdout io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the random features and the Stiefel start")
 	plotOut := fs.String("plot", "", "write the forecast against the truth and the first latent components as PNG")
 	jsonOut := fs.String("json", "", "write JSON to FILE, or - for standard output")
+	save := fs.String("save", "", "write the fitted model (with the series' scaling) to this file, a NumPy .npz archive")
+	model := fs.String("model", "", "forecast with a model saved by --save instead of training: the lag and scaling are the model's; --data gives the history")
 	quiet := fs.Bool("quiet", false, "no progress line on stderr (shown only when stderr is a terminal and training takes over 2 s)")
 	if err := parse(fs, args[1:]); err != nil {
 		return err
+	}
+	if *model != "" {
+		var bad []string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "setting", "train", "rotate", "components", "s", "rff", "sigma", "max-iter", "tol", "lr", "no-rescale", "save", "seed":
+				bad = append(bad, "--"+f.Name)
+			}
+		})
+		if len(bad) > 0 {
+			return usagef("%s do(es) not apply with --model: the saved model is used as it is", strings.Join(bad, ", "))
+		}
 	}
 	switch {
 	case *setting != "auto" && *setting != "primal" && *setting != "dual":
@@ -48,7 +64,8 @@ func runRKM(args []string, stdout io.Writer) error {
 	}
 	rep, err := bench.RunRKMForecast(bench.RKMOptions{Data: *data, Setting: *setting, Training: *train, Rotate: *rotate,
 		NoRescale: *noRescale, S: *s, Lag: *lag, RFF: *rff, Sigma: *sigma, Test: *test, MaxIter: *maxIter,
-		Tol: *tol, LR: *lr, Seed: *seed, Plot: *plotOut, Horizon: *horizon, Context: runCtx, Progress: progress})
+		Tol: *tol, LR: *lr, Seed: *seed, Plot: *plotOut, Horizon: *horizon, Context: runCtx, Progress: progress,
+		Save: *save, Model: *model})
 	endLine()
 	if err != nil {
 		return err
@@ -68,7 +85,11 @@ func runRKM(args []string, stdout io.Writer) error {
 	if rep.MSE != nil {
 		fmt.Fprintf(stdout, ", MSE %.6g MAE %.6g over %d held-out steps", *rep.MSE, *rep.MAE, rep.NTest)
 	}
-	fmt.Fprintf(stdout, "; training %.3fs", rep.Seconds)
+	if rep.Model != "" {
+		fmt.Fprintf(stdout, "; model %s", rep.Model)
+	} else {
+		fmt.Fprintf(stdout, "; training %.3fs", rep.Seconds)
+	}
 	if rep.Training == "stiefel" {
 		fmt.Fprintf(stdout, " (%d steps, %s)", rep.Iterations, rep.Status)
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kdual/kdual/models/kmvda"
+	"github.com/kdual/kdual/models/ppca"
 	"github.com/kdual/kdual/native"
 )
 
@@ -186,5 +190,121 @@ func TestVocabulary(t *testing.T) {
 	} {
 		code, _, stderr := runCLI(t, args...)
 		require.Equal(t, 2, code, "%v: %s", args, stderr)
+	}
+}
+
+// Every model a command fits can be saved; a saved forecasting model
+// forecasts as the one that was trained; the other models load with their
+// package's Load.
+func TestSaveEveryModel(t *testing.T) {
+	dir := t.TempDir()
+	series := filepath.Join(dir, "s.txt")
+	var b strings.Builder
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&b, "%g\n", math.Sin(0.2*float64(i))+0.3*math.Cos(0.53*float64(i)))
+	}
+	require.NoError(t, os.WriteFile(series, []byte(b.String()), 0o644))
+	rkmFile := filepath.Join(dir, "r.npz")
+	code, trained, stderr := runCLI(t, "rkm", "forecast", "--data", series, "--test", "20", "--components", "4", "--save", rkmFile, "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	code, loaded, stderr := runCLI(t, "rkm", "forecast", "--data", series, "--test", "20", "--model", rkmFile, "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	var a, c map[string]any
+	require.NoError(t, json.Unmarshal([]byte(trained), &a))
+	require.NoError(t, json.Unmarshal([]byte(loaded), &c))
+	require.Equal(t, a["forecast"], c["forecast"])
+	require.Equal(t, a["mse"], c["mse"])
+	code, _, _ = runCLI(t, "rkm", "forecast", "--data", series, "--model", rkmFile, "--train", "stiefel")
+	require.Equal(t, 2, code)
+
+	ppcaFile, kmvdaFile := filepath.Join(dir, "p.npz"), filepath.Join(dir, "k.npz")
+	code, _, stderr = runCLI(t, "ppca", "--components", "2", "--save", ppcaFile)
+	require.Equal(t, 0, code, stderr)
+	f, err := os.Open(ppcaFile)
+	require.NoError(t, err)
+	p, err := ppca.LoadDual(f)
+	f.Close()
+	require.NoError(t, err)
+	require.Equal(t, 2, p.LatentDim())
+	code, _, stderr = runCLI(t, "kmvda", "--data", "poses", "--kernel", "linear", "--components", "4", "--train", "12", "--test", "12", "--save", kmvdaFile)
+	require.Equal(t, 0, code, stderr)
+	f, err = os.Open(kmvdaFile)
+	require.NoError(t, err)
+	k, err := kmvda.Load(f)
+	f.Close()
+	require.NoError(t, err)
+	vals, err := k.Eigenvalues()
+	require.NoError(t, err)
+	require.Len(t, vals, 4)
+}
+
+// The exit codes of docs/cli.md, one line of error each: usage errors 2,
+// bad files and failures 1.
+func TestExitCodesAndOneLineErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, data, 0o644))
+		return p
+	}
+	good := write("good.csv", []byte("1,2\n3,4\n5,7\n2,2\n0,1\n"))
+	model := filepath.Join(dir, "m.npz")
+	code, _, stderr := runCLI(t, "kpca", "fit", "--input", good, "--components", "1", "--save", model)
+	require.Equal(t, 0, code, stderr)
+	raw, err := os.ReadFile(model)
+	require.NoError(t, err)
+	truncated := write("trunc.npz", raw[:len(raw)*2/3])
+	notModel := write("x.npz", []byte("PK\x03\x04 not really"))
+	badCSV := write("bad.csv", []byte("1,2\n3,x\n"))
+	ragged := write("ragged.csv", []byte("1,2\n3\n"))
+	long := write("long.csv", []byte("1,2\n3,"+strings.Repeat("9", 300000)+"z\n"))
+	badNPY := write("bad.npy", []byte("\x93NUMPY\x01\x00\x10\x00{'descr': '<c16'}"))
+	badIDX := write("bad-idx3-ubyte", []byte{0, 0, 8, 2, 0, 0, 0, 3})
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"kpca", "fit", "--input", good, "--components", "1", "--solver", "magic"}, 2},
+		{[]string{"kpca", "fit", "--input", good, "--components", "1", "--operator", "gpu"}, 2},
+		{[]string{"kpca", "fit", "--input", good, "--components", "1", "--products", "float16"}, 2},
+		{[]string{"kpca", "fit", "--input", good, "--components", "1", "--memory", "lots"}, 2},
+		{[]string{"kpca", "fit", "--input", good, "--components", "1", "--kernel", "rbf2"}, 2},
+		{[]string{"kpca", "fit", "--input", good, "--components", "1", "--delimiter", "ab"}, 2},
+		{[]string{"kpca", "fit", "--input", good, "--nope"}, 2},
+		{[]string{"kpca", "fit"}, 2},
+		{[]string{"kpca", "frobnicate"}, 2},
+		{[]string{"eig", "--solver", "magic"}, 2},
+		{[]string{"eig", "--normalizer", "svd"}, 2},
+		{[]string{"eig", "--n", "0"}, 2},
+		{[]string{"bench", "kpca", "--solvers", "magic", "--n", "50", "--d", "3", "--components", "2"}, 2},
+		{[]string{"bench", "kpca", "--delta", "-1"}, 2},
+		{[]string{"rkm", "forecast", "--setting", "sideways"}, 2},
+		{[]string{"rkm", "forecast", "--train", "sgd"}, 2},
+		{[]string{"rkm"}, 2},
+		{[]string{"ppca"}, 2},
+		{[]string{"ppca", "--components", "2", "--kernel", "poly"}, 2},
+		{[]string{"kmvda", "--kernel", "poly"}, 2},
+		{[]string{"kmvda", "--data", "one.csv"}, 2},
+		{[]string{"frobnicate"}, 2},
+		{[]string{"kpca", "transform", "--model", truncated, "--input", good}, 1},
+		{[]string{"kpca", "transform", "--model", notModel, "--input", good}, 1},
+		{[]string{"kpca", "transform", "--model", filepath.Join(dir, "missing.npz"), "--input", good}, 1},
+		{[]string{"kpca", "fit", "--input", badCSV, "--components", "1"}, 1},
+		{[]string{"kpca", "fit", "--input", ragged, "--components", "1"}, 1},
+		{[]string{"kpca", "fit", "--input", long, "--components", "1"}, 1},
+		{[]string{"kpca", "fit", "--input", badNPY, "--components", "1"}, 1},
+		{[]string{"kpca", "fit", "--input", badIDX, "--components", "1"}, 1},
+		{[]string{"kpca", "fit", "--input", good, "--components", "7"}, 1},
+		{[]string{"kpca", "fit", "--input", good, "--components", "2", "--kernel", "linear", "--solver", "dense"}, 0},
+		{[]string{"kpca", "fit", "--input", good, "--components", "3", "--kernel", "linear"}, 1},
+	} {
+		code, _, stderr := runCLI(t, c.args...)
+		require.Equal(t, c.code, code, "%v: %s", c.args, stderr)
+		if c.code == 1 {
+			line := strings.TrimRight(stderr, "\n")
+			require.NotContains(t, line, "\n", "%v: one line: %q", c.args, stderr)
+			require.Less(t, len(line), 400, "%v: bounded: %d bytes", c.args, len(line))
+			require.True(t, strings.HasPrefix(line, "kdual "), "%v: %q", c.args, line)
+		}
 	}
 }

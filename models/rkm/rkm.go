@@ -145,6 +145,10 @@ type Model struct {
 	// NoRescale drops U = ŨΛ^{1/2} in primal training (U = Ũ): the
 	// paper's Fig. 7 ablation, which breaks inference.
 	NoRescale bool
+	// Scale, when set, is the standardisation of the series a forecasting
+	// model was trained on; the model does not use it, but Save keeps it
+	// so that a loaded model forecasts in the original units.
+	Scale *Standardizer
 
 	n       int
 	setting Setting
@@ -321,6 +325,20 @@ func (m *Model) features() *mat.Dense {
 
 // Info reports the last fit.
 func (m *Model) Info() Info { return m.info }
+
+// InputDims returns the number of input columns of each view of the fitted
+// model (for a forecasting model, view 0's is the window p + 1), or
+// ErrNotFitted.
+func (m *Model) InputDims() ([]int, error) {
+	if m == nil || !m.fitted {
+		return nil, ErrNotFitted
+	}
+	out := make([]int, len(m.views))
+	for v, fv := range m.views {
+		_, out[v] = fv.x.Dims()
+	}
+	return out, nil
+}
 
 // Fitted reports whether the model can be used: after a successful Fit, or
 // after one whose Stiefel training stopped early (Fit then returned an

@@ -49,14 +49,15 @@ type modelView struct {
 }
 
 type modelHeader struct {
-	Format     string      `json:"format"`
-	Version    int         `json:"version"`
-	N          int         `json:"n"`
-	Components int         `json:"components"`
-	Setting    string      `json:"setting"`
-	NoRescale  bool        `json:"no_rescale,omitempty"`
-	Views      []modelView `json:"views"`
-	Info       Info        `json:"info"`
+	Format     string        `json:"format"`
+	Version    int           `json:"version"`
+	N          int           `json:"n"`
+	Components int           `json:"components"`
+	Setting    string        `json:"setting"`
+	NoRescale  bool          `json:"no_rescale,omitempty"`
+	Views      []modelView   `json:"views"`
+	Info       Info          `json:"info"`
+	Scale      *Standardizer `json:"scale,omitempty"`
 }
 
 // Save writes the fitted model to w (see the format above).
@@ -65,7 +66,7 @@ func (m *Model) Save(w io.Writer) error {
 		return ErrNotFitted
 	}
 	h := modelHeader{Format: modelFormat, Version: ModelVersion, N: m.n, Components: m.s,
-		Setting: m.setting.String(), NoRescale: m.NoRescale, Info: m.info}
+		Setting: m.setting.String(), NoRescale: m.NoRescale, Info: m.info, Scale: m.Scale}
 	for v, fv := range m.views {
 		_, d := fv.x.Dims()
 		mv := modelView{D: d, Dim: fv.dim, Mean: fv.center.Mean}
@@ -127,6 +128,13 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, mr.Errorf("n = %d, s = %d, %d views", n, s, nv)
 	}
 	m := &Model{Components: s, NoRescale: h.NoRescale, n: n, s: s, info: h.Info}
+	if h.Scale != nil {
+		if !(h.Scale.Std > 0) || math.IsInf(h.Scale.Std, 0) || math.IsNaN(h.Scale.Mean) || math.IsInf(h.Scale.Mean, 0) {
+			return nil, mr.Errorf("series scaling %+v", *h.Scale)
+		}
+		sc := *h.Scale
+		m.Scale = &sc
+	}
 	switch h.Setting {
 	case "primal":
 		m.setting = Primal

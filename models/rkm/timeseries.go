@@ -11,7 +11,8 @@ import (
 // Standardizer maps a series to zero mean and unit variance with the
 // training statistics.
 type Standardizer struct {
-	Mean, Std float64
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
 }
 
 // FitStandardizer takes the mean and the (population) standard deviation of
