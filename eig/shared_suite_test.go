@@ -101,4 +101,44 @@ func TestSharedOperatorSuite(t *testing.T) {
 		}
 		eigtest.RunOperator(t, op, g, tol)
 	}
+
+	// The low-rank operator F·Fᵀ, plain and centred, against the explicit
+	// products; and a solver on it finds F_cᵀF_c's eigenvalues.
+	fac := mat.NewDense(300, 9, nil)
+	for i := 0; i < 300; i++ {
+		for j := 0; j < 9; j++ {
+			fac.Set(i, j, math.Cos(float64(i*(j+1)))+0.1*float64(j))
+		}
+	}
+	ffT := mat.NewSymDense(300, nil)
+	ffT.SymOuterK(1, fac)
+	lr, err := eig.NewLowRank(fac, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eigtest.RunOperator(t, lr, ffT, 1e-14)
+	fc := mat.DenseCopyOf(fac)
+	linalg.CenterColumns(fc)
+	fcT := mat.NewSymDense(300, nil)
+	fcT.SymOuterK(1, fc)
+	lrc, err := eig.NewLowRank(fac, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eigtest.RunOperator(t, lrc, fcT, 1e-13)
+	small := mat.NewSymDense(9, nil)
+	small.SymOuterK(1, fc.T())
+	want, err := linalg.SymEig(small, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := eig.BlockKrylov{Tol: 1e-12}.Solve(lrc, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 4; i++ {
+		if math.Abs(got.Values[i]-want.Values[i]) > 1e-10*want.Values[0] {
+			t.Errorf("LowRank: λ_%d = %g, FcᵀFc's %g", i, got.Values[i], want.Values[i])
+		}
+	}
 }

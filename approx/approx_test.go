@@ -1,0 +1,177 @@
+package approx
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/linalg"
+)
+
+func data(t *testing.T, n, d int, seed uint64) *mat.Dense {
+	t.Helper()
+	x, err := dataset.StandardNormal(n, d, seed)
+	require.NoError(t, err)
+	return x
+}
+
+var gauss = kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}
+
+// residual returns K − F·Fᵀ explicitly.
+func residual(t *testing.T, x *mat.Dense, k kernel.Kernel, f *mat.Dense) *mat.Dense {
+	t.Helper()
+	g, err := kernel.Gram(x, k)
+	require.NoError(t, err)
+	e := mat.DenseCopyOf(g)
+	var ff mat.Dense
+	ff.Mul(f, f.T())
+	e.Sub(e, &ff)
+	return e
+}
+
+// With m = n landmarks the factor reproduces K to rounding; the reported
+// trace error is exactly tr(K − K̂)/tr(K) of the explicit matrices and
+// shrinks as m grows; the training points map to their training features.
+func TestNystromExactAndTraceError(t *testing.T) {
+	x := data(t, 120, 3, 1)
+	for _, sampler := range []Sampler{RPCholesky, Uniform} {
+		full, err := Nystrom{Rank: 120, Sampler: sampler, Block: 16}.Fit(x, gauss)
+		require.NoError(t, err)
+		e := residual(t, x, gauss, full.Train())
+		require.Less(t, mat.Norm(e, math.Inf(1)), 1e-9, sampler.String())
+		prev := 1.0
+		for _, m := range []int{5, 10, 20, 40} {
+			ny, err := Nystrom{Rank: m, Sampler: sampler, Block: 8, Seed: 3}.Fit(x, gauss)
+			require.NoError(t, err)
+			info := ny.Info()
+			require.Equal(t, m, info.Rank)
+			e := residual(t, x, gauss, ny.Train())
+			tr := 0.0
+			for i := 0; i < 120; i++ {
+				tr += e.At(i, i)
+			}
+			require.InDelta(t, tr/120, info.TraceError, 1e-12, "%v m=%d", sampler, m)
+			require.InDelta(t, tr, info.EigenvalueBound, 1e-10)
+			require.Less(t, info.TraceError, prev, "%v: trace error shrinks with m", sampler)
+			prev = info.TraceError
+			// K − K̂ is positive semi-definite: its smallest eigenvalue is
+			// ≥ −rounding.
+			ev, err := linalg.SymEig(linalg.SymPart(e), 0)
+			require.NoError(t, err)
+			require.Greater(t, ev.Values[len(ev.Values)-1], -1e-10)
+			// Map(X) = F.
+			fx, err := ny.Map(x)
+			require.NoError(t, err)
+			var d mat.Dense
+			d.Sub(fx, ny.Train())
+			require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-8*mat.Norm(ny.Train(), math.Inf(1)))
+		}
+	}
+}
+
+// Pivots are never repeated, and a kernel of rank 5 (five distinct points
+// repeated) stops at 5 landmarks, whatever m, for both samplers.
+func TestNystromRankDeficient(t *testing.T) {
+	base := data(t, 5, 2, 4)
+	x := mat.NewDense(60, 2, nil)
+	for i := 0; i < 60; i++ {
+		copy(x.RawRowView(i), base.RawRowView(i%5))
+	}
+	for _, sampler := range []Sampler{RPCholesky, Uniform} {
+		ny, err := Nystrom{Rank: 30, Sampler: sampler, Block: 7}.Fit(x, gauss)
+		require.NoError(t, err)
+		require.Equal(t, 5, ny.Info().Rank, sampler.String())
+		seen := map[int]bool{}
+		for _, p := range ny.Landmarks {
+			require.False(t, seen[p], "pivot %d repeated", p)
+			seen[p] = true
+		}
+		require.Less(t, ny.Info().TraceError, 1e-10)
+	}
+}
+
+// Adaptive mode: TraceTol stops as soon as the trace error is below it.
+// RPCholesky reaches a given trace error with fewer landmarks than uniform
+// sampling on clustered data (seeded).
+func TestNystromAdaptiveAndSamplers(t *testing.T) {
+	x := data(t, 400, 4, 5)
+	// Clusters of very different sizes.
+	for i := 0; i < 400; i++ {
+		row := x.RawRowView(i)
+		shift := 0.0
+		if i%20 == 0 {
+			shift = 8
+		}
+		for j := range row {
+			row[j] = 0.3*row[j] + shift*float64(j%2)
+		}
+	}
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 0.5}
+	rp, err := Nystrom{Rank: 400, TraceTol: 1e-2, Block: 10, Seed: 1}.Fit(x, k)
+	require.NoError(t, err)
+	require.LessOrEqual(t, rp.Info().TraceError, 1e-2)
+	un, err := Nystrom{Rank: 400, Sampler: Uniform, TraceTol: 1e-2, Block: 10, Seed: 1}.Fit(x, k)
+	require.NoError(t, err)
+	require.LessOrEqual(t, un.Info().TraceError, 1e-2)
+	require.Less(t, rp.Info().Rank, un.Info().Rank, "rpcholesky %d landmarks, uniform %d", rp.Info().Rank, un.Info().Rank)
+}
+
+func TestBadInput(t *testing.T) {
+	x := data(t, 10, 2, 6)
+	for _, ny := range []Nystrom{{Rank: 0}, {Rank: 11}, {Rank: 3, TraceTol: -1}, {Rank: 3, Sampler: Sampler(7)}} {
+		_, err := ny.Fit(x, gauss)
+		require.ErrorIs(t, err, ErrInvalid, "%+v", ny)
+	}
+	bad := mat.DenseCopyOf(x)
+	bad.Set(2, 1, math.NaN())
+	_, err := Nystrom{Rank: 3}.Fit(bad, gauss)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = Nystrom{Rank: 3}.Fit(nil, gauss)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = RFF{Features: 0}.Fit(x, gauss)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = RFF{Features: 8}.Fit(x, kernel.Kernel{Kind: kernel.Laplace, Sigma: 1})
+	require.ErrorIs(t, err, ErrInvalid)
+}
+
+// Random features: the error of Z·Zᵀ against K shrinks like 1/√D (seeded,
+// averaged over seeds: 16× the features, about a quarter of the error).
+func TestRFFError(t *testing.T) {
+	x := data(t, 80, 3, 7)
+	g, err := kernel.Gram(x, gauss)
+	require.NoError(t, err)
+	errAt := func(features int) float64 {
+		s := 0.0
+		for seed := uint64(1); seed <= 8; seed++ {
+			m, err := RFF{Features: features, Seed: seed}.Fit(x, gauss)
+			require.NoError(t, err)
+			var zz mat.Dense
+			zz.Mul(m.Train(), m.Train().T())
+			zz.Sub(&zz, g)
+			s += mat.Norm(&zz, 2) / mat.Norm(g, 2)
+		}
+		return s / 8
+	}
+	e1, e16 := errAt(64), errAt(1024)
+	require.InDelta(t, 0.25, e16/e1, 0.1, "errors %g and %g", e1, e16)
+}
+
+// The residual-norm estimate is a lower bound of ‖K − K̂‖₂ (the explicit
+// one), which the trace bounds from above.
+func TestResidualNormBounds(t *testing.T) {
+	x := data(t, 150, 3, 8)
+	ny, err := Nystrom{Rank: 12, ResidualSample: 60, Seed: 2}.Fit(x, gauss)
+	require.NoError(t, err)
+	e := residual(t, x, gauss, ny.Train())
+	ev, err := linalg.SymEig(linalg.SymPart(e), 1)
+	require.NoError(t, err)
+	norm := ev.Values[0]
+	info := ny.Info()
+	require.Greater(t, info.ResidualNormLower, 0.0)
+	require.LessOrEqual(t, info.ResidualNormLower, norm*(1+1e-10))
+	require.GreaterOrEqual(t, info.EigenvalueBound, norm)
+}

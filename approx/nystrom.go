@@ -1,0 +1,483 @@
+// Package approx builds low-rank feature maps of a kernel, so that kernel
+// methods run past the size where the n×n kernel matrix fits: the Nyström
+// approximation with landmarks chosen by randomly pivoted Cholesky (Chen,
+// Epperly, Tropp and Webber 2022, in the block form with rejection
+// sampling of Epperly, Tropp and Webber 2024) or uniformly, and random
+// Fourier features. A map gives the training points' features F (n×k, so
+// that K ≈ K̂ = F·Fᵀ) and the features of new points, and says how far K̂
+// is from K where that can be known without K.
+package approx
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/internal/rng"
+	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
+)
+
+// ErrInvalid is wrapped by errors about bad input.
+var ErrInvalid = status.ErrInvalid
+
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("approx: "+format+": %w", append(args, ErrInvalid)...)
+}
+
+// Sampler chooses the Nyström landmarks.
+type Sampler int
+
+const (
+	// RPCholesky samples each landmark with probability proportional to
+	// the diagonal of the current residual K − K̂ (randomly pivoted
+	// Cholesky): points the landmarks so far explain badly are likely,
+	// explained ones (and duplicates of landmarks) are not.
+	RPCholesky Sampler = iota
+	// Uniform takes landmarks in a uniformly random order, skipping any
+	// whose residual is below the cut-off (near-duplicates).
+	Uniform
+)
+
+func (s Sampler) String() string {
+	switch s {
+	case RPCholesky:
+		return "rpcholesky"
+	case Uniform:
+		return "uniform"
+	}
+	return fmt.Sprintf("Sampler(%d)", int(s))
+}
+
+// ParseSampler reads rpcholesky or uniform.
+func ParseSampler(s string) (Sampler, error) {
+	switch s {
+	case "rpcholesky", "rpchol":
+		return RPCholesky, nil
+	case "uniform":
+		return Uniform, nil
+	}
+	return 0, invalidf("sampler %q: want rpcholesky or uniform", s)
+}
+
+// Nystrom configures a Nyström approximation K̂ = K(X, L)·K(L, L)⁻¹·K(L, X)
+// of rank at most Rank, built as a partial Cholesky factor F (n×k, k ≤
+// Rank) with K̂ = F·Fᵀ: each round samples Block candidate pivots, computes
+// their kernel columns K(X, S) by the level-3 Gram engine, subtracts F·F_Sᵀ,
+// and accepts candidates one by one on the Block×Block residual (for
+// RPCholesky, candidate j with probability r_j/d_j, r_j its residual after
+// the candidates accepted before it and d_j its residual when sampled:
+// the accelerated RPCholesky of Epperly, Tropp and Webber, which gives
+// the landmarks of sequential RPCholesky at block cost). A candidate whose
+// residual is at most Cutoff·max(diag K) is never accepted, so repeated or
+// near-duplicate points cannot make the factor singular, and the factor
+// stops at the numerical rank of K.
+//
+// Cost: O(n·k·(d + k)) time and O(n·k) memory; K is never formed.
+type Nystrom struct {
+	// Rank is m, the most landmarks (1 ≤ m ≤ n).
+	Rank int
+	// Sampler: RPCholesky (the default) or Uniform.
+	Sampler Sampler
+	// TraceTol, when > 0, stops as soon as the relative trace error
+	// tr(K − K̂)/tr(K) is at most TraceTol (the adaptive mode: RPCholesky
+	// is incremental); Rank still bounds the landmarks.
+	TraceTol float64
+	// Block is the candidates per round; 0 means min(Rank, 128).
+	Block int
+	// Cutoff is the relative residual below which a candidate is refused;
+	// 0 means 1e-12.
+	Cutoff float64
+	// Seed of the sampling; 0 means 1.
+	Seed uint64
+	// ResidualSample, when > 0, estimates ‖K − K̂‖₂ from below on that
+	// many rows chosen uniformly (Info.ResidualNormLower): one p×p kernel
+	// block and its top eigenvalue.
+	ResidualSample int
+}
+
+// Info says how a feature map was built and how far it is from the
+// kernel.
+type Info struct {
+	Method  string `json:"method"`            // nystrom or rff
+	Sampler string `json:"sampler,omitempty"` // nystrom: rpcholesky or uniform
+	// Rank is k, the features (landmarks accepted, or random features).
+	Rank int `json:"rank"`
+	// TraceError is tr(K − K̂)/tr(K) (Nyström: exact, since K − K̂ is
+	// positive semi-definite and its diagonal is known; random features:
+	// not known, 0).
+	TraceError float64 `json:"trace_error"`
+	// EigenvalueBound bounds the eigenvalue error of the centred kernel
+	// (Nyström): λ_i(K̂_c) ≤ λ_i(K_c) ≤ λ_i(K̂_c) + EigenvalueBound, with
+	// EigenvalueBound = tr(K − K̂) ≥ ‖K − K̂‖₂ (M(K − K̂)M is positive
+	// semi-definite with trace at most tr(K − K̂)).
+	EigenvalueBound float64 `json:"eigenvalue_bound,omitempty"`
+	// ResidualNormLower, when estimated (Nyström.ResidualNorm), is
+	// λ_max of the residual on a random principal submatrix: a lower bound
+	// of ‖K − K̂‖₂ (the largest eigenvalue of a principal submatrix is at
+	// most the matrix's), so ‖K − K̂‖₂ lies in [ResidualNormLower,
+	// EigenvalueBound].
+	ResidualNormLower float64 `json:"residual_norm_lower,omitempty"`
+	// Rounds of candidates (Nyström), Rejected candidates.
+	Rounds   int     `json:"rounds,omitempty"`
+	Rejected int     `json:"rejected,omitempty"`
+	Seconds  float64 `json:"seconds"`
+}
+
+// FeatureMap is a low-rank feature map of a kernel on the training points.
+type FeatureMap interface {
+	// Train returns the training points' features F (n×k), K ≈ F·Fᵀ. The
+	// matrix is the map's own: callers must not modify it.
+	Train() *mat.Dense
+	// Map returns the features of the rows of y (m×d).
+	Map(y *mat.Dense) (*mat.Dense, error)
+	// Info reports the map.
+	Info() Info
+}
+
+// NystromMap is the Nyström feature map of a kernel on training points X:
+// F = K(X, L)·R⁻ᵀ with K(L, L) = R·Rᵀ (R lower triangular, the landmarks'
+// rows of F), and for a new point f(y) = R⁻¹·K(L, y).
+type NystromMap struct {
+	Kernel    kernel.Kernel
+	Landmarks []int      // indices of the landmarks in X, in pivot order
+	XL        *mat.Dense // the landmarks' rows of X (k×d)
+	R         *mat.Dense // k×k lower triangular, K(L, L) = R·Rᵀ
+	f         *mat.Dense // n×k training features
+	info      Info
+}
+
+// Train returns F.
+func (m *NystromMap) Train() *mat.Dense { return m.f }
+
+// Info reports the map.
+func (m *NystromMap) Info() Info { return m.info }
+
+// Map returns f(y)ᵀ = K(y, L)·R⁻ᵀ for the rows of y.
+func (m *NystromMap) Map(y *mat.Dense) (*mat.Dense, error) {
+	if y == nil || y.IsEmpty() {
+		return nil, invalidf("Map: empty data")
+	}
+	if _, d := y.Dims(); d != m.XL.RawMatrix().Cols {
+		return nil, invalidf("Map: data have %d columns, the landmarks %d", d, m.XL.RawMatrix().Cols)
+	}
+	if err := linalg.CheckFinite("approx: Map", y); err != nil {
+		return nil, err
+	}
+	ky, err := kernel.CrossGram(y, m.XL, m.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	blas64.Trsm(blas.Right, blas.Trans, 1, lowerOf(m.R), ky.RawMatrix())
+	return ky, nil
+}
+
+// NewNystromMap rebuilds a map from its parts (a saved model): the
+// training features are not kept, so Train returns nil.
+func NewNystromMap(k kernel.Kernel, xl, r *mat.Dense, info Info) (*NystromMap, error) {
+	if err := k.Check(); err != nil {
+		return nil, err
+	}
+	kl, d := xl.Dims()
+	if rr, rc := r.Dims(); rr != kl || rc != kl || d < 1 {
+		return nil, invalidf("landmarks %d×%d with a %d×%d factor", kl, d, rr, rc)
+	}
+	for i := 0; i < kl; i++ {
+		if !(r.At(i, i) > 0) {
+			return nil, invalidf("factor diagonal %d is %g", i, r.At(i, i))
+		}
+	}
+	return &NystromMap{Kernel: k, XL: xl, R: r, info: info}, nil
+}
+
+func lowerOf(r *mat.Dense) blas64.Triangular {
+	raw := r.RawMatrix()
+	return blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: raw.Rows, Stride: raw.Stride, Data: raw.Data}
+}
+
+// kernelDiag returns k(x_i, x_i) for every row.
+func kernelDiag(x *mat.Dense, k kernel.Kernel) []float64 {
+	n, _ := x.Dims()
+	d := make([]float64, n)
+	for i := range d {
+		row := x.RawRowView(i)
+		d[i] = k.Eval(row, row)
+	}
+	return d
+}
+
+// Fit builds the Nyström map of kernel k on the rows of x (n×d, not
+// modified).
+func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
+	start := time.Now()
+	x := linalg.DenseOf(xm)
+	if x == nil {
+		return nil, invalidf("Nystrom: empty data")
+	}
+	if err := k.Check(); err != nil {
+		return nil, err
+	}
+	if err := linalg.CheckFinite("approx: Nystrom", x); err != nil {
+		return nil, err
+	}
+	n, dim := x.Dims()
+	if ny.Rank < 1 || ny.Rank > n {
+		return nil, invalidf("Nystrom: rank m = %d, want 1 ≤ m ≤ n = %d", ny.Rank, n)
+	}
+	if ny.Sampler != RPCholesky && ny.Sampler != Uniform {
+		return nil, invalidf("Nystrom: sampler %v", ny.Sampler)
+	}
+	if ny.TraceTol < 0 || math.IsNaN(ny.TraceTol) || ny.Block < 0 || ny.Cutoff < 0 || math.IsNaN(ny.Cutoff) {
+		return nil, invalidf("Nystrom: TraceTol %g, Block %d, Cutoff %g", ny.TraceTol, ny.Block, ny.Cutoff)
+	}
+	m := ny.Rank
+	b := ny.Block
+	if b == 0 {
+		b = 128
+	}
+	b = min(b, m)
+	cut := ny.Cutoff
+	if cut == 0 {
+		cut = 1e-12
+	}
+	seed := ny.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	r := rng.New(seed)
+
+	diag := kernelDiag(x, k)
+	trace, top := 0.0, 0.0
+	for _, v := range diag {
+		if !(v >= 0) {
+			return nil, invalidf("Nystrom: the kernel's diagonal has %g: not positive semi-definite", v)
+		}
+		trace += v
+		top = math.Max(top, v)
+	}
+	if !(trace > 0) {
+		return nil, invalidf("Nystrom: the kernel's trace is %g", trace)
+	}
+	floor := cut * top
+	res := append([]float64(nil), diag...) // residual diagonal d
+	f := mat.NewDense(n, m, nil)           // F, k columns used
+	kcols := 0
+	var pivots []int
+	chosen := make([]bool, n)
+	order := r.Perm(n) // Uniform's order
+	next := 0
+	info := Info{Method: "nystrom", Sampler: ny.Sampler.String()}
+	resTrace := trace
+
+	for kcols < m {
+		if ny.TraceTol > 0 && resTrace <= ny.TraceTol*trace {
+			break
+		}
+		// Candidates.
+		want := min(b, m-kcols)
+		var cand []int
+		switch ny.Sampler {
+		case RPCholesky:
+			cand = sampleProportional(r, res, want)
+		case Uniform:
+			for len(cand) < want && next < n {
+				if i := order[next]; !chosen[i] {
+					cand = append(cand, i)
+				}
+				next++
+			}
+		}
+		if len(cand) == 0 {
+			break // nothing left: the residual is zero (rank found)
+		}
+		info.Rounds++
+		c := len(cand)
+		xs := mat.NewDense(c, dim, nil)
+		for j, i := range cand {
+			copy(xs.RawRowView(j), x.RawRowView(i))
+		}
+		g, err := kernel.CrossGram(x, xs, k) // n×c
+		if err != nil {
+			return nil, err
+		}
+		if kcols > 0 {
+			// G = K(X, S) − F·F_Sᵀ (one dgemm).
+			fk := f.Slice(0, n, 0, kcols).(*mat.Dense)
+			fs := mat.NewDense(c, kcols, nil)
+			for j, i := range cand {
+				copy(fs.RawRowView(j), fk.RawRowView(i))
+			}
+			blas64.Gemm(blas.NoTrans, blas.Trans, -1, fk.RawMatrix(), fs.RawMatrix(), 1, g.RawMatrix())
+		}
+		// Accept on the c×c residual H = G_S (eliminating accepted ones).
+		h := mat.NewDense(c, c, nil)
+		for a, i := range cand {
+			copy(h.RawRowView(a), g.RawRowView(i))
+		}
+		var acc []int            // positions in cand
+		cols := [][]float64{}    // Cholesky columns over cand
+		for j := 0; j < c; j++ { // in sampling order
+			rj := h.At(j, j)
+			i := cand[j]
+			if chosen[i] || !(rj > floor) {
+				info.Rejected++
+				continue
+			}
+			if ny.Sampler == RPCholesky && !(r.Float64()*res[i] < rj) {
+				info.Rejected++
+				continue
+			}
+			s := math.Sqrt(rj)
+			col := make([]float64, c)
+			for a := 0; a < c; a++ {
+				col[a] = h.At(a, j) / s
+			}
+			for a := 0; a < c; a++ {
+				if col[a] == 0 {
+					continue
+				}
+				row := h.RawRowView(a)
+				for e := 0; e < c; e++ {
+					row[e] -= col[a] * col[e]
+				}
+			}
+			acc = append(acc, j)
+			cols = append(cols, col)
+			chosen[i] = true
+		}
+		if len(acc) == 0 {
+			if ny.Sampler == Uniform && next >= n {
+				break
+			}
+			if maxOf(res) <= floor {
+				break // the residual is below the cut-off everywhere
+			}
+			continue
+		}
+		// L_TT (lower) from the accepted columns, then F_new = G_T·L⁻ᵀ.
+		t := len(acc)
+		l := mat.NewDense(t, t, nil)
+		for a := 0; a < t; a++ {
+			for e := 0; e <= a; e++ {
+				l.Set(a, e, cols[e][acc[a]])
+			}
+		}
+		fnew := f.Slice(0, n, kcols, kcols+t).(*mat.Dense)
+		for a := 0; a < n; a++ {
+			row := g.RawRowView(a)
+			dst := fnew.RawRowView(a)
+			for e, j := range acc {
+				dst[e] = row[j]
+			}
+		}
+		blas64.Trsm(blas.Right, blas.Trans, 1, lowerOf(l), fnew.RawMatrix())
+		// Pivot rows: exactly L (earlier pivots exactly 0), so that the
+		// landmarks' rows of F are lower triangular.
+		for _, p := range pivots {
+			clear(fnew.RawRowView(p)[:t])
+		}
+		for a, j := range acc {
+			row := fnew.RawRowView(cand[j])
+			for e := 0; e < t; e++ {
+				row[e] = l.At(a, e)
+			}
+			pivots = append(pivots, cand[j])
+		}
+		resTrace = 0
+		for a := 0; a < n; a++ {
+			row := fnew.RawRowView(a)
+			v := res[a]
+			for _, z := range row[:t] {
+				v -= z * z
+			}
+			if v < 0 || chosen[a] {
+				v = 0
+			}
+			res[a] = v
+			resTrace += v
+		}
+		kcols += t
+	}
+	if kcols == 0 {
+		return nil, invalidf("Nystrom: no landmark was accepted (the kernel's residual is below the cut-off)")
+	}
+	fk := mat.DenseCopyOf(f.Slice(0, n, 0, kcols))
+	xl := mat.NewDense(kcols, dim, nil)
+	rr := mat.NewDense(kcols, kcols, nil)
+	for a, p := range pivots {
+		copy(xl.RawRowView(a), x.RawRowView(p))
+		copy(rr.RawRowView(a)[:a+1], fk.RawRowView(p)[:a+1])
+	}
+	info.Rank = kcols
+	info.TraceError = resTrace / trace
+	info.EigenvalueBound = resTrace
+	if ny.ResidualSample > 0 {
+		p := min(ny.ResidualSample, n)
+		rows := r.Perm(n)[:p]
+		xs := mat.NewDense(p, dim, nil)
+		fs := mat.NewDense(p, kcols, nil)
+		for a, i := range rows {
+			copy(xs.RawRowView(a), x.RawRowView(i))
+			copy(fs.RawRowView(a), fk.RawRowView(i))
+		}
+		e, err := kernel.Gram(xs, k)
+		if err != nil {
+			return nil, err
+		}
+		e.SymRankK(e, -1, fs)
+		top, err := linalg.SymEig(e, 1)
+		if err != nil {
+			return nil, err
+		}
+		info.ResidualNormLower = math.Max(top.Values[0], 0)
+	}
+	info.Seconds = time.Since(start).Seconds()
+	return &NystromMap{Kernel: k, Landmarks: pivots, XL: xl, R: rr, f: fk, info: info}, nil
+}
+
+func maxOf(v []float64) float64 {
+	m := 0.0
+	for _, x := range v {
+		m = math.Max(m, x)
+	}
+	return m
+}
+
+// sampleProportional draws count indices i.i.d. with probability
+// proportional to w (non-negative), by inversion of the cumulative sums;
+// none when w is all zero.
+func sampleProportional(r interface{ Float64() float64 }, w []float64, count int) []int {
+	cum := make([]float64, len(w))
+	s := 0.0
+	for i, v := range w {
+		s += v
+		cum[i] = s
+	}
+	if !(s > 0) {
+		return nil
+	}
+	out := make([]int, count)
+	for c := range out {
+		u := r.Float64() * s
+		lo, hi := 0, len(cum)-1
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if cum[mid] > u {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		// Skip zero-weight entries a rounding could land on.
+		for lo < len(w)-1 && w[lo] == 0 {
+			lo++
+		}
+		out[c] = lo
+	}
+	return out
+}
