@@ -22,7 +22,7 @@ type RFF struct {
 // RFFMap is the random-feature map of a Gaussian kernel on training
 // points.
 type RFFMap struct {
-	RFF *kernel.RFF
+	RFF  *kernel.RFF
 	z    *mat.Dense
 	info Info
 }
