@@ -481,3 +481,18 @@ func sampleProportional(r interface{ Float64() float64 }, w []float64, count int
 	}
 	return out
 }
+
+// Method builds a feature map of kernel k on the rows of x: Nystrom or
+// RFF. Models take it as their approximation option.
+type Method interface {
+	Build(x *mat.Dense, k kernel.Kernel) (FeatureMap, error)
+}
+
+// Build is Fit as a Method.
+func (ny Nystrom) Build(x *mat.Dense, k kernel.Kernel) (FeatureMap, error) {
+	m, err := ny.Fit(x, k)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}

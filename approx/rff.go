@@ -69,3 +69,12 @@ func (c RFF) Fit(xm mat.Matrix, k kernel.Kernel) (*RFFMap, error) {
 	}
 	return &RFFMap{RFF: f, z: z, info: Info{Method: "rff", Rank: c.Features, Seconds: time.Since(start).Seconds()}}, nil
 }
+
+// Build is Fit as a Method.
+func (c RFF) Build(x *mat.Dense, k kernel.Kernel) (FeatureMap, error) {
+	m, err := c.Fit(x, k)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/approx"
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/kernel"
@@ -68,6 +69,13 @@ type KPCA struct {
 	// Float32 is the former switch for float32 storage; it means
 	// Operator = eig.OperatorFloat32.
 	Float32 bool
+	// Approx, when not nil, replaces the kernel by a low-rank feature map
+	// of it: approx.Nystrom{Rank: m} (landmarks by randomly pivoted
+	// Cholesky, or uniform) or approx.RFF{Features: m} (Gaussian kernel):
+	// memory O(n·m), never n×n, and Info().Approx says how far K̂ is from
+	// K. Transform maps new points through the same features; pre-images
+	// (FitInverse) and FitGram are not available then.
+	Approx approx.Method
 	// Progress, when not nil, is called from the fitting goroutine as the
 	// fit advances: while the kernel is built (Stage "kernel", Done and
 	// Total in kernel entries) and after every pass of the solver (Stage
@@ -86,6 +94,7 @@ type KPCA struct {
 	info   Info
 
 	inverse *preimage
+	approx  *approxState // approximate models
 
 	// The configuration the fit used, copied at Fit so that later changes
 	// of the exported fields cannot disagree with the fitted state.
@@ -120,6 +129,9 @@ type Info struct {
 	// statistics); SolveSeconds runs the solver.
 	KernelSeconds float64 `json:"kernel_seconds"`
 	SolveSeconds  float64 `json:"solve_seconds"`
+	// Approx describes the approximation of an approximate model (nil
+	// for an exact one).
+	Approx *approx.Info `json:"approx,omitempty"`
 }
 
 // Fit computes the kernel operator of x (n×d) and fits it. x is not
@@ -148,6 +160,10 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 	}
 	if err := linalg.CheckFinite("kpca: Fit: x", x); err != nil {
 		return err
+	}
+	k.approx, k.inverse, k.proj = nil, nil, nil
+	if k.Approx != nil {
+		return k.fitApprox(ctx, x)
 	}
 	want := k.Operator
 	if k.Float32 && want == eig.OperatorAuto {
@@ -199,7 +215,10 @@ func (k *KPCA) FitGramContext(ctx context.Context, gm mat.Symmetric) error {
 	g := linalg.SymDenseOf(gm)
 	k.fitted = false
 	k.info = Info{}
-	k.x = nil
+	k.x, k.approx, k.inverse = nil, nil, nil
+	if k.Approx != nil {
+		return fmt.Errorf("kpca: FitGram with an approximation: give the data to Fit: %w", ErrInvalid)
+	}
 	if k.FitInverse {
 		return fmt.Errorf("kpca: FitInverse needs Fit on data, not FitGram: %w", ErrInvalid)
 	}
@@ -560,6 +579,9 @@ func (k *KPCA) Transform(xm mat.Matrix) (*mat.Dense, error) {
 	if x == nil {
 		return nil, fmt.Errorf("kpca: Transform: empty data: %w", ErrInvalid)
 	}
+	if k.approx != nil {
+		return k.transformApprox(x)
+	}
 	if k.x == nil {
 		return nil, fmt.Errorf("kpca: fitted with FitGram: use TransformGram: %w", ErrInvalid)
 	}
@@ -574,6 +596,9 @@ func (k *KPCA) Transform(xm mat.Matrix) (*mat.Dense, error) {
 // the training points (uncentred; centred here like G, on a copy: kx is
 // not modified).
 func (k *KPCA) TransformGram(kx mat.Matrix) (*mat.Dense, error) {
+	if k != nil && k.approx != nil {
+		return nil, fmt.Errorf("kpca: TransformGram: an approximate model maps points, not kernel rows: %w", ErrInvalid)
+	}
 	return k.transformRows(linalg.DenseOf(kx), false)
 }
 

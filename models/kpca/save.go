@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/kdual/kdual/approx"
 	"github.com/kdual/kdual/internal/modelfile"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
@@ -62,6 +63,10 @@ type modelHeader struct {
 	Solver     string      `json:"solver"`
 	Status     string      `json:"status"`
 	Test       string      `json:"stopping_test,omitempty"`
+	// Approx describes an approximate model's feature map (members
+	// landmarks and chol for nystrom, rff_w and rff_b for rff, with
+	// feature_mean and w; proj is absent).
+	Approx *approx.Info `json:"approx,omitempty"`
 }
 
 // Save writes the fitted model to w (see the format above).
@@ -69,7 +74,7 @@ func (k *KPCA) Save(w io.Writer) error {
 	if k == nil || !k.fitted {
 		return ErrNotFitted
 	}
-	n, s := k.proj.Dims()
+	n, s := k.scores.Dims()
 	h := modelHeader{
 		Format: modelFormat, Version: ModelVersion, Center: k.fitCenter, Mean: k.center.Mean,
 		N: n, Components: s, Alpha: k.fitAlpha, HasX: k.x != nil, HasInverse: k.inverse != nil,
@@ -80,12 +85,31 @@ func (k *KPCA) Save(w io.Writer) error {
 	if k.x != nil {
 		_, h.D = k.x.Dims()
 	}
+	if k.approx != nil {
+		ai := k.approx.fm.Info()
+		h.Approx = &ai
+	}
 	mw := modelfile.NewWriter(w, h)
 	mw.Vec("values", k.values)
-	mw.Mat("proj", k.proj)
+	if k.approx == nil {
+		mw.Mat("proj", k.proj)
+	} else {
+		switch fm := k.approx.fm.(type) {
+		case *approx.NystromMap:
+			mw.Mat("landmarks", fm.XL)
+			mw.Mat("chol", fm.R)
+		case *approx.RFFMap:
+			mw.Mat("rff_w", fm.RFF.W)
+			mw.Vec("rff_b", fm.RFF.B)
+		default:
+			return fmt.Errorf("kpca: Save: feature map %T: %w", fm, ErrInvalid)
+		}
+		mw.Vec("feature_mean", k.approx.mean)
+		mw.Mat("w", k.approx.w)
+	}
 	mw.Mat("scores", k.scores)
 	mw.Mat("dual", k.h)
-	if k.fitCenter {
+	if k.fitCenter && k.approx == nil {
 		mw.Vec("row_means", k.center.RowMeans)
 	}
 	if k.x != nil {
@@ -132,7 +156,11 @@ func Load(r io.Reader) (*KPCA, error) {
 	if k.values, err = mr.Vec("values", s); err != nil {
 		return nil, err
 	}
-	if k.proj, err = mr.Mat("proj", n, s); err != nil {
+	if h.Approx == nil {
+		if k.proj, err = mr.Mat("proj", n, s); err != nil {
+			return nil, err
+		}
+	} else if err := loadApprox(mr, &h, k, kern); err != nil {
 		return nil, err
 	}
 	if k.scores, err = mr.Mat("scores", n, s); err != nil {
@@ -141,7 +169,7 @@ func Load(r io.Reader) (*KPCA, error) {
 	if k.h, err = mr.Mat("dual", n, s); err != nil {
 		return nil, err
 	}
-	if h.Center {
+	if h.Center && h.Approx == nil {
 		means, err := mr.Vec("row_means", n)
 		if err != nil {
 			return nil, err
@@ -171,11 +199,62 @@ func Load(r io.Reader) (*KPCA, error) {
 		k.inverse = &preimage{z: z, coef: coef}
 		k.FitInverse = true
 	}
-	k.info = Info{Solver: h.Solver, Operator: "loaded"}
+	k.info = Info{Solver: h.Solver, Operator: "loaded", Approx: h.Approx}
 	if err := k.info.Status.Code.UnmarshalText([]byte(h.Status)); err != nil {
 		return nil, mr.Errorf("status: %v", err)
 	}
 	k.info.Status.Test = h.Test
 	k.fitted = true
 	return k, nil
+}
+
+// loadApprox reads an approximate model's feature map, mean and W.
+func loadApprox(mr *modelfile.Reader, h *modelHeader, k *KPCA, kern kernel.Kernel) error {
+	a := h.Approx
+	r, s := a.Rank, h.Components
+	if r < s || r > 1<<24 || !h.HasX || h.HasInverse {
+		return mr.Errorf("approximation of rank %d for %d components (training points %v)", r, s, h.HasX)
+	}
+	var fm approx.FeatureMap
+	switch a.Method {
+	case "nystrom":
+		xl, err := mr.Mat("landmarks", r, h.D)
+		if err != nil {
+			return err
+		}
+		chol, err := mr.Mat("chol", r, r)
+		if err != nil {
+			return err
+		}
+		nm, err := approx.NewNystromMap(kern, xl, chol, *a)
+		if err != nil {
+			return mr.Errorf("%v", err)
+		}
+		fm = nm
+	case "rff":
+		if kern.Kind != kernel.Gaussian {
+			return mr.Errorf("random features of a %v kernel", kern.Kind)
+		}
+		rw, err := mr.Mat("rff_w", h.D, r)
+		if err != nil {
+			return err
+		}
+		rb, err := mr.Vec("rff_b", r)
+		if err != nil {
+			return err
+		}
+		fm = approx.NewRFFMap(&kernel.RFF{W: rw, B: rb}, *a)
+	default:
+		return mr.Errorf("approximation %q", a.Method)
+	}
+	mean, err := mr.Vec("feature_mean", r)
+	if err != nil {
+		return err
+	}
+	w, err := mr.Mat("w", r, s)
+	if err != nil {
+		return err
+	}
+	k.approx = &approxState{fm: fm, mean: mean, w: w}
+	return nil
 }

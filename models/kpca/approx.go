@@ -1,0 +1,185 @@
+package kpca
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/approx"
+	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
+)
+
+// approxState is an approximate model's map to the features and its
+// projection: the scores of a new point y are (f(y) − μ)ᵀ·W.
+type approxState struct {
+	fm   approx.FeatureMap
+	mean []float64  // μ, the training features' column means (zero when not centred)
+	w    *mat.Dense // k×s
+}
+
+// fitApprox fits kernel PCA of the low-rank K̂ = F·Fᵀ of k.Approx (centred
+// unless NoCenter): with the default solver (nil, Eigen{} or
+// Eigen{eig.Auto{…}} or eig.DenseSolver) the top s eigenpairs of the k×k
+// matrix F_cᵀ·F_c (its eigenvalues are K̂_c's, on exact KPCA's scale;
+// O(n·k²)); with another solver, that solver on eig.LowRank(F), a pass
+// costing O(n·k·b).
+func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
+	start := time.Now()
+	n, _ := x.Dims()
+	s := k.Components
+	if k.FitInverse {
+		return fmt.Errorf("kpca: FitInverse with an approximation: pre-images need the exact kernel: %w", ErrInvalid)
+	}
+	fm, err := k.Approx.Build(x, k.Kernel)
+	if err != nil {
+		return fmt.Errorf("kpca: %w", err)
+	}
+	if ctx.Err() != nil {
+		k.info.Status, _ = status.StatusOf(status.Cancelled(context.Cause(ctx), "after the feature map"))
+		return fmt.Errorf("kpca: %w", status.Cancelled(context.Cause(ctx), "after the feature map"))
+	}
+	f := fm.Train()
+	_, r := f.Dims()
+	ai := fm.Info()
+	kernelSeconds := time.Since(start).Seconds()
+	if s > r {
+		return &status.RankError{Matrix: fmt.Sprintf("kpca: the %s approximation (rank %d)", ai.Method, r), Rank: r, Asked: s}
+	}
+	k.fitKernel, k.fitCenter, k.fitAlpha = k.Kernel, !k.NoCenter, k.Alpha
+	mean := make([]float64, r)
+	if !k.NoCenter {
+		for i := 0; i < n; i++ {
+			for j, v := range f.RawRowView(i)[:r] {
+				mean[j] += v
+			}
+		}
+		for j := range mean {
+			mean[j] /= float64(n)
+		}
+	}
+	k.n, k.center, k.values = n, linalg.Centering{}, nil
+	solver := k.solverOf()
+	small := false
+	if e, ok := solver.(Eigen); ok {
+		switch e.Solver.(type) {
+		case nil, eig.Auto, eig.DenseSolver:
+			small = true
+		}
+	}
+	solveStart := time.Now()
+	var w *mat.Dense
+	var fitErr error // a partial fit's error (the model is kept)
+	if small {
+		fc := mat.DenseCopyOf(f)
+		for i := 0; i < n; i++ {
+			row := fc.RawRowView(i)
+			for j := range row {
+				row[j] -= mean[j]
+			}
+		}
+		// The smaller side: F_cᵀF_c (r×r) or, with more features than
+		// points, F_c·F_cᵀ (n×n); the same nonzero eigenvalues.
+		var e *linalg.Eigen
+		if r <= n {
+			c := mat.NewSymDense(r, nil)
+			c.SymOuterK(1, fc.T())
+			e, err = linalg.SymEig(c, s)
+		} else {
+			c := mat.NewSymDense(n, nil)
+			c.SymOuterK(1, fc)
+			e, err = linalg.SymEig(c, s)
+		}
+		if err != nil {
+			return fmt.Errorf("kpca: %w", err)
+		}
+		if !(e.Values[s-1] > breakdownRatio*math.Abs(e.Values[0])) {
+			return &status.RankError{Matrix: fmt.Sprintf("kpca: the %s approximation, centred", ai.Method),
+				Rank: status.NumericalRank(e.Values, breakdownRatio), Asked: s}
+		}
+		scores := mat.NewDense(n, s, nil)
+		if r <= n {
+			w = e.Vectors // r×s
+			scores.Mul(fc, w)
+		} else {
+			// U (n×s): scores = U·Λ^{1/2}, W = F_cᵀ·U·Λ^{-1/2}.
+			w = mat.NewDense(r, s, nil)
+			w.Mul(fc.T(), e.Vectors)
+			for j := 0; j < s; j++ {
+				sq := math.Sqrt(e.Values[j])
+				for i := 0; i < n; i++ {
+					scores.Set(i, j, e.Vectors.At(i, j)*sq)
+				}
+				for i := 0; i < r; i++ {
+					w.Set(i, j, w.At(i, j)/sq)
+				}
+			}
+		}
+		flip := linalg.SignFlips(scores)
+		for j, fl := range flip {
+			if fl {
+				for i := 0; i < n; i++ {
+					scores.Set(i, j, -scores.At(i, j))
+				}
+				for i := 0; i < r; i++ {
+					w.Set(i, j, -w.At(i, j))
+				}
+			}
+		}
+		k.values, k.scores, k.h = e.Values, scores, mat.DenseCopyOf(scores)
+		k.info = Info{Solver: "dense (k×k)", Iterations: 1,
+			Status: status.Status{Code: status.Converged, Test: "direct: LAPACK on F_cᵀF_c (k×k) or F_cF_cᵀ (n×n), the smaller"}}
+		k.info.Cost, _ = OptimalCost(e.Values)
+	} else {
+		op, err := eig.NewLowRank(f, !k.NoCenter)
+		if err != nil {
+			return err
+		}
+		fitErr = k.fitOperator(ctx, op, nil)
+		if !k.fitted {
+			k.info.Approx = &ai
+			return fitErr
+		}
+		// W = F_cᵀ·proj: scores of y are k̂_c(y)ᵀ·proj = f_c(y)ᵀ·F_cᵀ·proj.
+		fc := mat.DenseCopyOf(f)
+		for i := 0; i < n; i++ {
+			row := fc.RawRowView(i)
+			for j := range row {
+				row[j] -= mean[j]
+			}
+		}
+		w = mat.NewDense(r, s, nil)
+		w.Mul(fc.T(), k.proj)
+		k.proj = nil
+	}
+	k.approx = &approxState{fm: fm, mean: mean, w: w}
+	k.info.Operator, k.info.PlanReason = "low-rank "+ai.Method, fmt.Sprintf("%s approximation of rank %d (trace error %.3g)", ai.Method, r, ai.TraceError)
+	k.info.Approx = &ai
+	k.info.KernelSeconds, k.info.SolveSeconds = kernelSeconds, time.Since(solveStart).Seconds()
+	k.x = mat.DenseCopyOf(x)
+	k.fitted = true
+	return fitErr
+}
+
+// transformApprox projects the rows of x with an approximate model.
+func (k *KPCA) transformApprox(x *mat.Dense) (*mat.Dense, error) {
+	f, err := k.approx.fm.Map(x)
+	if err != nil {
+		return nil, fmt.Errorf("kpca: Transform: %w", err)
+	}
+	m, _ := f.Dims()
+	for i := 0; i < m; i++ {
+		row := f.RawRowView(i)
+		for j := range row {
+			row[j] -= k.approx.mean[j]
+		}
+	}
+	_, s := k.approx.w.Dims()
+	z := mat.NewDense(m, s, nil)
+	z.Mul(f, k.approx.w)
+	return z, nil
+}

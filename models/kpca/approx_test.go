@@ -1,0 +1,132 @@
+package kpca
+
+import (
+	"bytes"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/approx"
+	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/status"
+)
+
+// With m = n landmarks Nyström KPCA is exact KPCA: the same eigenvalues
+// and scores (same signs); transform of the training points gives the
+// training scores; the k×k path and the eigensolvers on eig.LowRank agree.
+func TestNystromKPCAEqualsExact(t *testing.T) {
+	x := gaussData(t, 150, 4, 31)
+	exact := &KPCA{Components: 5, Kernel: rbf, Solver: Eigen{eig.DenseSolver{}}}
+	require.NoError(t, exact.Fit(x))
+	ev, _ := exact.Eigenvalues()
+	es, _ := exact.Scores()
+	for _, sv := range []Solver{nil, Eigen{eig.Lanczos{Tol: 1e-12}}, LBFGS{Tol: 1e-12}} {
+		m := &KPCA{Components: 5, Kernel: rbf, Solver: sv, Approx: approx.Nystrom{Rank: 150, Block: 32}}
+		require.NoError(t, m.Fit(x))
+		info := m.Info()
+		require.NotNil(t, info.Approx)
+		require.Less(t, info.Approx.TraceError, 1e-10)
+		v, _ := m.Eigenvalues()
+		for i := range ev {
+			require.InDelta(t, ev[i], v[i], 1e-8*ev[0], "λ_%d (%T)", i, sv)
+		}
+		sc, _ := m.Scores()
+		var d mat.Dense
+		d.Sub(sc, es)
+		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-5*mat.Norm(es, math.Inf(1)), "%T", sv)
+		z, err := m.Transform(x)
+		require.NoError(t, err)
+		d.Sub(z, sc)
+		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-8*mat.Norm(sc, math.Inf(1)), "%T", sv)
+	}
+}
+
+// At m < n the eigenvalues sit in the stated bound λ̂_i ≤ λ_i ≤ λ̂_i +
+// tr(K − K̂), and the error shrinks as m grows; random-feature KPCA's
+// eigenvalue error shrinks with the features.
+func TestApproxKPCAErrors(t *testing.T) {
+	x := gaussData(t, 300, 5, 32)
+	exact := &KPCA{Components: 6, Kernel: rbf, Solver: Eigen{eig.DenseSolver{}}}
+	require.NoError(t, exact.Fit(x))
+	ev, _ := exact.Eigenvalues()
+	worst := func(v []float64) float64 {
+		w := 0.0
+		for i := range ev {
+			w = math.Max(w, math.Abs(v[i]-ev[i])/ev[i])
+		}
+		return w
+	}
+	prev := math.Inf(1)
+	for _, mm := range []int{20, 40, 80} {
+		m := &KPCA{Components: 6, Kernel: rbf, Approx: approx.Nystrom{Rank: mm, Seed: 1}}
+		require.NoError(t, m.Fit(x))
+		v, _ := m.Eigenvalues()
+		bound := m.Info().Approx.EigenvalueBound
+		for i := range ev {
+			require.LessOrEqual(t, v[i], ev[i]*(1+1e-10), "λ̂_%d ≤ λ_%d", i, i)
+			require.LessOrEqual(t, ev[i], v[i]+bound*(1+1e-10)+1e-12)
+		}
+		w := worst(v)
+		require.Less(t, w, prev, "m = %d", mm)
+		prev = w
+	}
+	errAt := func(features int) float64 {
+		s := 0.0
+		for seed := uint64(1); seed <= 4; seed++ {
+			m := &KPCA{Components: 6, Kernel: rbf, Approx: approx.RFF{Features: features, Seed: seed}}
+			require.NoError(t, m.Fit(x))
+			v, _ := m.Eigenvalues()
+			s += worst(v)
+		}
+		return s / 4
+	}
+	require.Less(t, errAt(2048), errAt(128)/2)
+}
+
+func TestApproxKPCAErrorsTyped(t *testing.T) {
+	x := gaussData(t, 40, 3, 33)
+	m := &KPCA{Components: 5, Kernel: rbf, Approx: approx.Nystrom{Rank: 3}}
+	var re *status.RankError
+	require.ErrorAs(t, m.Fit(x), &re)
+	require.Equal(t, 3, re.Rank)
+	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, FitInverse: true, Approx: approx.Nystrom{Rank: 10}}).Fit(x), ErrInvalid)
+	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Approx: approx.Nystrom{Rank: 0}}).Fit(x), ErrInvalid)
+	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Approx: approx.Nystrom{Rank: 41}}).Fit(x), ErrInvalid)
+	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: kernel.Kernel{Kind: kernel.Laplace, Sigma: 1}, Approx: approx.RFF{Features: 10}}).Fit(x), ErrInvalid)
+	g, err := kernel.Gram(x, rbf)
+	require.NoError(t, err)
+	require.ErrorIs(t, (&KPCA{Components: 2, Approx: approx.Nystrom{Rank: 10}}).FitGram(g), ErrInvalid)
+	ok := &KPCA{Components: 2, Kernel: rbf, Approx: approx.Nystrom{Rank: 10}}
+	require.NoError(t, ok.Fit(x))
+	_, err = ok.TransformGram(mat.NewDense(1, 40, nil))
+	require.ErrorIs(t, err, ErrInvalid)
+}
+
+// Approximate models save and load like every other: the loaded model
+// transforms bit for bit; the file is refused when its map is damaged.
+func TestApproxSaveLoad(t *testing.T) {
+	x := gaussData(t, 120, 4, 34)
+	test := gaussData(t, 9, 4, 35)
+	for _, a := range []approx.Method{approx.Nystrom{Rank: 30}, approx.Nystrom{Rank: 30, Sampler: approx.Uniform}, approx.RFF{Features: 64}} {
+		m := &KPCA{Components: 3, Kernel: rbf, Approx: a}
+		require.NoError(t, m.Fit(x))
+		var buf bytes.Buffer
+		require.NoError(t, m.Save(&buf))
+		l, err := Load(bytes.NewReader(buf.Bytes()))
+		require.NoError(t, err, "%T", a)
+		z1, err := m.Transform(test)
+		require.NoError(t, err)
+		z2, err := l.Transform(test)
+		require.NoError(t, err)
+		require.True(t, mat.Equal(z1, z2), "%T", a)
+		require.Equal(t, m.Info().Approx.Rank, l.Info().Approx.Rank)
+		raw := buf.Bytes()
+		for cut := 0; cut < len(raw); cut += max(1, len(raw)/50) {
+			_, err := Load(bytes.NewReader(raw[:cut]))
+			require.ErrorIs(t, err, ErrModelFile)
+		}
+	}
+}
