@@ -251,6 +251,10 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	}
 	r := rng.New(seed)
 
+	rows, err := kernel.Rows(x, k, linalg.GramOptions{})
+	if err != nil {
+		return nil, err
+	}
 	diag := kernelDiag(x, k)
 	trace, top := 0.0, 0.0
 	for _, v := range diag {
@@ -301,23 +305,27 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 		for j, i := range cand {
 			copy(xs.RawRowView(j), x.RawRowView(i))
 		}
-		g, err := kernel.CrossGram(x, xs, k) // n×c
-		if err != nil {
+		// Gᵀ = K(S, X) − F_S·Fᵀ (c×n): the kernel rows from the prepared
+		// source (the data's shift and norms computed once), then one dgemm.
+		gt := mat.NewDense(c, n, nil)
+		if err := rows.Cross(gt.RawMatrix().Data, n, xs, 0, n); err != nil {
 			return nil, err
 		}
 		if kcols > 0 {
-			// G = K(X, S) − F·F_Sᵀ (one dgemm).
 			fk := f.Slice(0, n, 0, kcols).(*mat.Dense)
 			fs := mat.NewDense(c, kcols, nil)
 			for j, i := range cand {
 				copy(fs.RawRowView(j), fk.RawRowView(i))
 			}
-			blas64.Gemm(blas.NoTrans, blas.Trans, -1, fk.RawMatrix(), fs.RawMatrix(), 1, g.RawMatrix())
+			blas64.Gemm(blas.NoTrans, blas.Trans, -1, fs.RawMatrix(), fk.RawMatrix(), 1, gt.RawMatrix())
 		}
 		// Accept on the c×c residual H = G_S (eliminating accepted ones).
 		h := mat.NewDense(c, c, nil)
-		for a, i := range cand {
-			copy(h.RawRowView(a), g.RawRowView(i))
+		for a := 0; a < c; a++ {
+			row := gt.RawRowView(a)
+			for e, i := range cand {
+				h.Set(a, e, row[i])
+			}
 		}
 		var acc []int            // positions in cand
 		cols := [][]float64{}    // Cholesky columns over cand
@@ -367,15 +375,14 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 				l.Set(a, e, cols[e][acc[a]])
 			}
 		}
-		fnew := f.Slice(0, n, kcols, kcols+t).(*mat.Dense)
-		for a := 0; a < n; a++ {
-			row := g.RawRowView(a)
-			dst := fnew.RawRowView(a)
-			for e, j := range acc {
-				dst[e] = row[j]
-			}
+		// F_newᵀ = L⁻¹·G_Tᵀ (t×n), then into F's columns.
+		gtt := mat.NewDense(t, n, nil)
+		for a, j := range acc {
+			copy(gtt.RawRowView(a), gt.RawRowView(j))
 		}
-		blas64.Trsm(blas.Right, blas.Trans, 1, lowerOf(l), fnew.RawMatrix())
+		blas64.Trsm(blas.Left, blas.NoTrans, 1, lowerOf(l), gtt.RawMatrix())
+		fnew := f.Slice(0, n, kcols, kcols+t).(*mat.Dense)
+		fnew.Copy(gtt.T())
 		// Pivot rows: exactly L (earlier pivots exactly 0), so that the
 		// landmarks' rows of F are lower triangular.
 		for _, p := range pivots {

@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/approx"
 	"github.com/kdual/kdual/bench"
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/eig"
@@ -71,6 +72,11 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	save := fs.String("save", "", "fit: write the fitted model to this file (a NumPy .npz archive; kdual kpca transform --model reads it)")
 	modelPath := fs.String("model", "", "transform: the model file written by fit --save; --input is then the new data to project")
 	quiet := fs.Bool("quiet", false, "no progress line on stderr (shown only when stderr is a terminal and the fit takes over 2 s)")
+	approxName := fs.String("approx", "", "approximate the kernel: nystrom (with --landmarks) or rff (random Fourier features, gaussian kernel, with --features); memory O(n·m), never n×n")
+	landmarks := fs.Int("landmarks", 0, "--approx nystrom: the most landmarks m")
+	sampler := fs.String("sampler", "rpcholesky", "--approx nystrom: how landmarks are chosen, rpcholesky or uniform")
+	traceTol := fs.Float64("trace-tol", 0, "--approx nystrom: stop adding landmarks once the relative trace error tr(K − K̂)/tr(K) is at most this (0: use all m)")
+	features := fs.Int("features", 0, "--approx rff: the random features")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -177,8 +183,15 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if *loss != "square" && sv.Name() != "dca" {
 		return usagef("--loss %s needs --solver dca", *loss)
 	}
+	am, err := approxMethod(set, *approxName, *landmarks, *sampler, *traceTol, *features, *seed)
+	if err != nil {
+		return err
+	}
+	if am != nil && (set["operator"] || set["memory"] || set["products"]) {
+		return usagef("--operator, --memory and --products choose the exact kernel operator: not with --approx")
+	}
 	m := &kpca.KPCA{Components: *s, Kernel: k, Solver: sv, NoCenter: *noCenter,
-		Operator: opKind, MemoryBudget: budget, Products: prec}
+		Operator: opKind, MemoryBudget: budget, Products: prec, Approx: am}
 	update, endLine := progressLine(*quiet)
 	if update != nil {
 		m.Progress = func(p kpca.Progress) {
@@ -235,7 +248,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		return writeJSON(*jsonOut, stdout, map[string]any{"eigenvalues": vals, "sigma": k.Sigma, "info": info, "scores": rowsOf(z),
 			"operator": info.Operator, "plan_reason": info.PlanReason, "kernel_seconds": info.KernelSeconds,
 			"solve_seconds": info.SolveSeconds, "fit_seconds": fitSeconds, "peak_rss_bytes": bigmem.PeakRSS(),
-			"products": prec.String(), "check": checked, "n": x.RawMatrix().Rows,
+			"products": prec.String(), "check": checked, "n": x.RawMatrix().Rows, "approx": info.Approx,
 			"status": info.Status.Code, "stopping_test": info.Status.Test})
 	}
 	writeCSV(stdout, z)
@@ -465,4 +478,49 @@ func readTable(path string, o dataset.CSVOptions) (*mat.Dense, error) {
 		return nil, err
 	}
 	return t.X, nil
+}
+
+// approxMethod reads the approximation flags: nil without --approx; a
+// flag of one method given with another (or none) is a usage error.
+func approxMethod(set map[string]bool, name string, landmarks int, sampler string, traceTol float64, features int, seed uint64) (approx.Method, error) {
+	nystromFlags, rffFlags := []string{"landmarks", "sampler", "trace-tol"}, []string{"features"}
+	refuse := func(flags []string, what string) error {
+		for _, f := range flags {
+			if set[f] {
+				return usagef("--%s is for %s", f, what)
+			}
+		}
+		return nil
+	}
+	switch name {
+	case "":
+		if err := refuse(append(nystromFlags, rffFlags...), "--approx"); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	case "nystrom":
+		if err := refuse(rffFlags, "--approx rff"); err != nil {
+			return nil, err
+		}
+		if landmarks < 1 {
+			return nil, usagef("--approx nystrom needs --landmarks M ≥ 1")
+		}
+		smp, err := approx.ParseSampler(sampler)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errUsage, err)
+		}
+		if traceTol < 0 || math.IsNaN(traceTol) || traceTol >= 1 {
+			return nil, usagef("--trace-tol %g: want 0 ≤ T < 1", traceTol)
+		}
+		return approx.Nystrom{Rank: landmarks, Sampler: smp, TraceTol: traceTol, Seed: seed, ResidualSample: 1000}, nil
+	case "rff":
+		if err := refuse(nystromFlags, "--approx nystrom"); err != nil {
+			return nil, err
+		}
+		if features < 1 {
+			return nil, usagef("--approx rff needs --features M ≥ 1")
+		}
+		return approx.RFF{Features: features, Seed: seed}, nil
+	}
+	return nil, usagef("--approx %q: want nystrom or rff", name)
 }

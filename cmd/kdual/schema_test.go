@@ -308,3 +308,63 @@ func TestExitCodesAndOneLineErrors(t *testing.T) {
 		}
 	}
 }
+
+// Approximate KPCA from the command line: Nyström and random features fit,
+// report their approximation, save and transform; their flags are checked.
+func TestKPCAApprox(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "d.csv")
+	var b strings.Builder
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&b, "%g,%g,%g\n", math.Sin(float64(i)), math.Cos(0.3*float64(i)), float64(i%7)/7)
+	}
+	require.NoError(t, os.WriteFile(csv, []byte(b.String()), 0o644))
+	model := filepath.Join(dir, "m.npz")
+	code, out, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--components", "3", "--approx", "nystrom", "--landmarks", "20",
+		"--save", model, "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	var r struct {
+		Approx struct {
+			Method     string  `json:"method"`
+			Sampler    string  `json:"sampler"`
+			Rank       int     `json:"rank"`
+			TraceError float64 `json:"trace_error"`
+		} `json:"approx"`
+		Scores [][]float64 `json:"scores"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Equal(t, "nystrom", r.Approx.Method)
+	require.Equal(t, "rpcholesky", r.Approx.Sampler)
+	require.Equal(t, 20, r.Approx.Rank)
+	require.Greater(t, r.Approx.TraceError, 0.0)
+	code, tr, stderr := runCLI(t, "kpca", "transform", "--model", model, "--input", csv, "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	var z struct {
+		Scores [][]float64 `json:"scores"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(tr), &z))
+	for i := range z.Scores {
+		for j := range z.Scores[i] {
+			require.InDelta(t, r.Scores[i][j], z.Scores[i][j], 1e-9)
+		}
+	}
+	code, _, stderr = runCLI(t, "kpca", "fit", "--input", csv, "--components", "3", "--approx", "rff", "--features", "64")
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = runCLI(t, "kpca", "fit", "--input", csv, "--components", "3", "--approx", "nystrom", "--landmarks", "40",
+		"--sampler", "uniform", "--trace-tol", "0.05")
+	require.Equal(t, 0, code, stderr)
+	for _, args := range [][]string{
+		{"--landmarks", "10"},
+		{"--approx", "nystrom"},
+		{"--approx", "rff"},
+		{"--approx", "sketch", "--landmarks", "10"},
+		{"--approx", "nystrom", "--landmarks", "10", "--sampler", "leverage"},
+		{"--approx", "nystrom", "--landmarks", "10", "--trace-tol", "2"},
+		{"--approx", "nystrom", "--landmarks", "10", "--features", "5"},
+		{"--approx", "rff", "--features", "10", "--landmarks", "5"},
+		{"--approx", "nystrom", "--landmarks", "10", "--operator", "float32"},
+	} {
+		code, _, stderr := runCLI(t, append([]string{"kpca", "fit", "--input", csv, "--components", "2"}, args...)...)
+		require.Equal(t, 2, code, "%v: %s", args, stderr)
+	}
+}

@@ -75,23 +75,24 @@ func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
 	var w *mat.Dense
 	var fitErr error // a partial fit's error (the model is kept)
 	if small {
-		fc := mat.DenseCopyOf(f)
-		for i := 0; i < n; i++ {
-			row := fc.RawRowView(i)
-			for j := range row {
-				row[j] -= mean[j]
-			}
-		}
-		// The smaller side: F_cᵀF_c (r×r) or, with more features than
-		// points, F_c·F_cᵀ (n×n); the same nonzero eigenvalues.
+		// Centred without copying F: F_cᵀF_c = FᵀF − n·μμᵀ (r×r), or
+		// F_cF_cᵀ = F·Fᵀ with the double centring applied (n×n).
 		var e *linalg.Eigen
 		if r <= n {
 			c := mat.NewSymDense(r, nil)
-			c.SymOuterK(1, fc.T())
+			c.SymOuterK(1, f.T())
+			if !k.NoCenter {
+				c.SymRankOne(c, -float64(n), mat.NewVecDense(r, mean))
+			}
 			e, err = linalg.SymEig(c, s)
 		} else {
 			c := mat.NewSymDense(n, nil)
-			c.SymOuterK(1, fc)
+			c.SymOuterK(1, f)
+			if !k.NoCenter {
+				if _, err := linalg.CenterKernelInPlace(c); err != nil {
+					return err
+				}
+			}
 			e, err = linalg.SymEig(c, s)
 		}
 		if err != nil {
@@ -103,12 +104,26 @@ func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
 		}
 		scores := mat.NewDense(n, s, nil)
 		if r <= n {
+			// scores = F_c·V = F·V − 1·(μᵀV)
 			w = e.Vectors // r×s
-			scores.Mul(fc, w)
+			scores.Mul(f, w)
+			mv := make([]float64, s)
+			for j := 0; j < s; j++ {
+				for i := 0; i < r; i++ {
+					mv[j] += mean[i] * w.At(i, j)
+				}
+			}
+			for i := 0; i < n; i++ {
+				row := scores.RawRowView(i)
+				for j := range row {
+					row[j] -= mv[j]
+				}
+			}
 		} else {
-			// U (n×s): scores = U·Λ^{1/2}, W = F_cᵀ·U·Λ^{-1/2}.
+			// U (n×s): scores = U·Λ^{1/2}, W = F_cᵀ·U·Λ^{-1/2} = Fᵀ·U·Λ^{-1/2}
+			// (U's columns sum to zero).
 			w = mat.NewDense(r, s, nil)
-			w.Mul(fc.T(), e.Vectors)
+			w.Mul(f.T(), e.Vectors)
 			for j := 0; j < s; j++ {
 				sq := math.Sqrt(e.Values[j])
 				for i := 0; i < n; i++ {
