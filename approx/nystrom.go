@@ -131,9 +131,11 @@ type Info struct {
 
 // FeatureMap is a low-rank feature map of a kernel on the training points.
 type FeatureMap interface {
-	// Train returns the training points' features F (n×k), K ≈ F·Fᵀ. The
-	// matrix is the map's own: callers must not modify it.
-	Train() *mat.Dense
+	// Train returns the training points' features F (n×k), K ≈ F·Fᵀ: a
+	// *mat.Dense, or the mat.Transpose of a k×n *mat.Dense (Nyström keeps
+	// Fᵀ, one feature per row); gonum's products take either without a
+	// copy. The matrix is the map's own: callers must not modify it.
+	Train() mat.Matrix
 	// Map returns the features of the rows of y (m×d).
 	Map(y *mat.Dense) (*mat.Dense, error)
 	// Info reports the map.
@@ -148,12 +150,18 @@ type NystromMap struct {
 	Landmarks []int      // indices of the landmarks in X, in pivot order
 	XL        *mat.Dense // the landmarks' rows of X (k×d)
 	R         *mat.Dense // k×k lower triangular, K(L, L) = R·Rᵀ
-	f         *mat.Dense // n×k training features
+	ft        *mat.Dense // k×n: the training features, transposed
 	info      Info
 }
 
-// Train returns F.
-func (m *NystromMap) Train() *mat.Dense { return m.f }
+// Train returns F as the transpose of the stored Fᵀ (nil for a rebuilt
+// map).
+func (m *NystromMap) Train() mat.Matrix {
+	if m.ft == nil {
+		return nil
+	}
+	return m.ft.T()
+}
 
 // Info reports the map.
 func (m *NystromMap) Info() Info { return m.info }
@@ -269,7 +277,9 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	}
 	floor := cut * top
 	res := append([]float64(nil), diag...) // residual diagonal d
-	f := mat.NewDense(n, m, nil)           // F, k columns used
+	// Fᵀ (m×n, row e the e-th feature of every point: contiguous for the
+	// updates); the first kcols rows are in use.
+	ft := mat.NewDense(m, n, nil)
 	kcols := 0
 	var pivots []int
 	chosen := make([]bool, n)
@@ -277,6 +287,7 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	next := 0
 	info := Info{Method: "nystrom", Sampler: ny.Sampler.String()}
 	resTrace := trace
+	gtBuf := make([]float64, b*n)
 
 	for kcols < m {
 		if ny.TraceTol > 0 && resTrace <= ny.TraceTol*trace {
@@ -307,17 +318,20 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 		}
 		// Gᵀ = K(S, X) − F_S·Fᵀ (c×n): the kernel rows from the prepared
 		// source (the data's shift and norms computed once), then one dgemm.
-		gt := mat.NewDense(c, n, nil)
+		gt := mat.NewDense(c, n, gtBuf[:c*n]) // reused: fresh pages are slow to touch
 		if err := rows.Cross(gt.RawMatrix().Data, n, xs, 0, n); err != nil {
 			return nil, err
 		}
 		if kcols > 0 {
-			fk := f.Slice(0, n, 0, kcols).(*mat.Dense)
-			fs := mat.NewDense(c, kcols, nil)
-			for j, i := range cand {
-				copy(fs.RawRowView(j), fk.RawRowView(i))
+			fk := ft.Slice(0, kcols, 0, n).(*mat.Dense) // kcols×n
+			fs := mat.NewDense(c, kcols, nil)          // F_S
+			for e := 0; e < kcols; e++ {
+				row := fk.RawRowView(e)
+				for j, i := range cand {
+					fs.Set(j, e, row[i])
+				}
 			}
-			blas64.Gemm(blas.NoTrans, blas.Trans, -1, fs.RawMatrix(), fk.RawMatrix(), 1, gt.RawMatrix())
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, fs.RawMatrix(), fk.RawMatrix(), 1, gt.RawMatrix())
 		}
 		// Accept on the c×c residual H = G_S (eliminating accepted ones).
 		h := mat.NewDense(c, c, nil)
@@ -375,37 +389,37 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 				l.Set(a, e, cols[e][acc[a]])
 			}
 		}
-		// F_newᵀ = L⁻¹·G_Tᵀ (t×n), then into F's columns.
-		gtt := mat.NewDense(t, n, nil)
+		// F_newᵀ = L⁻¹·G_Tᵀ (t×n), written straight into Fᵀ's rows.
+		fnew := ft.Slice(kcols, kcols+t, 0, n).(*mat.Dense)
 		for a, j := range acc {
-			copy(gtt.RawRowView(a), gt.RawRowView(j))
+			copy(fnew.RawRowView(a), gt.RawRowView(j))
 		}
-		blas64.Trsm(blas.Left, blas.NoTrans, 1, lowerOf(l), gtt.RawMatrix())
-		fnew := f.Slice(0, n, kcols, kcols+t).(*mat.Dense)
-		fnew.Copy(gtt.T())
-		// Pivot rows: exactly L (earlier pivots exactly 0), so that the
+		blas64.Trsm(blas.Left, blas.NoTrans, 1, lowerOf(l), fnew.RawMatrix())
+		// Pivot columns: exactly L (earlier pivots exactly 0), so that the
 		// landmarks' rows of F are lower triangular.
-		for _, p := range pivots {
-			clear(fnew.RawRowView(p)[:t])
-		}
-		for a, j := range acc {
-			row := fnew.RawRowView(cand[j])
-			for e := 0; e < t; e++ {
-				row[e] = l.At(a, e)
+		for e := 0; e < t; e++ {
+			row := fnew.RawRowView(e)
+			for _, p := range pivots {
+				row[p] = 0
 			}
+			for a, j := range acc {
+				row[cand[j]] = l.At(a, e)
+			}
+		}
+		for _, j := range acc {
 			pivots = append(pivots, cand[j])
 		}
-		resTrace = 0
-		for a := 0; a < n; a++ {
-			row := fnew.RawRowView(a)
-			v := res[a]
-			for _, z := range row[:t] {
-				v -= z * z
+		for e := 0; e < t; e++ {
+			for a, z := range fnew.RawRowView(e) {
+				res[a] -= z * z
 			}
+		}
+		resTrace = 0
+		for a, v := range res {
 			if v < 0 || chosen[a] {
 				v = 0
+				res[a] = 0
 			}
-			res[a] = v
 			resTrace += v
 		}
 		kcols += t
@@ -413,12 +427,14 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	if kcols == 0 {
 		return nil, invalidf("Nystrom: no landmark was accepted (the kernel's residual is below the cut-off)")
 	}
-	fk := mat.DenseCopyOf(f.Slice(0, n, 0, kcols))
+	fk := ft.Slice(0, kcols, 0, n).(*mat.Dense) // Fᵀ, kcols×n
 	xl := mat.NewDense(kcols, dim, nil)
 	rr := mat.NewDense(kcols, kcols, nil)
 	for a, p := range pivots {
 		copy(xl.RawRowView(a), x.RawRowView(p))
-		copy(rr.RawRowView(a)[:a+1], fk.RawRowView(p)[:a+1])
+		for e := 0; e <= a; e++ {
+			rr.Set(a, e, fk.At(e, p))
+		}
 	}
 	info.Rank = kcols
 	info.TraceError = resTrace / trace
@@ -430,7 +446,9 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 		fs := mat.NewDense(p, kcols, nil)
 		for a, i := range rows {
 			copy(xs.RawRowView(a), x.RawRowView(i))
-			copy(fs.RawRowView(a), fk.RawRowView(i))
+			for e := 0; e < kcols; e++ {
+				fs.Set(a, e, fk.At(e, i))
+			}
 		}
 		e, err := kernel.Gram(xs, k)
 		if err != nil {
@@ -444,7 +462,7 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 		info.ResidualNormLower = math.Max(top.Values[0], 0)
 	}
 	info.Seconds = time.Since(start).Seconds()
-	return &NystromMap{Kernel: k, Landmarks: pivots, XL: xl, R: rr, f: fk, info: info}, nil
+	return &NystromMap{Kernel: k, Landmarks: pivots, XL: xl, R: rr, ft: fk, info: info}, nil
 }
 
 func maxOf(v []float64) float64 {
@@ -503,3 +521,40 @@ func (ny Nystrom) Build(x *mat.Dense, k kernel.Kernel) (FeatureMap, error) {
 	}
 	return m, nil
 }
+
+
+// ColumnMeans returns the column means of a feature matrix F (n×k) as
+// Train gives it (a *mat.Dense or the transpose of one), reading its
+// storage in order.
+func ColumnMeans(f mat.Matrix) []float64 {
+	n, k := f.Dims()
+	out := make([]float64, k)
+	if d, ok := f.(*mat.Dense); ok {
+		for i := 0; i < n; i++ {
+			for j, v := range d.RawRowView(i)[:k] {
+				out[j] += v
+			}
+		}
+	} else if t, ok := f.(mat.Transpose); ok && isDense(t.Matrix) {
+		d := t.Matrix.(*mat.Dense)
+		for j := 0; j < k; j++ {
+			s := 0.0
+			for _, v := range d.RawRowView(j)[:n] {
+				s += v
+			}
+			out[j] = s
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			for j := 0; j < k; j++ {
+				out[j] += f.At(i, j)
+			}
+		}
+	}
+	for j := range out {
+		out[j] /= float64(n)
+	}
+	return out
+}
+
+func isDense(m mat.Matrix) bool { _, ok := m.(*mat.Dense); return ok }

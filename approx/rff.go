@@ -27,8 +27,13 @@ type RFFMap struct {
 	info Info
 }
 
-// Train returns Z.
-func (m *RFFMap) Train() *mat.Dense { return m.z }
+// Train returns Z (nil for a rebuilt map).
+func (m *RFFMap) Train() mat.Matrix {
+	if m.z == nil {
+		return nil
+	}
+	return m.z
+}
 
 // Info reports the map (the trace error of random features is not known
 // without K: 0).

@@ -17,25 +17,36 @@ import (
 // O(n·k·b); memory is F's (a reference: F must not change) plus O(k·b).
 // Safe for concurrent use.
 type LowRank struct {
-	f    *mat.Dense
-	mean []float64 // nil when not centred
+	f    mat.Matrix // n×k: a *mat.Dense or the Transpose of one
+	mean []float64  // nil when not centred
 }
 
-// NewLowRank returns the operator F·Fᵀ, centred when center is true.
-func NewLowRank(f *mat.Dense, center bool) (*LowRank, error) {
-	if f == nil || f.IsEmpty() {
-		return nil, fmt.Errorf("eig: NewLowRank: empty factor: %w", ErrInvalid)
+// NewLowRank returns the operator F·Fᵀ, centred when center is true. F is
+// a *mat.Dense (n×k) or the mat.Transpose of a k×n one; the products use
+// its storage as it is.
+func NewLowRank(f mat.Matrix, center bool) (*LowRank, error) {
+	d := denseOrTranspose(f)
+	if d == nil || d.IsEmpty() {
+		return nil, fmt.Errorf("eig: NewLowRank: want a non-empty *mat.Dense or its Transpose, have %T: %w", f, ErrInvalid)
 	}
-	if err := linalg.CheckFinite("eig: NewLowRank", f); err != nil {
+	if err := linalg.CheckFinite("eig: NewLowRank", d); err != nil {
 		return nil, err
 	}
 	op := &LowRank{f: f}
 	if center {
 		n, k := f.Dims()
 		op.mean = make([]float64, k)
-		for i := 0; i < n; i++ {
-			for j, v := range f.RawRowView(i)[:k] {
-				op.mean[j] += v
+		if _, tr := f.(mat.Transpose); tr {
+			for j := 0; j < k; j++ {
+				for _, v := range d.RawRowView(j)[:n] {
+					op.mean[j] += v
+				}
+			}
+		} else {
+			for i := 0; i < n; i++ {
+				for j, v := range d.RawRowView(i)[:k] {
+					op.mean[j] += v
+				}
 			}
 		}
 		for j := range op.mean {
@@ -43,6 +54,18 @@ func NewLowRank(f *mat.Dense, center bool) (*LowRank, error) {
 		}
 	}
 	return op, nil
+}
+
+// denseOrTranspose returns the *mat.Dense behind f, nil for other types.
+func denseOrTranspose(f mat.Matrix) *mat.Dense {
+	switch m := f.(type) {
+	case *mat.Dense:
+		return m
+	case mat.Transpose:
+		d, _ := m.Matrix.(*mat.Dense)
+		return d
+	}
+	return nil
 }
 
 // Dim returns n.
@@ -72,7 +95,11 @@ func (l *LowRank) Apply(dst, x *mat.Dense) error {
 			}
 		}
 	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, l.f.RawMatrix(), y.RawMatrix(), 0, dst.RawMatrix())
+	tf := blas.NoTrans
+	if _, tr := l.f.(mat.Transpose); tr {
+		tf = blas.Trans
+	}
+	blas64.Gemm(tf, blas.NoTrans, 1, denseOrTranspose(l.f).RawMatrix(), y.RawMatrix(), 0, dst.RawMatrix())
 	if l.mean != nil {
 		// F_c·y = F·y − 1·(μᵀy)
 		my := make([]float64, b)

@@ -126,6 +126,15 @@ func TestSharedOperatorSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	eigtest.RunOperator(t, lrc, fcT, 1e-13)
+	// The same factor stored transposed (k×n, as Nyström keeps it).
+	lrt, err := eig.NewLowRank(mat.DenseCopyOf(fac.T()).T(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eigtest.RunOperator(t, lrt, fcT, 1e-13)
+	if _, err := eig.NewLowRank(mat.NewDiagDense(3, []float64{1, 2, 3}), false); err == nil {
+		t.Error("NewLowRank accepted a matrix type it cannot multiply")
+	}
 	small := mat.NewSymDense(9, nil)
 	small.SymOuterK(1, fc.T())
 	want, err := linalg.SymEig(small, 4)

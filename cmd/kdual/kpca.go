@@ -214,7 +214,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	var checked map[string]any
 	if *check {
 		t := time.Now()
-		res, l1, err := m.CheckResiduals()
+		res, l1, err := m.CheckResidualsWith(x)
 		if err != nil {
 			return err
 		}

@@ -53,14 +53,7 @@ func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
 	k.fitKernel, k.fitCenter, k.fitAlpha = k.Kernel, !k.NoCenter, k.Alpha
 	mean := make([]float64, r)
 	if !k.NoCenter {
-		for i := 0; i < n; i++ {
-			for j, v := range f.RawRowView(i)[:r] {
-				mean[j] += v
-			}
-		}
-		for j := range mean {
-			mean[j] /= float64(n)
-		}
+		mean = approx.ColumnMeans(f)
 	}
 	k.n, k.center, k.values = n, linalg.Centering{}, nil
 	solver := k.solverOf()
@@ -159,23 +152,32 @@ func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
 			k.info.Approx = &ai
 			return fitErr
 		}
-		// W = F_cᵀ·proj: scores of y are k̂_c(y)ᵀ·proj = f_c(y)ᵀ·F_cᵀ·proj.
-		fc := mat.DenseCopyOf(f)
-		for i := 0; i < n; i++ {
-			row := fc.RawRowView(i)
-			for j := range row {
-				row[j] -= mean[j]
+		// W = F_cᵀ·proj = Fᵀ·proj (proj's columns sum to zero when
+		// centred): scores of y are k̂_c(y)ᵀ·proj = f_c(y)ᵀ·F_cᵀ·proj.
+		w = mat.NewDense(r, s, nil)
+		w.Mul(f.T(), k.proj)
+		if !k.NoCenter {
+			// proj = U·Λ^{-1/2} with U ⟂ 1 up to rounding: subtract μ·(1ᵀproj)
+			// so that W is F_cᵀ·proj exactly.
+			colSums := make([]float64, s)
+			for i := 0; i < n; i++ {
+				for j, v := range k.proj.RawRowView(i) {
+					colSums[j] += v
+				}
+			}
+			for i := 0; i < r; i++ {
+				for j := 0; j < s; j++ {
+					w.Set(i, j, w.At(i, j)-mean[i]*colSums[j])
+				}
 			}
 		}
-		w = mat.NewDense(r, s, nil)
-		w.Mul(fc.T(), k.proj)
 		k.proj = nil
 	}
 	k.approx = &approxState{fm: fm, mean: mean, w: w}
 	k.info.Operator, k.info.PlanReason = "low-rank "+ai.Method, fmt.Sprintf("%s approximation of rank %d (trace error %.3g)", ai.Method, r, ai.TraceError)
 	k.info.Approx = &ai
 	k.info.KernelSeconds, k.info.SolveSeconds = kernelSeconds, time.Since(solveStart).Seconds()
-	k.x = mat.DenseCopyOf(x)
+	k.x = nil // not kept: memory O(n·k) (CheckResidualsWith takes the data)
 	k.fitted = true
 	return fitErr
 }

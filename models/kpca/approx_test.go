@@ -130,3 +130,26 @@ func TestApproxSaveLoad(t *testing.T) {
 		}
 	}
 }
+
+// CheckResidualsWith measures an approximate model against the exact
+// kernel: tiny residuals with m = n landmarks, larger with fewer; the
+// model keeps no training data, so CheckResiduals says what to call.
+func TestApproxResiduals(t *testing.T) {
+	x := gaussData(t, 100, 3, 36)
+	full := &KPCA{Components: 3, Kernel: rbf, Approx: approx.Nystrom{Rank: 100}}
+	require.NoError(t, full.Fit(x))
+	res, l1, err := full.CheckResidualsWith(x)
+	require.NoError(t, err)
+	for _, r := range res {
+		require.Less(t, r, 1e-8*l1)
+	}
+	few := &KPCA{Components: 3, Kernel: rbf, Approx: approx.Nystrom{Rank: 10}}
+	require.NoError(t, few.Fit(x))
+	res2, _, err := few.CheckResidualsWith(x)
+	require.NoError(t, err)
+	require.Greater(t, res2[2], 1e-6*l1)
+	_, _, err = few.CheckResiduals()
+	require.ErrorIs(t, err, ErrInvalid)
+	_, _, err = few.CheckResidualsWith(x.Slice(0, 50, 0, 3))
+	require.ErrorIs(t, err, ErrInvalid)
+}

@@ -644,15 +644,30 @@ func norm(x []float64) float64 {
 // V = scores·Λ^{-1/2} it returns r_i = ‖K_c v_i − λ_i v_i‖ (K_c centred
 // unless NoCenter) and λ₁, from one pass of the matrix-free float64
 // kernel over the block [V − 1·v̄ᵀ, 1/n] (memory: the data and one panel;
-// time: about one Gram build). It needs Fit (not FitGram).
+// time: about one Gram build). It needs Fit (not FitGram); an approximate
+// model does not keep its training data: use CheckResidualsWith.
 func (k *KPCA) CheckResiduals() (res []float64, lambda1 float64, err error) {
 	if k == nil || !k.fitted {
 		return nil, 0, ErrNotFitted
 	}
 	if k.x == nil {
-		return nil, 0, fmt.Errorf("kpca: CheckResiduals needs Fit on data: %w", ErrInvalid)
+		return nil, 0, fmt.Errorf("kpca: CheckResiduals needs the training data (Fit, not FitGram; CheckResidualsWith for an approximate model): %w", ErrInvalid)
 	}
-	op, err := eig.NewKernelOp(k.x, k.fitKernel, linalg.GramOptions{})
+	return k.CheckResidualsWith(k.x)
+}
+
+// CheckResidualsWith is CheckResiduals against the exact kernel of x, which
+// must be the training data (n rows): for an approximate model it measures
+// how far the approximation's eigenpairs are from the exact kernel's.
+func (k *KPCA) CheckResidualsWith(xm mat.Matrix) (res []float64, lambda1 float64, err error) {
+	if k == nil || !k.fitted {
+		return nil, 0, ErrNotFitted
+	}
+	x := linalg.DenseOf(xm)
+	if x == nil || x.RawMatrix().Rows != k.n {
+		return nil, 0, fmt.Errorf("kpca: CheckResidualsWith: want the %d training points: %w", k.n, ErrInvalid)
+	}
+	op, err := eig.NewKernelOp(x, k.fitKernel, linalg.GramOptions{})
 	if err != nil {
 		return nil, 0, err
 	}

@@ -88,6 +88,12 @@ func (k *KPCA) Save(w io.Writer) error {
 	if k.approx != nil {
 		ai := k.approx.fm.Info()
 		h.Approx = &ai
+		switch fm := k.approx.fm.(type) {
+		case *approx.NystromMap:
+			_, h.D = fm.XL.Dims()
+		case *approx.RFFMap:
+			h.D, _ = fm.RFF.W.Dims()
+		}
 	}
 	mw := modelfile.NewWriter(w, h)
 	mw.Vec("values", k.values)
@@ -212,8 +218,8 @@ func Load(r io.Reader) (*KPCA, error) {
 func loadApprox(mr *modelfile.Reader, h *modelHeader, k *KPCA, kern kernel.Kernel) error {
 	a := h.Approx
 	r, s := a.Rank, h.Components
-	if r < s || r > 1<<24 || !h.HasX || h.HasInverse {
-		return mr.Errorf("approximation of rank %d for %d components (training points %v)", r, s, h.HasX)
+	if r < s || r > 1<<24 || h.D < 1 || h.HasX || h.HasInverse {
+		return mr.Errorf("approximation of rank %d for %d components (d = %d, training points %v)", r, s, h.D, h.HasX)
 	}
 	var fm approx.FeatureMap
 	switch a.Method {
