@@ -324,7 +324,7 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 		}
 		if kcols > 0 {
 			fk := ft.Slice(0, kcols, 0, n).(*mat.Dense) // kcols×n
-			fs := mat.NewDense(c, kcols, nil)          // F_S
+			fs := mat.NewDense(c, kcols, nil)           // F_S
 			for e := 0; e < kcols; e++ {
 				row := fk.RawRowView(e)
 				for j, i := range cand {
@@ -521,7 +521,6 @@ func (ny Nystrom) Build(x *mat.Dense, k kernel.Kernel) (FeatureMap, error) {
 	}
 	return m, nil
 }
-
 
 // ColumnMeans returns the column means of a feature matrix F (n×k) as
 // Train gives it (a *mat.Dense or the transpose of one), reading its
