@@ -175,3 +175,14 @@ func TestResidualNormBounds(t *testing.T) {
 	require.LessOrEqual(t, info.ResidualNormLower, norm*(1+1e-10))
 	require.GreaterOrEqual(t, info.EigenvalueBound, norm)
 }
+
+// A tiny residual sample still gives a lower bound.
+func TestResidualNormSmallSample(t *testing.T) {
+	x := data(t, 40, 2, 9)
+	ny, err := Nystrom{Rank: 5, ResidualSample: 3}.Fit(x, gauss)
+	require.NoError(t, err)
+	e := residual(t, x, gauss, ny.Train())
+	ev, err := linalg.SymEig(linalg.SymPart(e), 1)
+	require.NoError(t, err)
+	require.LessOrEqual(t, ny.Info().ResidualNormLower, ev.Values[0]*(1+1e-10))
+}
