@@ -49,6 +49,65 @@ type CSVOptions struct {
 	// LabelColumn, when not 0, is a column of labels (any text) kept apart
 	// from the numbers in Table.Labels: 1 is the first column, −1 the last.
 	LabelColumn int
+	// Columns, when not empty, are the feature columns, in this order:
+	// each a 1-based index (negative from the last) or a header name
+	// (names need a header, which is then assumed). Other columns are not
+	// read, so they may hold anything.
+	Columns []string
+}
+
+// resolveColumns returns the 0-based indices of opt.Columns among cols
+// fields with the given header (nil when Columns is empty).
+func resolveColumns(specs, header []string, cols, label int) ([]int, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	seen := map[int]bool{}
+	var out []int
+	for _, spec := range specs {
+		spec = strings.TrimSpace(spec)
+		j := -1
+		if v, err := strconv.Atoi(spec); err == nil {
+			j = v - 1
+			if v < 0 {
+				j = cols + v
+			}
+			if v == 0 || j < 0 || j >= cols {
+				return nil, formatf("column %d of %d", v, cols)
+			}
+		} else {
+			for c, h := range header {
+				if h == spec {
+					if j >= 0 {
+						return nil, formatf("column name %s appears twice in the header", quote(spec))
+					}
+					j = c
+				}
+			}
+			if j < 0 {
+				return nil, formatf("no column named %s in the header", quote(spec))
+			}
+		}
+		if j == label {
+			return nil, formatf("column %s is the label column", quote(spec))
+		}
+		if seen[j] {
+			return nil, formatf("column %s chosen twice", quote(spec))
+		}
+		seen[j] = true
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+// hasNames reports whether any column spec is a name, not an index.
+func hasNames(specs []string) bool {
+	for _, s := range specs {
+		if _, err := strconv.Atoi(strings.TrimSpace(s)); err != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Table is a numeric table: the n×d data, the header fields (nil when
@@ -87,6 +146,7 @@ func ReadCSV(r io.Reader, opt CSVOptions) (*Table, error) {
 		cols  = -1
 		rows  int
 		first = true
+		sel   []int // chosen feature columns (nil: all but the label)
 	)
 	for {
 		fields, line, err := next()
@@ -98,10 +158,17 @@ func ReadCSV(r io.Reader, opt CSVOptions) (*Table, error) {
 		}
 		if first {
 			first = false
-			header := opt.Header == HeaderYes
-			if opt.Header == HeaderAuto {
+			header := opt.Header == HeaderYes || (opt.Header == HeaderAuto && hasNames(opt.Columns))
+			if opt.Header == HeaderAuto && !header {
+				check, err := resolveColumns(opt.Columns, nil, len(fields), -2)
+				if err != nil {
+					return nil, err
+				}
 				for j, f := range fields {
 					if opt.LabelColumn != 0 && j == labelIndex(opt.LabelColumn, len(fields)) {
+						continue
+					}
+					if check != nil && !containsInt(check, j) {
 						continue
 					}
 					if _, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err != nil {
@@ -119,10 +186,14 @@ func ReadCSV(r io.Reader, opt CSVOptions) (*Table, error) {
 		}
 		if cols < 0 {
 			cols = len(fields)
+			li := -2
 			if opt.LabelColumn != 0 {
-				if li := labelIndex(opt.LabelColumn, cols); li < 0 || li >= cols || cols < 2 {
+				if li = labelIndex(opt.LabelColumn, cols); li < 0 || li >= cols || cols < 2 {
 					return nil, formatf("line %d: label column %d of %d fields", line, opt.LabelColumn, cols)
 				}
+			}
+			if sel, err = resolveColumns(opt.Columns, t.Header, cols, li); err != nil {
+				return nil, err
 			}
 		} else if len(fields) != cols {
 			return nil, formatf("line %d has %d fields, earlier rows have %d", line, len(fields), cols)
@@ -133,7 +204,13 @@ func ReadCSV(r io.Reader, opt CSVOptions) (*Table, error) {
 			t.Labels = append(t.Labels, strings.TrimSpace(fields[li]))
 		}
 		for j, f := range fields {
-			if j == li {
+			if sel != nil {
+				if j >= len(sel) {
+					break
+				}
+				j = sel[j]
+				f = fields[j]
+			} else if j == li {
 				continue
 			}
 			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
@@ -156,6 +233,9 @@ func ReadCSV(r io.Reader, opt CSVOptions) (*Table, error) {
 	d := cols
 	if opt.LabelColumn != 0 {
 		d--
+	}
+	if sel != nil {
+		d = len(sel)
 	}
 	t.X = mat.NewDense(rows, d, data)
 	return &t, nil
@@ -222,4 +302,13 @@ func rowsOf(r io.Reader, opt CSVOptions) (func() ([]string, int, error), error) 
 			return rec, line, nil
 		}
 	}, nil
+}
+
+func containsInt(v []int, x int) bool {
+	for _, y := range v {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }

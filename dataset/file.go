@@ -46,7 +46,11 @@ func ReadTable(path string, opt CSVOptions) (*Table, error) {
 		for _, d := range a.Dims[1:] {
 			cols *= d
 		}
-		return &Table{X: mat.NewDense(a.Dims[0], cols, a.Data)}, nil
+		t := &Table{X: mat.NewDense(a.Dims[0], cols, a.Data)}
+		if err := t.choose(opt); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return t, nil
 	}
 	if strings.HasSuffix(base, ".npy") || strings.HasSuffix(base, ".npz") {
 		var t *Table
@@ -58,8 +62,8 @@ func ReadTable(path string, opt CSVOptions) (*Table, error) {
 				t, err = ReadNPZ(f, st.Size(), opt)
 			}
 		}
-		if err == nil && opt.LabelColumn != 0 {
-			err = t.splitLabel(opt.LabelColumn)
+		if err == nil {
+			err = t.choose(opt)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
@@ -86,27 +90,49 @@ func ReadTable(path string, opt CSVOptions) (*Table, error) {
 	return t, nil
 }
 
-// splitLabel moves column c (1-based, −1 the last) of a numeric table into
-// its labels.
-func (t *Table) splitLabel(c int) error {
+// choose applies opt.LabelColumn and opt.Columns (indices only: the
+// table has no header) to a numeric table read whole.
+func (t *Table) choose(opt CSVOptions) error {
+	if opt.LabelColumn == 0 && len(opt.Columns) == 0 {
+		return nil
+	}
 	rows, cols := t.X.Dims()
-	j := c - 1
-	if c < 0 {
-		j = cols + c
+	li := -2
+	if opt.LabelColumn != 0 {
+		if li = labelIndex(opt.LabelColumn, cols); li < 0 || li >= cols || cols < 2 {
+			return formatf("label column %d of a table with %d columns", opt.LabelColumn, cols)
+		}
+		if t.Labels != nil {
+			return formatf("labels given twice (an array y and a label column)")
+		}
 	}
-	if j < 0 || j >= cols || cols < 2 {
-		return formatf("label column %d of a table with %d columns", c, cols)
+	if hasNames(opt.Columns) {
+		return formatf("columns by name need a header; this file has none: give column numbers")
 	}
-	if t.Labels != nil {
-		return formatf("labels given twice (an array y and a label column)")
+	sel, err := resolveColumns(opt.Columns, nil, cols, li)
+	if err != nil {
+		return err
 	}
-	x := mat.NewDense(rows, cols-1, nil)
-	t.Labels = make([]string, rows)
+	if sel == nil {
+		for j := 0; j < cols; j++ {
+			if j != li {
+				sel = append(sel, j)
+			}
+		}
+	}
+	x := mat.NewDense(rows, len(sel), nil)
+	if li >= 0 {
+		t.Labels = make([]string, rows)
+	}
 	for i := 0; i < rows; i++ {
 		row := t.X.RawRowView(i)
-		t.Labels[i] = fmt.Sprint(row[j])
-		copy(x.RawRowView(i)[:j], row[:j])
-		copy(x.RawRowView(i)[j:], row[j+1:])
+		if li >= 0 {
+			t.Labels[i] = fmt.Sprint(row[li])
+		}
+		dst := x.RawRowView(i)
+		for e, j := range sel {
+			dst[e] = row[j]
+		}
 	}
 	t.X = x
 	return nil

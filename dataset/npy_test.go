@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -118,4 +119,33 @@ func FuzzReadNPY(f *testing.F) {
 		r, c := tb.X.Dims()
 		require.True(t, r > 0 && c > 0)
 	})
+}
+
+// Columns choose the features by number or header name, in the order
+// given; columns not chosen are never parsed (they may hold text); names
+// need a header; a chosen label column, a repeat or an unknown name is an
+// error. NumPy files take numbers.
+func TestColumns(t *testing.T) {
+	text := "id,height,name,weight,class\nA1,1.5,bob,60,x\nB2,1.7,amy,55,y\nC3,1.8,joe,80,x\n"
+	read := func(opt CSVOptions) (*Table, error) { return ReadCSV(strings.NewReader(text), opt) }
+	tb, err := read(CSVOptions{Columns: []string{"weight", "height"}, LabelColumn: -1})
+	require.NoError(t, err)
+	require.Equal(t, []float64{60, 1.5, 55, 1.7, 80, 1.8}, tb.X.RawMatrix().Data)
+	require.Equal(t, []string{"x", "y", "x"}, tb.Labels)
+	tb, err = read(CSVOptions{Columns: []string{"2", "-2"}})
+	require.NoError(t, err)
+	require.Equal(t, []float64{1.5, 60, 1.7, 55, 1.8, 80}, tb.X.RawMatrix().Data)
+	require.Equal(t, "id", tb.Header[0])
+	for _, bad := range [][]string{{"size"}, {"2", "height"}, {"9"}, {"0"}, {"class"}} {
+		_, err := read(CSVOptions{Columns: bad, LabelColumn: -1})
+		require.ErrorIs(t, err, ErrFormat, "%v", bad)
+	}
+	_, err = read(CSVOptions{}) // without Columns the text columns are an error
+	require.ErrorIs(t, err, ErrFormat)
+
+	tb, err = ReadTable(filepath.Join("testdata", "npy", "f8.npy"), CSVOptions{Columns: []string{"3", "1"}})
+	require.NoError(t, err)
+	require.Equal(t, []float64{0, -1, 1.5, 0.5}, tb.X.RawMatrix().Data[:4])
+	_, err = ReadTable(filepath.Join("testdata", "npy", "f8.npy"), CSVOptions{Columns: []string{"a"}})
+	require.ErrorIs(t, err, ErrFormat)
 }

@@ -69,6 +69,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	check := fs.Bool("check", false, "after the fit, measure every pair's residual ‖K v − λ v‖ against the exact float64 kernel (one more pass, about a Gram build)")
 	delimiter := fs.String("delimiter", "", "CSV field separator: a character, tab or space (default: comma; tab for .tsv files)")
 	labelColumn := fs.Int("label-column", 0, "a CSV column of labels to leave out of the features: 1 the first, -1 the last (0: none)")
+	columns := fs.String("columns", "", "the feature columns, comma-separated: numbers (1 the first, -1 the last) or header names; other columns are not read (default: every column but the label)")
 	save := fs.String("save", "", "fit: write the fitted model to this file (a NumPy .npz archive; kdual kpca transform --model reads it)")
 	modelPath := fs.String("model", "", "transform: the model file written by fit --save; --input is then the new data to project")
 	quiet := fs.Bool("quiet", false, "no progress line on stderr (shown only when stderr is a terminal and the fit takes over 2 s)")
@@ -87,6 +88,9 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		return usagef("--save is for kdual kpca fit")
 	}
 	csvOpt, err := csvOptions(*delimiter, *labelColumn, *maxRows)
+	if *columns != "" {
+		csvOpt.Columns = strings.Split(*columns, ",")
+	}
 	if err != nil {
 		return err
 	}

@@ -368,3 +368,18 @@ func TestKPCAApprox(t *testing.T) {
 		require.Equal(t, 2, code, "%v: %s", args, stderr)
 	}
 }
+
+// --columns picks features by name or number; unread columns may be text.
+func TestKPCAColumns(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "d.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("id,a,note,b\nx1,1,hello,2\nx2,3,\"a, b\",4\nx3,5,z,7\nx4,2,q,2\nx5,0,w,1\n"), 0o644))
+	code, byName, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--columns", "a,b", "--components", "1", "--solver", "dense")
+	require.Equal(t, 0, code, stderr)
+	code, byNumber, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--columns", "2,-1", "--components", "1", "--solver", "dense")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, byName, byNumber)
+	code, _, stderr = runCLI(t, "kpca", "fit", "--input", csv, "--columns", "a,c", "--components", "1")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, `no column named "c"`)
+}
