@@ -133,10 +133,17 @@ func TestReadIDX(t *testing.T) {
 		"no dims":   {0, 0, 8, 0},
 		"truncated": raw[:len(raw)-1],
 		"huge":      idxBytes([]int{1 << 30, 1 << 30}, nil),
-		"bad gzip":  {0x1f, 0x8b, 0, 0},
+		// (2³² − 1)³ elements overflow an int: the limit must refuse
+		// them before the product wraps to a small or negative size.
+		"overflow": idxBytes([]int{1<<32 - 1, 1<<32 - 1, 1<<32 - 1}, nil),
+		"bad gzip": {0x1f, 0x8b, 0, 0},
 	} {
 		_, err := ReadIDX(bytes.NewReader(in), 0)
 		require.ErrorIs(t, err, ErrFormat, name)
+		if name == "huge" || name == "overflow" {
+			// Refused on the header, before any data is read.
+			require.ErrorContains(t, err, "more than kdual reads", name)
+		}
 	}
 }
 
