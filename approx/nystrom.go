@@ -9,6 +9,7 @@
 package approx
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -102,6 +103,12 @@ type Nystrom struct {
 	// block and a Lanczos estimate of its top eigenvalue (a Ritz value, so
 	// still a lower bound).
 	ResidualSample int
+	// Context, when set, is checked before every round: once it has ended
+	// Fit stops with status.Cancelled.
+	Context context.Context
+	// Progress, when set, is called after every round with the landmarks
+	// accepted so far and Rank.
+	Progress func(landmarks, rank int)
 }
 
 // Info says how a feature map was built and how far it is from the
@@ -296,6 +303,9 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 		if ny.TraceTol > 0 && resTrace <= ny.TraceTol*trace {
 			break
 		}
+		if ny.Context != nil && ny.Context.Err() != nil {
+			return nil, status.Cancelled(context.Cause(ny.Context), fmt.Sprintf("Nyström round %d, %d landmarks", info.Rounds+1, kcols))
+		}
 		// Candidates.
 		want := min(b, m-kcols)
 		var cand []int
@@ -426,6 +436,9 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 			resTrace += v
 		}
 		kcols += t
+		if ny.Progress != nil {
+			ny.Progress(kcols, m)
+		}
 	}
 	if kcols == 0 {
 		return nil, invalidf("Nystrom: no landmark was accepted (the kernel's residual is below the cut-off)")

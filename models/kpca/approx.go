@@ -35,7 +35,21 @@ func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
 	if k.FitInverse {
 		return fmt.Errorf("kpca: FitInverse with an approximation: pre-images need the exact kernel: %w", ErrInvalid)
 	}
-	fm, err := k.Approx.Build(x, k.Kernel)
+	method := k.Approx
+	if ny, ok := method.(approx.Nystrom); ok {
+		// The rounds watch the fit's context and report progress.
+		ny.Context = ctx
+		if k.Progress != nil {
+			ny.Progress = func(done, total int) {
+				k.Progress(Progress{Stage: "kernel", Done: int64(done), Total: int64(total)})
+			}
+		}
+		method = ny
+	}
+	fm, err := method.Build(x, k.Kernel)
+	if st, ok := status.StatusOf(err); ok && st.Code == status.Stopped {
+		k.info.Status = st
+	}
 	if err != nil {
 		return fmt.Errorf("kpca: %w", err)
 	}

@@ -153,3 +153,14 @@ func TestApproxResiduals(t *testing.T) {
 	_, _, err = few.CheckResidualsWith(x.Slice(0, 50, 0, 3))
 	require.ErrorIs(t, err, ErrInvalid)
 }
+
+// A cancelled context stops the Nyström rounds within one round.
+func TestApproxCancel(t *testing.T) {
+	x := gaussData(t, 400, 3, 37)
+	ctx, progress, after := cancelAt("kernel", 16)
+	m := &KPCA{Components: 2, Kernel: rbf, Approx: approx.Nystrom{Rank: 200, Block: 16}, Progress: progress}
+	err := m.FitContext(ctx, x)
+	requireStopped(t, m, err, "nystrom")
+	require.LessOrEqual(t, (*after)["kernel"], 1)
+	require.False(t, m.Fitted())
+}
