@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/internal/modelfile"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/ppca"
@@ -96,7 +97,7 @@ func RunPPCA(o PPCAOptions) (*PPCAReport, error) {
 		return nil, err
 	}
 	if o.Save != "" {
-		if err := saveModel(o.Save, m.Save); err != nil {
+		if err := modelfile.WriteFile(o.Save, m.Save); err != nil {
 			return nil, err
 		}
 	}

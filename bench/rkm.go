@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"image/color"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/internal/modelfile"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/rkm"
@@ -187,7 +187,7 @@ func RunRKMForecast(o RKMOptions) (*RKMReport, error) {
 	}
 	if o.Save != "" {
 		m.Scale = &st
-		if err := saveModel(o.Save, m.Save); err != nil {
+		if err := modelfile.WriteFile(o.Save, m.Save); err != nil {
 			return nil, err
 		}
 	}
@@ -257,20 +257,6 @@ func forecastSaved(o RKMOptions, trainSeries, testSeries []float64) (*RKMReport,
 		}
 	}
 	return rep, finishForecast(o, rep, m, *m.Scale, m.Scale.Apply(trainSeries), testSeries)
-}
-
-// saveModel writes a model file with save.
-func saveModel(path string, save func(io.Writer) error) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	return save(f)
 }
 
 // rkmSeries returns the training and test parts of a series.

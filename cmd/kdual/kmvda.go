@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kdual/kdual/bench"
+	"github.com/kdual/kdual/internal/modelfile"
 	"github.com/kdual/kdual/models/kmvda"
 )
 
@@ -78,7 +79,7 @@ func runKMvDA(args []string, stdout io.Writer) error {
 		return err
 	}
 	if *save != "" {
-		if err := writeModel(*save, model.Save); err != nil {
+		if err := modelfile.WriteFile(*save, model.Save); err != nil {
 			return err
 		}
 		fmt.Fprintf(diag, "kdual: model written to %s\n", *save)

@@ -18,6 +18,7 @@ import (
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/internal/modelfile"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/kpca"
@@ -230,7 +231,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		fmt.Fprintf(diag, "kdual: check: max ‖K v − λ v‖/λ₁ = %.2e over %d pairs (float64 kernel, %.1f s)\n", worst, len(res), time.Since(t).Seconds())
 	}
 	if *save != "" {
-		if err := writeModel(*save, m.Save); err != nil {
+		if err := modelfile.WriteFile(*save, m.Save); err != nil {
 			return err
 		}
 		fmt.Fprintf(diag, "kdual: model written to %s\n", *save)
@@ -270,20 +271,6 @@ func writeCSV(w io.Writer, z *mat.Dense) {
 		}
 		fmt.Fprintln(w, strings.Join(parts, ","))
 	}
-}
-
-// writeModel writes a model file with save (a model's Save method).
-func writeModel(path string, save func(io.Writer) error) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	return save(f)
 }
 
 // rowsOf returns the rows of z as slices (for JSON).

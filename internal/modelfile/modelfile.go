@@ -14,10 +14,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 
 	"github.com/sbinet/npyio/npy"
 	"github.com/sbinet/npyio/npz"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/kernel"
 )
 
 // Writer writes one model file.
@@ -254,4 +257,47 @@ func (r *Reader) Check(format string, version int, wantFormat string, wantVersio
 		return r.Errorf("version %d, this kdual reads version %d", version, wantVersion)
 	}
 	return nil
+}
+
+// Kernel is a kernel.Kernel as model headers write it.
+type Kernel struct {
+	Kind   string  `json:"kind"`
+	Sigma  float64 `json:"sigma"`
+	Degree int     `json:"degree"`
+	Gamma  float64 `json:"gamma"`
+	Coef0  float64 `json:"coef0"`
+}
+
+// KernelOf returns k as a header writes it.
+func KernelOf(k kernel.Kernel) Kernel {
+	return Kernel{Kind: k.Kind.String(), Sigma: k.Sigma, Degree: k.Degree, Gamma: k.Gamma, Coef0: k.Coef0}
+}
+
+// Kernel returns the header's kernel, checked (errors wrap the reader's
+// kind).
+func (r *Reader) Kernel(h Kernel) (kernel.Kernel, error) {
+	kind, err := kernel.ParseKind(h.Kind)
+	if err != nil {
+		return kernel.Kernel{}, r.Errorf("%v", err)
+	}
+	k := kernel.Kernel{Kind: kind, Sigma: h.Sigma, Degree: h.Degree, Gamma: h.Gamma, Coef0: h.Coef0}
+	if err := k.Check(); err != nil {
+		return kernel.Kernel{}, r.Errorf("%v", err)
+	}
+	return k, nil
+}
+
+// WriteFile creates path and writes a model to it with save (a model's
+// Save method), closing the file and reporting the first error.
+func WriteFile(path string, save func(io.Writer) error) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return save(f)
 }

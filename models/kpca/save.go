@@ -40,29 +40,21 @@ const (
 // truncated, corrupted, of another format or version, or inconsistent.
 var ErrModelFile = fmt.Errorf("kpca: bad model file: %w", status.ErrInvalid)
 
-type modelKernel struct {
-	Kind   string  `json:"kind"`
-	Sigma  float64 `json:"sigma"`
-	Degree int     `json:"degree"`
-	Gamma  float64 `json:"gamma"`
-	Coef0  float64 `json:"coef0"`
-}
-
 type modelHeader struct {
-	Format     string      `json:"format"`
-	Version    int         `json:"version"`
-	Kernel     modelKernel `json:"kernel"`
-	Center     bool        `json:"center"`
-	Mean       float64     `json:"mean"`
-	N          int         `json:"n"`
-	D          int         `json:"d"` // 0 without x
-	Components int         `json:"components"`
-	Alpha      float64     `json:"alpha"`
-	HasX       bool        `json:"has_x"`
-	HasInverse bool        `json:"has_inverse"`
-	Solver     string      `json:"solver"`
-	Status     string      `json:"status"`
-	Test       string      `json:"stopping_test,omitempty"`
+	Format     string           `json:"format"`
+	Version    int              `json:"version"`
+	Kernel     modelfile.Kernel `json:"kernel"`
+	Center     bool             `json:"center"`
+	Mean       float64          `json:"mean"`
+	N          int              `json:"n"`
+	D          int              `json:"d"` // 0 without x
+	Components int              `json:"components"`
+	Alpha      float64          `json:"alpha"`
+	HasX       bool             `json:"has_x"`
+	HasInverse bool             `json:"has_inverse"`
+	Solver     string           `json:"solver"`
+	Status     string           `json:"status"`
+	Test       string           `json:"stopping_test,omitempty"`
 	// Approx describes an approximate model's feature map (members
 	// landmarks and chol for nystrom, rff_w and rff_b for rff, with
 	// feature_mean and w; proj is absent).
@@ -79,8 +71,7 @@ func (k *KPCA) Save(w io.Writer) error {
 		Format: modelFormat, Version: ModelVersion, Center: k.fitCenter, Mean: k.center.Mean,
 		N: n, Components: s, Alpha: k.fitAlpha, HasX: k.x != nil, HasInverse: k.inverse != nil,
 		Solver: k.info.Solver, Status: k.info.Status.Code.String(), Test: k.info.Status.Test,
-		Kernel: modelKernel{Kind: k.fitKernel.Kind.String(), Sigma: k.fitKernel.Sigma, Degree: k.fitKernel.Degree,
-			Gamma: k.fitKernel.Gamma, Coef0: k.fitKernel.Coef0},
+		Kernel: modelfile.KernelOf(k.fitKernel),
 	}
 	if k.x != nil {
 		_, h.D = k.x.Dims()
@@ -148,13 +139,9 @@ func Load(r io.Reader) (*KPCA, error) {
 	if h.N < 2 || h.Components < 1 || h.Components >= h.N || (h.HasX && h.D < 1) {
 		return nil, mr.Errorf("n = %d, s = %d, d = %d", h.N, h.Components, h.D)
 	}
-	kind, err := kernel.ParseKind(h.Kernel.Kind)
+	kern, err := mr.Kernel(h.Kernel)
 	if err != nil {
-		return nil, mr.Errorf("%v", err)
-	}
-	kern := kernel.Kernel{Kind: kind, Sigma: h.Kernel.Sigma, Degree: h.Kernel.Degree, Gamma: h.Kernel.Gamma, Coef0: h.Kernel.Coef0}
-	if err := kern.Check(); err != nil {
-		return nil, mr.Errorf("%v", err)
+		return nil, err
 	}
 	n, s := h.N, h.Components
 	k := &KPCA{Components: s, Kernel: kern, NoCenter: !h.Center, Alpha: h.Alpha,

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/kdual/kdual/internal/modelfile"
-	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
 )
@@ -30,28 +29,20 @@ const ModelVersion = 1
 // truncated, corrupted, of another format or version, or inconsistent.
 var ErrModelFile = fmt.Errorf("ppca: bad model file: %w", status.ErrInvalid)
 
-type modelKernel struct {
-	Kind   string  `json:"kind"`
-	Sigma  float64 `json:"sigma"`
-	Degree int     `json:"degree"`
-	Gamma  float64 `json:"gamma"`
-	Coef0  float64 `json:"coef0"`
-}
-
 type modelHeader struct {
-	Format   string      `json:"format"`
-	Version  int         `json:"version"`
-	N        int         `json:"n"`
-	D        int         `json:"d"` // primal: d; dual: columns of x (0 without x)
-	Q        int         `json:"components"`
-	Sigma2   float64     `json:"sigma2"`
-	Trace    float64     `json:"trace"`
-	Values   int         `json:"values"` // eigenvalues stored
-	AllPairs bool        `json:"all_pairs,omitempty"`
-	Mean     float64     `json:"mean,omitempty"`
-	Kernel   modelKernel `json:"kernel"`
-	Status   string      `json:"status,omitempty"`
-	Test     string      `json:"stopping_test,omitempty"`
+	Format   string           `json:"format"`
+	Version  int              `json:"version"`
+	N        int              `json:"n"`
+	D        int              `json:"d"` // primal: d; dual: columns of x (0 without x)
+	Q        int              `json:"components"`
+	Sigma2   float64          `json:"sigma2"`
+	Trace    float64          `json:"trace"`
+	Values   int              `json:"values"` // eigenvalues stored
+	AllPairs bool             `json:"all_pairs,omitempty"`
+	Mean     float64          `json:"mean,omitempty"`
+	Kernel   modelfile.Kernel `json:"kernel"`
+	Status   string           `json:"status,omitempty"`
+	Test     string           `json:"stopping_test,omitempty"`
 }
 
 const (
@@ -66,8 +57,7 @@ func (m *Dual) Save(w io.Writer) error {
 	}
 	h := modelHeader{Format: formatDual, Version: ModelVersion, N: m.n, Q: m.q, Sigma2: m.sigma2, Trace: m.trace,
 		Values: len(m.values), AllPairs: m.allPairs, Mean: m.center.Mean,
-		Kernel: modelKernel{Kind: m.Kernel.Kind.String(), Sigma: m.Kernel.Sigma, Degree: m.Kernel.Degree,
-			Gamma: m.Kernel.Gamma, Coef0: m.Kernel.Coef0},
+		Kernel: modelfile.KernelOf(m.Kernel),
 		Status: m.status.Code.String(), Test: m.status.Test}
 	if m.x != nil {
 		_, h.D = m.x.Dims()
@@ -103,13 +93,9 @@ func LoadDual(r io.Reader) (*Dual, error) {
 	if err := h.checkLatent(mr, h.N); err != nil {
 		return nil, err
 	}
-	kind, err := kernel.ParseKind(h.Kernel.Kind)
+	kern, err := mr.Kernel(h.Kernel)
 	if err != nil {
-		return nil, mr.Errorf("%v", err)
-	}
-	kern := kernel.Kernel{Kind: kind, Sigma: h.Kernel.Sigma, Degree: h.Kernel.Degree, Gamma: h.Kernel.Gamma, Coef0: h.Kernel.Coef0}
-	if err := kern.Check(); err != nil {
-		return nil, mr.Errorf("%v", err)
+		return nil, err
 	}
 	if math.IsNaN(h.Mean) || math.IsInf(h.Mean, 0) {
 		return nil, mr.Errorf("grand mean %g", h.Mean)

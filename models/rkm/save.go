@@ -30,22 +30,14 @@ var ErrModelFile = fmt.Errorf("rkm: bad model file: %w", status.ErrInvalid)
 
 const modelFormat = "kdual.rkm"
 
-type modelKernel struct {
-	Kind   string  `json:"kind"`
-	Sigma  float64 `json:"sigma"`
-	Degree int     `json:"degree"`
-	Gamma  float64 `json:"gamma"`
-	Coef0  float64 `json:"coef0"`
-}
-
 type modelView struct {
 	// Map is "identity", "rff" or "kernel".
-	Map          string      `json:"map"`
-	D            int         `json:"d"`   // input columns
-	Dim          int         `json:"dim"` // feature dimension (explicit views)
-	Mean         float64     `json:"mean"`
-	Kernel       modelKernel `json:"kernel"`
-	RFFNormalize bool        `json:"rff_normalize,omitempty"`
+	Map          string           `json:"map"`
+	D            int              `json:"d"`   // input columns
+	Dim          int              `json:"dim"` // feature dimension (explicit views)
+	Mean         float64          `json:"mean"`
+	Kernel       modelfile.Kernel `json:"kernel"`
+	RFFNormalize bool             `json:"rff_normalize,omitempty"`
 }
 
 type modelHeader struct {
@@ -73,8 +65,7 @@ func (m *Model) Save(w io.Writer) error {
 		switch fm := fv.fm.(type) {
 		case nil:
 			mv.Map = "kernel"
-			mv.Kernel = modelKernel{Kind: fv.kern.Kind.String(), Sigma: fv.kern.Sigma, Degree: fv.kern.Degree,
-				Gamma: fv.kern.Gamma, Coef0: fv.kern.Coef0}
+			mv.Kernel = modelfile.KernelOf(fv.kern)
 		case Identity:
 			mv.Map = "identity"
 		case *kernel.RFF:
@@ -162,13 +153,8 @@ func Load(r io.Reader) (*Model, error) {
 		fv.center = linalg.Centering{RowMeans: means, Mean: mv.Mean}
 		switch mv.Map {
 		case "kernel":
-			kind, err := kernel.ParseKind(mv.Kernel.Kind)
-			if err != nil {
-				return nil, mr.Errorf("view %d: %v", v, err)
-			}
-			fv.kern = kernel.Kernel{Kind: kind, Sigma: mv.Kernel.Sigma, Degree: mv.Kernel.Degree, Gamma: mv.Kernel.Gamma, Coef0: mv.Kernel.Coef0}
-			if err := fv.kern.Check(); err != nil {
-				return nil, mr.Errorf("view %d: %v", v, err)
+			if fv.kern, err = mr.Kernel(mv.Kernel); err != nil {
+				return nil, err
 			}
 			if fv.kc, err = mr.Sym(name("kc"), n); err != nil {
 				return nil, err
