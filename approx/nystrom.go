@@ -119,8 +119,9 @@ type Info struct {
 	// Rank is k, the features (landmarks accepted, or random features).
 	Rank int `json:"rank"`
 	// TraceError is tr(K − K̂)/tr(K) (Nyström: exact, since K − K̂ is
-	// positive semi-definite and its diagonal is known; random features:
-	// not known, 0).
+	// positive semi-definite and its diagonal is known — up to the
+	// cut-off: a point whose residual fell below Cutoff·max diag K counts
+	// as 0; random features: not known, 0).
 	TraceError float64 `json:"trace_error"`
 	// EigenvalueBound bounds the eigenvalue error of the centred kernel
 	// (Nyström): λ_i(K̂_c) ≤ λ_i(K_c) ≤ λ_i(K̂_c) + EigenvalueBound, with
@@ -298,6 +299,7 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	info := Info{Method: "nystrom", Sampler: ny.Sampler.String()}
 	resTrace := trace
 	gtBuf := make([]float64, b*n)
+	empty := 0 // consecutive rounds that accepted nothing
 
 	for kcols < m {
 		if ny.TraceTol > 0 && resTrace <= ny.TraceTol*trace {
@@ -360,6 +362,9 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 			rj := h.At(j, j)
 			i := cand[j]
 			if chosen[i] || !(rj > floor) {
+				// Explained to the cut-off: never sampled again (the
+				// tracked residual may differ from rj by rounding).
+				res[i] = 0
 				info.Rejected++
 				continue
 			}
@@ -386,14 +391,13 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 			chosen[i] = true
 		}
 		if len(acc) == 0 {
-			if ny.Sampler == Uniform && next >= n {
-				break
-			}
-			if maxOf(res) <= floor {
-				break // the residual is below the cut-off everywhere
+			empty++
+			if (ny.Sampler == Uniform && next >= n) || maxOf(res) <= floor || empty >= 64 {
+				break // the residual is below the cut-off (or keeps refusing): rank found
 			}
 			continue
 		}
+		empty = 0
 		// L_TT (lower) from the accepted columns, then F_new = G_T·L⁻ᵀ.
 		t := len(acc)
 		l := mat.NewDense(t, t, nil)
