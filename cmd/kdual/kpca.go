@@ -79,6 +79,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	sampler := fs.String("sampler", "rpcholesky", "--approx nystrom: how landmarks are chosen, rpcholesky or uniform")
 	traceTol := fs.Float64("trace-tol", 0, "--approx nystrom: stop adding landmarks once the relative trace error tr(K − K̂)/tr(K) is at most this (0: use all m)")
 	features := fs.Int("features", 0, "--approx rff: the random features")
+	useMPI := fs.Bool("mpi", false, "run across the ranks of mpirun (rows split evenly; --operator float64 or matrix-free; --solver auto, block or lanczos); only rank 0 writes")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -174,6 +175,18 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		}
 	case set["sigma"] || set["bandwidth"]:
 		return usagef("--sigma is for the gaussian and laplace kernels, not %s", kind)
+	}
+	if *useMPI {
+		for _, f := range []string{"approx", "save", "check", "apply", "model", "loss", "products", "memory"} {
+			if set[f] {
+				return usagef("--%s is not available with --mpi", f)
+			}
+		}
+		if cmd != "fit" {
+			return usagef("--mpi is for kdual kpca fit")
+		}
+		return kpcaFitMPI(mpiJob{x: x, kernel: k, s: *s, solver: *solver, tol: *tol, seed: *seed, center: !*noCenter,
+			operator: *operator, json: *jsonOut}, stdout)
 	}
 	losses := map[string]kpca.LossKind{"square": kpca.Square, "huber1": kpca.Huber1, "huber2": kpca.Huber2,
 		"huberf": kpca.HuberF, "epsinf": kpca.EpsInf, "eps2": kpca.Eps2}

@@ -1,0 +1,295 @@
+//go:build mpi
+
+// Package dist runs kdual's kernel operators across MPI ranks: rank r holds
+// a contiguous block of the rows (every rank holds the data X, n×d, which
+// is small next to the kernel), and either its row block of the kernel
+// matrix in float64 or nothing (matrix-free). The operators implement
+// eig.Distributed, so eig's Krylov solvers (BlockKrylov, Lanczos) run on
+// them unchanged: every n-long vector is split by rows, inner products go
+// through Reduction (MPI_Allreduce), and every s×s decision is made from
+// identical reduced numbers on every rank. A pass gathers the block of
+// vectors every rank needs with one MPI_Allgatherv. Builds only with the
+// build tag mpi.
+package dist
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/mpi"
+	"github.com/kdual/kdual/status"
+)
+
+// Layout is the split of n rows into contiguous blocks, one per rank, as
+// even as possible (the first n mod P ranks get one more).
+type Layout struct {
+	N      int
+	Starts []int // Starts[r] is rank r's first row; Starts[P] = N
+}
+
+// NewLayout splits n rows over p ranks.
+func NewLayout(n, p int) (Layout, error) {
+	if p < 1 || n < p {
+		return Layout{}, fmt.Errorf("dist: %d rows over %d ranks: %w", n, p, status.ErrInvalid)
+	}
+	l := Layout{N: n, Starts: make([]int, p+1)}
+	for r := 0; r < p; r++ {
+		l.Starts[r+1] = l.Starts[r] + n/p
+		if r < n%p {
+			l.Starts[r+1]++
+		}
+	}
+	return l, nil
+}
+
+// Rows returns rank r's rows [lo, hi).
+func (l Layout) Rows(r int) (lo, hi int) { return l.Starts[r], l.Starts[r+1] }
+
+// Reduction is eig.Reduction over MPI_COMM_WORLD.
+type Reduction struct{}
+
+// Sum is MPI_Allreduce(MPI_SUM).
+func (Reduction) Sum(x []float64) error { return mpi.AllreduceSum(x) }
+
+// MaxAbs replaces each x[i] by the value of largest magnitude over the
+// ranks, keeping its sign (ties: the lowest rank's), from one Allgatherv.
+func (Reduction) MaxAbs(x []float64) error {
+	p, err := mpi.Size()
+	if err != nil {
+		return err
+	}
+	n := len(x)
+	all := make([]float64, n*p)
+	counts, displs := make([]int, p), make([]int, p)
+	for r := range counts {
+		counts[r], displs[r] = n, r*n
+	}
+	if err := mpi.Allgatherv(x, all, counts, displs); err != nil {
+		return err
+	}
+	for i := range x {
+		best := all[i]
+		for r := 1; r < p; r++ {
+			if v := all[r*n+i]; math.Abs(v) > math.Abs(best) {
+				best = v
+			}
+		}
+		x[i] = best
+	}
+	return nil
+}
+
+// Kind is how a rank holds its rows of the kernel.
+type Kind int
+
+const (
+	// Float64 stores the rank's row block K(X_r, X) (n_r×n float64).
+	Float64 Kind = iota
+	// MatrixFree stores nothing: every pass forms the row block by panels.
+	MatrixFree
+)
+
+// Operator is this rank's part of a row-distributed kernel operator,
+// doubly centred (M·K·M, from the global row means) when asked.
+type Operator struct {
+	layout Layout
+	rank   int
+	kind   Kind
+	block  *mat.Dense         // Float64: n_r×n
+	rows   *linalg.KernelRows // MatrixFree: the whole data
+	buf    []float64          // MatrixFree: one panel
+	means  []float64          // centred: the global row means K·1/n (n)
+	mean   float64            // centred: the grand mean
+	xfull  *mat.Dense         // the gathered block (n×b), reused
+	stats  Stats
+}
+
+// Stats counts a rank's communication.
+type Stats struct {
+	Passes    int
+	BytesSent int64 // by this rank in the passes' Allgatherv
+}
+
+// panelCols is the matrix-free panel width.
+const panelCols = 4096
+
+// NewKernelOperator returns this rank's part of the kernel operator of the
+// rows of x (n×d, the same on every rank; not modified), split by
+// NewLayout(n, ranks).
+func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind Kind, center bool) (*Operator, error) {
+	if x == nil || x.IsEmpty() {
+		return nil, fmt.Errorf("dist: empty data: %w", status.ErrInvalid)
+	}
+	p, err := mpi.Size()
+	if err != nil {
+		return nil, err
+	}
+	n, _ := x.Dims()
+	l, err := NewLayout(n, p)
+	if err != nil {
+		return nil, err
+	}
+	op := &Operator{layout: l, rank: mpi.Rank(), kind: kind}
+	lo, hi := l.Rows(op.rank)
+	xr := x.Slice(lo, hi, 0, x.RawMatrix().Cols).(*mat.Dense)
+	switch kind {
+	case Float64:
+		if op.block, err = kernel.CrossGram(xr, x, k); err != nil {
+			return nil, err
+		}
+	case MatrixFree:
+		if op.rows, err = kernel.Rows(x, k, linalg.GramOptions{}); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("dist: operator kind %d: %w", kind, status.ErrInvalid)
+	}
+	if center {
+		// Row means of K: one pass of the uncentred operator on 1/n,
+		// gathered so that every rank holds all n.
+		ones := mat.NewDense(hi-lo, 1, nil)
+		for i := 0; i < hi-lo; i++ {
+			ones.Set(i, 0, 1/float64(n))
+		}
+		local := mat.NewDense(hi-lo, 1, nil)
+		if err := op.apply(local, ones, false); err != nil {
+			return nil, err
+		}
+		op.means = make([]float64, n)
+		if err := op.gather(local.RawMatrix().Data, op.means, 1); err != nil {
+			return nil, err
+		}
+		for _, v := range op.means {
+			op.mean += v
+		}
+		op.mean /= float64(n)
+	}
+	return op, nil
+}
+
+// Dim is this rank's number of rows.
+func (o *Operator) Dim() int { lo, hi := o.layout.Rows(o.rank); return hi - lo }
+
+// GlobalDim is n.
+func (o *Operator) GlobalDim() int { return o.layout.N }
+
+// RowOffset is this rank's first row.
+func (o *Operator) RowOffset() int { return o.layout.Starts[o.rank] }
+
+// Reduction is MPI's.
+func (o *Operator) Reduction() eig.Reduction { return Reduction{} }
+
+// Stats returns the communication so far.
+func (o *Operator) Stats() Stats { return o.stats }
+
+// Bytes is the memory this rank holds for the operator.
+func (o *Operator) Bytes() int64 {
+	switch o.kind {
+	case Float64:
+		r, c := o.block.Dims()
+		return 8 * int64(r) * int64(c)
+	}
+	return o.rows.Bytes() + 8*int64(len(o.buf))
+}
+
+// gather concatenates every rank's rows (b values each) into full.
+func (o *Operator) gather(local, full []float64, b int) error {
+	p := len(o.layout.Starts) - 1
+	counts, displs := make([]int, p), make([]int, p)
+	for r := 0; r < p; r++ {
+		lo, hi := o.layout.Rows(r)
+		counts[r], displs[r] = (hi-lo)*b, lo*b
+	}
+	o.stats.BytesSent += 8 * int64(len(local)) * int64(p-1)
+	return mpi.Allgatherv(local, full, counts, displs)
+}
+
+// Apply sets dst to this rank's rows of A·x, A = K or M·K·M, x given by
+// its rows on every rank (n_r×b).
+func (o *Operator) Apply(dst, x *mat.Dense) error {
+	return o.apply(dst, x, o.means != nil)
+}
+
+func (o *Operator) apply(dst, x *mat.Dense, center bool) error {
+	nr := o.Dim()
+	r, b := x.Dims()
+	if dr, db := dst.Dims(); r != nr || dr != nr || db != b || b < 1 {
+		return fmt.Errorf("dist: Apply: x %d×%d, dst %d×%d, this rank holds %d rows: %w", r, b, dr, db, nr, status.ErrInvalid)
+	}
+	o.stats.Passes++
+	n := o.layout.N
+	local := make([]float64, nr*b)
+	for i := 0; i < nr; i++ {
+		copy(local[i*b:(i+1)*b], x.RawRowView(i)[:b])
+	}
+	if o.xfull == nil || o.xfull.RawMatrix().Cols != b {
+		o.xfull = mat.NewDense(n, b, nil)
+	}
+	if err := o.gather(local, o.xfull.RawMatrix().Data, b); err != nil {
+		return err
+	}
+	xf := o.xfull
+	var colMeans []float64
+	if center {
+		// x′ = x − 1·x̄ᵀ (x̄ the columns' means, from the full block).
+		colMeans = make([]float64, b)
+		for i := 0; i < n; i++ {
+			for c, v := range xf.RawRowView(i) {
+				colMeans[c] += v
+			}
+		}
+		for c := range colMeans {
+			colMeans[c] /= float64(n)
+		}
+		for i := 0; i < n; i++ {
+			row := xf.RawRowView(i)
+			for c := range row {
+				row[c] -= colMeans[c]
+			}
+		}
+	}
+	lo, _ := o.layout.Rows(o.rank)
+	switch o.kind {
+	case Float64:
+		dst.Mul(o.block, xf)
+	case MatrixFree:
+		for i := 0; i < nr; i++ {
+			clear(dst.RawRowView(i)[:b])
+		}
+		cols := min(panelCols, n)
+		if o.buf == nil {
+			o.buf = make([]float64, nr*cols)
+		}
+		for j0 := 0; j0 < n; j0 += cols {
+			j1 := min(j0+cols, n)
+			o.rows.Block(o.buf, cols, lo, lo+nr, j0, j1)
+			p := blas64.General{Rows: nr, Cols: j1 - j0, Stride: cols, Data: o.buf}
+			xs := blas64.General{Rows: j1 - j0, Cols: b, Stride: b, Data: xf.RawMatrix().Data[j0*b:]}
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, p, xs, 1, dst.RawMatrix())
+		}
+	}
+	if center {
+		// M·K·x′ = K·x′ − 1·(rᵀx′), r the row means (all n on every rank).
+		rx := make([]float64, b)
+		for i := 0; i < n; i++ {
+			ri := o.means[i]
+			for c, v := range xf.RawRowView(i) {
+				rx[c] += ri * v
+			}
+		}
+		for i := 0; i < nr; i++ {
+			row := dst.RawRowView(i)[:b]
+			for c := range row {
+				row[c] -= rx[c]
+			}
+		}
+	}
+	return nil
+}
