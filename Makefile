@@ -36,7 +36,7 @@ test: deps fmt-check vet
 # The MPI packages (build tag mpi) under mpirun with 2 and 3 ranks (uneven
 # row blocks), and a rank that dies: the job must end non-zero within 60 s.
 # Skipped, with a message, where Open MPI is not installed.
-MPIRUN := env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun
+MPIRUN := env OMPI_MCA_plm=isolated OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun
 test-mpi:
 	@if ! pkg-config --exists ompi-c 2>/dev/null || ! command -v mpirun >/dev/null; then \
 	  echo "test-mpi: Open MPI is not installed (libopenmpi-dev, openmpi-bin): skipped"; exit 0; fi; \

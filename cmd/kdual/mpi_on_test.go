@@ -32,7 +32,7 @@ func TestKPCAFitMPI(t *testing.T) {
 		Scores      [][]float64 `json:"scores"`
 	}
 	require.NoError(t, json.Unmarshal(single, &want))
-	env := append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_rmaps_base_oversubscribe=1", "OMPI_MCA_btl_vader_single_copy_mechanism=none")
+	env := append(os.Environ(), "OMPI_MCA_plm=isolated", "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1", "OMPI_MCA_rmaps_base_oversubscribe=1", "OMPI_MCA_btl_vader_single_copy_mechanism=none")
 	for _, np := range []string{"2", "3"} {
 		for _, op := range []string{"float64", "matrix-free"} {
 			cmd := exec.Command(mpirun, append([]string{"-np", np, bin}, append(args, "--mpi", "--operator", op)...)...)
