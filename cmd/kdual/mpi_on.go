@@ -36,19 +36,6 @@ type mpiJob struct {
 // rank's operator memory and the bytes each rank sent per pass). An error
 // on any rank ends the whole job (MPI_Abort) with its message.
 func kpcaFitMPI(job mpiJob, stdout io.Writer) (err error) {
-	if err := mpi.Init(); err != nil {
-		return err
-	}
-	rank := mpi.Rank()
-	defer func() {
-		if err != nil {
-			fmt.Fprintf(diag, "kdual kpca: rank %d: %v\n", rank, err)
-			mpi.Abort(1)
-		}
-		if ferr := mpi.Finalize(); err == nil {
-			err = ferr
-		}
-	}()
 	var kind dist.Kind
 	switch job.operator {
 	case "auto", "float64":
@@ -67,6 +54,24 @@ func kpcaFitMPI(job mpiJob, stdout io.Writer) (err error) {
 	default:
 		return usagef("--solver %q with --mpi: want auto, block or lanczos", job.solver)
 	}
+	if job.tol < 0 || math.IsNaN(job.tol) || math.IsInf(job.tol, 0) {
+		return usagef("--tol %g: want a finite tolerance ≥ 0", job.tol)
+	}
+	// Flags are checked above, before MPI starts: a usage error is exit 2 on
+	// every rank. From here an error on any rank ends the whole job.
+	if err := mpi.Init(); err != nil {
+		return err
+	}
+	rank := mpi.Rank()
+	defer func() {
+		if err != nil {
+			fmt.Fprintf(diag, "kdual kpca: rank %d: %v\n", rank, err)
+			mpi.Abort(1)
+		}
+		if ferr := mpi.Finalize(); err == nil {
+			err = ferr
+		}
+	}()
 	ranks, err := mpi.Size()
 	if err != nil {
 		return err

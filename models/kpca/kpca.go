@@ -74,7 +74,9 @@ type KPCA struct {
 	// Cholesky, or uniform) or approx.RFF{Features: m} (Gaussian kernel):
 	// memory O(n·m), never n×n, and Info().Approx says how far K̂ is from
 	// K. Transform maps new points through the same features; pre-images
-	// (FitInverse) and FitGram are not available then.
+	// (FitInverse) and FitGram are not available then, and Operator,
+	// MemoryBudget and Products (the exact operator's settings) do not
+	// apply.
 	Approx approx.Method
 	// Progress, when not nil, is called from the fitting goroutine as the
 	// fit advances: while the kernel is built (Stage "kernel", Done and
