@@ -3,13 +3,17 @@
 // Package dist runs kdual's kernel operators across MPI ranks: rank r holds
 // a contiguous block of the rows (every rank holds the data X, n×d, which
 // is small next to the kernel), and either its row block of the kernel
-// matrix in float64 or nothing (matrix-free). The operators implement
-// eig.Distributed, so eig's Krylov solvers (BlockKrylov, Lanczos) run on
+// matrix in float64, its share of the upper triangle in float32 tiles
+// (half storage split by tile rows), or nothing (matrix-free). The
+// operators implement eig.Distributed, so eig's Krylov solvers
+// (BlockKrylov, Lanczos) and kpca's dual L-BFGS (kpca.SolveDual) run on
 // them unchanged: every n-long vector is split by rows, inner products go
-// through Reduction (MPI_Allreduce), and every s×s decision is made from
-// identical reduced numbers on every rank. A pass gathers the block of
-// vectors every rank needs with one MPI_Allgatherv. Builds only with the
-// build tag mpi.
+// through Reduction (MPI_Allreduce, then rank 0's sums broadcast, so every
+// rank holds the same bits), and every s×s decision is then computed from
+// identical numbers by identical code on every rank — the ranks never
+// diverge. A pass gathers the block of vectors every rank needs with one
+// MPI_Allgatherv (the float32 triangle adds one MPI_Reduce_scatter for the
+// transposed half). Builds only with the build tag mpi.
 package dist
 
 import (
@@ -49,14 +53,52 @@ func NewLayout(n, p int) (Layout, error) {
 	return l, nil
 }
 
+// NewTriangleLayout splits n rows over p ranks for the float32 triangle:
+// at tile boundaries (linalg.TileSize rows), each rank's tile rows holding
+// about the same number of tiles of the upper triangle (so the first ranks
+// get more rows). Every rank needs at least one tile row: n > TileSize·(p−1).
+func NewTriangleLayout(n, p int) (Layout, error) {
+	t := linalg.TileSize
+	nt := (n + t - 1) / t
+	if p < 1 || nt < p {
+		return Layout{}, fmt.Errorf("dist: the float32 triangle of %d rows over %d ranks: each rank needs a tile row of %d, so at least %d rows: %w",
+			n, p, t, t*(p-1)+1, status.ErrInvalid)
+	}
+	// Tile row I holds nt − I tiles; cut where the running count passes
+	// r/p of the total, leaving every rank at least one tile row.
+	total := nt * (nt + 1) / 2
+	l := Layout{N: n, Starts: make([]int, p+1)}
+	acc, I := 0, 0
+	for r := 1; r < p; r++ {
+		target := float64(total) * float64(r) / float64(p)
+		prev := I
+		// Take tile row I while its middle is below the target, at least
+		// one row per rank, and leave one for each rank after r.
+		for I < nt-(p-r) && (I == prev || float64(acc)+float64(nt-I)/2 <= target) {
+			acc += nt - I
+			I++
+		}
+		l.Starts[r] = I * t
+	}
+	l.Starts[p] = n
+	return l, nil
+}
+
 // Rows returns rank r's rows [lo, hi).
 func (l Layout) Rows(r int) (lo, hi int) { return l.Starts[r], l.Starts[r+1] }
 
 // Reduction is eig.Reduction over MPI_COMM_WORLD.
 type Reduction struct{}
 
-// Sum is MPI_Allreduce(MPI_SUM).
-func (Reduction) Sum(x []float64) error { return mpi.AllreduceSum(x) }
+// Sum is MPI_Allreduce(MPI_SUM) followed by MPI_Bcast of rank 0's sums: MPI
+// does not promise that every rank's sum has the same bits, and the solvers
+// need them to (their decisions are made on every rank from these sums).
+func (Reduction) Sum(x []float64) error {
+	if err := mpi.AllreduceSum(x); err != nil {
+		return err
+	}
+	return mpi.Bcast(x, 0)
+}
 
 // MaxAbs replaces each x[i] by the value of largest magnitude over the
 // ranks, keeping its sign (ties: the lowest rank's), from one Allgatherv.
@@ -94,7 +136,25 @@ const (
 	Float64 Kind = iota
 	// MatrixFree stores nothing: every pass forms the row block by panels.
 	MatrixFree
+	// Float32 stores the rank's tile rows of the upper triangle in float32
+	// (linalg.SymTiles32 band; NewTriangleLayout): about n²/(2P) entries,
+	// 2n²/P bytes. A pass adds one Reduce_scatter of n×b for the
+	// transposed half.
+	Float32
 )
+
+// String names the kind as the CLI does.
+func (k Kind) String() string {
+	switch k {
+	case Float64:
+		return "float64"
+	case MatrixFree:
+		return "matrix-free"
+	case Float32:
+		return "float32"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
 
 // Operator is this rank's part of a row-distributed kernel operator,
 // doubly centred (M·K·M, from the global row means) when asked.
@@ -103,6 +163,8 @@ type Operator struct {
 	rank   int
 	kind   Kind
 	block  *mat.Dense         // Float64: n_r×n
+	tiles  *linalg.SymTiles32 // Float32: this rank's tile rows
+	part   []float64          // Float32: the band's contribution (n×b)
 	rows   *linalg.KernelRows // MatrixFree: the whole data
 	buf    []float64          // MatrixFree: one panel
 	means  []float64          // centred: the global row means K·1/n (n)
@@ -122,8 +184,14 @@ const panelCols = 4096
 
 // NewKernelOperator returns this rank's part of the kernel operator of the
 // rows of x (n×d, the same on every rank; not modified), split by
-// NewLayout(n, ranks).
+// NewLayout(n, ranks) (NewTriangleLayout for Float32).
 func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind Kind, center bool) (*Operator, error) {
+	return NewKernelOperatorWith(x, k, kind, center, linalg.GramOptions{})
+}
+
+// NewKernelOperatorWith is NewKernelOperator with Gram options (the
+// precision of the inner products, a context, progress).
+func NewKernelOperatorWith(x *mat.Dense, k kernel.Kernel, kind Kind, center bool, o linalg.GramOptions) (*Operator, error) {
 	if x == nil || x.IsEmpty() {
 		return nil, fmt.Errorf("dist: empty data: %w", status.ErrInvalid)
 	}
@@ -132,7 +200,11 @@ func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind Kind, center bool) (*
 		return nil, err
 	}
 	n, _ := x.Dims()
-	l, err := NewLayout(n, p)
+	newLayout := NewLayout
+	if kind == Float32 {
+		newLayout = NewTriangleLayout
+	}
+	l, err := newLayout(n, p)
 	if err != nil {
 		return nil, err
 	}
@@ -141,11 +213,20 @@ func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind Kind, center bool) (*
 	xr := x.Slice(lo, hi, 0, x.RawMatrix().Cols).(*mat.Dense)
 	switch kind {
 	case Float64:
-		if op.block, err = kernel.CrossGram(xr, x, k); err != nil {
+		if err := k.Check(); err != nil {
+			return nil, err
+		}
+		_, d := x.Dims()
+		if op.block, err = linalg.CrossGramMapWith(xr, x, k.ElementMap(d), o); err != nil {
+			return nil, err
+		}
+	case Float32:
+		t := linalg.TileSize
+		if op.tiles, err = kernel.GramTiles32Band(x, k, o, lo/t, (hi+t-1)/t); err != nil {
 			return nil, err
 		}
 	case MatrixFree:
-		if op.rows, err = kernel.Rows(x, k, linalg.GramOptions{}); err != nil {
+		if op.rows, err = kernel.Rows(x, k, o); err != nil {
 			return nil, err
 		}
 	default:
@@ -195,8 +276,29 @@ func (o *Operator) Bytes() int64 {
 	case Float64:
 		r, c := o.block.Dims()
 		return 8 * int64(r) * int64(c)
+	case Float32:
+		return o.tiles.Bytes() + 8*int64(len(o.part))
 	}
 	return o.rows.Bytes() + 8*int64(len(o.buf))
+}
+
+// EntryRel bounds the relative error of every stored entry of a Float32
+// operator against the exact kernel (linalg.SymTiles32.EntryRel); 0 for
+// the others.
+func (o *Operator) EntryRel() float64 {
+	if o.kind == Float32 {
+		return o.tiles.EntryRel
+	}
+	return 0
+}
+
+// Free releases a Float32 operator's off-heap tiles (also released when
+// the operator becomes unreachable); the operator must not be used after.
+func (o *Operator) Free() {
+	if o.tiles != nil {
+		o.tiles.Free()
+		o.tiles = nil
+	}
 }
 
 // gather concatenates every rank's rows (b values each) into full.
@@ -259,6 +361,27 @@ func (o *Operator) apply(dst, x *mat.Dense, center bool) error {
 	switch o.kind {
 	case Float64:
 		dst.Mul(o.block, xf)
+	case Float32:
+		// The band's contribution to all n rows, summed over the ranks
+		// and scattered by rows.
+		if len(o.part) != n*b {
+			o.part = make([]float64, n*b)
+		}
+		part := mat.NewDense(n, b, o.part)
+		o.tiles.MulBlock(part, xf)
+		p := len(o.layout.Starts) - 1
+		counts := make([]int, p)
+		for q := 0; q < p; q++ {
+			qlo, qhi := o.layout.Rows(q)
+			counts[q] = (qhi - qlo) * b
+		}
+		o.stats.BytesSent += 8 * int64(n-nr) * int64(b)
+		if err := mpi.ReduceScatterSum(o.part, local, counts); err != nil {
+			return err
+		}
+		for i := 0; i < nr; i++ {
+			copy(dst.RawRowView(i)[:b], local[i*b:(i+1)*b])
+		}
 	case MatrixFree:
 		for i := 0; i < nr; i++ {
 			clear(dst.RawRowView(i)[:b])

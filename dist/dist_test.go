@@ -8,10 +8,13 @@ import (
 	"os"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/models/kpca"
 	"github.com/kdual/kdual/mpi"
 )
 
@@ -36,31 +39,88 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// dualSolver is kpca's dual L-BFGS (SolveDual, then the Ritz pairs of
+// span(H)) as an eig.Solver, so the distributed runs are checked as the
+// Krylov ones are. Vectors are this part's rows of V = H·R·Θ^{1/2}, signs
+// fixed by the largest-magnitude entry of each column over all rows.
+type dualSolver struct {
+	tol  float64
+	seed uint64
+}
+
+func (d dualSolver) Solve(op eig.Operator, s int) (*eig.Result, error) {
+	r, err := kpca.SolveDual(op, s, kpca.DualOptions{Tol: d.tol, Seed: d.seed})
+	if err != nil {
+		return nil, err
+	}
+	_, _, _, red := eig.Parts(op)
+	theta, rot, err := kpca.RitzFromDual(r.H, r.GH, red)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := r.H.Dims()
+	v := mat.NewDense(n, s, nil)
+	v.Mul(r.H, rot)
+	big := make([]float64, s)
+	for j := 0; j < s; j++ {
+		for i := 0; i < n; i++ {
+			v.Set(i, j, v.At(i, j)*math.Sqrt(theta[j]))
+			if math.Abs(v.At(i, j)) > math.Abs(big[j]) {
+				big[j] = v.At(i, j)
+			}
+		}
+	}
+	if err := red.MaxAbs(big); err != nil {
+		return nil, err
+	}
+	for j := 0; j < s; j++ {
+		if big[j] < 0 {
+			for i := 0; i < n; i++ {
+				v.Set(i, j, -v.At(i, j))
+			}
+		}
+	}
+	return &eig.Result{Values: theta, Vectors: v, Passes: r.Passes, Iterations: r.Iterations, Status: r.Status}, nil
+}
+
 // Every rank's part of a distributed solve matches the single-process
 // solve with the same seed: eigenvalues to 1e-10 relative, the same on
 // every rank, this rank's rows of the vectors, passes within ±1 — for the
-// float64 row blocks and the matrix-free operator, centred and not, with
-// block Krylov and Lanczos.
+// float64 row blocks, the matrix-free operator and the float32 triangle
+// (against the single-process float32 triangle; against float64 within its
+// storage bound), centred and not, with block Krylov, Lanczos and the dual
+// L-BFGS.
 func TestDistributedMatchesSingleProcess(t *testing.T) {
-	x, err := dataset.StandardNormal(301, 5, 7) // 301 rows: uneven blocks over 2 or 3 ranks
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2.5}
 	p, _ := mpi.Size()
-	for _, kind := range []Kind{Float64, MatrixFree} {
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2.5}
+	solvers := []eig.Solver{eig.BlockKrylov{Tol: 1e-12, Seed: 3}, eig.Lanczos{Tol: 1e-12, Seed: 3}, dualSolver{tol: 1e-10, seed: 3}}
+	cases := []struct {
+		n    int // 301: uneven blocks over 2 or 3 ranks; 700: three tile rows
+		kind Kind
+		ref  eig.OperatorKind
+	}{
+		{301, Float64, eig.OperatorFloat64},
+		{301, MatrixFree, eig.OperatorFloat64},
+		{700, Float32, eig.OperatorFloat32},
+	}
+	for _, c := range cases {
+		x, err := dataset.StandardNormal(c.n, 5, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, center := range []bool{false, true} {
-			for _, solver := range []eig.Solver{eig.BlockKrylov{Tol: 1e-12, Seed: 3}, eig.Lanczos{Tol: 1e-12, Seed: 3}} {
-				name := fmt.Sprintf("kind %d centred %v %T on %d ranks", kind, center, solver, p)
-				ref, err := eig.NewKernelOperator(x, k, eig.OperatorFloat64, center, linalg.GramOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
+			ref, err := eig.NewKernelOperator(x, k, c.ref, center, linalg.GramOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			op, err := NewKernelOperator(x, k, c.kind, center)
+			if err != nil {
+				t.Fatal(err)
+			}
+			exact := storageBound(t, x, k, center, op.EntryRel())
+			for _, solver := range solvers {
+				name := fmt.Sprintf("%v centred %v %T on %d ranks", c.kind, center, solver, p)
 				want, err := solver.Solve(ref, 6)
-				if err != nil {
-					t.Fatal(name, err)
-				}
-				op, err := NewKernelOperator(x, k, kind, center)
 				if err != nil {
 					t.Fatal(name, err)
 				}
@@ -71,6 +131,9 @@ func TestDistributedMatchesSingleProcess(t *testing.T) {
 				for j := range want.Values {
 					if d := math.Abs(got.Values[j] - want.Values[j]); d > 1e-10*want.Values[0] {
 						t.Errorf("%s: λ_%d = %.15g, one process %.15g", name, j, got.Values[j], want.Values[j])
+					}
+					if d := math.Abs(got.Values[j] - exact.values[j]); d > exact.bound+1e-10*exact.values[0] {
+						t.Errorf("%s: λ_%d = %.15g, float64 %.15g: off by %.3g, storage bound %.3g", name, j, got.Values[j], exact.values[j], d, exact.bound)
 					}
 				}
 				// The same values on every rank (bitwise: reduced numbers).
@@ -99,7 +162,82 @@ func TestDistributedMatchesSingleProcess(t *testing.T) {
 					t.Errorf("%s: %v", name, got.Status)
 				}
 			}
+			op.Free()
 		}
+	}
+}
+
+// exactValues are the top eigenvalues of the float64 kernel (centred when
+// asked) and the bound on how far a stored copy whose entries are off by
+// at most rel relative can move them: ‖E‖₂ ≤ ‖E‖_F ≤ rel·‖K‖_F, and
+// centring (M·E·M, ‖M‖₂ = 1) does not enlarge it.
+type exactValues struct {
+	values []float64
+	bound  float64
+}
+
+func storageBound(t *testing.T, x *mat.Dense, k kernel.Kernel, center bool, rel float64) exactValues {
+	t.Helper()
+	g, err := kernel.Gram(x, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := eig.NewDense(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a eig.Operator = op
+	if center {
+		if a, err = eig.NewCentered(op); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := eig.Lanczos{Tol: 1e-13, Seed: 5}.Solve(a, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exactValues{values: res.Values, bound: rel * mat.Norm(g, 2)}
+}
+
+// The float32 triangle's layout cuts at tile rows, gives every rank one at
+// least, balances the tiles, and refuses too few rows.
+func TestTriangleLayout(t *testing.T) {
+	for _, c := range []struct {
+		n, p int
+		want string
+	}{
+		{700, 3, "[0 256 512 700]"},
+		{700, 2, "[0 256 700]"},
+		{700, 1, "[0 700]"},
+		{513, 3, "[0 256 512 513]"},
+	} {
+		l, err := NewTriangleLayout(c.n, c.p)
+		if err != nil {
+			t.Fatal(c, err)
+		}
+		if fmt.Sprint(l.Starts) != c.want {
+			t.Errorf("n = %d over %d: %v, want %s", c.n, c.p, l.Starts, c.want)
+		}
+	}
+	// 100 tile rows over 8 ranks: each rank's tile count within one tile
+	// row (at most 100 tiles) of the mean.
+	l, err := NewTriangleLayout(100*256, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean := 100.0 * 101 / 2 / 8
+	for r := 0; r < 8; r++ {
+		lo, hi := l.Rows(r)
+		tiles := 0
+		for I := lo / 256; I < hi/256; I++ {
+			tiles += 100 - I
+		}
+		if math.Abs(float64(tiles)-mean) > 100 {
+			t.Errorf("rank %d: %d tiles, mean %.0f (starts %v)", r, tiles, mean, l.Starts)
+		}
+	}
+	if _, err := NewTriangleLayout(512, 3); err == nil {
+		t.Error("512 rows (2 tile rows) over 3 ranks accepted")
 	}
 }
 

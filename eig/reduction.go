@@ -50,6 +50,13 @@ type Distributed interface {
 	Reduction() Reduction
 }
 
+// Parts returns the rows of op held here, n over all parts, the global
+// index of the first row held here, and the Reduction that combines the
+// parts: op's own for a Distributed operator, Local (all rows, offset 0)
+// otherwise. Solvers outside eig (kpca's dual L-BFGS) use it to run on a
+// distributed operator the way Lanczos and BlockKrylov do.
+func Parts(op Operator) (local, global, offset int, red Reduction) { return layout(op) }
+
 // layout returns op's local rows, global dimension, row offset and
 // reduction.
 func layout(op Operator) (local, global, offset int, red Reduction) {

@@ -219,6 +219,19 @@ func GramTiles32(x *mat.Dense, k Kernel, o linalg.GramOptions) (*linalg.SymTiles
 	return linalg.GramTiles32(x, k.ElementMap(d), o)
 }
 
+// GramTiles32Band returns the tile rows [i0, i1) of GramTiles32's matrix
+// (linalg.GramTiles32Band): one process's share when the rows are split.
+func GramTiles32Band(x *mat.Dense, k Kernel, o linalg.GramOptions, i0, i1 int) (*linalg.SymTiles32, error) {
+	if err := k.Check(); err != nil {
+		return nil, err
+	}
+	if x == nil || x.IsEmpty() {
+		return nil, invalidf("GramTiles32Band: empty data")
+	}
+	_, d := x.Dims()
+	return linalg.GramTiles32Band(x, k.ElementMap(d), o, i0, i1)
+}
+
 // Rows prepares blocks of the kernel matrix of x on demand
 // (linalg.KernelRows), for matrix-free operators and out-of-sample rows.
 func Rows(x *mat.Dense, k Kernel, o linalg.GramOptions) (*linalg.KernelRows, error) {

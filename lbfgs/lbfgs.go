@@ -77,6 +77,14 @@ type Settings struct {
 	// iteration count, the point, its value and its gradient; returning
 	// true ends the run with status.Stopped. It must not keep the slices.
 	Stop func(iter int, x []float64, f float64, grad []float64) bool
+	// Sum, when non-nil, makes x a part of a vector split across
+	// processes (by rows, say): every inner product and norm is formed on
+	// the part and passed to Sum, which must replace each value by its sum
+	// over the parts and give every part the same bits (kdual's MPI
+	// reduction does). The problem's Func, Line and Accept must then return
+	// the global f and φ on every part. An error from Sum ends the run with
+	// it.
+	Sum func(x []float64) error
 }
 
 // Result is the outcome of Minimize.
@@ -113,10 +121,6 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 		}
 	}
 	s.defaults()
-	lp, ok := p.(LineProblem)
-	if !ok {
-		lp = &plainLine{p: p, xt: make([]float64, n), gt: make([]float64, n)}
-	}
 	m := s.Memory
 	x := append([]float64(nil), x0...)
 	g := make([]float64, n)
@@ -134,6 +138,27 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 	hist, head := 0, 0 // number of stored pairs, index of the next slot
 	fHist := make([]float64, 0, s.Window+1)
 
+	// dot and norm are global: local sums reduced by s.Sum. The first
+	// error of the reduction is kept and ends the run.
+	var sumErr error
+	dot := func(a, b []float64) float64 {
+		v := []float64{dotLocal(a, b)}
+		if s.Sum != nil && sumErr == nil {
+			sumErr = s.Sum(v)
+		}
+		if sumErr != nil {
+			return math.NaN()
+		}
+		return v[0]
+	}
+	norm := func(x []float64) float64 { return math.Sqrt(dot(x, x)) }
+	reduceFailed := func() (*Result, error) {
+		return nil, fmt.Errorf("lbfgs: reducing over the parts: %w", sumErr)
+	}
+	lp, ok := p.(LineProblem)
+	if !ok {
+		lp = &plainLine{p: p, dot: dot, xt: make([]float64, n), gt: make([]float64, n)}
+	}
 	res := &Result{}
 	f := p.Func(x, g)
 	res.FuncEvals++
@@ -151,12 +176,16 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 	}
 	for iter := 0; ; iter++ {
 		res.Iterations = iter
-		if s.GradTol > 0 && norm(g) <= s.GradTol*gradScale(x) {
+		gn := norm(g)
+		if sumErr != nil {
+			return reduceFailed()
+		}
+		if s.GradTol > 0 && gn <= s.GradTol*gradScale(x) {
 			return finish(status.Status{Code: status.Converged, Test: gradTest})
 		}
 		if iter >= s.MaxIter {
 			return finish(status.Status{Code: status.IterationLimit, Test: gradTest,
-				Detail: fmt.Sprintf("%d iterations, ‖∇f‖ = %.3g", iter, norm(g))})
+				Detail: fmt.Sprintf("%d iterations, ‖∇f‖ = %.3g", iter, gn)})
 		}
 		// Two-loop recursion: d = −H·g.
 		copy(d, g)
@@ -186,6 +215,9 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 			scale(-1, d)
 			dg = dot(d, g)
 			alpha0 = 1 / math.Max(norm(d), 1e-300)
+		}
+		if sumErr != nil {
+			return reduceFailed()
 		}
 		lp.Direction(x, d)
 		ls := moreThuente(func(a float64) (float64, float64) { return lp.Line(a) },
@@ -221,6 +253,9 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 			rho[head] = 1 / sy
 			head = (head + 1) % m
 			hist = min(hist+1, m)
+		}
+		if sumErr != nil {
+			return reduceFailed()
 		}
 		copy(x, xNew)
 		copy(g, gNew)
@@ -270,6 +305,7 @@ func (s *Settings) defaults() {
 // plainLine evaluates a plain Problem along a line by full evaluations.
 type plainLine struct {
 	p      Problem
+	dot    func(a, b []float64) float64
 	x, dir []float64
 	xt, gt []float64
 }
@@ -283,7 +319,7 @@ func (l *plainLine) Line(alpha float64) (float64, float64) {
 		l.xt[i] = l.x[i] + alpha*l.dir[i]
 	}
 	f := l.p.Func(l.xt, l.gt)
-	return f, dot(l.gt, l.dir)
+	return f, l.dot(l.gt, l.dir)
 }
 
 func (l *plainLine) Accept(alpha float64, xNew, grad []float64) float64 {
@@ -293,7 +329,7 @@ func (l *plainLine) Accept(alpha float64, xNew, grad []float64) float64 {
 	return l.p.Func(xNew, grad)
 }
 
-func dot(a, b []float64) float64 {
+func dotLocal(a, b []float64) float64 {
 	s := 0.0
 	for i, v := range a {
 		s += v * b[i]
@@ -312,8 +348,6 @@ func scale(alpha float64, x []float64) {
 		x[i] *= alpha
 	}
 }
-
-func norm(x []float64) float64 { return math.Sqrt(dot(x, x)) }
 
 // epsilon is the unit round-off of float64, 2⁻⁵³.
 const epsilon = 0x1p-53

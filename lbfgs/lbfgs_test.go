@@ -1,7 +1,9 @@
 package lbfgs
 
 import (
+	"errors"
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -240,4 +242,123 @@ func TestFailedSearchWithDecreaseIsBreakdown(t *testing.T) {
 	res, err := Minimize(sumSquares{}, []float64{100}, Settings{FTol: 0.999, GTol: 0.9999, MaxLineEvals: 1, GradTol: 1e-12, FuncTol: -1})
 	require.ErrorIs(t, err, status.ErrBreakdown)
 	require.Equal(t, status.Breakdown, res.Status.Code)
+}
+
+// partSums is an in-process stand-in for a reduction across processes: the
+// parts run in goroutines, each Sum waits for every part and returns the
+// sum taken in part order, the same bits to every part.
+type partSums struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	parts   int
+	arrived int
+	gen     int
+	in      [][]float64
+	out     []float64
+}
+
+func newPartSums(parts int) *partSums {
+	p := &partSums{parts: parts, in: make([][]float64, parts)}
+	p.cond = sync.NewCond(&p.mu)
+	return p
+}
+
+func (p *partSums) sum(part int) func([]float64) error {
+	return func(x []float64) error {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		gen := p.gen
+		p.in[part] = append([]float64(nil), x...)
+		p.arrived++
+		if p.arrived == p.parts {
+			p.out = make([]float64, len(x))
+			for _, v := range p.in {
+				for i := range p.out {
+					p.out[i] += v[i]
+				}
+			}
+			p.arrived = 0
+			p.gen++
+			p.cond.Broadcast()
+		} else {
+			for gen == p.gen {
+				p.cond.Wait()
+			}
+		}
+		copy(x, p.out)
+		return nil
+	}
+}
+
+// rosenbrockPart is the extended Rosenbrock function on a vector split in
+// parts (at even indices): each part's value is reduced to the global f.
+type rosenbrockPart struct {
+	rosenbrock
+	sum func([]float64) error
+}
+
+func (r *rosenbrockPart) Func(x, g []float64) float64 {
+	f := []float64{r.rosenbrock.Func(x, g)}
+	if err := r.sum(f); err != nil {
+		return math.NaN()
+	}
+	return f[0]
+}
+
+// With Sum, parts of a vector minimised in step (each holding its rows)
+// reach the minimum the whole vector reaches, taking the same steps on
+// every part.
+func TestSumSplitsTheVector(t *testing.T) {
+	const n = 100
+	x0 := make([]float64, n)
+	for i := range x0 {
+		x0[i] = -1.2
+		if i%2 == 1 {
+			x0[i] = 1
+		}
+	}
+	var whole rosenbrock
+	ref, err := Minimize(&whole, x0, Settings{})
+	require.NoError(t, err)
+	for _, bounds := range [][]int{{0, 50, 100}, {0, 34, 68, 100}} {
+		parts := len(bounds) - 1
+		ps := newPartSums(parts)
+		results := make([]*Result, parts)
+		errs := make([]error, parts)
+		var wg sync.WaitGroup
+		for p := 0; p < parts; p++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				prob := &rosenbrockPart{sum: ps.sum(p)}
+				results[p], errs[p] = Minimize(prob, x0[bounds[p]:bounds[p+1]], Settings{Sum: ps.sum(p)})
+			}()
+		}
+		wg.Wait()
+		for p := 0; p < parts; p++ {
+			require.NoError(t, errs[p])
+			require.Equal(t, results[0].Iterations, results[p].Iterations, "parts took different steps")
+			require.Equal(t, results[0].F, results[p].F)
+			require.Equal(t, results[0].GradNorm, results[p].GradNorm)
+			for i, v := range results[p].X {
+				require.InDelta(t, ref.X[bounds[p]+i], v, 1e-8)
+			}
+		}
+		require.InDelta(t, ref.Iterations, results[0].Iterations, 3, "parts: %d iterations, whole: %d", results[0].Iterations, ref.Iterations)
+	}
+}
+
+// An error of the reduction ends the run with it.
+func TestSumErrorEndsRun(t *testing.T) {
+	boom := errors.New("rank 1 is gone")
+	calls := 0
+	sum := func([]float64) error {
+		calls++
+		if calls > 3 {
+			return boom
+		}
+		return nil
+	}
+	_, err := Minimize(&rosenbrock{}, []float64{-1.2, 1, -1.2, 1}, Settings{Sum: sum})
+	require.ErrorIs(t, err, boom)
 }

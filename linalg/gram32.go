@@ -23,12 +23,17 @@ const TileSize = 256
 // 7.2 GB). The storage lives outside the Go heap (package bigmem): it is
 // released by Free, or when s becomes unreachable, so Data is valid only
 // while s itself is kept.
+//
+// A band (NewSymTiles32Band, GramTiles32Band) holds only the tile rows
+// [I0, I1) of the upper triangle — one process's share of a matrix split
+// by rows — and its products are that share's contribution to A·x.
 type SymTiles32 struct {
-	N    int // matrix dimension n
-	T    int // tile side
-	NT   int // tiles per side, ⌈n/T⌉
-	Data []float32
-	mem  *bigmem.Float32s
+	N      int // matrix dimension n
+	T      int // tile side
+	NT     int // tiles per side, ⌈n/T⌉
+	I0, I1 int // the tile rows held: [0, NT) unless a band
+	Data   []float32
+	mem    *bigmem.Float32s
 	// EntryRel bounds the relative error of every stored entry against
 	// the exact kernel: 2⁻²⁴ for the rounding to float32, plus the bound
 	// of float32 inner products when the Gram was built with them
@@ -38,17 +43,36 @@ type SymTiles32 struct {
 
 // NewSymTiles32 allocates a zero n×n tiled matrix.
 func NewSymTiles32(n int) (*SymTiles32, error) {
+	return NewSymTiles32Band(n, 0, (n+TileSize-1)/TileSize)
+}
+
+// NewSymTiles32Band allocates the zero tile rows [i0, i1) of the upper
+// triangle of an n×n tiled matrix: rows [i0·T, min(i1·T, n)), every column
+// from the diagonal tile on.
+func NewSymTiles32Band(n, i0, i1 int) (*SymTiles32, error) {
 	if n < 1 {
 		return nil, invalidf("NewSymTiles32: n = %d", n)
 	}
 	t := TileSize
 	nt := (n + t - 1) / t
-	mem, err := bigmem.NewFloat32s(nt * (nt + 1) / 2 * t * t)
+	if i0 < 0 || i1 > nt || i0 >= i1 {
+		return nil, invalidf("NewSymTiles32Band: tile rows [%d, %d) of %d", i0, i1, nt)
+	}
+	s := &SymTiles32{N: n, T: t, NT: nt, I0: i0, I1: i1}
+	mem, err := bigmem.NewFloat32s((s.tileBase(i1) - s.tileBase(i0)) * t * t)
 	if err != nil {
 		return nil, fmt.Errorf("linalg: NewSymTiles32: n = %d: %w", n, err)
 	}
-	return &SymTiles32{N: n, T: t, NT: nt, Data: mem.Data, mem: mem}, nil
+	s.Data, s.mem = mem.Data, mem
+	return s, nil
 }
+
+// tileBase is the number of tiles in the tile rows before I.
+func (s *SymTiles32) tileBase(I int) int { return I*s.NT - I*(I-1)/2 }
+
+// Rows returns the matrix rows the stored tile rows cover: [0, n) unless
+// a band.
+func (s *SymTiles32) Rows() (lo, hi int) { return s.I0 * s.T, min(s.I1*s.T, s.N) }
 
 // Bytes returns the bytes of storage.
 func (s *SymTiles32) Bytes() int64 { return 4 * int64(len(s.Data)) }
@@ -61,9 +85,13 @@ func (s *SymTiles32) Free() {
 	s.Data = nil
 }
 
-// TileOffset returns the index in Data of tile (I, J), I ≤ J.
+// TileOffset returns the index in Data of tile (I, J), I ≤ J, I a stored
+// tile row.
 func (s *SymTiles32) TileOffset(I, J int) int {
-	return (I*s.NT - I*(I-1)/2 + (J - I)) * s.T * s.T
+	if I < s.I0 || I >= s.I1 {
+		panic(fmt.Sprintf("linalg: SymTiles32: tile row %d is not stored (rows [%d, %d))", I, s.I0, s.I1))
+	}
+	return (s.tileBase(I) - s.tileBase(s.I0) + (J - I)) * s.T * s.T
 }
 
 // Tile returns tile (I, J), I ≤ J.
@@ -72,7 +100,7 @@ func (s *SymTiles32) Tile(I, J int) []float32 {
 	return s.Data[o : o+s.T*s.T]
 }
 
-// At returns entry (i, j).
+// At returns entry (i, j); in a band, min(i, j) must be a stored row.
 func (s *SymTiles32) At(i, j int) float64 {
 	if i > j {
 		i, j = j, i
@@ -229,21 +257,32 @@ func GramTiles32(x *mat.Dense, em ElementMap, o GramOptions) (*SymTiles32, error
 	if err := checkData("GramTiles32: x", x); err != nil {
 		return nil, err
 	}
+	n, _ := x.Dims()
+	return GramTiles32Band(x, em, o, 0, (n+TileSize-1)/TileSize)
+}
+
+// GramTiles32Band computes the tile rows [i0, i1) of GramTiles32's matrix
+// (NewSymTiles32Band): the same chunks and products, so every stored
+// entry equals GramTiles32's.
+func GramTiles32Band(x *mat.Dense, em ElementMap, o GramOptions, i0, i1 int) (*SymTiles32, error) {
+	if err := checkData("GramTiles32: x", x); err != nil {
+		return nil, err
+	}
 	if err := em.Check(); err != nil {
 		return nil, err
 	}
 	n, _ := x.Dims()
-	s, _ := newGramSource(x, em, o, nil)
-	st, err := NewSymTiles32(n)
+	st, err := NewSymTiles32Band(n, i0, i1)
 	if err != nil {
 		return nil, err
 	}
+	s, _ := newGramSource(x, em, o, nil)
 	st.EntryRel = 1.0/(1<<24) + s.maxEntryRel()
 	t := st.T
 	const chunkTiles = 8
 	type chunk struct{ I, J0, J1 int }
 	var chunks []chunk
-	for I := 0; I < st.NT; I++ {
+	for I := st.I0; I < st.I1; I++ {
 		for J0 := I; J0 < st.NT; J0 += chunkTiles {
 			chunks = append(chunks, chunk{I, J0, min(J0+chunkTiles, st.NT)})
 		}
@@ -259,7 +298,8 @@ func GramTiles32(x *mat.Dense, em ElementMap, o GramOptions) (*SymTiles32, error
 	// remaining chunks are skipped.
 	var stop error
 	skipped := make([]bool, len(chunks))
-	total, done := int64(n)*int64(n+1)/2, int64(0)
+	lo, hi := st.Rows()
+	total, done := int64(hi-lo)*int64(2*n-lo-hi+1)/2, int64(0)
 	par.Pipeline(len(chunks), depth, func(c int) {
 		if stop == nil {
 			stop = o.cancelled(fmt.Sprintf("Gram chunk %d of %d", c+1, len(chunks)))
@@ -316,7 +356,8 @@ func GramTiles32(x *mat.Dense, em ElementMap, o GramOptions) (*SymTiles32, error
 // MulVec sets y = A·x (n-vectors) in float64 arithmetic, reading every
 // stored tile once (half the bytes of a full float32 matrix): bands of
 // tile rows run in parallel, each with a private accumulator (balanced by
-// the number of tiles), summed at the end. x and y must not alias.
+// the number of tiles), summed at the end. x and y must not alias. For a
+// band, y is the band's contribution (as MulBlock).
 func (s *SymTiles32) MulVec(y, x []float64) { s.MulVecOn(native.Best(), y, x) }
 
 // MulVecOn is MulVec on the native build b.
@@ -328,9 +369,12 @@ func (s *SymTiles32) MulVecOn(b native.Build, y, x []float64) {
 	pad := nt * t
 	xp := make([]float64, pad)
 	copy(xp, x[:n])
-	workers := min(par.Workers(0), nt)
+	workers := min(par.Workers(0), s.I1-s.I0)
 	acc := make([][]float64, workers)
-	bounds := balancedBounds(nt, workers, func(I int) float64 { return float64(nt - I) })
+	bounds := balancedBounds(s.I1-s.I0, workers, func(I int) float64 { return float64(nt - s.I0 - I) })
+	for w := range bounds {
+		bounds[w] += s.I0
+	}
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		acc[w] = make([]float64, pad)
@@ -359,12 +403,13 @@ func (s *SymTiles32) MulVecOn(b native.Build, y, x []float64) {
 // MulBlock sets dst = A·x for an n×b block x (row-major, any stride),
 // in float64 arithmetic, reading every stored tile once for all columns
 // (native.TileSymm32 in parallel bands of tile rows). dst must not alias
-// x.
+// x. For a band, dst (still n×b) is the band's contribution: the stored
+// tiles times x, on both sides of the diagonal.
 func (s *SymTiles32) MulBlock(dst, x *mat.Dense) { s.MulBlockOn(native.Best(), dst, x) }
 
 // MulBlockOn is MulBlock on the native build b.
 func (s *SymTiles32) MulBlockOn(b native.Build, dst, x *mat.Dense) {
-	tiledSymm(s.N, s.T, x, dst, func(I, J, bp int, xi, xj, yi, yj []float64) {
+	tiledSymm(s.N, s.T, s.I0, s.I1, x, dst, func(I, J, bp int, xi, xj, yi, yj []float64) {
 		b.TileSymm32(s.T, s.T, s.Tile(I, J), s.T, bp, xi, xj, yi, yj, I == J)
 	})
 }

@@ -347,3 +347,58 @@ func TestGramWorkersExplicit(t *testing.T) {
 		require.True(t, mat.Equal(many, def), "%v", k.Kind)
 	}
 }
+
+// Bands of tile rows (one process's share of a matrix split by rows) hold
+// exactly GramTiles32's entries, and the bands' products sum to the whole
+// matrix's: MulBlock and MulVec, for splits [0,1)+[1,3) and one band per
+// tile row.
+func TestGramTiles32Bands(t *testing.T) {
+	x := randData(23, 700, 6)
+	em := Kernel{Kind: Gaussian, Sigma: 2}.ElementMap(cols(x))
+	full, err := GramTiles32(x, em, GramOptions{})
+	require.NoError(t, err)
+	defer full.Free()
+	xb := mat.NewDense(700, 5, randData(24, 700, 5).RawMatrix().Data)
+	want := mat.NewDense(700, 5, nil)
+	full.MulBlock(want, xb)
+	wantV := make([]float64, 700)
+	full.MulVec(wantV, xb.RawMatrix().Data[:700])
+	for _, split := range [][]int{{0, 1, 3}, {0, 1, 2, 3}} {
+		sum := mat.NewDense(700, 5, nil)
+		sumV := make([]float64, 700)
+		for p := 0; p+1 < len(split); p++ {
+			band, err := GramTiles32Band(x, em, GramOptions{}, split[p], split[p+1])
+			require.NoError(t, err)
+			lo, hi := band.Rows()
+			require.Equal(t, split[p]*256, lo)
+			require.Equal(t, min(split[p+1]*256, 700), hi)
+			for i := lo; i < hi; i++ {
+				for j := i; j < 700; j += 3 {
+					require.Equal(t, full.At(i, j), band.At(i, j), "entry (%d,%d)", i, j)
+				}
+			}
+			part := mat.NewDense(700, 5, nil)
+			band.MulBlock(part, xb)
+			for i := 0; i < lo; i++ {
+				require.Zero(t, mat.Norm(part.RowView(i), 2), "row %d above the band", i)
+			}
+			sum.Add(sum, part)
+			pv := make([]float64, 700)
+			band.MulVec(pv, xb.RawMatrix().Data[:700])
+			for i := range sumV {
+				sumV[i] += pv[i]
+			}
+			band.Free()
+		}
+		var d mat.Dense
+		d.Sub(sum, want)
+		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-12*mat.Norm(want, math.Inf(1)))
+		for i := range sumV {
+			require.InDelta(t, wantV[i], sumV[i], 1e-12*math.Abs(wantV[i])+1e-12)
+		}
+	}
+	for _, bad := range [][2]int{{-1, 1}, {2, 2}, {0, 4}} {
+		_, err := NewSymTiles32Band(700, bad[0], bad[1])
+		require.ErrorIs(t, err, ErrInvalid, "band %v", bad)
+	}
+}

@@ -17,7 +17,9 @@ import (
 // padded) and padded to ⌈n/t⌉·t rows. Bands of tile rows run in parallel
 // goroutines (balanced by tile count), each with a private accumulator,
 // summed at the end; within a band each tile is read once for all columns.
-func tiledSymm(n, t int, x, dst *mat.Dense, mul func(I, J, bp int, xi, xj, yi, yj []float64)) {
+// Only the tile rows [i0, i1) are visited: for a band of the triangle, dst
+// is that band's contribution to A·x (rows above the band are zero).
+func tiledSymm(n, t, i0, i1 int, x, dst *mat.Dense, mul func(I, J, bp int, xi, xj, yi, yj []float64)) {
 	r, b := x.Dims()
 	dr, db := dst.Dims()
 	if r != n || dr != n || db != b {
@@ -31,8 +33,11 @@ func tiledSymm(n, t int, x, dst *mat.Dense, mul func(I, J, bp int, xi, xj, yi, y
 	for i := 0; i < n; i++ {
 		copy(xp[i*bp:i*bp+b], xr.Data[i*xr.Stride:i*xr.Stride+b])
 	}
-	workers := min(par.Workers(0), nt)
-	bounds := balancedBounds(nt, workers, func(I int) float64 { return float64(nt - I) })
+	workers := min(par.Workers(0), i1-i0)
+	bounds := balancedBounds(i1-i0, workers, func(I int) float64 { return float64(nt - i0 - I) })
+	for w := range bounds {
+		bounds[w] += i0
+	}
 	acc := make([][]float64, workers)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -79,7 +84,7 @@ func SymMulUpper(a *mat.SymDense, x, dst *mat.Dense) { SymMulUpperOn(native.Best
 func SymMulUpperOn(b native.Build, a *mat.SymDense, x, dst *mat.Dense) {
 	raw := a.RawSymmetric()
 	n, t := raw.N, symmTile
-	tiledSymm(n, t, x, dst, func(I, J, bp int, xi, xj, yi, yj []float64) {
+	tiledSymm(n, t, 0, (n+t-1)/t, x, dst, func(I, J, bp int, xi, xj, yi, yj []float64) {
 		m, nn := min(t, n-I*t), min(t, n-J*t)
 		b.TileSymm64(m, nn, raw.Data[I*t*raw.Stride+J*t:], raw.Stride, bp, xi, xj, yi, yj, I == J)
 	})

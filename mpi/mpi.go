@@ -37,6 +37,9 @@ static int kd_allreduce_sum_long(long long *x, int n) {
 static int kd_allgatherv(double *send, int count, double *recv, int *counts, int *displs) {
 	return MPI_Allgatherv(send, count, MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD);
 }
+static int kd_reduce_scatter(double *send, double *recv, int *counts) {
+	return MPI_Reduce_scatter(send, recv, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
 static int kd_bcast(double *x, int n, int root) {
 	return MPI_Bcast(x, n, MPI_DOUBLE, root, MPI_COMM_WORLD);
 }
@@ -51,6 +54,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"unsafe"
 )
@@ -160,6 +164,32 @@ func Allgatherv(send, recv []float64, counts, displs []int) error {
 		sp = (*C.double)(&send[0])
 	}
 	return check("MPI_Allgatherv", C.kd_allgatherv(sp, C.int(len(send)), (*C.double)(&recv[0]), &cc[0], &cd[0]))
+}
+
+// ReduceScatterSum sums send over the ranks element by element and gives
+// rank r the part [Σ_{q<r} counts[q], Σ_{q≤r} counts[q]) of the sum in
+// recv (len(recv) ≥ counts[Rank()]; len(send) = Σ counts).
+func ReduceScatterSum(send, recv []float64, counts []int) error {
+	size, err := Size()
+	if err != nil {
+		return err
+	}
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	if len(counts) != size || len(send) != total || len(recv) < counts[min(rank, len(counts)-1)] || total > math.MaxInt32 {
+		return fmt.Errorf("%w: ReduceScatter: %d counts for %d ranks, %d values to send (want %d), %d to receive", ErrMPI, len(counts), size, len(send), total, len(recv))
+	}
+	cc := make([]C.int, size)
+	for i, c := range counts {
+		cc[i] = C.int(c)
+	}
+	var rp *C.double
+	if len(recv) > 0 {
+		rp = (*C.double)(&recv[0])
+	}
+	return check("MPI_Reduce_scatter", C.kd_reduce_scatter((*C.double)(&send[0]), rp, &cc[0]))
 }
 
 // Bcast copies root's x to every rank's x.

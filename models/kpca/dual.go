@@ -16,27 +16,46 @@ import (
 // G). It is the dual objective of kernel PCA (the dual-KPCA paper's
 // Problem 2); its minimum is −½ Σ_{i≤s} λ_i(G), reached at H = V_s Λ_s^{1/2} R
 // for any orthogonal R. M must be positive definite (rank s): otherwise
-// the error wraps ErrBreakdown.
+// the error wraps ErrBreakdown. On an eig.Distributed operator h and the
+// gradient are this part's rows and d is the global value (HᵀGH and ‖H‖²
+// reduced over the parts).
 func DualCost(g eig.Operator, h *mat.Dense) (float64, *mat.Dense, error) {
 	n, s := h.Dims()
 	if g.Dim() != n {
-		return 0, nil, fmt.Errorf("kpca: DualCost: H has %d rows, G is %d×%d: %w", n, g.Dim(), g.Dim(), ErrInvalid)
+		return 0, nil, fmt.Errorf("kpca: DualCost: H has %d rows, G holds %d here: %w", n, g.Dim(), ErrInvalid)
 	}
+	_, _, _, red := eig.Parts(g)
 	gh := mat.NewDense(n, s, nil)
 	if err := g.Apply(gh, h); err != nil {
 		return 0, nil, err
 	}
-	var m mat.Dense
+	buf := make([]float64, s*s+1)
+	m := mat.NewDense(s, s, buf[:s*s])
 	m.Mul(h.T(), gh)
-	ms, err := sqrtFactors(&m)
+	buf[s*s] = sumSquares(h)
+	if err := red.Sum(buf); err != nil {
+		return 0, nil, fmt.Errorf("kpca: DualCost: %w", err)
+	}
+	ms, err := sqrtFactors(m)
 	if err != nil {
 		return 0, nil, err
 	}
 	grad := mat.NewDense(n, s, nil)
 	grad.Mul(gh, ms.invSqrt)
 	grad.Sub(h, grad)
-	nh := mat.Norm(h, 2)
-	return 0.5*nh*nh - ms.traceSqrt, grad, nil
+	return 0.5*buf[s*s] - ms.traceSqrt, grad, nil
+}
+
+// sumSquares is ‖a‖²_F.
+func sumSquares(a *mat.Dense) float64 {
+	v := 0.0
+	r, c := a.Dims()
+	for i := 0; i < r; i++ {
+		for _, x := range a.RawRowView(i)[:c] {
+			v += x * x
+		}
+	}
+	return v
 }
 
 // sqrtOf holds what is needed of a symmetric positive definite s×s M:
@@ -79,9 +98,13 @@ func sqrtFactors(m *mat.Dense) (*sqrtOf, error) {
 // dualProblem is d(H) as an lbfgs.LineProblem over the row-major n×s
 // matrix H flattened: one pass over G per direction (G·P), every line
 // trial in s×s work and the accepted step in n×s² work, using
-// G(H + αP) = GH + α·GP.
+// G(H + αP) = GH + α·GP. On an eig.Distributed operator H holds this
+// part's rows; the s×s matrices and the scalars are reduced over the
+// parts (one reduction per evaluation), so every part computes the same
+// φ(α) and takes the same steps.
 type dualProblem struct {
 	g    eig.Operator
+	red  eig.Reduction
 	n, s int
 
 	h, gh     *mat.Dense // the current iterate and G·H
@@ -90,16 +113,18 @@ type dualProblem struct {
 	a1, a2    *mat.Dense // PᵀGH + HᵀGP, PᵀGP
 	hh, hp    float64    // ‖H‖², ⟨H, P⟩
 	pp        float64    // ‖P‖²
+	buf       []float64  // reduction buffer: 2s² + 3
 	passes    int
 	lastError error // a breakdown met inside the line search
 }
 
 func newDualProblem(g eig.Operator, s int) *dualProblem {
-	n := g.Dim()
+	n, _, _, red := eig.Parts(g)
 	return &dualProblem{
-		g: g, n: n, s: s,
+		g: g, red: red, n: n, s: s,
 		gh: mat.NewDense(n, s, nil), gp: mat.NewDense(n, s, nil),
 		a0: mat.NewDense(s, s, nil), a1: mat.NewDense(s, s, nil), a2: mat.NewDense(s, s, nil),
+		buf: make([]float64, 2*s*s+3),
 	}
 }
 
@@ -118,7 +143,16 @@ func (d *dualProblem) Func(x, grad []float64) float64 {
 
 // valueGrad uses h and gh to return d(H) and store ∇d(H).
 func (d *dualProblem) valueGrad(grad []float64) float64 {
-	d.a0.Mul(d.h.T(), d.gh)
+	ss := d.s * d.s
+	a0 := mat.NewDense(d.s, d.s, d.buf[:ss])
+	a0.Mul(d.h.T(), d.gh)
+	d.buf[ss] = sumSquares(d.h)
+	if err := d.red.Sum(d.buf[:ss+1]); err != nil {
+		d.lastError = fmt.Errorf("kpca: dual L-BFGS: %w", err)
+		return math.NaN()
+	}
+	d.a0.Copy(a0)
+	d.hh = d.buf[ss]
 	ms, err := sqrtFactors(d.a0)
 	if err != nil {
 		d.lastError = err
@@ -127,8 +161,7 @@ func (d *dualProblem) valueGrad(grad []float64) float64 {
 	gv := d.view(grad)
 	gv.Mul(d.gh, ms.invSqrt)
 	gv.Sub(d.h, gv)
-	nh := mat.Norm(d.h, 2)
-	return 0.5*nh*nh - ms.traceSqrt
+	return 0.5*d.hh - ms.traceSqrt
 }
 
 // Direction computes G·P (the iteration's one pass) and the s×s pieces of
@@ -143,13 +176,28 @@ func (d *dualProblem) Direction(x, p []float64) {
 		d.lastError = err
 		d.gp.Apply(func(_, _ int, _ float64) float64 { return math.NaN() }, d.gp)
 	}
-	var pgh mat.Dense
+	ss := d.s * d.s
+	pgh := mat.NewDense(d.s, d.s, d.buf[:ss])
 	pgh.Mul(d.p.T(), d.gh)
-	d.a1.Add(&pgh, pgh.T())
-	d.a2.Mul(d.p.T(), d.gp)
-	d.hh = mat.Dot(vecOf(d.h), vecOf(d.h))
-	d.hp = mat.Dot(vecOf(d.h), vecOf(d.p))
-	d.pp = mat.Dot(vecOf(d.p), vecOf(d.p))
+	pgp := mat.NewDense(d.s, d.s, d.buf[ss:2*ss])
+	pgp.Mul(d.p.T(), d.gp)
+	d.buf[2*ss] = dotLocal(d.h, d.h)
+	d.buf[2*ss+1] = dotLocal(d.h, d.p)
+	d.buf[2*ss+2] = dotLocal(d.p, d.p)
+	if err := d.red.Sum(d.buf); err != nil {
+		d.lastError = fmt.Errorf("kpca: dual L-BFGS: %w", err)
+		for i := range d.buf {
+			d.buf[i] = math.NaN()
+		}
+	}
+	d.a1.Add(pgh, pgh.T())
+	d.a2.Copy(pgp)
+	d.hh, d.hp, d.pp = d.buf[2*ss], d.buf[2*ss+1], d.buf[2*ss+2]
+}
+
+// dotLocal is ⟨a, b⟩ over the rows held here.
+func dotLocal(a, b *mat.Dense) float64 {
+	return mat.Dot(vecOf(a), vecOf(b))
 }
 
 func vecOf(m *mat.Dense) *mat.VecDense {

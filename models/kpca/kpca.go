@@ -377,10 +377,18 @@ type DualResult struct {
 // SolveDual minimises the dual cost d(H) = ½‖H‖²_F − Tr √(HᵀGH) over n×s
 // matrices H with L-BFGS, paying one pass over G per iteration (plus one
 // for the start, two with StartSketch, and one per failed line search).
+//
+// On an eig.Distributed operator (package dist: rows split over MPI
+// ranks) every part calls SolveDual together: H₀ is this part's rows of
+// the single-process start (same seed), every inner product and s×s
+// product is reduced over the parts, and the result holds this part's
+// rows of H and G·H; every part takes the same steps (the reduction gives
+// every part the same bits), so the iterations, cost and status are the
+// same everywhere.
 func SolveDual(op eig.Operator, s int, o DualOptions) (*DualResult, error) {
-	n := op.Dim()
-	if s < 1 || s >= n {
-		return nil, fmt.Errorf("kpca: s = %d, need 1 ≤ s < n = %d: %w", s, n, ErrInvalid)
+	n, global, _, red := eig.Parts(op)
+	if s < 1 || s >= global {
+		return nil, fmt.Errorf("kpca: s = %d, need 1 ≤ s < n = %d: %w", s, global, ErrInvalid)
 	}
 	prob := newDualProblem(op, s)
 	h0, err := dualStart(op, s, o.Start, o.Seed, prob)
@@ -397,12 +405,15 @@ func SolveDual(op eig.Operator, s int, o DualOptions) (*DualResult, error) {
 	if o.Tol > 0 {
 		settings.FuncTol, settings.GradTol = o.Tol, o.Tol
 	}
+	if _, distributed := op.(eig.Distributed); distributed {
+		settings.Sum = red.Sum
+	}
 	if o.Stop != nil {
 		settings.Stop = func(iter int, _ []float64, f float64, _ []float64) bool { return o.Stop(iter, f) }
 	}
 	res, err := lbfgs.Minimize(prob, h0.RawMatrix().Data, settings)
 	if prob.lastError != nil {
-		return nil, prob.lastError // HᵀGH lost rank
+		return nil, prob.lastError // HᵀGH lost rank, or a pass or reduction failed
 	}
 	if res == nil {
 		return nil, fmt.Errorf("kpca: lbfgs: %w", err)
@@ -449,17 +460,18 @@ func (k *KPCA) fitLBFGS(ctx context.Context, op eig.Operator, o LBFGS) error {
 	return err
 }
 
-// dualStart returns H₀ (and, for the sketch start, spends its pass).
+// dualStart returns H₀ (and, for the sketch start, spends its pass): the
+// rows held here of the n×s standard normal matrix of the seed.
 func dualStart(op eig.Operator, s int, start Start, seed uint64, prob *dualProblem) (*mat.Dense, error) {
-	n := op.Dim()
+	n, global, offset, red := eig.Parts(op)
 	if seed == 0 {
 		seed = 1
 	}
-	data, err := rng.StandardNormal(n, s, seed)
+	data, err := rng.StandardNormal(global, s, seed)
 	if err != nil {
 		return nil, err
 	}
-	omega := mat.NewDense(n, s, data)
+	omega := mat.NewDense(n, s, data[offset*s:(offset+n)*s])
 	if start != StartSketch {
 		return omega, nil
 	}
@@ -470,48 +482,59 @@ func dualStart(op eig.Operator, s int, start Start, seed uint64, prob *dualProbl
 	}
 	// Scale Y = GΩ so that ‖H₀‖²_F = Tr(ΩᵀGΩ)/s, an estimate of Tr G
 	// and so an upper bound of the optimum's ‖H*‖²_F = Σ_{i≤s} λ_i.
-	var oy mat.Dense
-	oy.Mul(omega.T(), y)
-	tr := mat.Trace(&oy)
-	ny := mat.Norm(y, 2)
+	sums := []float64{dotLocal(omega, y), sumSquares(y)}
+	if err := red.Sum(sums); err != nil {
+		return nil, fmt.Errorf("kpca: dual start: %w", err)
+	}
+	tr, ny := sums[0], math.Sqrt(sums[1])
 	if tr > 0 && ny > 0 {
 		y.Scale(math.Sqrt(tr)/ny/math.Sqrt(float64(s)), y)
 	}
 	return y, nil
 }
 
-// setFromDual rotates a dual solution, given H and G·H: M = HᵀGH =
-// Q diag(μ) Qᵀ, λ = √μ, proj = H M^{-1/2} Q (Eq. 8), scores = G H M^{-1/2} Q.
-func (k *KPCA) setFromDual(h, gh *mat.Dense) error {
-	n, s := h.Dims()
-	// Rayleigh–Ritz on span(H): with C = HᵀH and M = HᵀGH, the Ritz pairs
-	// are M y = θ C y, y C-orthonormal, v = H y. The Ritz values are
-	// accurate to the square of span(H)'s error, where √eig(M) — exact only
-	// at the optimum H = VΛ^{1/2}R — is accurate to its first power.
-	var c, m mat.Dense
+// RitzFromDual returns the Rayleigh–Ritz pairs of span(H) from a dual
+// solution H and G·H (n×s; on an eig.Distributed operator, this part's
+// rows, reduced by red — eig.Local otherwise): the Ritz values θ (the
+// eigenvalue estimates, decreasing) and the s×s matrix R such that H·R =
+// V·Θ^{-1/2} (the projection onto the components) and G·H·R are the
+// training scores. With C = HᵀH and M = HᵀGH the pairs solve M y = θ C y;
+// they are accurate to the square of span(H)'s error, where √eig(M) — exact
+// only at the optimum H = VΛ^{1/2}R — is accurate to its first power.
+func RitzFromDual(h, gh *mat.Dense, red eig.Reduction) ([]float64, *mat.Dense, error) {
+	_, s := h.Dims()
+	if red == nil {
+		red = eig.Local{}
+	}
+	buf := make([]float64, 2*s*s)
+	c := mat.NewDense(s, s, buf[:s*s])
+	m := mat.NewDense(s, s, buf[s*s:])
 	c.Mul(h.T(), h)
 	m.Mul(h.T(), gh)
-	ce, err := linalg.SymEig(linalg.SymPart(&c), 0)
+	if err := red.Sum(buf); err != nil {
+		return nil, nil, fmt.Errorf("kpca: Ritz problem: %w", err)
+	}
+	ce, err := linalg.SymEig(linalg.SymPart(c), 0)
 	if err != nil {
-		return fmt.Errorf("kpca: HᵀH: %w", err)
+		return nil, nil, fmt.Errorf("kpca: HᵀH: %w", err)
 	}
 	if !(ce.Values[s-1] > breakdownRatio*ce.Values[0]) {
-		return fmt.Errorf("kpca: H lost rank (HᵀH eigenvalues %g … %g): %w", ce.Values[0], ce.Values[s-1], ErrBreakdown)
+		return nil, nil, fmt.Errorf("kpca: H lost rank (HᵀH eigenvalues %g … %g): %w", ce.Values[0], ce.Values[s-1], ErrBreakdown)
 	}
 	cInvSqrt := ce.Func(func(x float64) float64 { return 1 / math.Sqrt(x) })
 	var mt mat.Dense
-	mt.Mul(cInvSqrt, &m)
+	mt.Mul(cInvSqrt, m)
 	mt.Mul(&mt, cInvSqrt)
 	me, err := linalg.SymEig(linalg.SymPart(&mt), 0)
 	if err != nil {
-		return fmt.Errorf("kpca: Ritz problem: %w", err)
+		return nil, nil, fmt.Errorf("kpca: Ritz problem: %w", err)
 	}
 	theta := me.Values
 	if !(theta[s-1] > breakdownRatio*math.Abs(theta[0])) {
-		return &status.RankError{Matrix: "kpca: the kernel matrix (on span(H))", Rank: status.NumericalRank(theta, breakdownRatio), Asked: s}
+		return nil, nil, &status.RankError{Matrix: "kpca: the kernel matrix (on span(H))", Rank: status.NumericalRank(theta, breakdownRatio), Asked: s}
 	}
-	// r = C^{-1/2} W Θ^{-1/2}: proj = H·r = V Θ^{-1/2}, scores = GH·r.
-	var r mat.Dense
+	// R = C^{-1/2} W Θ^{-1/2}: H·R = V Θ^{-1/2}.
+	r := mat.NewDense(s, s, nil)
 	r.Mul(cInvSqrt, me.Vectors)
 	for j := 0; j < s; j++ {
 		f := 1 / math.Sqrt(theta[j])
@@ -519,12 +542,23 @@ func (k *KPCA) setFromDual(h, gh *mat.Dense) error {
 			r.Set(i, j, r.At(i, j)*f)
 		}
 	}
-	k.values = append([]float64(nil), theta...)
+	return theta, r, nil
+}
+
+// setFromDual rotates a dual solution, given H and G·H, by its Ritz pairs
+// (RitzFromDual): proj = H·R, scores = G·H·R.
+func (k *KPCA) setFromDual(h, gh *mat.Dense) error {
+	n, s := h.Dims()
+	theta, r, err := RitzFromDual(h, gh, eig.Local{})
+	if err != nil {
+		return err
+	}
+	k.values = theta
 	k.h = h
 	k.proj = mat.NewDense(n, s, nil)
-	k.proj.Mul(h, &r)
+	k.proj.Mul(h, r)
 	k.scores = mat.NewDense(n, s, nil)
-	k.scores.Mul(gh, &r)
+	k.scores.Mul(gh, r)
 	// Deterministic signs: fix by the projection columns, applied to both.
 	flip := linalg.SignFlips(k.proj)
 	for j, f := range flip {
