@@ -12,6 +12,13 @@ import (
 type Report struct {
 	Problem KPCAProblem  `json:"problem"`
 	Results []KPCAResult `json:"results"`
+	// Under MPI (kdual bench kpca --mpi): the ranks, and per rank the
+	// operator's bytes, the bytes it sent per pass (averaged over the
+	// run) and its peak resident memory.
+	Ranks                int       `json:"ranks,omitempty"`
+	RankOperatorBytes    []float64 `json:"rank_operator_bytes,omitempty"`
+	RankBytesSentPerPass []float64 `json:"rank_bytes_sent_per_pass,omitempty"`
+	RankPeakRSSBytes     []float64 `json:"rank_peak_rss_bytes,omitempty"`
 }
 
 // ReadReport reads a report file.

@@ -116,26 +116,8 @@ func (p *KPCAProblem) Build() (*Built, error) {
 	if p.Data == "decay" {
 		return p.buildDecay()
 	}
-	x, err := p.data()
+	x, kind, err := p.prepare()
 	if err != nil {
-		return nil, err
-	}
-	if p.DataOut != "" {
-		if err := writeFloats(p.DataOut, mat.DenseCopyOf(x).RawMatrix().Data); err != nil {
-			return nil, err
-		}
-	}
-	kind, err := kernel.ParseKind(p.Kernel)
-	if err != nil {
-		return nil, err
-	}
-	if kind != kernel.Gaussian && kind != kernel.Laplace {
-		return nil, fmt.Errorf("bench: kernel %q: want laplace or gaussian: %w", p.Kernel, linalg.ErrInvalid)
-	}
-	if p.Bandwidth == "" {
-		p.Bandwidth = "paper"
-	}
-	if p.Sigma, err = kernel.Bandwidth(p.Bandwidth, kind, x); err != nil {
 		return nil, err
 	}
 	want := eig.OperatorAuto
@@ -204,6 +186,76 @@ func (p *KPCAProblem) Build() (*Built, error) {
 	}
 	b := &Built{Op: dense, G: g}
 	return b, nil
+}
+
+// prepare makes the data (written to DataOut when asked) and the kernel
+// with its bandwidth.
+func (p *KPCAProblem) prepare() (*mat.Dense, kernel.Kind, error) {
+	x, err := p.data()
+	if err != nil {
+		return nil, 0, err
+	}
+	if p.DataOut != "" {
+		if err := writeFloats(p.DataOut, mat.DenseCopyOf(x).RawMatrix().Data); err != nil {
+			return nil, 0, err
+		}
+	}
+	kind, err := kernel.ParseKind(p.Kernel)
+	if err != nil {
+		return nil, 0, err
+	}
+	if kind != kernel.Gaussian && kind != kernel.Laplace {
+		return nil, 0, fmt.Errorf("bench: kernel %q: want laplace or gaussian: %w", p.Kernel, linalg.ErrInvalid)
+	}
+	if p.Bandwidth == "" {
+		p.Bandwidth = "paper"
+	}
+	if p.Sigma, err = kernel.Bandwidth(p.Bandwidth, kind, x); err != nil {
+		return nil, 0, err
+	}
+	return x, kind, nil
+}
+
+// OperatorMaker builds a problem's kernel operator from its data and
+// kernel (BuildOn): the operator, its name, why it was chosen, and whether
+// it is matrix-free (every pass forms the kernel again).
+type OperatorMaker func(x *mat.Dense, k kernel.Kernel) (op eig.Operator, name, reason string, matrixFree bool, err error)
+
+// BuildOn makes the data and bandwidth as Build does and the operator with
+// mk — for example this rank's part of a row-distributed operator, on
+// which the benchmark's runs work unchanged (RunLBFGS, and RunEigen with
+// Lanczos or block Krylov); mk's time is the Gram time. d_opt comes from
+// a converged solve on that operator (not timed): Lanczos at 1e-13, or,
+// matrix-free, block Krylov at 1e-12 in blocks of max(3s, 32). The decay
+// problem has no data and is refused.
+func (p *KPCAProblem) BuildOn(mk OperatorMaker) (*Built, error) {
+	if p.Data == "decay" {
+		return nil, fmt.Errorf("bench: the decay problem is a matrix, not data: %w", linalg.ErrInvalid)
+	}
+	x, kind, err := p.prepare()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	op, name, reason, free, err := mk(x, kernel.Kernel{Kind: kind, Sigma: p.Sigma})
+	if err != nil {
+		return nil, err
+	}
+	p.GramSecs = time.Since(start).Seconds()
+	p.Operator, p.PlanReason = name, reason
+	p.Float32 = name == "float32"
+	if p.Products == "" {
+		p.Products = "float64"
+	}
+	if !free {
+		return &Built{Op: op}, p.reference(op)
+	}
+	ref, err := eig.BlockKrylov{Tol: 1e-12, Block: max(3*p.S, 32)}.Solve(op, p.S)
+	if err != nil {
+		return nil, fmt.Errorf("bench: reference eigensolve: %w", err)
+	}
+	p.DOpt, err = kpca.OptimalCost(ref.Values)
+	return &Built{Op: op}, err
 }
 
 // buildDecay builds Fig. 1's matrix G = 0.01(X + Xᵀ) + U·diag(e^{−c·i})·Uᵀ

@@ -267,6 +267,12 @@ func (o *Operator) RowOffset() int { return o.layout.Starts[o.rank] }
 // Reduction is MPI's.
 func (o *Operator) Reduction() eig.Reduction { return Reduction{} }
 
+// Kind is how this operator holds its rows.
+func (o *Operator) Kind() Kind { return o.kind }
+
+// Layout is the split of the rows over the ranks.
+func (o *Operator) Layout() Layout { return o.layout }
+
 // Stats returns the communication so far.
 func (o *Operator) Stats() Stats { return o.stats }
 
@@ -415,4 +421,78 @@ func (o *Operator) apply(dst, x *mat.Dense, center bool) error {
 		}
 	}
 	return nil
+}
+
+// Plan chooses how each of ranks ranks holds its rows of an n×n kernel
+// matrix of n points of dimension d, for k components, by the
+// single-process planner's rule applied to one rank's share: float64 row
+// blocks when they fit budget (bytes per rank); otherwise the float32
+// triangle when its band fits and its storage bound u·√n is at most tol
+// (0 means 1e-10); otherwise matrix-free when the data fit. want forces a
+// kind ("float64", "float32", "matrix-free"; "" or "auto" chooses). It
+// returns the kind, the bytes per rank it needs (the largest rank's) and
+// a sentence saying why. Every rank must act on the same plan: compute it
+// on one rank and broadcast it (budgets read on different ranks differ).
+func Plan(n, d, k, ranks int, tol float64, budget int64, want string) (Kind, int64, string, error) {
+	if n < 1 || d < 1 || k < 1 || k >= n || ranks < 1 || n < ranks {
+		return 0, 0, "", fmt.Errorf("dist: Plan: n = %d, d = %d, k = %d over %d ranks: %w", n, d, k, ranks, status.ErrInvalid)
+	}
+	if tol == 0 {
+		tol = 1e-10
+	}
+	if !(tol > 0) || math.IsInf(tol, 0) || budget <= 0 {
+		return 0, 0, "", fmt.Errorf("dist: Plan: tolerance %g, budget %d bytes: %w", tol, budget, status.ErrInvalid)
+	}
+	even, _ := NewLayout(n, ranks)
+	maxRows := 0
+	for r := 0; r < ranks; r++ {
+		lo, hi := even.Rows(r)
+		maxRows = max(maxRows, hi-lo)
+	}
+	data := 8 * int64(n) * int64(d)
+	basis := 8 * int64(maxRows) * int64(3*k+8)
+	block := 8 * int64(n) * 8 // a gathered block of 8 vectors
+	b64 := 8*int64(maxRows)*int64(n) + data + basis + block
+	b32 := int64(-1)
+	if tri, err := NewTriangleLayout(n, ranks); err == nil {
+		t := linalg.TileSize
+		nt := (n + t - 1) / t
+		for r := 0; r < ranks; r++ {
+			lo, hi := tri.Rows(r)
+			tiles := 0
+			for I := lo / t; I < (hi+t-1)/t; I++ {
+				tiles += nt - I
+			}
+			b32 = max(b32, 4*int64(tiles)*int64(t*t)+data+basis+2*block)
+		}
+	}
+	freeBlock := max(3*k, 32)
+	bfree := 2*data + 8*int64(maxRows)*int64(min(n, panelCols)) + 8*int64(maxRows)*int64(3*k+2*freeBlock) + 8*int64(n)*int64(freeBlock)
+	bound32 := eig.Float32Unit * math.Sqrt(float64(n))
+	gib := func(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }
+	switch want {
+	case "float64":
+		return Float64, b64, fmt.Sprintf("float64 row blocks as asked (%s per rank)", gib(b64)), nil
+	case "float32":
+		if b32 < 0 {
+			return 0, 0, "", fmt.Errorf("dist: the float32 triangle needs more than %d rows for %d ranks (a tile row of %d each): %w", linalg.TileSize*(ranks-1), ranks, linalg.TileSize, status.ErrInvalid)
+		}
+		return Float32, b32, fmt.Sprintf("float32 triangle as asked (%s per rank; storage bound u·√n = %.1e)", gib(b32), bound32), nil
+	case "matrix-free":
+		return MatrixFree, bfree, fmt.Sprintf("matrix-free as asked (%s per rank)", gib(bfree)), nil
+	case "", "auto":
+	default:
+		return 0, 0, "", fmt.Errorf("dist: operator %q: want auto, float64, float32 or matrix-free: %w", want, status.ErrInvalid)
+	}
+	switch {
+	case b64 <= budget:
+		return Float64, b64, fmt.Sprintf("float64 row blocks fit: %s of %s per rank", gib(b64), gib(budget)), nil
+	case b32 > 0 && b32 <= budget && bound32 <= tol:
+		return Float32, b32, fmt.Sprintf("float64 needs %s of %s per rank; the float32 triangle fits (%s) and its storage bound u·√n = %.1e ≤ tol = %.1e",
+			gib(b64), gib(budget), gib(b32), bound32, tol), nil
+	case bfree <= budget:
+		return MatrixFree, bfree, fmt.Sprintf("float64 needs %s of %s per rank; float32 %s; matrix-free needs %s",
+			gib(b64), gib(budget), map[bool]string{true: fmt.Sprintf("fits but its storage bound u·√n = %.1e exceeds tol = %.1e", bound32, tol), false: "does not fit"}[b32 > 0 && b32 <= budget], gib(bfree)), nil
+	}
+	return 0, 0, "", fmt.Errorf("dist: n = %d, d = %d needs at least %s per rank, %s given: %w", n, d, gib(min(b64, bfree)), gib(budget), status.ErrInvalid)
 }

@@ -175,7 +175,9 @@ func (f *Float32) Apply(dst, x *mat.Dense) error {
 }
 
 // Counting wraps an operator and counts its use: Passes is the number of
-// Apply calls, MatVecs the number of columns they processed.
+// Apply calls, MatVecs the number of columns they processed. The wrapper
+// is not Distributed even when Op is: do not wrap a row-distributed
+// operator (the solvers count its passes in Result).
 type Counting struct {
 	Op      Operator
 	Passes  int

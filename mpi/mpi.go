@@ -2,7 +2,7 @@
 
 // Package mpi is a thin cgo binding to the MPI C API (Open MPI): start and
 // stop, rank and size, and the collectives kdual's distributed solvers use
-// (Allreduce, Allgatherv, Bcast, Barrier, Abort). The error handler of
+// (Allreduce, Allgatherv, Reduce_scatter, Bcast, Barrier, Abort). The error handler of
 // MPI_COMM_WORLD is set to return codes, which become Go errors naming the
 // call and the rank. It builds only with the build tag mpi (make builds
 // bin/kdual with it when Open MPI is installed), so machines without MPI

@@ -67,6 +67,7 @@ func runBench(args []string, stdout io.Writer) error {
 	dataOut := fs.String("data-out", "", "write the n×d data matrix (float64, little-endian, row-major) to FILE, for peers")
 	jsonOut := fs.String("json", "", "write JSON to FILE, or - for standard output")
 	quiet := fs.Bool("quiet", false, "no progress line on stderr (shown only when stderr is a terminal and the run takes over 2 s)")
+	useMPI := fs.Bool("mpi", false, "run across the ranks of mpirun (operator split by rows, planned per rank; --solvers lbfgs, lanczos, block); only rank 0 writes")
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
@@ -98,6 +99,38 @@ func runBench(args []string, stdout io.Writer) error {
 	p.Tol = ds[0]
 	for _, d := range ds {
 		p.Tol = min(p.Tol, d)
+	}
+	if *useMPI {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		for _, f := range []string{"start-out", "data-out"} {
+			if set[f] {
+				return usagef("--%s is not available with --mpi", f)
+			}
+		}
+		if p.Data == "decay" {
+			return usagef("--data decay is a matrix, not data: not available with --mpi")
+		}
+		if p.Float32 {
+			p.Operator = "float32"
+		}
+		if p.Operator == "" {
+			p.Operator = "auto"
+		}
+		mb := mpiBench{deltas: ds, repeat: *repeat, json: *jsonOut, memory: mem}
+		for _, solver := range strings.Split(*solvers, ",") {
+			switch solver = strings.TrimSpace(solver); solver {
+			case "":
+			case "lbfgs", "lanczos", "block":
+				mb.solvers = append(mb.solvers, solver)
+			default:
+				return usagef("--solvers %q with --mpi: want lbfgs, lanczos or block", solver)
+			}
+		}
+		if err := (mpiJob{operator: p.Operator, solver: "auto", products: p.Products}).check(); err != nil {
+			return err
+		}
+		return benchKPCAMPI(p, mb, stdout)
 	}
 	b, err := p.Build()
 	if err != nil {
@@ -146,20 +179,25 @@ func runBench(args []string, stdout io.Writer) error {
 	endLine()
 	p.PeakRSSGB = bench.PeakRSSGB()
 	if *jsonOut == "" {
-		fmt.Fprintf(stdout, "%s n=%d d=%d s=%d %s σ=%.4g center=%v operator=%s (%s) products=%s gram %.2fs d_opt=%.6g peak memory %.2f GB\n",
-			p.Data, p.N, p.D, p.S, p.Kernel, p.Sigma, p.Center, p.Operator, p.PlanReason, p.Products, p.GramSecs, p.DOpt, p.PeakRSSGB)
-		fmt.Fprintf(stdout, "%-11s %-7s %-9s %-9s %-7s %-8s\n", "solver", "delta", "seconds", "eta", "passes", "matvecs")
-		for _, r := range rep.Results {
-			secs := "-"
-			if r.Seconds != nil {
-				secs = fmt.Sprintf("%.3f", *r.Seconds)
-			}
-			fmt.Fprintf(stdout, "%-11s %-7g %-9s %-9.2g %-7d %-8d\n", r.Solver, r.Delta, secs, r.Eta, r.Passes, r.MatVecs)
-		}
+		printBenchKPCA(stdout, p, &rep)
 		return nil
 	}
 	rep.Problem = *p
 	return writeJSON(*jsonOut, stdout, rep)
+}
+
+// printBenchKPCA writes a bench kpca report as text.
+func printBenchKPCA(stdout io.Writer, p *bench.KPCAProblem, rep *bench.Report) {
+	fmt.Fprintf(stdout, "%s n=%d d=%d s=%d %s σ=%.4g center=%v operator=%s (%s) products=%s gram %.2fs d_opt=%.6g peak memory %.2f GB\n",
+		p.Data, p.N, p.D, p.S, p.Kernel, p.Sigma, p.Center, p.Operator, p.PlanReason, p.Products, p.GramSecs, p.DOpt, p.PeakRSSGB)
+	fmt.Fprintf(stdout, "%-11s %-7s %-9s %-9s %-7s %-8s\n", "solver", "delta", "seconds", "eta", "passes", "matvecs")
+	for _, r := range rep.Results {
+		secs := "-"
+		if r.Seconds != nil {
+			secs = fmt.Sprintf("%.3f", *r.Seconds)
+		}
+		fmt.Fprintf(stdout, "%-11s %-7g %-9s %-9.2g %-7d %-8d\n", r.Solver, r.Delta, secs, r.Eta, r.Passes, r.MatVecs)
+	}
 }
 
 func runBenchFigures(args []string, stdout io.Writer) error {

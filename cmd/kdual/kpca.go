@@ -79,7 +79,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	sampler := fs.String("sampler", "rpcholesky", "--approx nystrom: how landmarks are chosen, rpcholesky or uniform")
 	traceTol := fs.Float64("trace-tol", 0, "--approx nystrom: stop adding landmarks once the relative trace error tr(K − K̂)/tr(K) is at most this (0: use all m)")
 	features := fs.Int("features", 0, "--approx rff: the random features")
-	useMPI := fs.Bool("mpi", false, "run across the ranks of mpirun (rows split evenly; --operator float64 or matrix-free; --solver auto, block or lanczos); only rank 0 writes")
+	useMPI := fs.Bool("mpi", false, "run across the ranks of mpirun (rows split by rank; --operator auto, float64, float32 or matrix-free, planned per rank; --solver auto, block, lanczos or lbfgs); only rank 0 writes")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		return usagef("--sigma is for the gaussian and laplace kernels, not %s", kind)
 	}
 	if *useMPI {
-		for _, f := range []string{"approx", "save", "check", "apply", "model", "loss", "products", "memory"} {
+		for _, f := range []string{"approx", "save", "check", "apply", "model", "loss"} {
 			if set[f] {
 				return usagef("--%s is not available with --mpi", f)
 			}
@@ -186,7 +186,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 			return usagef("--mpi is for kdual kpca fit")
 		}
 		return kpcaFitMPI(mpiJob{x: x, kernel: k, s: *s, solver: *solver, tol: *tol, seed: *seed, center: !*noCenter,
-			operator: *operator, json: *jsonOut}, stdout)
+			operator: *operator, products: *products, json: *jsonOut, memory: budget}, stdout)
 	}
 	losses := map[string]kpca.LossKind{"square": kpca.Square, "huber1": kpca.Huber1, "huber2": kpca.Huber2,
 		"huberf": kpca.HuberF, "epsinf": kpca.EpsInf, "eps2": kpca.Eps2}

@@ -3,103 +3,215 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"strconv"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/bench"
 	"github.com/kdual/kdual/dist"
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/models/kpca"
 	"github.com/kdual/kdual/mpi"
+	"github.com/kdual/kdual/status"
 )
 
-// mpiJob is a distributed kernel PCA fit: every rank has read the same data
-// and parsed the same flags.
-type mpiJob struct {
-	x                      *mat.Dense
-	kernel                 kernel.Kernel
-	s                      int
-	solver, operator, json string
-	tol                    float64
-	seed                   uint64
-	center                 bool
-}
-
-// kpcaFitMPI fits kernel PCA across the ranks of mpirun: the rows split
-// evenly (dist.Operator), block Krylov or Lanczos with every vector split by
-// rows, the scores gathered; rank 0 writes CSV or JSON (with ranks, each
-// rank's operator memory and the bytes each rank sent per pass). An error
-// on any rank ends the whole job (MPI_Abort) with its message.
-func kpcaFitMPI(job mpiJob, stdout io.Writer) (err error) {
-	var kind dist.Kind
-	switch job.operator {
-	case "auto", "float64":
-		kind = dist.Float64
-	case "matrix-free":
-		kind = dist.MatrixFree
-	default:
-		return usagef("--operator %q with --mpi: want float64 or matrix-free", job.operator)
-	}
-	var solver eig.Solver
-	switch job.solver {
-	case "auto", "block":
-		solver = eig.BlockKrylov{Tol: job.tol, Seed: job.seed}
-	case "lanczos":
-		solver = eig.Lanczos{Tol: job.tol, Seed: job.seed}
-	default:
-		return usagef("--solver %q with --mpi: want auto, block or lanczos", job.solver)
-	}
-	if job.tol < 0 || math.IsNaN(job.tol) || math.IsInf(job.tol, 0) {
-		return usagef("--tol %g: want a finite tolerance ≥ 0", job.tol)
-	}
-	// Flags are checked above, before MPI starts: a usage error is exit 2 on
-	// every rank. From here an error on any rank ends the whole job.
-	if err := mpi.Init(); err != nil {
-		return err
+// startMPI initialises MPI and returns the function to defer: on an error
+// it prints it with the rank and ends the whole job (MPI_Abort), else it
+// finalises.
+func startMPI(cmd string, err *error) (func(), error) {
+	if e := mpi.Init(); e != nil {
+		return func() {}, e
 	}
 	rank := mpi.Rank()
-	defer func() {
-		if err != nil {
-			fmt.Fprintf(diag, "kdual kpca: rank %d: %v\n", rank, err)
+	return func() {
+		if *err != nil {
+			fmt.Fprintf(diag, "kdual %s: rank %d: %v\n", cmd, rank, *err)
 			mpi.Abort(1)
 		}
-		if ferr := mpi.Finalize(); err == nil {
-			err = ferr
+		if ferr := mpi.Finalize(); *err == nil {
+			*err = ferr
 		}
-	}()
+	}, nil
+}
+
+// planMPI chooses the operator on rank 0 (dist.Plan; the budget per rank is
+// --memory, or the memory available divided by the ranks on this host) and
+// broadcasts the choice, so every rank builds the same kind.
+func planMPI(n, d, k int, tol float64, memory int64, want string) (dist.Kind, string, error) {
+	ranks, err := mpi.Size()
+	if err != nil {
+		return 0, "", err
+	}
+	var kind dist.Kind
+	var reason string
+	var planErr error
+	if mpi.Rank() == 0 {
+		budget := memory
+		if budget <= 0 {
+			local, _ := strconv.Atoi(os.Getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
+			budget = eig.DefaultBudget() / int64(max(local, 1))
+		}
+		kind, _, reason, planErr = dist.Plan(n, d, k, ranks, tol, budget, want)
+	}
+	msg := []float64{float64(kind), 0}
+	if planErr != nil {
+		msg[1] = 1
+	}
+	if err := mpi.Bcast(msg, 0); err != nil {
+		return 0, "", err
+	}
+	if msg[1] != 0 {
+		if planErr == nil {
+			planErr = fmt.Errorf("the plan failed on rank 0: %w", status.ErrInvalid)
+		}
+		return 0, "", planErr
+	}
+	return dist.Kind(msg[0]), reason, nil
+}
+
+// buildMPI builds this rank's part of the planned operator.
+func buildMPI(job mpiJob) (*dist.Operator, string, error) {
+	_, d := job.x.Dims()
+	kind, reason, err := planMPI(job.x.RawMatrix().Rows, d, job.s, job.tol, job.memory, job.operator)
+	if err != nil {
+		return nil, "", err
+	}
+	o := linalg.GramOptions{}
+	if job.products == "float32" {
+		o.Products = linalg.ProductsFloat32
+	}
+	op, err := dist.NewKernelOperatorWith(job.x, job.kernel, kind, job.center, o)
+	return op, reason, err
+}
+
+// mpiSolution is a distributed solve on this rank: the eigenvalues (the
+// same on every rank) and this rank's rows of the scores before their
+// signs are fixed.
+type mpiSolution struct {
+	values             []float64
+	scores             *mat.Dense
+	passes, iterations int
+	status             status.Status
+}
+
+// solveMPI runs the solver on the distributed operator: block Krylov
+// (blocks of 8, or max(3s, 32) matrix-free, where a pass costs a Gram
+// build whatever its width) or Lanczos, scores V·Λ^{1/2}; or the dual
+// L-BFGS, then the Ritz pairs of span(H), scores G·H·R as kpca's.
+func solveMPI(op *dist.Operator, solver string, s int, tol float64, seed uint64) (*mpiSolution, error) {
+	var es eig.Solver
+	switch solver {
+	case "auto", "block":
+		block := 8
+		if op.Kind() == dist.MatrixFree {
+			block = max(3*s, 32)
+		}
+		es = eig.BlockKrylov{Tol: tol, Seed: seed, Block: block}
+	case "lanczos":
+		es = eig.Lanczos{Tol: tol, Seed: seed}
+	case "lbfgs":
+		r, err := kpca.SolveDual(op, s, kpca.DualOptions{Tol: tol, Seed: seed})
+		if r == nil {
+			return nil, err
+		}
+		theta, rot, rerr := kpca.RitzFromDual(r.H, r.GH, op.Reduction())
+		if rerr != nil {
+			return nil, rerr
+		}
+		scores := mat.NewDense(op.Dim(), s, nil)
+		scores.Mul(r.GH, rot)
+		return &mpiSolution{values: theta, scores: scores, passes: r.Passes, iterations: r.Iterations, status: r.Status}, err
+	}
+	res, err := es.Solve(op, s)
+	if err != nil {
+		return nil, err
+	}
+	scores := mat.DenseCopyOf(res.Vectors)
+	for j := 0; j < s; j++ {
+		f := sqrtPos(res.Values[j])
+		for i := 0; i < op.Dim(); i++ {
+			scores.Set(i, j, scores.At(i, j)*f)
+		}
+	}
+	return &mpiSolution{values: res.Values, scores: scores, passes: res.Passes, iterations: res.Iterations, status: res.Status}, nil
+}
+
+// rankFigures gathers every rank's operator bytes, bytes sent per pass
+// and peak memory, in rank order.
+func rankFigures(op *dist.Operator) (opBytes, sent, rss []float64, err error) {
+	ranks, err := mpi.Size()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st := op.Stats()
+	mine := []float64{float64(op.Bytes()), float64(st.BytesSent) / float64(max(st.Passes, 1)), float64(bigmem.PeakRSS())}
+	all := make([]float64, 3*ranks)
+	counts, displs := make([]int, ranks), make([]int, ranks)
+	for r := range counts {
+		counts[r], displs[r] = 3, 3*r
+	}
+	if err := mpi.Allgatherv(mine, all, counts, displs); err != nil {
+		return nil, nil, nil, err
+	}
+	opBytes, sent, rss = make([]float64, ranks), make([]float64, ranks), make([]float64, ranks)
+	for r := 0; r < ranks; r++ {
+		opBytes[r], sent[r], rss[r] = all[3*r], all[3*r+1], all[3*r+2]
+	}
+	return opBytes, sent, rss, nil
+}
+
+// kpcaFitMPI fits kernel PCA across the ranks of mpirun: the operator
+// planned on rank 0 (float64 row blocks, the float32 triangle split by
+// tile rows, or matrix-free), block Krylov, Lanczos or the dual L-BFGS with
+// every vector split by rows, the scores gathered; rank 0 writes CSV or
+// JSON (with ranks, each rank's operator memory and the bytes each rank
+// sent per pass). An error on any rank ends the whole job (MPI_Abort) with
+// its message.
+func kpcaFitMPI(job mpiJob, stdout io.Writer) (err error) {
+	if err := job.check(); err != nil {
+		return err
+	}
+	// From here an error on any rank ends the whole job.
+	end, err := startMPI("kpca", &err)
+	defer end()
+	if err != nil {
+		return err
+	}
 	ranks, err := mpi.Size()
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	op, err := dist.NewKernelOperator(job.x, job.kernel, kind, job.center)
+	op, reason, err := buildMPI(job)
 	if err != nil {
 		return err
 	}
+	defer op.Free()
 	kernelSeconds := time.Since(start).Seconds()
 	t := time.Now()
-	res, err := solver.Solve(op, job.s)
-	if err != nil {
-		return err
+	sol, solveErr := solveMPI(op, job.solver, job.s, job.tol, job.seed)
+	if sol == nil {
+		return solveErr
 	}
 	solveSeconds := time.Since(t).Seconds()
-	// Scores H = V·Λ^{1/2}, gathered on every rank, signs as kpca's.
-	n := op.GlobalDim()
-	s := job.s
+	// The scores, gathered on every rank, signs fixed as kpca's.
+	n, s := op.GlobalDim(), job.s
 	local := make([]float64, op.Dim()*s)
 	for i := 0; i < op.Dim(); i++ {
-		for j := 0; j < s; j++ {
-			local[i*s+j] = res.Vectors.At(i, j)
-		}
+		copy(local[i*s:(i+1)*s], sol.scores.RawRowView(i)[:s])
 	}
 	full := make([]float64, n*s)
 	counts, displs := make([]int, ranks), make([]int, ranks)
-	l, _ := dist.NewLayout(n, ranks)
+	l := op.Layout()
 	for r := 0; r < ranks; r++ {
 		lo, hi := l.Rows(r)
 		counts[r], displs[r] = (hi-lo)*s, lo*s
@@ -109,48 +221,35 @@ func kpcaFitMPI(job mpiJob, stdout io.Writer) (err error) {
 	}
 	scores := mat.NewDense(n, s, full)
 	for j, flip := range linalg.SignFlips(scores) {
-		f := 1.0
 		if flip {
-			f = -1
-		}
-		sq := f * sqrtPos(res.Values[j])
-		for i := 0; i < n; i++ {
-			scores.Set(i, j, scores.At(i, j)*sq)
+			for i := 0; i < n; i++ {
+				scores.Set(i, j, -scores.At(i, j))
+			}
 		}
 	}
-	// Per-rank memory and bytes sent per pass, gathered.
-	st := op.Stats()
-	mine := []float64{float64(op.Bytes()), float64(st.BytesSent) / float64(max(st.Passes, 1)), float64(bigmem.PeakRSS())}
-	all := make([]float64, 3*ranks)
-	c3, d3 := make([]int, ranks), make([]int, ranks)
-	for r := range c3 {
-		c3[r], d3[r] = 3, 3*r
-	}
-	if err := mpi.Allgatherv(mine, all, c3, d3); err != nil {
+	opBytes, sent, rss, err := rankFigures(op)
+	if err != nil {
 		return err
 	}
-	if rank != 0 {
-		return nil
+	if mpi.Rank() != 0 {
+		return solveErr
 	}
-	fmt.Fprintf(diag, "kdual: %d ranks, operator %s, %d passes\n", ranks, map[dist.Kind]string{dist.Float64: "float64", dist.MatrixFree: "matrix-free"}[kind], res.Passes)
+	fmt.Fprintf(diag, "kdual: %d ranks, operator %s (%s), %d passes\n", ranks, op.Kind(), reason, sol.passes)
 	if job.json == "" {
 		writeCSV(stdout, scores)
-		return nil
+		return solveErr
 	}
-	opBytes, sent, rss := make([]float64, ranks), make([]float64, ranks), make([]float64, ranks)
-	for r := 0; r < ranks; r++ {
-		opBytes[r], sent[r], rss[r] = all[3*r], all[3*r+1], all[3*r+2]
+	if err := writeJSON(job.json, stdout, map[string]any{
+		"eigenvalues": sol.values, "scores": rowsOf(scores), "sigma": job.kernel.Sigma, "n": n,
+		"ranks": ranks, "operator": op.Kind().String(), "plan_reason": reason, "solver": job.solver,
+		"rank_operator_bytes": opBytes, "rank_bytes_sent_per_pass": sent,
+		"rank_peak_rss_bytes": rss, "passes": sol.passes, "iterations": sol.iterations,
+		"kernel_seconds": kernelSeconds, "solve_seconds": solveSeconds,
+		"fit_seconds": time.Since(start).Seconds(), "status": sol.status.Code, "stopping_test": sol.status.Test,
+	}); err != nil {
+		return err
 	}
-	opName := "float64"
-	if kind == dist.MatrixFree {
-		opName = "matrix-free"
-	}
-	return writeJSON(job.json, stdout, map[string]any{
-		"eigenvalues": res.Values, "scores": rowsOf(scores), "sigma": job.kernel.Sigma, "n": n,
-		"ranks": ranks, "operator": opName, "rank_operator_bytes": opBytes, "rank_bytes_sent_per_pass": sent,
-		"rank_peak_rss_bytes": rss, "passes": res.Passes, "kernel_seconds": kernelSeconds, "solve_seconds": solveSeconds,
-		"fit_seconds": time.Since(start).Seconds(), "status": res.Status.Code, "stopping_test": res.Status.Test,
-	})
+	return solveErr
 }
 
 func sqrtPos(v float64) float64 {
@@ -158,4 +257,75 @@ func sqrtPos(v float64) float64 {
 		return 0
 	}
 	return math.Sqrt(v)
+}
+
+// benchKPCAMPI runs kdual bench kpca on a row-distributed operator: the
+// same rows (lbfgs with the oracle η-stop; Lanczos and block Krylov at the
+// loosest tolerance reaching η < δ), every rank taking part in every run,
+// rank 0 timing and writing; the report gains ranks, each rank's operator
+// memory, bytes sent per pass and peak memory.
+func benchKPCAMPI(p *bench.KPCAProblem, mb mpiBench, stdout io.Writer) (err error) {
+	end, err := startMPI("bench", &err)
+	defer end()
+	if err != nil {
+		return err
+	}
+	ranks, err := mpi.Size()
+	if err != nil {
+		return err
+	}
+	var op *dist.Operator
+	b, err := p.BuildOn(func(x *mat.Dense, k kernel.Kernel) (eig.Operator, string, string, bool, error) {
+		job := mpiJob{x: x, kernel: k, s: p.S, tol: p.Tol, operator: p.Operator, products: p.Products, center: p.Center, memory: mb.memory}
+		if job.operator == "" {
+			job.operator = "auto"
+		}
+		o, reason, err := buildMPI(job)
+		if err != nil {
+			return nil, "", "", false, err
+		}
+		op = o
+		return o, o.Kind().String(), reason, o.Kind() == dist.MatrixFree, nil
+	})
+	if err != nil {
+		return err
+	}
+	defer op.Free()
+	var rep bench.Report
+	for _, solver := range mb.solvers {
+		for _, d := range mb.deltas {
+			var r bench.KPCAResult
+			switch solver {
+			case "lbfgs":
+				r, err = bench.RunLBFGS(p, b, d, mb.repeat, "")
+			case "lanczos":
+				r, err = bench.RunEigen(bench.SearchLanczos, p, b, d, mb.repeat)
+			case "block":
+				r, err = bench.RunEigen(bench.SearchBlock, p, b, d, mb.repeat)
+			default:
+				err = fmt.Errorf("--solvers %q with --mpi: %w", solver, errors.Join(errUsage, status.ErrInvalid))
+			}
+			if err != nil {
+				return err
+			}
+			r.Operator = p.Operator
+			rep.Results = append(rep.Results, r)
+		}
+	}
+	opBytes, sent, rss, err := rankFigures(op)
+	if err != nil {
+		return err
+	}
+	p.PeakRSSGB = bench.PeakRSSGB()
+	if mpi.Rank() != 0 {
+		return nil
+	}
+	rep.Problem = *p
+	rep.Ranks, rep.RankOperatorBytes, rep.RankBytesSentPerPass, rep.RankPeakRSSBytes = ranks, opBytes, sent, rss
+	if mb.json == "" {
+		fmt.Fprintf(stdout, "%d ranks; per rank: operator bytes %v, bytes sent per pass %v\n", ranks, opBytes, sent)
+		printBenchKPCA(stdout, p, &rep)
+		return nil
+	}
+	return writeJSON(mb.json, stdout, rep)
 }
