@@ -3,8 +3,8 @@
 // Package dist runs kdual's kernel operators across MPI ranks: rank r holds
 // a contiguous block of the rows (every rank holds the data X, n×d, which
 // is small next to the kernel), and either its row block of the kernel
-// matrix in float64, its share of the upper triangle in float32 tiles
-// (half storage split by tile rows), or nothing (matrix-free). The
+// matrix's upper triangle (half storage, split by tile rows) in float64 or
+// float32 tiles, or nothing (matrix-free). The
 // operators implement eig.Distributed, so eig's Krylov solvers
 // (BlockKrylov, Lanczos) and kpca's dual L-BFGS (kpca.SolveDual) run on
 // them unchanged: every n-long vector is split by rows, inner products go
@@ -12,13 +12,14 @@
 // rank holds the same bits), and every s×s decision is then computed from
 // identical numbers by identical code on every rank — the ranks never
 // diverge. A pass gathers the block of vectors every rank needs with one
-// MPI_Allgatherv (the float32 triangle adds one MPI_Reduce_scatter for the
+// MPI_Allgatherv (the stored triangles add one MPI_Reduce_scatter for the
 // transposed half). Builds only with the build tag mpi.
 package dist
 
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -57,11 +58,13 @@ func NewLayout(n, p int) (Layout, error) {
 // at tile boundaries (linalg.TileSize rows), each rank's tile rows holding
 // about the same number of tiles of the upper triangle (so the first ranks
 // get more rows). Every rank needs at least one tile row: n > TileSize·(p−1).
-func NewTriangleLayout(n, p int) (Layout, error) {
-	t := linalg.TileSize
+func NewTriangleLayout(n, p int) (Layout, error) { return triangleLayout(n, p, linalg.TileSize) }
+
+// triangleLayout is NewTriangleLayout for tiles of side t.
+func triangleLayout(n, p, t int) (Layout, error) {
 	nt := (n + t - 1) / t
 	if p < 1 || nt < p {
-		return Layout{}, fmt.Errorf("dist: the float32 triangle of %d rows over %d ranks: each rank needs a tile row of %d, so at least %d rows: %w",
+		return Layout{}, fmt.Errorf("dist: the triangle of %d rows over %d ranks: each rank needs a tile row of %d, so at least %d rows: %w",
 			n, p, t, t*(p-1)+1, status.ErrInvalid)
 	}
 	// Tile row I holds nt − I tiles; cut where the running count passes
@@ -82,6 +85,37 @@ func NewTriangleLayout(n, p int) (Layout, error) {
 	}
 	l.Starts[p] = n
 	return l, nil
+}
+
+// TileSide64 is the tile side of the float64 triangle split over p ranks:
+// linalg.TileSize, or the largest multiple of 4 at most n/p when n has
+// fewer than p tile rows of that size (so small problems still split).
+func TileSide64(n, p int) int {
+	t := linalg.TileSize
+	if (n+t-1)/t < p {
+		t = max(4, n/max(p, 1)/4*4)
+	}
+	return t
+}
+
+// bandBytes is the largest rank's storage of the triangle in tiles of side
+// t with entries of size bytes; -1 when the layout is impossible.
+func bandBytes(n, p, t, size int) int64 {
+	l, err := triangleLayout(n, p, t)
+	if err != nil {
+		return -1
+	}
+	nt := (n + t - 1) / t
+	most := int64(0)
+	for r := 0; r < p; r++ {
+		lo, hi := l.Rows(r)
+		tiles := 0
+		for I := lo / t; I < (hi+t-1)/t; I++ {
+			tiles += nt - I
+		}
+		most = max(most, int64(size)*int64(tiles)*int64(t*t))
+	}
+	return most
 }
 
 // Rows returns rank r's rows [lo, hi).
@@ -132,9 +166,15 @@ func (Reduction) MaxAbs(x []float64) error {
 type Kind int
 
 const (
-	// Float64 stores the rank's row block K(X_r, X) (n_r×n float64).
+	// Float64 stores the rank's tile rows of the upper triangle in float64
+	// (linalg.SymTiles64 band, tiles of TileSide64): about n²/(2P)
+	// entries, 4n²/P bytes. A pass adds one Reduce_scatter of n×b for the
+	// transposed half.
 	Float64 Kind = iota
-	// MatrixFree stores nothing: every pass forms the row block by panels.
+	// MatrixFree stores nothing: every pass forms the rank's tile rows of
+	// the upper triangle again, by panels (the rows split as Float64's),
+	// and applies them to both sides of the diagonal, as the stored
+	// triangles are.
 	MatrixFree
 	// Float32 stores the rank's tile rows of the upper triangle in float32
 	// (linalg.SymTiles32 band; NewTriangleLayout): about n²/(2P) entries,
@@ -162,29 +202,89 @@ type Operator struct {
 	layout Layout
 	rank   int
 	kind   Kind
-	block  *mat.Dense         // Float64: n_r×n
-	tiles  *linalg.SymTiles32 // Float32: this rank's tile rows
-	part   []float64          // Float32: the band's contribution (n×b)
+	band   band               // this rank's rows of the upper triangle (stored or formed per pass)
+	tiles  *linalg.SymTiles32 // Float32: the band's storage
+	part   []float64          // the band's contribution (n×b)
 	rows   *linalg.KernelRows // MatrixFree: the whole data
-	buf    []float64          // MatrixFree: one panel
 	means  []float64          // centred: the global row means K·1/n (n)
 	mean   float64            // centred: the grand mean
 	xfull  *mat.Dense         // the gathered block (n×b), reused
 	stats  Stats
 }
 
+// band is a rank's tile rows of the triangle: its contribution to A·x and
+// its storage.
+type band interface {
+	MulBlock(dst, x *mat.Dense)
+	Bytes() int64
+}
+
 // Stats counts a rank's communication.
 type Stats struct {
 	Passes    int
-	BytesSent int64 // by this rank in the passes' Allgatherv
+	BytesSent int64 // handed to MPI by this rank in the passes (Allgatherv, Reduce_scatter)
+	// Reductions counts the solver's reductions (Sum, MaxAbs) through
+	// Reduction, ReducedValues the values they combined: latency-bound
+	// collectives, apart from the passes.
+	Reductions    int
+	ReducedValues int64
+	// CommSeconds is the time this rank spent in MPI calls (waiting for
+	// the slowest rank included).
+	CommSeconds float64
 }
 
-// panelCols is the matrix-free panel width.
-const panelCols = 4096
+// panelRows and panelCols are the matrix-free panel's shape (as eig's
+// KernelOp).
+const (
+	panelRows = 512
+	panelCols = 4096
+)
+
+// freeBand forms the rows [lo, hi) of the kernel's upper triangle panel by
+// panel in every product, as eig.KernelOp does for the whole matrix: each
+// panel P = K(rows, cols ≥ rows) gives y_rows += P·x_cols and, right of
+// the diagonal block, y_cols += Pᵀ·x_rows.
+type freeBand struct {
+	rows   *linalg.KernelRows
+	lo, hi int
+	buf    []float64
+}
+
+func (f *freeBand) Bytes() int64 { return f.rows.Bytes() + 8*int64(len(f.buf)) }
+
+func (f *freeBand) MulBlock(dst, x *mat.Dense) {
+	n, b := x.Dims()
+	if f.buf == nil {
+		f.buf = make([]float64, min(panelRows, f.hi-f.lo)*min(panelCols, n))
+	}
+	xg, yg := x.RawMatrix(), dst.RawMatrix()
+	for i := 0; i < n; i++ {
+		clear(yg.Data[i*yg.Stride : i*yg.Stride+b])
+	}
+	sub := func(g blas64.General, r0, r1 int) blas64.General {
+		return blas64.General{Rows: r1 - r0, Cols: b, Stride: g.Stride, Data: g.Data[r0*g.Stride:]}
+	}
+	ld := min(panelCols, n)
+	for i0 := f.lo; i0 < f.hi; i0 += panelRows {
+		i1 := min(i0+panelRows, f.hi)
+		for j0 := i0; j0 < n; j0 += ld {
+			j1 := min(j0+ld, n)
+			f.rows.Block(f.buf, ld, i0, i1, j0, j1)
+			p := blas64.General{Rows: i1 - i0, Cols: j1 - j0, Stride: ld, Data: f.buf}
+			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, p, sub(xg, j0, j1), 1, sub(yg, i0, i1))
+			if off := max(0, i1-j0); j1-j0 > off {
+				q := blas64.General{Rows: i1 - i0, Cols: j1 - j0 - off, Stride: ld, Data: f.buf[off:]}
+				blas64.Gemm(blas.Trans, blas.NoTrans, 1, q, sub(xg, i0, i1), 1, sub(yg, j0+off, j1))
+			}
+		}
+	}
+}
 
 // NewKernelOperator returns this rank's part of the kernel operator of the
-// rows of x (n×d, the same on every rank; not modified), split by
-// NewLayout(n, ranks) (NewTriangleLayout for Float32).
+// rows of x (n×d, the same on every rank; not modified), its rows split so
+// that every rank holds (or forms) about the same share of the upper
+// triangle: NewTriangleLayout for Float32, the same with tiles of
+// TileSide64 for Float64 and MatrixFree.
 func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind Kind, center bool) (*Operator, error) {
 	return NewKernelOperatorWith(x, k, kind, center, linalg.GramOptions{})
 }
@@ -200,24 +300,29 @@ func NewKernelOperatorWith(x *mat.Dense, k kernel.Kernel, kind Kind, center bool
 		return nil, err
 	}
 	n, _ := x.Dims()
-	newLayout := NewLayout
-	if kind == Float32 {
-		newLayout = NewTriangleLayout
+	var l Layout
+	switch kind {
+	case Float64, MatrixFree:
+		l, err = triangleLayout(n, p, TileSide64(n, p))
+	case Float32:
+		l, err = NewTriangleLayout(n, p)
+	default:
+		err = fmt.Errorf("dist: operator kind %d: %w", kind, status.ErrInvalid)
 	}
-	l, err := newLayout(n, p)
 	if err != nil {
 		return nil, err
 	}
 	op := &Operator{layout: l, rank: mpi.Rank(), kind: kind}
 	lo, hi := l.Rows(op.rank)
-	xr := x.Slice(lo, hi, 0, x.RawMatrix().Cols).(*mat.Dense)
 	switch kind {
 	case Float64:
 		if err := k.Check(); err != nil {
 			return nil, err
 		}
 		_, d := x.Dims()
-		if op.block, err = linalg.CrossGramMapWith(xr, x, k.ElementMap(d), o); err != nil {
+		t := TileSide64(n, p)
+		o.Products = linalg.ProductsFloat64 // exact storage: the products too
+		if op.band, err = linalg.GramTiles64Band(x, k.ElementMap(d), o, t, lo/t, (hi+t-1)/t); err != nil {
 			return nil, err
 		}
 	case Float32:
@@ -225,10 +330,12 @@ func NewKernelOperatorWith(x *mat.Dense, k kernel.Kernel, kind Kind, center bool
 		if op.tiles, err = kernel.GramTiles32Band(x, k, o, lo/t, (hi+t-1)/t); err != nil {
 			return nil, err
 		}
+		op.band = op.tiles
 	case MatrixFree:
 		if op.rows, err = kernel.Rows(x, k, o); err != nil {
 			return nil, err
 		}
+		op.band = &freeBand{rows: op.rows, lo: lo, hi: hi}
 	default:
 		return nil, fmt.Errorf("dist: operator kind %d: %w", kind, status.ErrInvalid)
 	}
@@ -265,7 +372,27 @@ func (o *Operator) GlobalDim() int { return o.layout.N }
 func (o *Operator) RowOffset() int { return o.layout.Starts[o.rank] }
 
 // Reduction is MPI's.
-func (o *Operator) Reduction() eig.Reduction { return Reduction{} }
+// It counts its calls in Stats.
+func (o *Operator) Reduction() eig.Reduction { return countingReduction{&o.stats} }
+
+// countingReduction is Reduction counting its calls and values.
+type countingReduction struct{ st *Stats }
+
+func (c countingReduction) Sum(x []float64) error {
+	defer c.count(len(x), time.Now())
+	return Reduction{}.Sum(x)
+}
+
+func (c countingReduction) MaxAbs(x []float64) error {
+	defer c.count(len(x), time.Now())
+	return Reduction{}.MaxAbs(x)
+}
+
+func (c countingReduction) count(values int, start time.Time) {
+	c.st.Reductions++
+	c.st.ReducedValues += int64(values)
+	c.st.CommSeconds += time.Since(start).Seconds()
+}
 
 // Kind is how this operator holds its rows.
 func (o *Operator) Kind() Kind { return o.kind }
@@ -278,14 +405,10 @@ func (o *Operator) Stats() Stats { return o.stats }
 
 // Bytes is the memory this rank holds for the operator.
 func (o *Operator) Bytes() int64 {
-	switch o.kind {
-	case Float64:
-		r, c := o.block.Dims()
-		return 8 * int64(r) * int64(c)
-	case Float32:
-		return o.tiles.Bytes() + 8*int64(len(o.part))
+	if o.band == nil {
+		return 0
 	}
-	return o.rows.Bytes() + 8*int64(len(o.buf))
+	return o.band.Bytes() + 8*int64(len(o.part))
 }
 
 // EntryRel bounds the relative error of every stored entry of a Float32
@@ -305,6 +428,7 @@ func (o *Operator) Free() {
 		o.tiles.Free()
 		o.tiles = nil
 	}
+	o.band = nil
 }
 
 // gather concatenates every rank's rows (b values each) into full.
@@ -316,6 +440,7 @@ func (o *Operator) gather(local, full []float64, b int) error {
 		counts[r], displs[r] = (hi-lo)*b, lo*b
 	}
 	o.stats.BytesSent += 8 * int64(len(local)) * int64(p-1)
+	defer func(start time.Time) { o.stats.CommSeconds += time.Since(start).Seconds() }(time.Now())
 	return mpi.Allgatherv(local, full, counts, displs)
 }
 
@@ -363,46 +488,28 @@ func (o *Operator) apply(dst, x *mat.Dense, center bool) error {
 			}
 		}
 	}
-	lo, _ := o.layout.Rows(o.rank)
-	switch o.kind {
-	case Float64:
-		dst.Mul(o.block, xf)
-	case Float32:
-		// The band's contribution to all n rows, summed over the ranks
-		// and scattered by rows.
-		if len(o.part) != n*b {
-			o.part = make([]float64, n*b)
-		}
-		part := mat.NewDense(n, b, o.part)
-		o.tiles.MulBlock(part, xf)
-		p := len(o.layout.Starts) - 1
-		counts := make([]int, p)
-		for q := 0; q < p; q++ {
-			qlo, qhi := o.layout.Rows(q)
-			counts[q] = (qhi - qlo) * b
-		}
-		o.stats.BytesSent += 8 * int64(n-nr) * int64(b)
-		if err := mpi.ReduceScatterSum(o.part, local, counts); err != nil {
-			return err
-		}
-		for i := 0; i < nr; i++ {
-			copy(dst.RawRowView(i)[:b], local[i*b:(i+1)*b])
-		}
-	case MatrixFree:
-		for i := 0; i < nr; i++ {
-			clear(dst.RawRowView(i)[:b])
-		}
-		cols := min(panelCols, n)
-		if o.buf == nil {
-			o.buf = make([]float64, nr*cols)
-		}
-		for j0 := 0; j0 < n; j0 += cols {
-			j1 := min(j0+cols, n)
-			o.rows.Block(o.buf, cols, lo, lo+nr, j0, j1)
-			p := blas64.General{Rows: nr, Cols: j1 - j0, Stride: cols, Data: o.buf}
-			xs := blas64.General{Rows: j1 - j0, Cols: b, Stride: b, Data: xf.RawMatrix().Data[j0*b:]}
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, p, xs, 1, dst.RawMatrix())
-		}
+	// The band's contribution to all n rows, summed over the ranks and
+	// scattered by rows.
+	if len(o.part) != n*b {
+		o.part = make([]float64, n*b)
+	}
+	part := mat.NewDense(n, b, o.part)
+	o.band.MulBlock(part, xf)
+	p := len(o.layout.Starts) - 1
+	counts := make([]int, p)
+	for q := 0; q < p; q++ {
+		qlo, qhi := o.layout.Rows(q)
+		counts[q] = (qhi - qlo) * b
+	}
+	o.stats.BytesSent += 8 * int64(n-nr) * int64(b)
+	t := time.Now()
+	err := mpi.ReduceScatterSum(o.part, local, counts)
+	o.stats.CommSeconds += time.Since(t).Seconds()
+	if err != nil {
+		return err
+	}
+	for i := 0; i < nr; i++ {
+		copy(dst.RawRowView(i)[:b], local[i*b:(i+1)*b])
 	}
 	if center {
 		// M·K·x′ = K·x′ − 1·(rᵀx′), r the row means (all n on every rank).
@@ -443,36 +550,30 @@ func Plan(n, d, k, ranks int, tol float64, budget int64, want string) (Kind, int
 	if !(tol > 0) || math.IsInf(tol, 0) || budget <= 0 {
 		return 0, 0, "", fmt.Errorf("dist: Plan: tolerance %g, budget %d bytes: %w", tol, budget, status.ErrInvalid)
 	}
-	even, _ := NewLayout(n, ranks)
+	split, err := triangleLayout(n, ranks, TileSide64(n, ranks))
+	if err != nil {
+		return 0, 0, "", err
+	}
 	maxRows := 0
 	for r := 0; r < ranks; r++ {
-		lo, hi := even.Rows(r)
+		lo, hi := split.Rows(r)
 		maxRows = max(maxRows, hi-lo)
 	}
 	data := 8 * int64(n) * int64(d)
 	basis := 8 * int64(maxRows) * int64(3*k+8)
-	block := 8 * int64(n) * 8 // a gathered block of 8 vectors
-	b64 := 8*int64(maxRows)*int64(n) + data + basis + block
+	block := 8 * int64(n) * 8 // a gathered block of 8 vectors and the band's contribution
+	b64 := bandBytes(n, ranks, TileSide64(n, ranks), 8) + data + basis + 2*block
 	b32 := int64(-1)
-	if tri, err := NewTriangleLayout(n, ranks); err == nil {
-		t := linalg.TileSize
-		nt := (n + t - 1) / t
-		for r := 0; r < ranks; r++ {
-			lo, hi := tri.Rows(r)
-			tiles := 0
-			for I := lo / t; I < (hi+t-1)/t; I++ {
-				tiles += nt - I
-			}
-			b32 = max(b32, 4*int64(tiles)*int64(t*t)+data+basis+2*block)
-		}
+	if bb := bandBytes(n, ranks, linalg.TileSize, 4); bb > 0 {
+		b32 = bb + data + basis + 2*block
 	}
 	freeBlock := max(3*k, 32)
-	bfree := 2*data + 8*int64(maxRows)*int64(min(n, panelCols)) + 8*int64(maxRows)*int64(3*k+2*freeBlock) + 8*int64(n)*int64(freeBlock)
+	bfree := 2*data + 8*int64(min(maxRows, panelRows))*int64(min(n, panelCols)) + 8*int64(maxRows)*int64(3*k+2*freeBlock) + 3*8*int64(n)*int64(freeBlock)
 	bound32 := eig.Float32Unit * math.Sqrt(float64(n))
 	gib := func(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }
 	switch want {
 	case "float64":
-		return Float64, b64, fmt.Sprintf("float64 row blocks as asked (%s per rank)", gib(b64)), nil
+		return Float64, b64, fmt.Sprintf("float64 triangle as asked (%s per rank)", gib(b64)), nil
 	case "float32":
 		if b32 < 0 {
 			return 0, 0, "", fmt.Errorf("dist: the float32 triangle needs more than %d rows for %d ranks (a tile row of %d each): %w", linalg.TileSize*(ranks-1), ranks, linalg.TileSize, status.ErrInvalid)
@@ -486,7 +587,7 @@ func Plan(n, d, k, ranks int, tol float64, budget int64, want string) (Kind, int
 	}
 	switch {
 	case b64 <= budget:
-		return Float64, b64, fmt.Sprintf("float64 row blocks fit: %s of %s per rank", gib(b64), gib(budget)), nil
+		return Float64, b64, fmt.Sprintf("the float64 triangle fits: %s of %s per rank", gib(b64), gib(budget)), nil
 	case b32 > 0 && b32 <= budget && bound32 <= tol:
 		return Float32, b32, fmt.Sprintf("float64 needs %s of %s per rank; the float32 triangle fits (%s) and its storage bound u·√n = %.1e ≤ tol = %.1e",
 			gib(b64), gib(budget), gib(b32), bound32, tol), nil

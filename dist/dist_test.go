@@ -93,7 +93,10 @@ func (d dualSolver) Solve(op eig.Operator, s int) (*eig.Result, error) {
 func TestDistributedMatchesSingleProcess(t *testing.T) {
 	p, _ := mpi.Size()
 	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2.5}
-	solvers := []eig.Solver{eig.BlockKrylov{Tol: 1e-12, Seed: 3}, eig.Lanczos{Tol: 1e-12, Seed: 3}, dualSolver{tol: 1e-10, seed: 3}}
+	// L-BFGS at 1e-8: its Ritz values are then exact to rounding (they err
+	// by the square of span(H)'s error); at 1e-10 its function test meets
+	// rounding, and two runs may end by different tests a few passes apart.
+	solvers := []eig.Solver{eig.BlockKrylov{Tol: 1e-12, Seed: 3}, eig.Lanczos{Tol: 1e-12, Seed: 3}, dualSolver{tol: 1e-8, seed: 3}}
 	cases := []struct {
 		n    int // 301: uneven blocks over 2 or 3 ranks; 700: three tile rows
 		kind Kind
@@ -156,7 +159,7 @@ func TestDistributedMatchesSingleProcess(t *testing.T) {
 					}
 				}
 				if d := got.Passes - want.Passes; d < -1 || d > 1 {
-					t.Errorf("%s: %d passes, one process %d", name, got.Passes, want.Passes)
+					t.Errorf("%s: %d passes (%v), one process %d (%v)", name, got.Passes, got.Status, want.Passes, want.Status)
 				}
 				if !got.Status.Converged() {
 					t.Errorf("%s: %v", name, got.Status)

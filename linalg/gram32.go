@@ -276,15 +276,35 @@ func GramTiles32Band(x *mat.Dense, em ElementMap, o GramOptions, i0, i1 int) (*S
 	if err != nil {
 		return nil, err
 	}
+	rel, err := gramBand(x, em, o, st.T, st.I0, st.I1, func(I, J int, src []float64, lds, rows, cols int) {
+		o.build().Narrow(rows, cols, src, lds, st.Tile(I, J), st.T)
+	})
+	if err != nil {
+		st.Free()
+		return nil, err
+	}
+	st.EntryRel = 1.0/(1<<24) + rel
+	return st, nil
+}
+
+// gramBand computes the tile rows [i0, i1) of the upper triangle of the
+// kernel matrix of x in t×t tiles and hands each tile (rows × cols of
+// src, row stride lds; diagonal tiles with both triangles) to store, which
+// may run concurrently for different tiles. OpenBLAS computes the products
+// of a chunk of up to 8 tiles of a tile row while a goroutine maps the
+// previous chunk and stores it; after a cancellation the remaining chunks
+// are skipped and the error returned. It returns the bound of the inner
+// products' relative error (KernelRows.MaxEntryRel).
+func gramBand(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int, store func(I, J int, src []float64, lds, rows, cols int)) (float64, error) {
+	n, _ := x.Dims()
+	nt := (n + t - 1) / t
 	s, _ := newGramSource(x, em, o, nil)
-	st.EntryRel = 1.0/(1<<24) + s.maxEntryRel()
-	t := st.T
 	const chunkTiles = 8
 	type chunk struct{ I, J0, J1 int }
 	var chunks []chunk
-	for I := st.I0; I < st.I1; I++ {
-		for J0 := I; J0 < st.NT; J0 += chunkTiles {
-			chunks = append(chunks, chunk{I, J0, min(J0+chunkTiles, st.NT)})
+	for I := i0; I < i1; I++ {
+		for J0 := I; J0 < nt; J0 += chunkTiles {
+			chunks = append(chunks, chunk{I, J0, min(J0+chunkTiles, nt)})
 		}
 	}
 	ld := chunkTiles * t
@@ -293,12 +313,9 @@ func GramTiles32Band(x *mat.Dense, em ElementMap, o GramOptions, i0, i1 int) (*S
 	for i := range bufs {
 		bufs[i] = make([]float64, t*ld)
 	}
-	// OpenBLAS computes the products of chunk c + 1 while a goroutine maps
-	// chunk c and rounds it into its tiles. After a cancellation the
-	// remaining chunks are skipped.
 	var stop error
 	skipped := make([]bool, len(chunks))
-	lo, hi := st.Rows()
+	lo, hi := i0*t, min(i1*t, n)
 	total, done := int64(hi-lo)*int64(2*n-lo-hi+1)/2, int64(0)
 	par.Pipeline(len(chunks), depth, func(c int) {
 		if stop == nil {
@@ -309,28 +326,28 @@ func GramTiles32Band(x *mat.Dense, em ElementMap, o GramOptions, i0, i1 int) (*S
 			return
 		}
 		ch := chunks[c]
-		i0, i1 := ch.I*t, min((ch.I+1)*t, n)
-		j0, j1 := ch.J0*t, min(ch.J1*t, n)
-		s.products(bufs[c%depth], ld, i0, i1, j0, j1, ch.J0 == ch.I)
+		r0, r1 := ch.I*t, min((ch.I+1)*t, n)
+		c0, c1 := ch.J0*t, min(ch.J1*t, n)
+		s.products(bufs[c%depth], ld, r0, r1, c0, c1, ch.J0 == ch.I)
 		if o.Progress != nil {
 			o.Progress(done, total)
 		}
-		done += int64(i1-i0) * int64(j1-j0)
+		done += int64(r1-r0) * int64(c1-c0)
 		if ch.J0 == ch.I {
-			done -= int64(i1-i0) * int64(i1-i0-1) / 2
+			done -= int64(r1-r0) * int64(r1-r0-1) / 2
 		}
 	}, func(c int) {
 		if skipped[c] {
 			return
 		}
 		ch, buf := chunks[c], bufs[c%depth]
-		i0, i1 := ch.I*t, min((ch.I+1)*t, n)
-		j0, j1 := ch.J0*t, min(ch.J1*t, n)
+		r0, r1 := ch.I*t, min((ch.I+1)*t, n)
+		c0, c1 := ch.J0*t, min(ch.J1*t, n)
 		diag := ch.J0 == ch.I
-		s.mapPanel(buf, ld, i0, i1, j0, j1, diag, s.norms[j0:])
+		s.mapPanel(buf, ld, r0, r1, c0, c1, diag, s.norms[c0:])
 		if diag {
 			// The diagonal tile holds both triangles.
-			for r := 0; r < i1-i0; r++ {
+			for r := 0; r < r1-r0; r++ {
 				for c := 0; c < r; c++ {
 					buf[r*ld+c] = buf[c*ld+r]
 				}
@@ -338,19 +355,17 @@ func GramTiles32Band(x *mat.Dense, em ElementMap, o GramOptions, i0, i1 int) (*S
 		}
 		par.For(0, ch.J1-ch.J0, nil, func(lo, hi int) {
 			for J := ch.J0 + lo; J < ch.J0+hi; J++ {
-				cols := min(t, n-J*t)
-				o.build().Narrow(i1-i0, cols, buf[(J-ch.J0)*t:], ld, st.Tile(ch.I, J), t)
+				store(ch.I, J, buf[(J-ch.J0)*t:], ld, r1-r0, min(t, n-J*t))
 			}
 		})
 	})
 	if stop != nil {
-		st.Free()
-		return nil, stop
+		return 0, stop
 	}
 	if o.Progress != nil {
 		o.Progress(total, total)
 	}
-	return st, nil
+	return s.maxEntryRel(), nil
 }
 
 // MulVec sets y = A·x (n-vectors) in float64 arithmetic, reading every

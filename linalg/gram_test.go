@@ -402,3 +402,45 @@ func TestGramTiles32Bands(t *testing.T) {
 		require.ErrorIs(t, err, ErrInvalid, "band %v", bad)
 	}
 }
+
+// The float64 bands hold the Gram matrix's entries (tile sides 256 and 96)
+// and their products, on both native builds, sum to G·x.
+func TestGramTiles64Bands(t *testing.T) {
+	x := randData(25, 530, 7)
+	em := Kernel{Kind: Laplace, Sigma: 3}.ElementMap(cols(x))
+	g, err := GramMap(x, em, GramOptions{})
+	require.NoError(t, err)
+	xb := randData(26, 530, 6)
+	var want mat.Dense
+	want.Mul(g, xb)
+	for _, side := range []int{256, 96} {
+		nt := (530 + side - 1) / side
+		for _, portable := range []bool{false, true} {
+			build := native.Best()
+			if portable {
+				build = native.Baseline()
+			}
+			sum := mat.NewDense(530, 6, nil)
+			for _, band := range [][2]int{{0, 1}, {1, nt}} {
+				st, err := GramTiles64Band(x, em, GramOptions{}, side, band[0], band[1])
+				require.NoError(t, err)
+				lo, hi := st.Rows()
+				for i := lo; i < hi; i++ {
+					for j := i; j < 530; j += 5 {
+						require.InDelta(t, g.At(i, j), st.At(i, j), 1e-14, "side %d (%d,%d)", side, i, j)
+					}
+				}
+				part := mat.NewDense(530, 6, nil)
+				st.MulBlockOn(build, part, xb)
+				sum.Add(sum, part)
+			}
+			var d mat.Dense
+			d.Sub(sum, &want)
+			require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-12*mat.Norm(&want, math.Inf(1)), "side %d portable %v", side, portable)
+		}
+	}
+	for _, bad := range [][3]int{{6, 0, 1}, {256, 0, 4}, {256, 1, 1}} {
+		_, err := NewSymTiles64Band(530, bad[0], bad[1], bad[2])
+		require.ErrorIs(t, err, ErrInvalid, "%v", bad)
+	}
+}

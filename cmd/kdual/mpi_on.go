@@ -145,28 +145,39 @@ func solveMPI(op *dist.Operator, solver string, s int, tol float64, seed uint64)
 	return &mpiSolution{values: res.Values, scores: scores, passes: res.Passes, iterations: res.Iterations, status: res.Status}, nil
 }
 
-// rankFigures gathers every rank's operator bytes, bytes sent per pass
-// and peak memory, in rank order.
-func rankFigures(op *dist.Operator) (opBytes, sent, rss []float64, err error) {
+// rankStats are every rank's figures, in rank order: operator bytes,
+// bytes handed to MPI per pass, peak memory, seconds in MPI calls per pass.
+type rankStats struct{ opBytes, sent, rss, comm []float64 }
+
+// rankFigures gathers every rank's figures.
+func rankFigures(op *dist.Operator) (rankStats, error) {
 	ranks, err := mpi.Size()
 	if err != nil {
-		return nil, nil, nil, err
+		return rankStats{}, err
 	}
 	st := op.Stats()
-	mine := []float64{float64(op.Bytes()), float64(st.BytesSent) / float64(max(st.Passes, 1)), float64(bigmem.PeakRSS())}
-	all := make([]float64, 3*ranks)
+	passes := float64(max(st.Passes, 1))
+	mine := []float64{float64(op.Bytes()), float64(st.BytesSent) / passes, float64(bigmem.PeakRSS()), st.CommSeconds / passes}
+	if mpi.Rank() == 0 {
+		fmt.Fprintf(diag, "kdual: rank 0: %d passes, %d reductions of %d values, %.3f s in MPI calls\n", st.Passes, st.Reductions, st.ReducedValues, st.CommSeconds)
+	}
+	const k = 4
+	all := make([]float64, k*ranks)
 	counts, displs := make([]int, ranks), make([]int, ranks)
 	for r := range counts {
-		counts[r], displs[r] = 3, 3*r
+		counts[r], displs[r] = k, k*r
 	}
 	if err := mpi.Allgatherv(mine, all, counts, displs); err != nil {
-		return nil, nil, nil, err
+		return rankStats{}, err
 	}
-	opBytes, sent, rss = make([]float64, ranks), make([]float64, ranks), make([]float64, ranks)
+	var rs rankStats
 	for r := 0; r < ranks; r++ {
-		opBytes[r], sent[r], rss[r] = all[3*r], all[3*r+1], all[3*r+2]
+		rs.opBytes = append(rs.opBytes, all[k*r])
+		rs.sent = append(rs.sent, all[k*r+1])
+		rs.rss = append(rs.rss, all[k*r+2])
+		rs.comm = append(rs.comm, all[k*r+3])
 	}
-	return opBytes, sent, rss, nil
+	return rs, nil
 }
 
 // kpcaFitMPI fits kernel PCA across the ranks of mpirun: the operator
@@ -227,7 +238,7 @@ func kpcaFitMPI(job mpiJob, stdout io.Writer) (err error) {
 			}
 		}
 	}
-	opBytes, sent, rss, err := rankFigures(op)
+	rs, err := rankFigures(op)
 	if err != nil {
 		return err
 	}
@@ -242,8 +253,8 @@ func kpcaFitMPI(job mpiJob, stdout io.Writer) (err error) {
 	if err := writeJSON(job.json, stdout, map[string]any{
 		"eigenvalues": sol.values, "scores": rowsOf(scores), "sigma": job.kernel.Sigma, "n": n,
 		"ranks": ranks, "operator": op.Kind().String(), "plan_reason": reason, "solver": job.solver,
-		"rank_operator_bytes": opBytes, "rank_bytes_sent_per_pass": sent,
-		"rank_peak_rss_bytes": rss, "passes": sol.passes, "iterations": sol.iterations,
+		"rank_operator_bytes": rs.opBytes, "rank_bytes_sent_per_pass": rs.sent, "rank_mpi_seconds_per_pass": rs.comm,
+		"rank_peak_rss_bytes": rs.rss, "passes": sol.passes, "iterations": sol.iterations,
 		"kernel_seconds": kernelSeconds, "solve_seconds": solveSeconds,
 		"fit_seconds": time.Since(start).Seconds(), "status": sol.status.Code, "stopping_test": sol.status.Test,
 	}); err != nil {
@@ -312,7 +323,7 @@ func benchKPCAMPI(p *bench.KPCAProblem, mb mpiBench, stdout io.Writer) (err erro
 			rep.Results = append(rep.Results, r)
 		}
 	}
-	opBytes, sent, rss, err := rankFigures(op)
+	rs, err := rankFigures(op)
 	if err != nil {
 		return err
 	}
@@ -321,9 +332,9 @@ func benchKPCAMPI(p *bench.KPCAProblem, mb mpiBench, stdout io.Writer) (err erro
 		return nil
 	}
 	rep.Problem = *p
-	rep.Ranks, rep.RankOperatorBytes, rep.RankBytesSentPerPass, rep.RankPeakRSSBytes = ranks, opBytes, sent, rss
+	rep.Ranks, rep.RankOperatorBytes, rep.RankBytesSentPerPass, rep.RankPeakRSSBytes = ranks, rs.opBytes, rs.sent, rs.rss
 	if mb.json == "" {
-		fmt.Fprintf(stdout, "%d ranks; per rank: operator bytes %v, bytes sent per pass %v\n", ranks, opBytes, sent)
+		fmt.Fprintf(stdout, "%d ranks; per rank: operator bytes %v, bytes sent per pass %v\n", ranks, rs.opBytes, rs.sent)
 		printBenchKPCA(stdout, p, &rep)
 		return nil
 	}

@@ -1,0 +1,102 @@
+package linalg
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/native"
+)
+
+// SymTiles64 is a band of tile rows [I0, I1) of the upper triangle of a
+// symmetric n×n matrix in float64, in T×T tiles laid out as SymTiles32's
+// (tile (I, J), J ≥ I, row-major; diagonal tiles hold both triangles; rows
+// and columns past n are zero): one process's exact share of a kernel
+// matrix split by rows, 8 bytes per stored entry, read once per product by
+// the native tile kernel. The tile side is the caller's (a multiple of 4),
+// so that small matrices still split over many processes.
+type SymTiles64 struct {
+	N, T, NT int
+	I0, I1   int
+	Data     []float64
+}
+
+// NewSymTiles64Band allocates the zero tile rows [i0, i1) of an n×n
+// matrix in t×t tiles.
+func NewSymTiles64Band(n, t, i0, i1 int) (*SymTiles64, error) {
+	if n < 1 || t < 4 || t%4 != 0 {
+		return nil, invalidf("NewSymTiles64Band: n = %d, tile side %d (want a multiple of 4)", n, t)
+	}
+	nt := (n + t - 1) / t
+	if i0 < 0 || i1 > nt || i0 >= i1 {
+		return nil, invalidf("NewSymTiles64Band: tile rows [%d, %d) of %d", i0, i1, nt)
+	}
+	s := &SymTiles64{N: n, T: t, NT: nt, I0: i0, I1: i1}
+	s.Data = make([]float64, (s.tileBase(i1)-s.tileBase(i0))*t*t)
+	return s, nil
+}
+
+func (s *SymTiles64) tileBase(I int) int { return I*s.NT - I*(I-1)/2 }
+
+// Rows returns the matrix rows the band covers.
+func (s *SymTiles64) Rows() (lo, hi int) { return s.I0 * s.T, min(s.I1*s.T, s.N) }
+
+// Bytes returns the bytes of storage.
+func (s *SymTiles64) Bytes() int64 { return 8 * int64(len(s.Data)) }
+
+// Tile returns tile (I, J), I ≤ J, I a stored tile row.
+func (s *SymTiles64) Tile(I, J int) []float64 {
+	if I < s.I0 || I >= s.I1 || J < I || J >= s.NT {
+		panic(fmt.Sprintf("linalg: SymTiles64: tile (%d, %d) is not stored (tile rows [%d, %d))", I, J, s.I0, s.I1))
+	}
+	o := (s.tileBase(I) - s.tileBase(s.I0) + (J - I)) * s.T * s.T
+	return s.Data[o : o+s.T*s.T]
+}
+
+// At returns entry (i, j); min(i, j) must be a stored row.
+func (s *SymTiles64) At(i, j int) float64 {
+	if i > j {
+		i, j = j, i
+	}
+	I, J := i/s.T, j/s.T
+	return s.Tile(I, J)[(i-I*s.T)*s.T+(j-J*s.T)]
+}
+
+// GramTiles64Band computes the tile rows [i0, i1) of the kernel matrix of
+// the rows of x in t×t float64 tiles, with the engine of Gram (level-3
+// products, the map fused per chunk).
+func GramTiles64Band(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int) (*SymTiles64, error) {
+	if err := checkData("GramTiles64Band: x", x); err != nil {
+		return nil, err
+	}
+	if err := em.Check(); err != nil {
+		return nil, err
+	}
+	n, _ := x.Dims()
+	st, err := NewSymTiles64Band(n, t, i0, i1)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := gramBand(x, em, o, t, i0, i1, func(I, J int, src []float64, lds, rows, cols int) {
+		tile := st.Tile(I, J)
+		for r := 0; r < rows; r++ {
+			copy(tile[r*t:r*t+cols], src[r*lds:r*lds+cols])
+		}
+	}); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// MulBlock sets dst (n×b) to the band's contribution to A·x for an n×b
+// block x: the stored tiles times x on both sides of the diagonal (rows
+// above the band are zero), in parallel bands of tile rows with the native
+// tile kernel. dst must not alias x.
+func (s *SymTiles64) MulBlock(dst, x *mat.Dense) { s.MulBlockOn(native.Best(), dst, x) }
+
+// MulBlockOn is MulBlock on the native build b.
+func (s *SymTiles64) MulBlockOn(b native.Build, dst, x *mat.Dense) {
+	tiledSymm(s.N, s.T, s.I0, s.I1, x, dst, func(I, J, bp int, xi, xj, yi, yj []float64) {
+		b.TileSymm64(s.T, s.T, s.Tile(I, J), s.T, bp, xi, xj, yi, yj, I == J)
+	})
+}
