@@ -8,7 +8,7 @@ DEPS     := libopenblas-dev dataset-fashion-mnist libopenmpi-dev openmpi-bin
 PEERDEPS := python3-scipy python3-sklearn
 FUZZTIME ?= 15s
 
-.PHONY: all deps peer-deps build test test-mpi vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-lapack bench-model bench-eig bench-dual bench-kernelpca ppca rkm fuzz mutate clean
+.PHONY: all deps peer-deps build test test-mpi vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-model bench-eig bench-dual bench-kernelpca ppca rkm fuzz mutate clean
 
 all: build
 
@@ -94,7 +94,7 @@ bench-peers: build peer-deps
 	    --out $(BENCHDIR)/$$tag-peers.json; \
 	done
 
-bench-all: bench-go bench-foundation bench-gram bench-lapack bench-eig bench-dual bench-kernelpca bench
+bench-all: bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-eig bench-dual bench-kernelpca bench
 
 # Kernel PCA end to end (fit_seconds: data in memory to fitted model):
 # against scikit-learn's KernelPCA at n = 7000 and 20 000, then kdual alone
@@ -131,6 +131,12 @@ bench-model: build peer-deps
 
 bench-gram: build peer-deps
 	$(PYTHON) bench/peers/gram.py $(BIN) --n 7000 --repeat 5
+
+# Kernel PCA over MPI on this machine: one process against 1, 2 and 4 ranks
+# (docs/mpi.md), then the scaling model from the measured rates.
+bench-mpi: build
+	$(PYTHON) bench/mpi_scaling.py $(BIN) --n 20000 --repeat 3 --ranks 1,2,4
+	$(PYTHON) bench/mpi_model.py
 
 # All sizes: the n = 60 000 Fashion-MNIST row of the paper's protocol, the
 # operator chosen by the planner (float32 half storage here, about 8 GB).

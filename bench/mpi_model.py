@@ -7,7 +7,8 @@ Usage: mpi_model.py [--core64 S] [--core32 S] [--machine64 S] [--machine32 S]
                     [--mf S] [--mf-passes K] [--mem GIB]
 
 The inputs are measured on one machine (bench/mpi_scaling.py, docs/mpi.md),
-at n0 = 20 000, b = 8 vectors per pass:
+at n0 = 20 000, b = 8 vectors per pass; the defaults are the medians
+measured on the AMD EPYC machine of docs/mpi.md:
   --core64, --core32   seconds per pass of one rank on one core (1x1);
   --machine64, --machine32  seconds per pass of two ranks, one per core (2x1):
                        the machine's rate with both cores busy;
@@ -45,12 +46,12 @@ def comm(n, b, ranks, alpha, beta):
 
 
 def main():
-    core64 = arg("--core64", 0.385)
-    core32 = arg("--core32", 0.405)
-    mach64 = arg("--machine64", 0.2265)
-    mach32 = arg("--machine32", 0.2169)
-    mf = arg("--mf", 0.0)
-    mf_passes = arg("--mf-passes", 0)
+    core64 = arg("--core64", 0.4130)
+    core32 = arg("--core32", 0.4044)
+    mach64 = arg("--machine64", 0.2201)
+    mach32 = arg("--machine32", 0.2130)
+    mf = arg("--mf", 5.755)
+    mf_passes = arg("--mf-passes", 13)
     mem = arg("--mem", 20.0) * 2**30
     w0 = 2.0 * N0 * N0 * B  # flops of one pass over a stored triangle
     print(f"Rates from the inputs: per core {w0 / core64 / 1e9:.1f} GFLOP/s (float64 triangle), "
