@@ -54,8 +54,13 @@ func kernelCases(t *testing.T, x *mat.Dense, k kernel.Kernel) (plain, centred *m
 	require.NoError(t, err)
 	free, err := NewKernelOp(x, k, linalg.GramOptions{})
 	require.NoError(t, err)
-	cases = []opCase{{"dense", dense, 0}, {"float32", f32, u32}, {"matrix-free", free, 0}}
-	for _, base := range cases[:3] {
+	// The float64 kernel operator: one triangle in tiles (exact up to the
+	// rounding of the products' summation order).
+	t64, err := NewKernelOperator(x, k, OperatorFloat64, false, linalg.GramOptions{})
+	require.NoError(t, err)
+	require.IsType(t, &Float64Tiles{}, t64)
+	cases = []opCase{{"dense", dense, 0}, {"float32", f32, u32}, {"matrix-free", free, 0}, {"float64 tiles", t64, 0}}
+	for _, base := range cases[:4] {
 		cen, err := NewCentered(base.op)
 		require.NoError(t, err)
 		// Centring a float32 matrix in float64 keeps its storage error;
@@ -353,4 +358,32 @@ func TestCancelledPasses(t *testing.T) {
 	res, err := Lanczos{}.Solve(w, 2)
 	require.Nil(t, res)
 	require.ErrorIs(t, err, status.ErrStopped)
+}
+
+// The float64 tiles give back the Gram matrix in LAPACK's layout (for the
+// dense solver), and refuse a band.
+func TestFloat64TilesSymMatrix(t *testing.T) {
+	x := randData(9, 600, 3)
+	k := kernel.Kernel{Kind: kernel.Laplace, Sigma: 2}
+	g, err := kernel.Gram(x, k)
+	require.NoError(t, err)
+	op, err := NewKernelOperator(x, k, OperatorFloat64, false, linalg.GramOptions{})
+	require.NoError(t, err)
+	a := op.(Matrixer).SymMatrix()
+	for i := 0; i < 600; i++ {
+		for j := 0; j < 600; j++ {
+			require.InDelta(t, g.At(i, j), a.At(i, j), 1e-14, "(%d,%d)", i, j)
+		}
+	}
+	res, err := DenseSolver{}.Solve(op, 4)
+	require.NoError(t, err)
+	ref, err := linalg.SymEig(g, 4)
+	require.NoError(t, err)
+	for j := range res.Values {
+		require.InDelta(t, ref.Values[j], res.Values[j], 1e-12*ref.Values[0])
+	}
+	band, err := linalg.GramTiles64Band(x, k.ElementMap(3), linalg.GramOptions{}, 256, 1, 3)
+	require.NoError(t, err)
+	_, err = NewFloat64Tiles(band)
+	require.ErrorIs(t, err, ErrInvalid)
 }

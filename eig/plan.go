@@ -17,7 +17,8 @@ type OperatorKind int
 const (
 	// OperatorAuto lets Plan choose.
 	OperatorAuto OperatorKind = iota
-	// OperatorFloat64 stores G in float64 (Dense, 8n² bytes).
+	// OperatorFloat64 stores one triangle of G in float64 (Float64Tiles,
+	// about 4n² bytes).
 	OperatorFloat64
 	// OperatorFloat32 stores one triangle of G in float32 (Float32,
 	// about 2n² bytes).
@@ -95,7 +96,9 @@ const Float32Unit = 1.0 / (1 << 24)
 // dimension d and a solver basis of m vectors (the data themselves, n·d
 // float64s, counted once in each).
 func memFloat64(n, d, m int) int64 {
-	return 8*int64(n)*int64(n) + 8*int64(n)*int64(d+m)
+	t := int64(linalg.TileSize)
+	nn := (int64(n) + t - 1) / t * t
+	return 4*nn*(nn+t) + 8*int64(n)*int64(d+m)
 }
 func memFloat32(n, d, m int) int64 {
 	t := int64(linalg.TileSize)
@@ -143,7 +146,9 @@ func PlanOperator(in PlanInput) (Plan, error) {
 	freeBasis := 3*in.K + 2*freeBlock
 	b64 := memFloat64(in.N, in.D, stored)
 	if in.Dense {
-		b64 += 8 * int64(in.N) * int64(in.N) // LAPACK's eigenvectors
+		// The matrix in LAPACK's layout (Float64Tiles.SymMatrix), and
+		// LAPACK's eigenvectors.
+		b64 += 16 * int64(in.N) * int64(in.N)
 	}
 	b32 := memFloat32(in.N, in.D, stored)
 	bfree := memMatrixFree(in.N, in.D, freeBasis)
@@ -206,15 +211,20 @@ func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind OperatorKind, center 
 	var op Operator
 	switch kind {
 	case OperatorFloat64:
+		if err := k.Check(); err != nil {
+			return nil, err
+		}
+		if x == nil || x.IsEmpty() {
+			return nil, fmt.Errorf("eig: NewKernelOperator: empty data: %w", ErrInvalid)
+		}
 		o64 := o
-		o64.UpperOnly, o64.Products = true, linalg.ProductsFloat64
-		g, err := kernel.GramWith(x, k, o64)
+		o64.Products = linalg.ProductsFloat64
+		_, d := x.Dims()
+		t, err := newFloat64Kernel(x, k.ElementMap(d), o64)
 		if err != nil {
 			return nil, err
 		}
-		if op, err = NewDense(g); err != nil {
-			return nil, err
-		}
+		op = t
 	case OperatorFloat32:
 		s, err := kernel.GramTiles32(x, k, o)
 		if err != nil {

@@ -53,13 +53,16 @@ func TestFitOperatorsAgree(t *testing.T) {
 	}
 	require.True(t, mat.Equal(before, x))
 
-	// Budgets: 700² float64 is 3.9 MB; 3.5 MiB leaves float32 (1.6 MB) when
-	// the tolerance allows it and matrix-free when it does not.
-	m := &KPCA{Components: 5, Kernel: k, Solver: Eigen{Solver: eig.Auto{Tol: 1e-4}}, MemoryBudget: 7 << 19}
-	require.NoError(t, m.Fit(x))
+	// Budgets, at n = 2000: the float64 triangle is 18.9 MB (2048² tiles),
+	// float32 9.4 MB, matrix-free 9.7 MB (a 512×2000 panel, blocks of 32);
+	// 12 MiB leaves float32 when the tolerance allows it and matrix-free
+	// when it does not.
+	x2 := gaussData(t, 2000, 6, 3)
+	m := &KPCA{Components: 5, Kernel: k, Solver: Eigen{Solver: eig.Auto{Tol: 1e-4}}, MemoryBudget: 12 << 20}
+	require.NoError(t, m.Fit(x2))
 	require.Equal(t, "float32", m.Info().Operator)
-	m = &KPCA{Components: 5, Kernel: k, Solver: Eigen{Solver: eig.Auto{Tol: 1e-9}}, MemoryBudget: 7 << 19}
-	require.NoError(t, m.Fit(x))
+	m = &KPCA{Components: 5, Kernel: k, Solver: Eigen{Solver: eig.Auto{Tol: 1e-9}}, MemoryBudget: 12 << 20}
+	require.NoError(t, m.Fit(x2))
 	require.Equal(t, "matrix-free", m.Info().Operator)
 	m = &KPCA{Components: 5, Kernel: k}
 	require.NoError(t, m.Fit(x))
