@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/native"
 )
 
@@ -33,6 +34,7 @@ func NewSymTiles64Band(n, t, i0, i1 int) (*SymTiles64, error) {
 	}
 	s := &SymTiles64{N: n, T: t, NT: nt, I0: i0, I1: i1}
 	s.Data = make([]float64, (s.tileBase(i1)-s.tileBase(i0))*t*t)
+	bigmem.AdviseHuge(s.Data)
 	return s, nil
 }
 
