@@ -433,6 +433,14 @@ func TestGramTiles64Bands(t *testing.T) {
 				part := mat.NewDense(530, 6, nil)
 				st.MulBlockOn(build, part, xb)
 				sum.Add(sum, part)
+				// One vector through the tile symv equals the block's
+				// first column.
+				xv := mat.Col(nil, 0, xb)
+				yv := make([]float64, 530)
+				st.MulVecOn(build, yv, xv)
+				for i := range yv {
+					require.InDelta(t, part.At(i, 0), yv[i], 1e-12*(1+math.Abs(part.At(i, 0))), "side %d MulVec row %d", side, i)
+				}
 			}
 			var d mat.Dense
 			d.Sub(sum, &want)

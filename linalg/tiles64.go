@@ -2,10 +2,12 @@ package linalg
 
 import (
 	"fmt"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/native"
 )
 
@@ -88,6 +90,49 @@ func GramTiles64Band(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int) 
 		return nil, err
 	}
 	return st, nil
+}
+
+// MulVec sets y (n) to the band's contribution to A·x for one vector x,
+// reading every stored tile once (native.TileSymv64), bands of tile rows
+// in parallel with private accumulators summed at the end. x and y must
+// not alias.
+func (s *SymTiles64) MulVec(y, x []float64) { s.MulVecOn(native.Best(), y, x) }
+
+// MulVecOn is MulVec on the native build b.
+func (s *SymTiles64) MulVecOn(b native.Build, y, x []float64) {
+	n, t, nt := s.N, s.T, s.NT
+	if len(x) < n || len(y) < n {
+		panic(fmt.Sprintf("linalg: SymTiles64.MulVec: vectors of %d and %d for n = %d", len(x), len(y), n))
+	}
+	pad := nt * t
+	xp := make([]float64, pad)
+	copy(xp, x[:n])
+	workers := min(par.Workers(0), s.I1-s.I0)
+	bounds := balancedBounds(s.I1-s.I0, workers, func(I int) float64 { return float64(nt - s.I0 - I) })
+	acc := make([][]float64, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		acc[w] = make([]float64, pad)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			yw := acc[w]
+			for I := s.I0 + bounds[w]; I < s.I0+bounds[w+1]; I++ {
+				xi, yi := xp[I*t:(I+1)*t], yw[I*t:(I+1)*t]
+				for J := I; J < nt; J++ {
+					b.TileSymv64(t, s.Tile(I, J), xi, xp[J*t:(J+1)*t], yi, yw[J*t:(J+1)*t], J != I)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i := 0; i < n; i++ {
+		v := 0.0
+		for w := range acc {
+			v += acc[w][i]
+		}
+		y[i] = v
+	}
 }
 
 // MulBlock sets dst (n×b) to the band's contribution to A·x for an n×b

@@ -182,3 +182,40 @@ func TestSymvBandMatchesProduct(t *testing.T) {
 	}
 	require.Panics(t, func() { SymvBand(3, make([]float64, 9), 3, make([]float64, 3), 2, 1, make([]float64, 3)) })
 }
+
+// TileSymv64 adds a float64 tile's contribution to y = A·x, on both
+// builds: y_I += A·x_J and, off the diagonal, y_J += Aᵀ·x_I, against plain
+// loops; bad arguments panic.
+func TestTileSymv64MatchesLoops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, b := range []Build{Best(), Baseline()} {
+		for _, tt := range []int{4, 8, 256} {
+			for _, off := range []bool{false, true} {
+				a := make([]float64, tt*tt)
+				xi, xj := make([]float64, tt), make([]float64, tt)
+				yi, yj := make([]float64, tt), make([]float64, tt)
+				for i := range a {
+					a[i] = rng.NormFloat64()
+				}
+				for i := 0; i < tt; i++ {
+					xi[i], xj[i], yi[i], yj[i] = rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
+				}
+				wi, wj := append([]float64(nil), yi...), append([]float64(nil), yj...)
+				for r := 0; r < tt; r++ {
+					for c := 0; c < tt; c++ {
+						wi[r] += a[r*tt+c] * xj[c]
+						if off {
+							wj[c] += a[r*tt+c] * xi[r]
+						}
+					}
+				}
+				b.TileSymv64(tt, a, xi, xj, yi, yj, off)
+				for i := 0; i < tt; i++ {
+					require.InDelta(t, wi[i], yi[i], 1e-12*float64(tt), "%s t=%d off=%v y_I[%d]", b.Name(), tt, off, i)
+					require.InDelta(t, wj[i], yj[i], 1e-12*float64(tt), "%s t=%d off=%v y_J[%d]", b.Name(), tt, off, i)
+				}
+			}
+		}
+		require.Panics(t, func() { b.TileSymv64(6, make([]float64, 36), make([]float64, 6), make([]float64, 6), make([]float64, 6), make([]float64, 6), true) })
+	}
+}

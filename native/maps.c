@@ -145,19 +145,19 @@ KD_WIDEN(KD_BASE, kd_widen_base)
 #define KD_CVT4_BASE(dst, p) do { kd_f4 f_; memcpy(&f_, (p), sizeof f_);                \
                                   (dst) = __builtin_convertvector(f_, kd_v4); } while (0)
 
-#define KD_TSYMV(ATTR, NAME, CVT4)                                                   \
-ATTR void NAME(int t, const float *a, const double *xi, const double *xj,            \
+#define KD_TSYMV(ATTR, NAME, CVT4, ETYPE, PFMASK)                                    \
+ATTR void NAME(int t, const ETYPE *a, const double *xi, const double *xj,            \
                double *yi, double *yj, int offdiag) {                                \
     for (int r = 0; r < t; r += 4) {                                                 \
-        const float *row0 = a + (size_t)r * t;                                       \
+        const ETYPE *row0 = a + (size_t)r * t;                                       \
         kd_v4 acc0 = {0, 0, 0, 0}, acc1 = acc0, acc2 = acc0, acc3 = acc0;            \
         kd_v4 b0, b1, b2, b3;                                                        \
         for (int l = 0; l < 4; l++) {                                                \
             b0[l] = xi[r]; b1[l] = xi[r + 1]; b2[l] = xi[r + 2]; b3[l] = xi[r + 3];  \
         }                                                                            \
-        const float *next = row0 + (r + 12 < t ? 12 * t : 0);                        \
+        const ETYPE *next = row0 + (r + 12 < t ? 12 * t : 0);                        \
         for (int c = 0; c < t; c += 4) {                                             \
-            if ((c & 15) == 0) {                                                     \
+            if ((c & (PFMASK)) == 0) {                                               \
                 /* The next four rows, a cache line each, ahead of use. */           \
                 __builtin_prefetch(next + c, 0, 0);                                  \
                 __builtin_prefetch(next + t + c, 0, 0);                              \
@@ -186,8 +186,14 @@ ATTR void NAME(int t, const float *a, const double *xi, const double *xj,       
     }                                                                                \
 }
 
-KD_TSYMV(KD_AVX2, kd_tsymv_avx2, KD_CVT4_AVX2)
-KD_TSYMV(KD_BASE, kd_tsymv_base, KD_CVT4_BASE)
+KD_TSYMV(KD_AVX2, kd_tsymv_avx2, KD_CVT4_AVX2, float, 15)
+KD_TSYMV(KD_BASE, kd_tsymv_base, KD_CVT4_BASE, float, 15)
+
+// The same for float64 tiles: four doubles loaded as they are, a cache
+// line prefetched every 8 of them (PFMASK: every 16 floats above).
+#define KD_LOAD4_F64(dst, p) memcpy(&(dst), (p), sizeof(dst))
+KD_TSYMV(KD_AVX2, kd_tsymv64_avx2, KD_LOAD4_F64, double, 7)
+KD_TSYMV(KD_BASE, kd_tsymv64_base, KD_LOAD4_F64, double, 7)
 
 // KD_TSYMM defines the contribution of one tile of a symmetric matrix to
 // Y = A·X for a block X of bp columns (bp a multiple of 4; X and Y

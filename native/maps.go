@@ -11,6 +11,8 @@ void kd_widen_avx2(int m, int n, const float *src, int lds, double *dst, int ldd
 void kd_widen_base(int m, int n, const float *src, int lds, double *dst, int ldd);
 void kd_tsymv_avx2(int t, const float *a, const double *xi, const double *xj, double *yi, double *yj, int offdiag);
 void kd_tsymv_base(int t, const float *a, const double *xi, const double *xj, double *yi, double *yj, int offdiag);
+void kd_tsymv64_avx2(int t, const double *a, const double *xi, const double *xj, double *yi, double *yj, int offdiag);
+void kd_tsymv64_base(int t, const double *a, const double *xi, const double *xj, double *yi, double *yj, int offdiag);
 void kd_tsymm_f64_avx2(int m, int n, const double *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
 void kd_tsymm_f64_base(int m, int n, const double *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
 void kd_tsymm_f32_avx2(int m, int n, const float *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
@@ -158,6 +160,30 @@ func (b Build) TileSymv(t int, a []float32, xi, xj, yi, yj []float64, offdiag bo
 		return
 	}
 	C.kd_tsymv_base(C.int(t), pa, pxi, pxj, pyi, pyj, off)
+}
+
+// TileSymv64 is TileSymv for a float64 tile.
+func TileSymv64(t int, a []float64, xi, xj, yi, yj []float64, offdiag bool) {
+	Best().TileSymv64(t, a, xi, xj, yi, yj, offdiag)
+}
+
+// TileSymv64 is the package-level TileSymv64 on build b.
+func (b Build) TileSymv64(t int, a []float64, xi, xj, yi, yj []float64, offdiag bool) {
+	if t <= 0 || t%4 != 0 || t > 1<<14 || len(a) < t*t || len(xi) < t || len(xj) < t || len(yi) < t || len(yj) < t {
+		panic(fmt.Sprintf("native: TileSymv64: bad arguments t=%d", t))
+	}
+	off := C.int(0)
+	if offdiag {
+		off = 1
+	}
+	pa := (*C.double)(unsafe.Pointer(&a[0]))
+	pxi, pxj := (*C.double)(unsafe.Pointer(&xi[0])), (*C.double)(unsafe.Pointer(&xj[0]))
+	pyi, pyj := (*C.double)(unsafe.Pointer(&yi[0])), (*C.double)(unsafe.Pointer(&yj[0]))
+	if b.avx2 {
+		C.kd_tsymv64_avx2(C.int(t), pa, pxi, pxj, pyi, pyj, off)
+		return
+	}
+	C.kd_tsymv64_base(C.int(t), pa, pxi, pxj, pyi, pyj, off)
 }
 
 func checkSymm(m, n, lda, alen, bp int, xi, xj, yi, yj []float64, diag bool) {
