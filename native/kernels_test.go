@@ -216,6 +216,8 @@ func TestTileSymv64MatchesLoops(t *testing.T) {
 				}
 			}
 		}
-		require.Panics(t, func() { b.TileSymv64(6, make([]float64, 36), make([]float64, 6), make([]float64, 6), make([]float64, 6), make([]float64, 6), true) })
+		require.Panics(t, func() {
+			b.TileSymv64(6, make([]float64, 36), make([]float64, 6), make([]float64, 6), make([]float64, 6), make([]float64, 6), true)
+		})
 	}
 }

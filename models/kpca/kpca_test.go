@@ -335,7 +335,10 @@ func TestStatusOfEverySolver(t *testing.T) {
 		require.NoError(t, m.Fit(x), c.solver)
 		st := m.Info().Status
 		require.Equal(t, c.code, st.Code, "%s: %v", c.solver, st)
-		if c.test != "" && st.Test != lbfgs.TestFunction {
+		// L-BFGS may also end by its function or rounding test (both
+		// documented as converged), depending on the last bits of the
+		// kernel products.
+		if c.test != "" && st.Test != lbfgs.TestFunction && st.Test != lbfgs.TestRounding {
 			require.Equal(t, c.test, st.Test, c.solver)
 		}
 		if c.code == status.Converged {
