@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -246,46 +247,61 @@ func TestFailedSearchWithDecreaseIsBreakdown(t *testing.T) {
 
 // partSums is an in-process stand-in for a reduction across processes: the
 // parts run in goroutines, each Sum waits for every part and returns the
-// sum taken in part order, the same bits to every part.
+// sum taken in part order, the same bits to every part. Parts that stop
+// calling Sum in step (a minimiser that skips a reduction) make the others
+// wait: after 2 s the waiting part gets an error instead of hanging, and
+// from then on every Sum fails at once.
 type partSums struct {
 	mu      sync.Mutex
-	cond    *sync.Cond
 	parts   int
 	arrived int
-	gen     int
 	in      [][]float64
-	out     []float64
+	cur     *sumRound
+	broken  bool
+}
+
+// sumRound is one reduction: closed when every part has given its values.
+type sumRound struct {
+	done chan struct{}
+	out  []float64
 }
 
 func newPartSums(parts int) *partSums {
-	p := &partSums{parts: parts, in: make([][]float64, parts)}
-	p.cond = sync.NewCond(&p.mu)
-	return p
+	return &partSums{parts: parts, in: make([][]float64, parts), cur: &sumRound{done: make(chan struct{})}}
 }
 
 func (p *partSums) sum(part int) func([]float64) error {
 	return func(x []float64) error {
+		errStep := errors.New("the parts fell out of step: a part waited 2 s for the others' reduction")
 		p.mu.Lock()
-		defer p.mu.Unlock()
-		gen := p.gen
+		if p.broken {
+			p.mu.Unlock()
+			return errStep
+		}
+		round := p.cur
 		p.in[part] = append([]float64(nil), x...)
 		p.arrived++
 		if p.arrived == p.parts {
-			p.out = make([]float64, len(x))
+			round.out = make([]float64, len(x))
 			for _, v := range p.in {
-				for i := range p.out {
-					p.out[i] += v[i]
+				for i := range round.out {
+					round.out[i] += v[i]
 				}
 			}
 			p.arrived = 0
-			p.gen++
-			p.cond.Broadcast()
-		} else {
-			for gen == p.gen {
-				p.cond.Wait()
-			}
+			p.cur = &sumRound{done: make(chan struct{})}
+			close(round.done)
 		}
-		copy(x, p.out)
+		p.mu.Unlock()
+		select {
+		case <-round.done:
+		case <-time.After(2 * time.Second):
+			p.mu.Lock()
+			p.broken = true
+			p.mu.Unlock()
+			return errStep
+		}
+		copy(x, round.out)
 		return nil
 	}
 }
