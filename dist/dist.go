@@ -2,9 +2,9 @@
 
 // Package dist runs kdual's kernel operators across MPI ranks: rank r holds
 // a contiguous block of the rows (every rank holds the data X, n×d, which
-// is small next to the kernel), and either its row block of the kernel
-// matrix's upper triangle (half storage, split by tile rows) in float64 or
-// float32 tiles, or nothing (matrix-free). The
+// is small next to the kernel), and either its rows of the kernel matrix's
+// upper triangle (half storage, split by tile rows) in float64 or float32
+// tiles, or nothing (matrix-free: formed again in every pass). The
 // operators implement eig.Distributed, so eig's Krylov solvers
 // (BlockKrylov, Lanczos) and kpca's dual L-BFGS (kpca.SolveDual) run on
 // them unchanged: every n-long vector is split by rows, inner products go

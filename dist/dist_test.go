@@ -86,7 +86,7 @@ func (d dualSolver) Solve(op eig.Operator, s int) (*eig.Result, error) {
 // Every rank's part of a distributed solve matches the single-process
 // solve with the same seed: eigenvalues to 1e-10 relative, the same on
 // every rank, this rank's rows of the vectors, passes within ±1 — for the
-// float64 row blocks, the matrix-free operator and the float32 triangle
+// float64 triangle, the matrix-free operator and the float32 triangle
 // (against the single-process float32 triangle; against float64 within its
 // storage bound), centred and not, with block Krylov, Lanczos and the dual
 // L-BFGS.

@@ -181,7 +181,7 @@ func rankFigures(op *dist.Operator) (rankStats, error) {
 }
 
 // kpcaFitMPI fits kernel PCA across the ranks of mpirun: the operator
-// planned on rank 0 (float64 row blocks, the float32 triangle split by
+// planned on rank 0 (the float64 or the float32 triangle split by
 // tile rows, or matrix-free), block Krylov, Lanczos or the dual L-BFGS with
 // every vector split by rows, the scores gathered; rank 0 writes CSV or
 // JSON (with ranks, each rank's operator memory and the bytes each rank
