@@ -76,7 +76,7 @@ func (p *KPCAProblem) UnmarshalJSON(b []byte) error {
 // Built is a problem's kernel matrix as an operator.
 type Built struct {
 	Op eig.Operator
-	G  *mat.SymDense // nil with Float32
+	G  *mat.SymDense // the explicit matrix of the decay problem; nil otherwise
 
 	// searched remembers each eigensolver setting already run on this
 	// matrix (its η does not depend on δ), so the search for a smaller δ
@@ -166,26 +166,18 @@ func (p *KPCAProblem) Build() (*Built, error) {
 		}
 		return &Built{Op: op}, nil
 	}
+	// float64: one triangle in tiles (eig.Float64Tiles), centred
+	// implicitly; the dense solvers get the matrix from it when they run.
 	start := time.Now()
-	g, err := kernel.Gram(x, kernel.Kernel{Kind: kind, Sigma: p.Sigma})
+	op, err := eig.NewKernelOperator(x, kernel.Kernel{Kind: kind, Sigma: p.Sigma}, eig.OperatorFloat64, p.Center, linalg.GramOptions{})
 	if err != nil {
 		return nil, err
-	}
-	if p.Center {
-		if _, err := linalg.CenterKernelInPlace(g); err != nil {
-			return nil, err
-		}
 	}
 	p.GramSecs = time.Since(start).Seconds()
-	dense, err := eig.NewDense(g)
-	if err != nil {
+	if err := p.reference(op); err != nil {
 		return nil, err
 	}
-	if err := p.reference(dense); err != nil {
-		return nil, err
-	}
-	b := &Built{Op: dense, G: g}
-	return b, nil
+	return &Built{Op: op}, nil
 }
 
 // prepare makes the data (written to DataOut when asked) and the kernel

@@ -54,7 +54,7 @@ func Tables(tasks []TableTask, kernel string, deltas []float64, maxN, svdMaxN, r
 			return nil, err
 		}
 		var svd *float64
-		if t.N <= svdMaxN && b.G != nil {
+		if t.N <= svdMaxN {
 			r, err := RunEigen(SearchDenseFull, p, b, 1, 1)
 			if err != nil {
 				return nil, err
