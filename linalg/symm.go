@@ -70,6 +70,47 @@ func tiledSymm(n, t, i0, i1 int, x, dst *mat.Dense, mul func(I, J, bp int, xi, x
 	})
 }
 
+// tiledSymv sets y = A·x for one vector, A symmetric n×n seen as t×t tiles
+// of its upper triangle, visiting the tile rows [i0, i1) (a band: y is its
+// contribution): mul(I, J, xi, xj, yi, yj) adds tile (I, J)'s part. Bands
+// of tile rows run in parallel goroutines (balanced by tile count), each
+// with a private accumulator, summed at the end. x and y must not alias.
+func tiledSymv(n, t, i0, i1 int, y, x []float64, mul func(I, J int, xi, xj, yi, yj []float64)) {
+	if len(x) < n || len(y) < n {
+		panic(fmt.Sprintf("linalg: symmetric product: vectors of %d and %d for n = %d", len(x), len(y), n))
+	}
+	nt := (n + t - 1) / t
+	pad := nt * t
+	xp := make([]float64, pad)
+	copy(xp, x[:n])
+	workers := min(par.Workers(0), i1-i0)
+	bounds := balancedBounds(i1-i0, workers, func(I int) float64 { return float64(nt - i0 - I) })
+	acc := make([][]float64, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		acc[w] = make([]float64, pad)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			yw := acc[w]
+			for I := i0 + bounds[w]; I < i0+bounds[w+1]; I++ {
+				xi, yi := xp[I*t:(I+1)*t], yw[I*t:(I+1)*t]
+				for J := I; J < nt; J++ {
+					mul(I, J, xi, xp[J*t:(J+1)*t], yi, yw[J*t:(J+1)*t])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i := 0; i < n; i++ {
+		v := 0.0
+		for w := range acc {
+			v += acc[w][i]
+		}
+		y[i] = v
+	}
+}
+
 // symmTile is the tile side of SymMulUpper: a 256×256 float64 tile is
 // 512 KB, read once per call with every column of the block.
 const symmTile = 256

@@ -2,12 +2,10 @@ package linalg
 
 import (
 	"fmt"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/bigmem"
-	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/native"
 )
 
@@ -100,39 +98,9 @@ func (s *SymTiles64) MulVec(y, x []float64) { s.MulVecOn(native.Best(), y, x) }
 
 // MulVecOn is MulVec on the native build b.
 func (s *SymTiles64) MulVecOn(b native.Build, y, x []float64) {
-	n, t, nt := s.N, s.T, s.NT
-	if len(x) < n || len(y) < n {
-		panic(fmt.Sprintf("linalg: SymTiles64.MulVec: vectors of %d and %d for n = %d", len(x), len(y), n))
-	}
-	pad := nt * t
-	xp := make([]float64, pad)
-	copy(xp, x[:n])
-	workers := min(par.Workers(0), s.I1-s.I0)
-	bounds := balancedBounds(s.I1-s.I0, workers, func(I int) float64 { return float64(nt - s.I0 - I) })
-	acc := make([][]float64, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		acc[w] = make([]float64, pad)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			yw := acc[w]
-			for I := s.I0 + bounds[w]; I < s.I0+bounds[w+1]; I++ {
-				xi, yi := xp[I*t:(I+1)*t], yw[I*t:(I+1)*t]
-				for J := I; J < nt; J++ {
-					b.TileSymv64(t, s.Tile(I, J), xi, xp[J*t:(J+1)*t], yi, yw[J*t:(J+1)*t], J != I)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for i := 0; i < n; i++ {
-		v := 0.0
-		for w := range acc {
-			v += acc[w][i]
-		}
-		y[i] = v
-	}
+	tiledSymv(s.N, s.T, s.I0, s.I1, y, x, func(I, J int, xi, xj, yi, yj []float64) {
+		b.TileSymv64(s.T, s.Tile(I, J), xi, xj, yi, yj, J != I)
+	})
 }
 
 // MulBlock sets dst (n×b) to the band's contribution to A·x for an n×b
