@@ -109,8 +109,7 @@ func (d *Dense) Apply(dst, x *mat.Dense) error {
 // vectorised tile kernels in parallel bands. Not safe for concurrent use.
 type Float32 struct {
 	s *linalg.SymTiles32
-	x []float64
-	y []float64
+	v vecBufs
 }
 
 // NewFloat32 rounds the symmetric matrix a (upper triangle read) into
@@ -156,22 +155,32 @@ func (f *Float32) Apply(dst, x *mat.Dense) error {
 		return err
 	}
 	if b == 1 {
-		if len(f.x) != n {
-			f.x, f.y = make([]float64, n), make([]float64, n)
-		}
-		xr := x.RawMatrix()
-		for i := range f.x {
-			f.x[i] = xr.Data[i*xr.Stride]
-		}
-		f.s.MulVec(f.y, f.x)
-		dr := dst.RawMatrix()
-		for i, v := range f.y {
-			dr.Data[i*dr.Stride] = v
-		}
+		f.v.apply(dst, x, n, f.s.MulVec)
 		return nil
 	}
 	f.s.MulBlock(dst, x)
 	return nil
+}
+
+// vecBufs holds contiguous copies of a one-column block and its image, for
+// the tile operators' one-vector products.
+type vecBufs struct{ x, y []float64 }
+
+// apply copies x's single column (any stride) into v.x, sets v.y =
+// mul(v.x) and writes it into dst's column.
+func (v *vecBufs) apply(dst, x *mat.Dense, n int, mul func(y, x []float64)) {
+	if len(v.x) != n {
+		v.x, v.y = make([]float64, n), make([]float64, n)
+	}
+	xr := x.RawMatrix()
+	for i := range v.x {
+		v.x[i] = xr.Data[i*xr.Stride]
+	}
+	mul(v.y, v.x)
+	dr := dst.RawMatrix()
+	for i, val := range v.y {
+		dr.Data[i*dr.Stride] = val
+	}
 }
 
 // Counting wraps an operator and counts its use: Passes is the number of
