@@ -219,6 +219,11 @@ type band interface {
 	Bytes() int64
 }
 
+// vecBand is a band with a one-vector product (the stored tiles).
+type vecBand interface {
+	MulVec(y, x []float64)
+}
+
 // Stats counts a rank's communication.
 type Stats struct {
 	Passes    int
@@ -494,7 +499,12 @@ func (o *Operator) apply(dst, x *mat.Dense, center bool) error {
 		o.part = make([]float64, n*b)
 	}
 	part := mat.NewDense(n, b, o.part)
-	o.band.MulBlock(part, xf)
+	if v, ok := o.band.(vecBand); ok && b == 1 {
+		// One vector (Lanczos): the tile symv, not a block padded to 4.
+		v.MulVec(o.part, xf.RawMatrix().Data[:n])
+	} else {
+		o.band.MulBlock(part, xf)
+	}
 	p := len(o.layout.Starts) - 1
 	counts := make([]int, p)
 	for q := 0; q < p; q++ {
