@@ -32,26 +32,11 @@ import (
 	"github.com/kdual/kdual/status"
 )
 
-// Layout is the split of n rows into contiguous blocks, one per rank, as
-// even as possible (the first n mod P ranks get one more).
+// Layout is the split of n rows into contiguous blocks, one per rank
+// (NewTriangleLayout).
 type Layout struct {
 	N      int
 	Starts []int // Starts[r] is rank r's first row; Starts[P] = N
-}
-
-// NewLayout splits n rows over p ranks.
-func NewLayout(n, p int) (Layout, error) {
-	if p < 1 || n < p {
-		return Layout{}, fmt.Errorf("dist: %d rows over %d ranks: %w", n, p, status.ErrInvalid)
-	}
-	l := Layout{N: n, Starts: make([]int, p+1)}
-	for r := 0; r < p; r++ {
-		l.Starts[r+1] = l.Starts[r] + n/p
-		if r < n%p {
-			l.Starts[r+1]++
-		}
-	}
-	return l, nil
 }
 
 // NewTriangleLayout splits n rows over p ranks for the float32 triangle:
@@ -205,7 +190,6 @@ type Operator struct {
 	band   band               // this rank's rows of the upper triangle (stored or formed per pass)
 	tiles  *linalg.SymTiles32 // Float32: the band's storage
 	part   []float64          // the band's contribution (n×b)
-	rows   *linalg.KernelRows // MatrixFree: the whole data
 	means  []float64          // centred: the global row means K·1/n (n)
 	mean   float64            // centred: the grand mean
 	xfull  *mat.Dense         // the gathered block (n×b), reused
@@ -337,10 +321,11 @@ func NewKernelOperatorWith(x *mat.Dense, k kernel.Kernel, kind Kind, center bool
 		}
 		op.band = op.tiles
 	case MatrixFree:
-		if op.rows, err = kernel.Rows(x, k, o); err != nil {
+		rows, err := kernel.Rows(x, k, o)
+		if err != nil {
 			return nil, err
 		}
-		op.band = &freeBand{rows: op.rows, lo: lo, hi: hi}
+		op.band = &freeBand{rows: rows, lo: lo, hi: hi}
 	default:
 		return nil, fmt.Errorf("dist: operator kind %d: %w", kind, status.ErrInvalid)
 	}
