@@ -16,10 +16,12 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
@@ -98,6 +100,15 @@ type Nystrom struct {
 	Cutoff float64
 	// Seed of the sampling; 0 means 1.
 	Seed uint64
+	// Float32 computes the kernel rows by OpenBLAS sgemm on a float32 copy
+	// of the data (shifted by its mean for distance kernels) and stores F
+	// in float32: half the memory of F and about twice the rate of its
+	// two big products, with kernel entries within
+	// linalg.KernelRows.EntryBound and F rounded to float32 (relative
+	// 2⁻²⁴ an entry); the residual diagonal and the traces stay float64,
+	// and Cutoff defaults to 1e-5 (float32 residuals below it are
+	// rounding noise). Fit32 implies it.
+	Float32 bool
 	// ResidualSample, when > 0, estimates ‖K − K̂‖₂ from below on that
 	// many rows chosen uniformly (Info.ResidualNormLower): one p×p kernel
 	// block and a Lanczos estimate of its top eigenvalue (a Ritz value, so
@@ -134,6 +145,8 @@ type Info struct {
 	// most the matrix's), so ‖K − K̂‖₂ lies in [ResidualNormLower,
 	// EigenvalueBound].
 	ResidualNormLower float64 `json:"residual_norm_lower,omitempty"`
+	// Precision of the stored features: float32, or empty for float64.
+	Precision string `json:"precision,omitempty"`
 	// Rounds of candidates (Nyström), Rejected candidates.
 	Rounds   int     `json:"rounds,omitempty"`
 	Rejected int     `json:"rejected,omitempty"`
@@ -151,6 +164,9 @@ type FeatureMap interface {
 	Map(y *mat.Dense) (*mat.Dense, error)
 	// Info reports the map.
 	Info() Info
+	// ReleaseTrain drops the training features (a model keeps only what
+	// Map needs); Train returns nil afterwards.
+	ReleaseTrain()
 }
 
 // NystromMap is the Nyström feature map of a kernel on training points X:
@@ -161,17 +177,23 @@ type NystromMap struct {
 	Landmarks []int      // indices of the landmarks in X, in pivot order
 	XL        *mat.Dense // the landmarks' rows of X (k×d)
 	R         *mat.Dense // k×k lower triangular, K(L, L) = R·Rᵀ
-	ft        *mat.Dense // k×n: the training features, transposed
+	train     mat.Matrix // F (n×k): the transpose of k×n float64 or float32 storage
+	ft32      *linalg.Dense32
 	info      Info
 }
 
-// Train returns F as the transpose of the stored Fᵀ (nil for a rebuilt
-// map).
-func (m *NystromMap) Train() mat.Matrix {
-	if m.ft == nil {
-		return nil
+// Train returns F as the transpose of the stored Fᵀ: a *mat.Dense, or a
+// *linalg.Dense32 with Float32 (nil for a rebuilt or released map).
+func (m *NystromMap) Train() mat.Matrix { return m.train }
+
+// ReleaseTrain drops the training features (and frees float32 storage):
+// Map, the landmarks and the factor stay; Train returns nil afterwards.
+func (m *NystromMap) ReleaseTrain() {
+	m.train = nil
+	if m.ft32 != nil {
+		m.ft32.Free()
+		m.ft32 = nil
 	}
-	return m.ft.T()
 }
 
 // Info reports the map.
@@ -231,7 +253,8 @@ func kernelDiag(x *mat.Dense, k kernel.Kernel) []float64 {
 }
 
 // Fit builds the Nyström map of kernel k on the rows of x (n×d, not
-// modified).
+// modified). With Float32 the rows are first shifted by their mean and
+// rounded to float32 (a copy of n·d float32s), and F is stored in float32.
 func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	start := time.Now()
 	x := linalg.DenseOf(xm)
@@ -245,15 +268,207 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 		return nil, err
 	}
 	n, dim := x.Dims()
+	if err := ny.check(n); err != nil {
+		return nil, err
+	}
+	src := nySource{n: n, dim: dim, row: func(i int, dst []float64) { copy(dst, x.RawRowView(i)) }}
+	if ny.Float32 {
+		x32, err := shiftedFloat32(x, k)
+		if err != nil {
+			return nil, err
+		}
+		defer x32.Free()
+		rows, err := kernel.Rows32(x32, k, linalg.GramOptions{})
+		if err != nil {
+			return nil, err
+		}
+		src.rows, src.f32 = rows, true
+		// The kernel rows see the shifted float32 data: so must the
+		// candidates (the landmarks stay the caller's rows).
+		src.krow = func(i int, dst []float64) {
+			for j, v := range x32.Row(i) {
+				dst[j] = float64(v)
+			}
+		}
+	} else {
+		rows, err := kernel.Rows(x, k, linalg.GramOptions{})
+		if err != nil {
+			return nil, err
+		}
+		src.rows = rows
+	}
+	return ny.fit(src, k, start)
+}
+
+// Fit32 builds the Nyström map of kernel k on the rows of a float32 data
+// set x (n×d), read in place (not copied, not modified; it must not change
+// during the call): kernel rows by OpenBLAS sgemm
+// (linalg.NewKernelRows32, so store x centred near the origin for distance
+// kernels), F in float32 (n·k float32s), the residual diagonal and traces
+// in float64. Float32 is implied. Memory: x, F, and one Block×n float64
+// panel plus one Block×n float32 panel.
+func (ny Nystrom) Fit32(x *linalg.Dense32, k kernel.Kernel) (*NystromMap, error) {
+	start := time.Now()
+	if err := k.Check(); err != nil {
+		return nil, err
+	}
+	if err := linalg.CheckFinite32("approx: Nystrom", x); err != nil {
+		return nil, err
+	}
+	n, dim := x.Dims()
+	if err := ny.check(n); err != nil {
+		return nil, err
+	}
+	rows, err := kernel.Rows32(x, k, linalg.GramOptions{})
+	if err != nil {
+		return nil, err
+	}
+	src := nySource{n: n, dim: dim, rows: rows, f32: true, row: func(i int, dst []float64) {
+		for j, v := range x.Row(i) {
+			dst[j] = float64(v)
+		}
+	}}
+	return ny.fit(src, k, start)
+}
+
+// shiftedFloat32 returns the rows of x rounded to float32, shifted by
+// their column means for distance kernels (which a shift leaves
+// unchanged: smaller norms, smaller float32 errors).
+func shiftedFloat32(x *mat.Dense, k kernel.Kernel) (*linalg.Dense32, error) {
+	n, d := x.Dims()
+	mean := make([]float64, d)
+	if k.Kind == kernel.Gaussian || k.Kind == kernel.Laplace {
+		for i := 0; i < n; i++ {
+			for j, v := range x.RawRowView(i) {
+				mean[j] += v
+			}
+		}
+		for j := range mean {
+			mean[j] /= float64(n)
+		}
+	}
+	out, err := linalg.NewDense32(n, d)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < n; i++ {
+		dst := out.Row(i)
+		for j, v := range x.RawRowView(i) {
+			dst[j] = float32(v - mean[j])
+		}
+	}
+	return out, nil
+}
+
+func (ny Nystrom) check(n int) error {
 	if ny.Rank < 1 || ny.Rank > n {
-		return nil, invalidf("Nystrom: rank m = %d, want 1 ≤ m ≤ n = %d", ny.Rank, n)
+		return invalidf("Nystrom: rank m = %d, want 1 ≤ m ≤ n = %d", ny.Rank, n)
 	}
 	if ny.Sampler != RPCholesky && ny.Sampler != Uniform {
-		return nil, invalidf("Nystrom: sampler %v", ny.Sampler)
+		return invalidf("Nystrom: sampler %v", ny.Sampler)
 	}
 	if ny.TraceTol < 0 || math.IsNaN(ny.TraceTol) || ny.Block < 0 || ny.Cutoff < 0 || math.IsNaN(ny.Cutoff) {
-		return nil, invalidf("Nystrom: TraceTol %g, Block %d, Cutoff %g", ny.TraceTol, ny.Block, ny.Cutoff)
+		return invalidf("Nystrom: TraceTol %g, Block %d, Cutoff %g", ny.TraceTol, ny.Block, ny.Cutoff)
 	}
+	return nil
+}
+
+// nySource is the data of a fit: kernel rows, and row i of the data in
+// float64 (for the landmarks and the diagonal).
+type nySource struct {
+	n, dim int
+	rows   *linalg.KernelRows
+	row    func(i int, dst []float64)
+	// krow, when set, is row i as the kernel rows see it (Fit's shifted
+	// float32 copy); nil means row.
+	krow func(i int, dst []float64)
+	f32  bool // store F in float32
+}
+
+// factor is the storage of Fᵀ (m×n, one feature per row).
+type factor interface {
+	// update sets gt (c×n, stride n) −= F_S·Fᵀ over the first kc
+	// features, F_S the rows cand of F.
+	update(gt []float64, cand []int, kc int)
+	// store sets feature row e to src (length n).
+	store(e int, src []float64)
+	at(e, i int) float64
+	// train returns F (n×kc) as a mat.Matrix: the transpose of the stored
+	// rows.
+	train(kc int) mat.Matrix
+}
+
+type factor64 struct {
+	ft *mat.Dense
+}
+
+func (f factor64) update(gt []float64, cand []int, kc int) {
+	_, n := f.ft.Dims()
+	c := len(cand)
+	fk := f.ft.Slice(0, kc, 0, n).(*mat.Dense)
+	fs := mat.NewDense(c, kc, nil)
+	for e := 0; e < kc; e++ {
+		row := fk.RawRowView(e)
+		for j, i := range cand {
+			fs.Set(j, e, row[i])
+		}
+	}
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, fs.RawMatrix(), fk.RawMatrix(), 1,
+		blas64.General{Rows: c, Cols: n, Stride: n, Data: gt})
+}
+
+func (f factor64) store(e int, src []float64) { copy(f.ft.RawRowView(e), src) }
+func (f factor64) at(e, i int) float64        { return f.ft.At(e, i) }
+func (f factor64) train(kc int) mat.Matrix {
+	_, n := f.ft.Dims()
+	return f.ft.Slice(0, kc, 0, n).(*mat.Dense).T()
+}
+
+// factor32 keeps Fᵀ in float32; the update F_S·Fᵀ is one sgemm into a
+// reused float32 panel, added to the float64 gt.
+type factor32 struct {
+	ft      *linalg.Dense32
+	scratch *[]float32
+}
+
+func (f factor32) update(gt []float64, cand []int, kc int) {
+	n := f.ft.Cols
+	c := len(cand)
+	fs := make([]float32, c*kc)
+	for e := 0; e < kc; e++ {
+		row := f.ft.Row(e)
+		for j, i := range cand {
+			fs[j*kc+e] = row[i]
+		}
+	}
+	if cap(*f.scratch) < c*n {
+		*f.scratch = make([]float32, c*n)
+	}
+	buf := (*f.scratch)[:c*n]
+	blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, blas32.General{Rows: c, Cols: kc, Stride: kc, Data: fs},
+		blas32.General{Rows: kc, Cols: n, Stride: n, Data: f.ft.Data[:kc*n]}, 0,
+		blas32.General{Rows: c, Cols: n, Stride: n, Data: buf})
+	par.For(0, c, nil, func(lo, hi int) {
+		for a, v := range buf[lo*n : hi*n] {
+			gt[lo*n+a] -= float64(v)
+		}
+	})
+}
+
+func (f factor32) store(e int, src []float64) {
+	dst := f.ft.Row(e)
+	for i, v := range src {
+		dst[i] = float32(v)
+	}
+}
+func (f factor32) at(e, i int) float64 { return float64(f.ft.Data[e*f.ft.Cols+i]) }
+func (f factor32) train(kc int) mat.Matrix {
+	return (&linalg.Dense32{Rows: kc, Cols: f.ft.Cols, Data: f.ft.Data[:kc*f.ft.Cols]}).T()
+}
+
+// fit is the block RPCholesky (or uniform) factorisation on a source.
+func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromMap, error) {
+	n, dim := src.n, src.dim
 	m := ny.Rank
 	b := ny.Block
 	if b == 0 {
@@ -263,18 +478,30 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	cut := ny.Cutoff
 	if cut == 0 {
 		cut = 1e-12
+		if src.f32 {
+			// The float32 residuals carry errors of about 10⁻⁷ of the
+			// diagonal: smaller ones are noise.
+			cut = 1e-5
+		}
 	}
 	seed := ny.Seed
 	if seed == 0 {
 		seed = 1
 	}
 	r := rng.New(seed)
-
-	rows, err := kernel.Rows(x, k, linalg.GramOptions{})
-	if err != nil {
-		return nil, err
+	rows := src.rows
+	krow := src.krow
+	if krow == nil {
+		krow = src.row
 	}
-	diag := kernelDiag(x, k)
+	diag := make([]float64, n)
+	{
+		buf := make([]float64, dim)
+		for i := range diag {
+			src.row(i, buf)
+			diag[i] = k.Eval(buf, buf)
+		}
+	}
 	trace, top := 0.0, 0.0
 	for _, v := range diag {
 		if !(v >= 0) {
@@ -290,13 +517,26 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	res := append([]float64(nil), diag...) // residual diagonal d
 	// Fᵀ (m×n, row e the e-th feature of every point: contiguous for the
 	// updates); the first kcols rows are in use.
-	ft := mat.NewDense(m, n, nil)
+	var fac factor
+	var ft32 *linalg.Dense32
+	if src.f32 {
+		var err error
+		if ft32, err = linalg.NewDense32(m, n); err != nil {
+			return nil, err
+		}
+		fac = factor32{ft: ft32, scratch: new([]float32)}
+	} else {
+		fac = factor64{ft: mat.NewDense(m, n, nil)}
+	}
 	kcols := 0
 	var pivots []int
 	chosen := make([]bool, n)
 	order := r.Perm(n) // Uniform's order
 	next := 0
 	info := Info{Method: "nystrom", Sampler: ny.Sampler.String()}
+	if src.f32 {
+		info.Precision = "float32"
+	}
 	resTrace := trace
 	gtBuf := make([]float64, b*n)
 	empty := 0 // consecutive rounds that accepted nothing
@@ -306,6 +546,9 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 			break
 		}
 		if ny.Context != nil && ny.Context.Err() != nil {
+			if ft32 != nil {
+				ft32.Free()
+			}
 			return nil, status.Cancelled(context.Cause(ny.Context), fmt.Sprintf("Nyström round %d, %d landmarks", info.Rounds+1, kcols))
 		}
 		// Candidates.
@@ -329,24 +572,16 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 		c := len(cand)
 		xs := mat.NewDense(c, dim, nil)
 		for j, i := range cand {
-			copy(xs.RawRowView(j), x.RawRowView(i))
+			krow(i, xs.RawRowView(j))
 		}
 		// Gᵀ = K(S, X) − F_S·Fᵀ (c×n): the kernel rows from the prepared
-		// source (the data's shift and norms computed once), then one dgemm.
+		// source (the data's shift and norms computed once), then one gemm.
 		gt := mat.NewDense(c, n, gtBuf[:c*n]) // reused: fresh pages are slow to touch
 		if err := rows.Cross(gt.RawMatrix().Data, n, xs, 0, n); err != nil {
 			return nil, err
 		}
 		if kcols > 0 {
-			fk := ft.Slice(0, kcols, 0, n).(*mat.Dense) // kcols×n
-			fs := mat.NewDense(c, kcols, nil)           // F_S
-			for e := 0; e < kcols; e++ {
-				row := fk.RawRowView(e)
-				for j, i := range cand {
-					fs.Set(j, e, row[i])
-				}
-			}
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, fs.RawMatrix(), fk.RawMatrix(), 1, gt.RawMatrix())
+			fac.update(gt.RawMatrix().Data, cand, kcols)
 		}
 		// Accept on the c×c residual H = G_S (eliminating accepted ones).
 		h := mat.NewDense(c, c, nil)
@@ -354,6 +589,13 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 			row := gt.RawRowView(a)
 			for e, i := range cand {
 				h.Set(a, e, row[i])
+			}
+		}
+		// The float32 H is symmetric only to rounding: use its upper
+		// triangle.
+		for a := 0; a < c; a++ {
+			for e := 0; e < a; e++ {
+				h.Set(a, e, h.At(e, a))
 			}
 		}
 		var acc []int            // positions in cand
@@ -406,11 +648,15 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 				l.Set(a, e, cols[e][acc[a]])
 			}
 		}
-		// F_newᵀ = L⁻¹·G_Tᵀ (t×n), written straight into Fᵀ's rows.
-		fnew := ft.Slice(kcols, kcols+t, 0, n).(*mat.Dense)
+		// F_newᵀ = L⁻¹·G_Tᵀ (t×n), in place in the first t rows of gt
+		// (acc is increasing, so the moves never overwrite a row still
+		// to move).
 		for a, j := range acc {
-			copy(fnew.RawRowView(a), gt.RawRowView(j))
+			if a != j {
+				copy(gt.RawRowView(a), gt.RawRowView(j))
+			}
 		}
+		fnew := gt.Slice(0, t, 0, n).(*mat.Dense)
 		blas64.Trsm(blas.Left, blas.NoTrans, 1, lowerOf(l), fnew.RawMatrix())
 		// Pivot columns: exactly L (earlier pivots exactly 0), so that the
 		// landmarks' rows of F are lower triangular.
@@ -427,9 +673,11 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 			pivots = append(pivots, cand[j])
 		}
 		for e := 0; e < t; e++ {
-			for a, z := range fnew.RawRowView(e) {
+			row := fnew.RawRowView(e)
+			for a, z := range row {
 				res[a] -= z * z
 			}
+			fac.store(kcols+e, row)
 		}
 		resTrace = 0
 		for a, v := range res {
@@ -444,16 +692,19 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 			ny.Progress(kcols, m)
 		}
 	}
+	gtBuf = nil
 	if kcols == 0 {
+		if ft32 != nil {
+			ft32.Free()
+		}
 		return nil, invalidf("Nystrom: no landmark was accepted (the kernel's residual is below the cut-off)")
 	}
-	fk := ft.Slice(0, kcols, 0, n).(*mat.Dense) // Fᵀ, kcols×n
 	xl := mat.NewDense(kcols, dim, nil)
 	rr := mat.NewDense(kcols, kcols, nil)
 	for a, p := range pivots {
-		copy(xl.RawRowView(a), x.RawRowView(p))
+		src.row(p, xl.RawRowView(a))
 		for e := 0; e <= a; e++ {
-			rr.Set(a, e, fk.At(e, p))
+			rr.Set(a, e, fac.at(e, p))
 		}
 	}
 	info.Rank = kcols
@@ -465,9 +716,9 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 		xs := mat.NewDense(p, dim, nil)
 		fs := mat.NewDense(p, kcols, nil)
 		for a, i := range rows {
-			copy(xs.RawRowView(a), x.RawRowView(i))
+			src.row(i, xs.RawRowView(a))
 			for e := 0; e < kcols; e++ {
-				fs.Set(a, e, fk.At(e, i))
+				fs.Set(a, e, fac.at(e, i))
 			}
 		}
 		e, err := kernel.Gram(xs, k)
@@ -492,7 +743,11 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 		info.ResidualNormLower = math.Max(top.Values[0], 0)
 	}
 	info.Seconds = time.Since(start).Seconds()
-	return &NystromMap{Kernel: k, Landmarks: pivots, XL: xl, R: rr, ft: fk, info: info}, nil
+	out := &NystromMap{Kernel: k, Landmarks: pivots, XL: xl, R: rr, train: fac.train(kcols), info: info}
+	if ft32 != nil {
+		out.ft32 = ft32
+	}
+	return out, nil
 }
 
 func maxOf(v []float64) float64 {
@@ -573,6 +828,17 @@ func ColumnMeans(f mat.Matrix) []float64 {
 			}
 			out[j] = s
 		}
+	} else if t, ok := f.(mat.Transpose); ok && is32(t.Matrix) {
+		d := t.Matrix.(*linalg.Dense32)
+		par.For(0, k, nil, func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				s := 0.0
+				for _, v := range d.Row(j)[:n] {
+					s += float64(v)
+				}
+				out[j] = s
+			}
+		})
 	} else {
 		for i := 0; i < n; i++ {
 			for j := 0; j < k; j++ {
@@ -587,3 +853,4 @@ func ColumnMeans(f mat.Matrix) []float64 {
 }
 
 func isDense(m mat.Matrix) bool { _, ok := m.(*mat.Dense); return ok }
+func is32(m mat.Matrix) bool    { _, ok := m.(*linalg.Dense32); return ok }

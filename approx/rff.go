@@ -35,6 +35,9 @@ func (m *RFFMap) Train() mat.Matrix {
 	return m.z
 }
 
+// ReleaseTrain drops the training features; Train returns nil afterwards.
+func (m *RFFMap) ReleaseTrain() { m.z = nil }
+
 // Info reports the map (the trace error of random features is not known
 // without K: 0).
 func (m *RFFMap) Info() Info { return m.info }

@@ -383,6 +383,19 @@ func TestFashionAugmented(t *testing.T) {
 	}
 	std := math.Sqrt(sq/float64(count) - (sum/float64(count))*(sum/float64(count)))
 	require.InDelta(t, 0.01, std, 0.001)
+	// The float32 rows are the float64 ones less the shift, rounded.
+	shift := make([]float64, 784)
+	for j := range shift {
+		shift[j] = 0.001 * float64(j)
+	}
+	x32 := make([]float32, 70003*784)
+	require.NoError(t, FashionAugmented32("", 70003, 5, shift, x32))
+	for _, i := range []int{0, 59999, 60000, 69999, 70000, 70002} {
+		for j, v := range x.RawRowView(i) {
+			require.Equal(t, float32(v-shift[j]), x32[i*784+j], "row %d col %d", i, j)
+		}
+	}
+	require.Error(t, FashionAugmented32("", 10, 1, nil, x32[:100]))
 	small, err := FashionAugmented("", 10, 1)
 	require.NoError(t, err)
 	require.Equal(t, train.X.RawRowView(1), small.RawRowView(1))

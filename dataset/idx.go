@@ -220,27 +220,70 @@ func FashionAugmented(dir string, n int, seed uint64) (*mat.Dense, error) {
 	if n < 1 {
 		return nil, formatf("Fashion-MNIST augmented: n = %d", n)
 	}
-	train, err := LoadFashion(dir, "train", min(n, 60000))
-	if err != nil {
-		return nil, err
-	}
 	if n <= 60000 {
+		train, err := LoadFashion(dir, "train", n)
+		if err != nil {
+			return nil, err
+		}
 		return train.X, nil
 	}
-	const d, side = 784, 28
-	out := mat.NewDense(n, d, nil)
+	out := mat.NewDense(n, 784, nil)
 	raw := out.RawMatrix().Data
-	copy(raw, train.X.RawMatrix().Data)
-	test, err := LoadFashion(dir, "test", min(n-60000, 10000))
+	err := fashionAugmented(dir, n, seed, func(i int, row []float64) { copy(raw[i*784:(i+1)*784], row) })
 	if err != nil {
 		return nil, err
 	}
-	copy(raw[60000*d:], test.X.RawMatrix().Data)
-	rng := NewRand(seed)
+	return out, nil
+}
+
+// FashionAugmented32 writes the rows of FashionAugmented(dir, n, seed),
+// rounded to float32, into dst (n×784, row-major), each minus shift[j]
+// (nil: no shift) — the images centred near the origin where a float32
+// kernel needs them — without ever holding the float64 matrix: a million
+// images take 3.1 GB.
+func FashionAugmented32(dir string, n int, seed uint64, shift []float64, dst []float32) error {
+	const d = 784
+	if n < 1 || len(dst) < n*d || (shift != nil && len(shift) != d) {
+		return formatf("Fashion-MNIST augmented: n = %d, %d values for %d, %d shifts", n, len(dst), n*d, len(shift))
+	}
+	return fashionAugmented(dir, n, seed, func(i int, row []float64) {
+		out := dst[i*d : (i+1)*d]
+		for j, v := range row {
+			if shift != nil {
+				v -= shift[j]
+			}
+			out[j] = float32(v)
+		}
+	})
+}
+
+// fashionAugmented calls set(i, row) for the rows of FashionAugmented in
+// order (row is reused).
+func fashionAugmented(dir string, n int, seed uint64, set func(i int, row []float64)) error {
+	const d, side = 784, 28
+	train, err := LoadFashion(dir, "train", min(n, 60000))
+	if err != nil {
+		return err
+	}
 	src := train.X.RawMatrix().Data
+	for i := 0; i < min(n, 60000); i++ {
+		set(i, src[i*d:(i+1)*d])
+	}
+	if n <= 60000 {
+		return nil
+	}
+	test, err := LoadFashion(dir, "test", min(n-60000, 10000))
+	if err != nil {
+		return err
+	}
+	tdata := test.X.RawMatrix().Data
+	for i := 60000; i < min(n, 70000); i++ {
+		set(i, tdata[(i-60000)*d:(i-59999)*d])
+	}
+	rng := NewRand(seed)
+	dst := make([]float64, d)
 	for i := 70000; i < n; i++ {
 		img := src[((i-70000)%60000)*d:][:d]
-		dst := raw[i*d : (i+1)*d]
 		dr, dc := 0, 0
 		switch rng.IntN(4) {
 		case 0:
@@ -261,6 +304,7 @@ func FashionAugmented(dir string, n int, seed uint64) (*mat.Dense, error) {
 				dst[r*side+c] = v + 0.01*rng.NormFloat64()
 			}
 		}
+		set(i, dst)
 	}
-	return out, nil
+	return nil
 }

@@ -17,14 +17,38 @@ import (
 // O(n·k·b); memory is F's (a reference: F must not change) plus O(k·b).
 // Safe for concurrent use.
 type LowRank struct {
-	f    mat.Matrix // n×k: a *mat.Dense or the Transpose of one
-	mean []float64  // nil when not centred
+	f    mat.Matrix      // n×k: a *mat.Dense or the Transpose of one
+	f32  *linalg.Dense32 // or the k×n float32 storage of F's transpose
+	mean []float64       // nil when not centred
 }
 
 // NewLowRank returns the operator F·Fᵀ, centred when center is true. F is
 // a *mat.Dense (n×k) or the mat.Transpose of a k×n one; the products use
-// its storage as it is.
+// its storage as it is. F may also be the mat.Transpose of a k×n
+// *linalg.Dense32 (float32 features): a pass then widens blocks of F to
+// float64 and multiplies by dgemm, the products exact on the stored
+// values.
 func NewLowRank(f mat.Matrix, center bool) (*LowRank, error) {
+	if t, ok := f.(mat.Transpose); ok {
+		if ft, ok := t.Matrix.(*linalg.Dense32); ok {
+			if err := linalg.CheckFinite32("eig: NewLowRank", ft); err != nil {
+				return nil, err
+			}
+			op := &LowRank{f: f, f32: ft}
+			if center {
+				k, n := ft.Dims()
+				op.mean = make([]float64, k)
+				for j := range op.mean {
+					s := 0.0
+					for _, v := range ft.Row(j) {
+						s += float64(v)
+					}
+					op.mean[j] = s / float64(n)
+				}
+			}
+			return op, nil
+		}
+	}
 	d := denseOrTranspose(f)
 	if d == nil || d.IsEmpty() {
 		return nil, fmt.Errorf("eig: NewLowRank: want a non-empty *mat.Dense or its Transpose, have %T: %w", f, ErrInvalid)
@@ -79,7 +103,11 @@ func (l *LowRank) Apply(dst, x *mat.Dense) error {
 		return err
 	}
 	y := mat.NewDense(k, b, nil)
-	y.Mul(l.f.T(), x) // Fᵀx
+	if l.f32 != nil {
+		linalg.MulTVec32(l.f32, x, y) // Fᵀx
+	} else {
+		y.Mul(l.f.T(), x) // Fᵀx
+	}
 	if l.mean != nil {
 		// F_cᵀx = Fᵀx − μ·(1ᵀx)
 		sums := make([]float64, b)
@@ -94,6 +122,11 @@ func (l *LowRank) Apply(dst, x *mat.Dense) error {
 				row[c] -= l.mean[j] * sums[c]
 			}
 		}
+	}
+	if l.f32 != nil {
+		// F_c·y = F·y − 1·(μᵀy)
+		linalg.MulT32Into(dst, l.f32, y, l.mean)
+		return nil
 	}
 	tf := blas.NoTrans
 	if _, tr := l.f.(mat.Transpose); tr {

@@ -244,3 +244,15 @@ func Rows(x *mat.Dense, k Kernel, o linalg.GramOptions) (*linalg.KernelRows, err
 	_, d := x.Dims()
 	return linalg.NewKernelRows(x, k.ElementMap(d), o)
 }
+
+// Rows32 prepares blocks of the kernel matrix of float32 data read in
+// place (linalg.NewKernelRows32: sgemm products, float64 map).
+func Rows32(x *linalg.Dense32, k Kernel, o linalg.GramOptions) (*linalg.KernelRows, error) {
+	if err := k.Check(); err != nil {
+		return nil, err
+	}
+	if x == nil || x.Rows < 1 || x.Cols < 1 {
+		return nil, invalidf("Rows32: empty data")
+	}
+	return linalg.NewKernelRows32(x, k.ElementMap(x.Cols), o)
+}

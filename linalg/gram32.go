@@ -3,6 +3,7 @@ package linalg
 import (
 	"fmt"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/bigmem"
@@ -152,7 +153,8 @@ func TilesFromSym(a *mat.SymDense) (*SymTiles32, error) {
 // the squared row norms: n·d + n float64s. Block is not safe for
 // concurrent use (it calls OpenBLAS).
 type KernelRows struct {
-	s *gramSource
+	s            *gramSource
+	crossScratch []float32 // Cross's sgemm output, reused
 }
 
 // NewKernelRows prepares the rows of x (n×d) for the element map em (of a
@@ -179,6 +181,43 @@ func NewKernelRows(x *mat.Dense, em ElementMap, o GramOptions) (*KernelRows, err
 	return &KernelRows{s: s}, nil
 }
 
+// NewKernelRows32 prepares the rows of a float32 data set x (n×d) for
+// the element map em without copying it: x is read in place by OpenBLAS
+// sgemm (every product in float32, the norms and the map in float64, each
+// entry within EntryBound of the exact kernel of the stored values) and
+// must not change while the KernelRows is in use; it is never written.
+// Unlike NewKernelRows it does not shift the data by its mean (that would
+// take a second copy): distance kernels are unchanged by a shift, but the
+// bound grows with the row norms, so callers should store data centred
+// near the origin.
+func NewKernelRows32(x *Dense32, em ElementMap, o GramOptions) (*KernelRows, error) {
+	if err := CheckFinite32("KernelRows32: x", x); err != nil {
+		return nil, err
+	}
+	if err := em.Check(); err != nil {
+		return nil, err
+	}
+	n, d := x.Dims()
+	s := &gramSource{em: em, workers: o.Workers, build: o.build()}
+	s.inner, s.mp = o.resolve()
+	s.x = blas64.General{Rows: n, Cols: d, Stride: d}
+	s.x32 = x.Data[:n*d]
+	if em.distance() {
+		s.shiftBy = make([]float64, d)
+	}
+	s.norms = make([]float64, n)
+	par.For(o.Workers, n, nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v := 0.0
+			for _, e := range s.x32[i*d : (i+1)*d] {
+				v += float64(e) * float64(e)
+			}
+			s.norms[i] = v
+		}
+	})
+	return &KernelRows{s: s}, nil
+}
+
 // N returns the number of rows.
 func (k *KernelRows) N() int { return k.s.x.Rows }
 
@@ -186,7 +225,9 @@ func (k *KernelRows) N() int { return k.s.x.Rows }
 func (k *KernelRows) Dim() int { return k.s.x.Cols }
 
 // Bytes returns the bytes the data copy and norms take.
-func (k *KernelRows) Bytes() int64 { return 8 * int64(len(k.s.x.Data)+len(k.s.norms)) }
+func (k *KernelRows) Bytes() int64 {
+	return 8*int64(len(k.s.x.Data)+len(k.s.norms)) + 4*int64(len(k.s.x32))
+}
 
 // Block sets out (row-major, stride ld) to the kernel values of rows
 // [i0, i1) against rows [j0, j1). Entries on the diagonal of the matrix
@@ -239,8 +280,14 @@ func (k *KernelRows) Cross(out []float64, ld int, y *mat.Dense, j0, j1 int) erro
 	if d != k.Dim() {
 		return invalidf("KernelRows.Cross: y has %d columns, the data %d", d, k.Dim())
 	}
-	sy, _ := newGramSource(y, k.s.em, GramOptions{Inner: k.s.inner, Map: k.s.mp}, k.s.shiftBy)
+	o := GramOptions{Inner: k.s.inner, Map: k.s.mp, Workers: k.s.workers}
+	if k.s.x.Data == nil {
+		o.Products = ProductsFloat32 // the data exist only in float32
+	}
+	sy, _ := newGramSource(y, k.s.em, o, k.s.shiftBy)
+	sy.scratch = k.crossScratch
 	crossProducts(sy, k.s, out, ld, 0, m, j0, j1)
+	k.crossScratch = sy.scratch // reused: fresh pages are slow to touch
 	sy.mapCross(out, ld, 0, m, k.s.norms, j0, j1)
 	return nil
 }

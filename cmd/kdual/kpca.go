@@ -79,6 +79,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	sampler := fs.String("sampler", "rpcholesky", "--approx nystrom: how landmarks are chosen, rpcholesky or uniform")
 	traceTol := fs.Float64("trace-tol", 0, "--approx nystrom: stop adding landmarks once the relative trace error tr(K − K̂)/tr(K) is at most this (0: use all m)")
 	features := fs.Int("features", 0, "--approx rff: the random features")
+	approxPrec := fs.String("approx-precision", "float64", "--approx nystrom: float32 computes kernel rows by sgemm on a float32 copy of the data and stores the features in float32 (half the memory, about twice the rate; entries rounded to float32), float64 otherwise")
 	useMPI := fs.Bool("mpi", false, "run across the ranks of mpirun (rows split by rank; --operator auto, float64, float32 or matrix-free, planned per rank; --solver auto, block, lanczos or lbfgs); only rank 0 writes")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -201,7 +202,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if *loss != "square" && sv.Name() != "dca" {
 		return usagef("--loss %s needs --solver dca", *loss)
 	}
-	am, err := approxMethod(set, *approxName, *landmarks, *sampler, *traceTol, *features, *seed)
+	am, err := approxMethod(set, *approxName, *landmarks, *sampler, *traceTol, *features, *seed, *approxPrec)
 	if err != nil {
 		return err
 	}
@@ -486,8 +487,8 @@ func readTable(path string, o dataset.CSVOptions) (*mat.Dense, error) {
 
 // approxMethod reads the approximation flags: nil without --approx; a
 // flag of one method given with another (or none) is a usage error.
-func approxMethod(set map[string]bool, name string, landmarks int, sampler string, traceTol float64, features int, seed uint64) (approx.Method, error) {
-	nystromFlags, rffFlags := []string{"landmarks", "sampler", "trace-tol"}, []string{"features"}
+func approxMethod(set map[string]bool, name string, landmarks int, sampler string, traceTol float64, features int, seed uint64, precision string) (approx.Method, error) {
+	nystromFlags, rffFlags := []string{"landmarks", "sampler", "trace-tol", "approx-precision"}, []string{"features"}
 	refuse := func(flags []string, what string) error {
 		for _, f := range flags {
 			if set[f] {
@@ -516,7 +517,11 @@ func approxMethod(set map[string]bool, name string, landmarks int, sampler strin
 		if traceTol < 0 || math.IsNaN(traceTol) || traceTol >= 1 {
 			return nil, usagef("--trace-tol %g: want 0 ≤ T < 1", traceTol)
 		}
-		return approx.Nystrom{Rank: landmarks, Sampler: smp, TraceTol: traceTol, Seed: seed, ResidualSample: 1000}, nil
+		if precision != "float64" && precision != "float32" {
+			return nil, usagef("--approx-precision %q: want float64 or float32", precision)
+		}
+		return approx.Nystrom{Rank: landmarks, Sampler: smp, TraceTol: traceTol, Seed: seed, ResidualSample: 1000,
+			Float32: precision == "float32"}, nil
 	case "rff":
 		if err := refuse(nystromFlags, "--approx nystrom"); err != nil {
 			return nil, err

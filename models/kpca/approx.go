@@ -31,7 +31,6 @@ type approxState struct {
 func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
 	start := time.Now()
 	n, _ := x.Dims()
-	s := k.Components
 	if k.FitInverse {
 		return fmt.Errorf("kpca: FitInverse with an approximation: pre-images need the exact kernel: %w", ErrInvalid)
 	}
@@ -47,6 +46,50 @@ func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
 		method = ny
 	}
 	fm, err := method.Build(x, k.Kernel)
+	return k.fitMap(ctx, fm, err, n, start)
+}
+
+// FitFloat32 fits an approximate model (Approx must be an approx.Nystrom)
+// on float32 data read in place (approx.Nystrom.Fit32: x is not copied or
+// modified, and must not change during the call): for data sets whose
+// float64 copy would not fit, such as a million images (3.1 GB in
+// float32, 6.3 GB in float64). The features are float32; the model is
+// the same kind as Fit's and transforms float64 points.
+func (k *KPCA) FitFloat32(ctx context.Context, x *linalg.Dense32) error {
+	k.fitted = false
+	k.info = Info{}
+	ny, ok := k.Approx.(approx.Nystrom)
+	if !ok {
+		return fmt.Errorf("kpca: FitFloat32 needs Approx = approx.Nystrom, have %T: %w", k.Approx, ErrInvalid)
+	}
+	if x == nil || x.Rows < 1 {
+		return fmt.Errorf("kpca: FitFloat32: empty data: %w", ErrInvalid)
+	}
+	n := x.Rows
+	if s := k.Components; s < 1 || s >= n {
+		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, ErrInvalid)
+	}
+	if k.FitInverse {
+		return fmt.Errorf("kpca: FitInverse with an approximation: pre-images need the exact kernel: %w", ErrInvalid)
+	}
+	k.approx, k.inverse, k.proj = nil, nil, nil
+	start := time.Now()
+	ny.Context = ctx
+	if k.Progress != nil {
+		ny.Progress = func(done, total int) {
+			k.Progress(Progress{Stage: "kernel", Done: int64(done), Total: int64(total)})
+		}
+	}
+	fm, err := ny.Fit32(x, k.Kernel)
+	if err != nil {
+		return k.fitMap(ctx, nil, err, n, start)
+	}
+	return k.fitMap(ctx, fm, nil, n, start)
+}
+
+// fitMap fits kernel PCA on a built feature map (err: the build's error).
+func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n int, start time.Time) error {
+	s := k.Components
 	if st, ok := status.StatusOf(err); ok && st.Code == status.Stopped {
 		k.info.Status = st
 	}
@@ -59,6 +102,10 @@ func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
 	}
 	f := fm.Train()
 	_, r := f.Dims()
+	var f32 *linalg.Dense32 // F's float32 storage (k×n), when it has one
+	if t, ok := f.(mat.Transpose); ok {
+		f32, _ = t.Matrix.(*linalg.Dense32)
+	}
 	ai := fm.Info()
 	kernelSeconds := time.Since(start).Seconds()
 	if s > r {
@@ -85,7 +132,20 @@ func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
 		// Centred without copying F: F_cᵀF_c = FᵀF − n·μμᵀ (r×r), or
 		// F_cF_cᵀ = F·Fᵀ with the double centring applied (n×n).
 		var e *linalg.Eigen
-		if r <= n {
+		if r <= n && f32 != nil {
+			// float32 features: blocks of F_c by ssyrk, summed in float64.
+			var mu []float64
+			if !k.NoCenter {
+				mu = mean
+			}
+			c, err := linalg.OuterT32(f32, mu)
+			if err != nil {
+				return fmt.Errorf("kpca: %w", err)
+			}
+			if e, err = linalg.SymEig(c, s); err != nil {
+				return fmt.Errorf("kpca: %w", err)
+			}
+		} else if r <= n {
 			c := mat.NewSymDense(r, nil)
 			c.SymOuterK(1, f.T())
 			if !k.NoCenter {
@@ -113,17 +173,21 @@ func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
 		if r <= n {
 			// scores = F_c·V = F·V − 1·(μᵀV)
 			w = e.Vectors // r×s
-			scores.Mul(f, w)
-			mv := make([]float64, s)
-			for j := 0; j < s; j++ {
-				for i := 0; i < r; i++ {
-					mv[j] += mean[i] * w.At(i, j)
+			if f32 != nil {
+				linalg.MulT32Into(scores, f32, w, mean)
+			} else {
+				scores.Mul(f, w)
+				mv := make([]float64, s)
+				for j := 0; j < s; j++ {
+					for i := 0; i < r; i++ {
+						mv[j] += mean[i] * w.At(i, j)
+					}
 				}
-			}
-			for i := 0; i < n; i++ {
-				row := scores.RawRowView(i)
-				for j := range row {
-					row[j] -= mv[j]
+				for i := 0; i < n; i++ {
+					row := scores.RawRowView(i)
+					for j := range row {
+						row[j] -= mv[j]
+					}
 				}
 			}
 		} else {
@@ -169,7 +233,11 @@ func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
 		// W = F_cᵀ·proj = Fᵀ·proj (proj's columns sum to zero when
 		// centred): scores of y are k̂_c(y)ᵀ·proj = f_c(y)ᵀ·F_cᵀ·proj.
 		w = mat.NewDense(r, s, nil)
-		w.Mul(f.T(), k.proj)
+		if f32 != nil {
+			linalg.MulTVec32(f32, k.proj, w)
+		} else {
+			w.Mul(f.T(), k.proj)
+		}
 		if !k.NoCenter {
 			// proj = U·Λ^{-1/2} with U ⟂ 1 up to rounding: subtract μ·(1ᵀproj)
 			// so that W is F_cᵀ·proj exactly.
@@ -187,6 +255,7 @@ func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
 		}
 		k.proj = nil
 	}
+	fm.ReleaseTrain() // the model keeps the map, not the n×k training features
 	k.approx = &approxState{fm: fm, mean: mean, w: w}
 	k.info.Operator, k.info.PlanReason = "low-rank "+ai.Method, fmt.Sprintf("%s approximation of rank %d (trace error %.3g)", ai.Method, r, ai.TraceError)
 	k.info.Approx = &ai

@@ -2,6 +2,7 @@ package kpca
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/kdual/kdual/approx"
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
 )
 
@@ -163,4 +165,72 @@ func TestApproxCancel(t *testing.T) {
 	requireStopped(t, m, err, "nystrom")
 	require.LessOrEqual(t, (*after)["kernel"], 1)
 	require.False(t, m.Fitted())
+}
+
+// Float32 features: the same model as float64 features within float32
+// rounding, by the k×k path and by solvers on the float32 low-rank
+// operator; new points (the training ones) map to the training scores.
+func TestNystromKPCAFloat32(t *testing.T) {
+	x := gaussData(t, 300, 5, 32)
+	ref := &KPCA{Components: 6, Kernel: rbf, Approx: approx.Nystrom{Rank: 40, Sampler: approx.Uniform, Block: 16}}
+	require.NoError(t, ref.Fit(x))
+	rv, _ := ref.Eigenvalues()
+	rs, _ := ref.Scores()
+	for _, sv := range []Solver{nil, Eigen{eig.Lanczos{Tol: 1e-12}}, LBFGS{Tol: 1e-12}} {
+		m := &KPCA{Components: 6, Kernel: rbf, Solver: sv,
+			Approx: approx.Nystrom{Rank: 40, Sampler: approx.Uniform, Block: 16, Float32: true}}
+		require.NoError(t, m.Fit(x))
+		require.Equal(t, "float32", m.Info().Approx.Precision)
+		v, _ := m.Eigenvalues()
+		for i := range rv {
+			require.InDelta(t, rv[i], v[i], 1e-5*rv[0], "λ_%d (%T)", i, sv)
+		}
+		sc, _ := m.Scores()
+		var d mat.Dense
+		d.Sub(sc, rs)
+		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-3*mat.Norm(rs, math.Inf(1)), "%T", sv)
+		z, err := m.Transform(x)
+		require.NoError(t, err)
+		d.Sub(z, sc)
+		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-4*mat.Norm(sc, math.Inf(1)), "%T", sv)
+	}
+}
+
+// FitFloat32 on float32 data equals Fit with float32 features on the same
+// rounded (mean-shifted) rows; it refuses an exact model.
+func TestKPCAFitFloat32(t *testing.T) {
+	x := gaussData(t, 250, 4, 33)
+	n, d := x.Dims()
+	mean := make([]float64, d)
+	for i := 0; i < n; i++ {
+		for j, v := range x.RawRowView(i) {
+			mean[j] += v
+		}
+	}
+	x32, err := linalg.NewDense32(n, d)
+	require.NoError(t, err)
+	defer x32.Free()
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	for i := 0; i < n; i++ {
+		for j, v := range x.RawRowView(i) {
+			x32.Data[i*d+j] = float32(v - mean[j])
+		}
+	}
+	ny := approx.Nystrom{Rank: 30, Block: 8, Seed: 4}
+	a := &KPCA{Components: 4, Kernel: rbf, Approx: approx.Nystrom{Rank: 30, Block: 8, Seed: 4, Float32: true}}
+	require.NoError(t, a.Fit(x))
+	b := &KPCA{Components: 4, Kernel: rbf, Approx: ny}
+	require.NoError(t, b.FitFloat32(context.Background(), x32))
+	av, _ := a.Eigenvalues()
+	bv, _ := b.Eigenvalues()
+	require.Equal(t, av, bv)
+	as, _ := a.Scores()
+	bs, _ := b.Scores()
+	require.True(t, mat.Equal(as, bs))
+	require.Equal(t, "float32", b.Info().Approx.Precision)
+	exact := &KPCA{Components: 4, Kernel: rbf}
+	require.ErrorIs(t, exact.FitFloat32(context.Background(), x32), ErrInvalid)
+	require.ErrorIs(t, (&KPCA{Components: 400, Kernel: rbf, Approx: ny}).FitFloat32(context.Background(), x32), ErrInvalid)
 }

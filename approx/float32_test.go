@@ -1,0 +1,113 @@
+package approx
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/linalg"
+)
+
+// Float32 storage: the trace error is still exactly tr(K − F·Fᵀ)/tr(K) of
+// the stored F (up to float32 rounding of F, relative 2⁻²⁴ an entry, so
+// within 1e-5 of tr K), shrinks with m, pivots never repeat, the residual
+// is positive semi-definite to float32 rounding, Map(X) = F to float32
+// rounding, and with uniform landmarks (the same ones as float64) the
+// factor equals the float64 one within the float32 bound.
+func TestNystromFloat32(t *testing.T) {
+	x := data(t, 150, 4, 11)
+	n := 150
+	// Far from the origin: the float32 copy is shifted by the mean, and
+	// every kernel row must see the same shift.
+	for i := 0; i < n; i++ {
+		for j, v := range x.RawRowView(i) {
+			x.Set(i, j, v+3+float64(j))
+		}
+	}
+	for _, sampler := range []Sampler{RPCholesky, Uniform} {
+		prev := 1.0
+		for _, m := range []int{6, 12, 24, 48} {
+			ny, err := Nystrom{Rank: m, Sampler: sampler, Block: 8, Seed: 3, Float32: true}.Fit(x, gauss)
+			require.NoError(t, err)
+			info := ny.Info()
+			require.Equal(t, "float32", info.Precision)
+			require.Equal(t, m, info.Rank)
+			f := ny.Train()
+			_, ok := f.(mat.Transpose).Matrix.(*linalg.Dense32)
+			require.True(t, ok, "float32 storage")
+			e := residual(t, x, gauss, f)
+			tr := 0.0
+			for i := 0; i < n; i++ {
+				tr += e.At(i, i)
+			}
+			require.InDelta(t, tr/float64(n), info.TraceError, 1e-5, "%v m=%d", sampler, m)
+			require.Less(t, info.TraceError, prev)
+			prev = info.TraceError
+			ev, err := linalg.SymEig(linalg.SymPart(e), 0)
+			require.NoError(t, err)
+			require.Greater(t, ev.Values[n-1], -1e-4, "K − K̂ ⪰ 0 to float32 rounding")
+			seen := map[int]bool{}
+			for _, p := range ny.Landmarks {
+				require.False(t, seen[p])
+				seen[p] = true
+			}
+			fx, err := ny.Map(x)
+			require.NoError(t, err)
+			var d mat.Dense
+			d.Sub(fx, f)
+			require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-4*mat.Norm(f, math.Inf(1)))
+		}
+	}
+	// Uniform landmarks are the same in both precisions: F agrees.
+	a, err := Nystrom{Rank: 20, Sampler: Uniform, Block: 8, Seed: 5}.Fit(x, gauss)
+	require.NoError(t, err)
+	b, err := Nystrom{Rank: 20, Sampler: Uniform, Block: 8, Seed: 5, Float32: true}.Fit(x, gauss)
+	require.NoError(t, err)
+	require.Equal(t, a.Landmarks, b.Landmarks)
+	var d mat.Dense
+	d.Sub(a.Train(), b.Train())
+	require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-4*mat.Norm(a.Train(), math.Inf(1)))
+}
+
+// Fit32 reads float32 data in place: on the rows Fit would round (shifted
+// by the mean) it takes the same landmarks and stores the same F, and it
+// never writes the data.
+func TestNystromFit32(t *testing.T) {
+	x := data(t, 200, 3, 12)
+	x32, err := shiftedFloat32(x, gauss)
+	require.NoError(t, err)
+	before := append([]float32(nil), x32.Data...)
+	a, err := Nystrom{Rank: 30, Block: 8, Seed: 7, Float32: true}.Fit(x, gauss)
+	require.NoError(t, err)
+	b, err := Nystrom{Rank: 30, Block: 8, Seed: 7}.Fit32(x32, gauss)
+	require.NoError(t, err)
+	require.Equal(t, before, x32.Data)
+	require.Equal(t, a.Landmarks, b.Landmarks)
+	require.Equal(t, a.Info().TraceError, b.Info().TraceError)
+	require.True(t, mat.Equal(a.Train(), b.Train()))
+	// Rank-deficient float32 data stop at the rank.
+	base := data(t, 4, 2, 13)
+	dup, err := linalg.NewDense32(40, 2)
+	require.NoError(t, err)
+	for i := 0; i < 40; i++ {
+		for j := 0; j < 2; j++ {
+			dup.Data[i*2+j] = float32(base.At(i%4, j))
+		}
+	}
+	ny, err := Nystrom{Rank: 20, Block: 5}.Fit32(dup, gauss)
+	require.NoError(t, err)
+	require.Equal(t, 4, ny.Info().Rank)
+	// Bad input.
+	dup.Data[7] = float32(math.NaN())
+	_, err = Nystrom{Rank: 3}.Fit32(dup, gauss)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = Nystrom{Rank: 3}.Fit32(nil, gauss)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = Nystrom{Rank: 300}.Fit32(x32, gauss)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = Nystrom{Rank: 3}.Fit32(x32, kernel.Kernel{Kind: kernel.Gaussian})
+	require.Error(t, err)
+}

@@ -1,0 +1,129 @@
+package linalg
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/internal/rng"
+)
+
+func randDense32(t *testing.T, r, c int, seed uint64, off float64) (*Dense32, *mat.Dense) {
+	t.Helper()
+	g := rng.New(seed)
+	m, err := NewDense32(r, c)
+	require.NoError(t, err)
+	w := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			v := float32(g.NormFloat64() + off)
+			m.Data[i*c+j] = v
+			w.Set(i, j, float64(v))
+		}
+	}
+	return m, w
+}
+
+// OuterT32, MulT32 and MulTVec32 against float64 products of the same
+// stored values, over more points than one block (8192), centred and not.
+func TestDense32Products(t *testing.T) {
+	k, n, s := 7, 9000, 3
+	ft, w := randDense32(t, k, n, 1, 0.5)
+	defer ft.Free()
+	mean := make([]float64, k)
+	for r := 0; r < k; r++ {
+		for _, v := range w.RawRowView(r) {
+			mean[r] += v
+		}
+		mean[r] /= float64(n)
+	}
+	fc := mat.DenseCopyOf(w.T()) // n×k
+	for i := 0; i < n; i++ {
+		for j := 0; j < k; j++ {
+			fc.Set(i, j, fc.At(i, j)-mean[j])
+		}
+	}
+	for _, mu := range [][]float64{nil, mean} {
+		f := mat.DenseCopyOf(w.T())
+		if mu != nil {
+			f = fc
+		}
+		var want mat.Dense
+		want.Mul(f.T(), f)
+		got, err := OuterT32(ft, mu)
+		require.NoError(t, err)
+		// The float32 sums of 8192 terms: γ₈₁₉₂ of the absolute products.
+		var abs mat.Dense
+		abs.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, f)
+		var bound mat.Dense
+		bound.Mul(abs.T(), &abs)
+		for i := 0; i < k; i++ {
+			for j := i; j < k; j++ {
+				require.InDelta(t, want.At(i, j), got.At(i, j), 8192*math.Pow(2, -24)*bound.At(i, j)+1e-12)
+			}
+		}
+		wm := mat.NewDense(k, s, []float64{1, 2, 3, -1, 0.5, 2, 0, 1, 1, 3, -2, 1, 1, 1, 1, 0.25, 0, -1, 2, 2, 2})
+		var wantS mat.Dense
+		wantS.Mul(f, wm)
+		gotS, err := MulT32(ft, wm, mu)
+		require.NoError(t, err)
+		require.True(t, mat.EqualApprox(&wantS, gotS, 1e-10))
+	}
+	x := mat.NewDense(n, 2, nil)
+	for i := 0; i < n; i++ {
+		x.Set(i, 0, float64(i%7)-3)
+		x.Set(i, 1, 1)
+	}
+	var want mat.Dense
+	want.Mul(w, x)
+	got := mat.NewDense(k, 2, nil)
+	MulTVec32(ft, x, got)
+	require.True(t, mat.EqualApprox(&want, got, 1e-9))
+	_, err := OuterT32(ft, []float64{1})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = MulT32(ft, mat.NewDense(2, 2, nil), nil)
+	require.ErrorIs(t, err, ErrInvalid)
+}
+
+// Kernel rows of float32 data read in place: every entry (Block and Cross)
+// within EntryBound of the Gaussian kernel of the stored values, the data
+// never written; NaN data are refused.
+func TestKernelRows32(t *testing.T) {
+	x32, x := randDense32(t, 300, 20, 2, 0.2)
+	defer x32.Free()
+	before := append([]float32(nil), x32.Data...)
+	em := ElementMap{Kind: MapExpSq, C: -1.0 / (2 * 16)}
+	kr, err := NewKernelRows32(x32, em, GramOptions{})
+	require.NoError(t, err)
+	require.Equal(t, ProductsFloat32, kr.Products())
+	exact := func(a, b []float64) float64 {
+		d := 0.0
+		for i := range a {
+			d += (a[i] - b[i]) * (a[i] - b[i])
+		}
+		return math.Exp(em.C * d)
+	}
+	out := make([]float64, 40*300)
+	kr.Block(out, 300, 10, 50, 0, 300)
+	for i := 10; i < 50; i++ {
+		for j := 0; j < 300; j++ {
+			v := out[(i-10)*300+j]
+			require.InDelta(t, exact(x.RawRowView(i), x.RawRowView(j)), v, kr.EntryBound(i, j, v)+1e-15)
+		}
+	}
+	y := mat.DenseCopyOf(x.Slice(100, 130, 0, 20))
+	cross := make([]float64, 30*300)
+	require.NoError(t, kr.Cross(cross, 300, y, 0, 300))
+	for i := 0; i < 30; i++ {
+		for j := 0; j < 300; j++ {
+			v := cross[i*300+j]
+			require.InDelta(t, exact(y.RawRowView(i), x.RawRowView(j)), v, kr.EntryBound(100+i, j, v)+1e-15)
+		}
+	}
+	require.Equal(t, before, x32.Data)
+	x32.Data[5] = float32(math.NaN())
+	_, err = NewKernelRows32(x32, em, GramOptions{})
+	require.ErrorIs(t, err, ErrInvalid)
+}
