@@ -8,7 +8,7 @@ DEPS     := libopenblas-dev dataset-fashion-mnist libopenmpi-dev openmpi-bin
 PEERDEPS := python3-scipy python3-sklearn
 FUZZTIME ?= 15s
 
-.PHONY: all deps peer-deps build test test-mpi vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-model bench-eig bench-dual bench-kernelpca ppca rkm fuzz mutate clean
+.PHONY: all deps peer-deps build test test-mpi vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-model bench-eig bench-dual bench-kernelpca bench-approx ppca rkm fuzz mutate clean
 
 all: build
 
@@ -94,7 +94,7 @@ bench-peers: build peer-deps
 	    --out $(BENCHDIR)/$$tag-peers.json; \
 	done
 
-bench-all: bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-eig bench-dual bench-kernelpca bench
+bench-all: bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-eig bench-dual bench-kernelpca bench-approx bench
 
 # Kernel PCA end to end (fit_seconds: data in memory to fitted model):
 # against scikit-learn's KernelPCA at n = 7000 and 20 000, then kdual alone
@@ -114,6 +114,32 @@ bench-kernelpca: build peer-deps
 	done
 	$(BIN) kpca fit --data fashion --n 100000 --components 20 --kernel gaussian --sigma median \
 	  --tol 1e-6 --products float32 --memory 6GiB --check --json - > $(BENCHDIR)/kpca-100000-6GiB.json
+
+# Approximate kernel PCA (kdual bench approx): Nyström (RPCholesky and
+# uniform landmarks, float64 and float32 features) and random features
+# against scikit-learn's Nystroem + PCA and RBFSampler + PCA at m = 250 …
+# 2000, on Fashion-MNIST n = 20 000 (exact: kdual Lanczos, tol 1e-8) and all
+# 70 000 images (exact: bench-kernelpca's kpca-70000.json, computed here
+# when missing); the n = 20 000, m = 1000 ratio from alternated runs
+# (bench/peers/nystrom.py); then one run on a million generated images.
+# Plots in docs/approx-*.png. About 25 minutes.
+APPROX_N := 20000 70000
+bench-approx: build peer-deps
+	@mkdir -p $(BENCHDIR)
+	@test -f $(BENCHDIR)/kpca-70000.json || $(BIN) kpca fit --data fashion --n 70000 --components 20 \
+	  --kernel gaussian --sigma median --tol 1e-6 --products float32 --check --json - > $(BENCHDIR)/kpca-70000.json
+	@for n in $(APPROX_N); do set -e; \
+	  exact=""; if [ $$n = 70000 ]; then exact="--exact $(BENCHDIR)/kpca-70000.json"; fi; \
+	  $(BIN) bench approx --n $$n --repeat 3 --precision float64,float32 $$exact \
+	    --vectors-out $(BENCHDIR)/approx-$$n-u.npy --json $(BENCHDIR)/approx-$$n.json; \
+	  $(PYTHON) bench/peers/approx.py $(BENCHDIR)/approx-$$n.json $(BENCHDIR)/approx-$$n-u.npy --repeat 3 \
+	    > $(BENCHDIR)/approx-$$n-peers.json; \
+	  $(BIN) bench approx-report --ours $(BENCHDIR)/approx-$$n.json --peers $(BENCHDIR)/approx-$$n-peers.json \
+	    --png docs/approx-$$n.png | tee $(BENCHDIR)/approx-$$n.md; \
+	done
+	$(PYTHON) bench/peers/nystrom.py $(BIN) --n 20000 --m 1000 --repeat 3 | tee $(BENCHDIR)/nystrom-20000.md
+	$(BIN) bench approx --large 1000000 --m 2000 --json $(BENCHDIR)/approx-1000000.json
+	@cat $(BENCHDIR)/approx-1000000.json
 
 # The Gaussian Gram matrix against NumPy's X @ X.T and rbf_kernel.
 # gonum's decompositions (mat.EigenSym, SVD, QR, LU, Cholesky, Eigen) at

@@ -390,8 +390,8 @@ type factor interface {
 	// update sets gt (c×n, stride n) −= F_S·Fᵀ over the first kc
 	// features, F_S the rows cand of F.
 	update(gt []float64, cand []int, kc int)
-	// store sets feature row e to src (length n).
-	store(e int, src []float64)
+	// store sets feature rows [e0, e0+t) to the t×n rows of src.
+	store(e0 int, src *mat.Dense)
 	at(e, i int) float64
 	// train returns F (n×kc) as a mat.Matrix: the transpose of the stored
 	// rows.
@@ -417,7 +417,12 @@ func (f factor64) update(gt []float64, cand []int, kc int) {
 		blas64.General{Rows: c, Cols: n, Stride: n, Data: gt})
 }
 
-func (f factor64) store(e int, src []float64) { copy(f.ft.RawRowView(e), src) }
+func (f factor64) store(e0 int, src *mat.Dense) {
+	t, _ := src.Dims()
+	for e := 0; e < t; e++ {
+		copy(f.ft.RawRowView(e0+e), src.RawRowView(e))
+	}
+}
 func (f factor64) at(e, i int) float64        { return f.ft.At(e, i) }
 func (f factor64) train(kc int) mat.Matrix {
 	_, n := f.ft.Dims()
@@ -455,11 +460,18 @@ func (f factor32) update(gt []float64, cand []int, kc int) {
 	})
 }
 
-func (f factor32) store(e int, src []float64) {
-	dst := f.ft.Row(e)
-	for i, v := range src {
-		dst[i] = float32(v)
-	}
+// store narrows in parallel: the first touch of F's fresh pages is most
+// of its cost.
+func (f factor32) store(e0 int, src *mat.Dense) {
+	t, n := src.Dims()
+	par.For(0, n, nil, func(lo, hi int) {
+		for e := 0; e < t; e++ {
+			dst := f.ft.Row(e0 + e)[lo:hi]
+			for i, v := range src.RawRowView(e)[lo:hi] {
+				dst[i] = float32(v)
+			}
+		}
+	})
 }
 func (f factor32) at(e, i int) float64 { return float64(f.ft.Data[e*f.ft.Cols+i]) }
 func (f factor32) train(kc int) mat.Matrix {
@@ -672,13 +684,15 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 		for _, j := range acc {
 			pivots = append(pivots, cand[j])
 		}
-		for e := 0; e < t; e++ {
-			row := fnew.RawRowView(e)
-			for a, z := range row {
-				res[a] -= z * z
+		par.For(0, n, nil, func(lo, hi int) {
+			r := res[lo:hi]
+			for e := 0; e < t; e++ {
+				for a, z := range fnew.RawRowView(e)[lo:hi] {
+					r[a] -= z * z
+				}
 			}
-			fac.store(kcols+e, row)
-		}
+		})
+		fac.store(kcols, fnew)
 		resTrace = 0
 		for a, v := range res {
 			if v < 0 || chosen[a] {

@@ -10,7 +10,8 @@ Gaussian kernel at kdual's median bandwidth (σ from kdual's JSON;
 scikit-learn's gamma = 1/(2σ²)), centred. The exact top-s eigenvalues of
 the centred kernel come from `kdual kpca fit --solver lanczos --tol 1e-10`
 (they agree with ARPACK's to 1e-14 at n = 7000, bench/peers/kernelpca.py).
-kdual: `kdual kpca fit --approx nystrom --landmarks m [--sampler uniform]`,
+kdual: `kdual kpca fit --approx nystrom --landmarks m [--sampler uniform]
+[--approx-precision float32]`,
 fit_seconds (data in memory to fitted model). scikit-learn:
 Nystroem(n_components=m).fit_transform(X) then PCA(s).fit on the features
 (PCA centres them: the centred K̂), its explained_variance_·(n − 1) on
@@ -66,12 +67,17 @@ def main():
     def err(v):
         return float(np.max(np.abs(v[:s] - exact) / exact))
 
-    rows = {"kdual nystrom rpcholesky": [], "kdual nystrom uniform": [], "scikit-learn Nystroem+PCA": []}
+    rows = {"kdual nystrom rpcholesky": [], "kdual nystrom rpcholesky float32": [], "kdual nystrom uniform": [],
+            "scikit-learn Nystroem+PCA": []}
     info = {}
     for r in range(repeat):
         secs, v, _, a = kdual("--approx", "nystrom", "--landmarks", str(m), "--seed", str(r + 1))
         rows["kdual nystrom rpcholesky"].append((secs, err(v)))
         info["kdual nystrom rpcholesky"] = a
+        secs, v, _, a = kdual("--approx", "nystrom", "--landmarks", str(m), "--seed", str(r + 1),
+                              "--approx-precision", "float32")
+        rows["kdual nystrom rpcholesky float32"].append((secs, err(v)))
+        info["kdual nystrom rpcholesky float32"] = a
         secs, v, _, a = kdual("--approx", "nystrom", "--landmarks", str(m), "--sampler", "uniform", "--seed", str(r + 1))
         rows["kdual nystrom uniform"].append((secs, err(v)))
         info["kdual nystrom uniform"] = a

@@ -40,8 +40,14 @@ func runBench(args []string, stdout io.Writer) error {
 	if len(args) >= 1 && args[0] == "lapack" {
 		return runBenchLAPACK(args[1:], stdout)
 	}
+	if len(args) >= 1 && args[0] == "approx" {
+		return runBenchApprox(args[1:], stdout)
+	}
+	if len(args) >= 1 && args[0] == "approx-report" {
+		return runBenchApproxReport(args[1:], stdout)
+	}
 	if len(args) == 0 || args[0] != "kpca" {
-		return usagef("kdual bench kpca [flags] | kdual bench lapack [flags] | kdual bench compare OURS.json PEERS.json | kdual bench figures [flags]")
+		return usagef("kdual bench kpca [flags] | kdual bench approx [flags] | kdual bench approx-report [flags] | kdual bench lapack [flags] | kdual bench compare OURS.json PEERS.json | kdual bench figures [flags]")
 	}
 	fs := newFlags("bench kpca")
 	p := &bench.KPCAProblem{}

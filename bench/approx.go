@@ -1,0 +1,416 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/sbinet/npyio/npy"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/kdual/kdual/approx"
+	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/models/kpca"
+)
+
+// ApproxConfig is one run of `kdual bench approx`: approximate kernel PCA
+// on the first N Fashion-MNIST images (dataset.FashionAugmented: all
+// 70 000 at N = 70 000), Gaussian kernel at the median σ, centred, top S,
+// for every method and rank in Methods × Ms, against the exact top S.
+type ApproxConfig struct {
+	N       int
+	S       int
+	Ms      []int
+	Methods []string // rpcholesky, uniform (Nyström samplers), rff
+	// Precisions of the Nyström features: float64 and/or float32 (one row
+	// each; random features are float64).
+	Precisions []string
+	Repeat    int
+	Seed      uint64
+	// ExactFrom, when set, is the JSON of `kdual kpca fit --json` on the
+	// same data (eigenvalues and scores) used as the exact solution;
+	// otherwise it is computed here (ExactTol, the planner's operator).
+	ExactFrom string
+	ExactTol  float64
+}
+
+// ApproxRow is one method at one rank.
+type ApproxRow struct {
+	Tool      string  `json:"tool"`   // kdual or scikit-learn
+	Method    string  `json:"method"` // nystrom-rpcholesky, nystrom-uniform, rff; the peers' names
+	M         int     `json:"m"`
+	Rank      int     `json:"rank"` // features used (Nyström may stop below m)
+	Precision string  `json:"precision,omitempty"`
+	Seconds   float64 `json:"seconds"` // median fit time, data in memory to fitted model
+	// TraceError is tr(K − K̂)/tr(K) (Nyström; nil where unknown).
+	TraceError *float64 `json:"trace_error,omitempty"`
+	// EigError is maxᵢ |λ̂ᵢ − λᵢ|/λᵢ over the top S.
+	EigError float64 `json:"eig_error"`
+	// AngleDeg is the largest principal angle between the approximate
+	// and the exact top-S eigenvectors of the centred kernel, in degrees.
+	AngleDeg float64 `json:"angle_deg"`
+}
+
+// ApproxExact is the reference solution.
+type ApproxExact struct {
+	Eigenvalues []float64 `json:"eigenvalues"`
+	Source      string    `json:"source"`
+	Seconds     float64   `json:"seconds,omitempty"`
+}
+
+// ApproxReport is what `kdual bench approx` writes.
+type ApproxReport struct {
+	Data    string      `json:"data"`
+	N       int         `json:"n"`
+	D       int         `json:"d"`
+	S       int         `json:"components"`
+	Sigma   float64     `json:"sigma"`
+	Exact   ApproxExact `json:"exact"`
+	Rows    []ApproxRow `json:"rows"`
+	Machine string      `json:"machine,omitempty"`
+}
+
+// Approx runs the comparison. It returns the report and the exact
+// eigenvectors (n×S, orthonormal columns) for the peers' angles.
+func Approx(cfg ApproxConfig, progress func(string)) (*ApproxReport, *mat.Dense, error) {
+	if cfg.N < 2 || cfg.S < 1 || cfg.S >= cfg.N || len(cfg.Ms) == 0 || len(cfg.Methods) == 0 {
+		return nil, nil, fmt.Errorf("bench approx: n = %d, components = %d, %d ranks, %d methods", cfg.N, cfg.S, len(cfg.Ms), len(cfg.Methods))
+	}
+	if cfg.Repeat < 1 {
+		cfg.Repeat = 1
+	}
+	x, err := dataset.FashionAugmented("", cfg.N, cfg.Seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	sigma, err := kernel.MedianSigma(x)
+	if err != nil {
+		return nil, nil, err
+	}
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: sigma}
+	rep := &ApproxReport{Data: "fashion", N: cfg.N, D: x.RawMatrix().Cols, S: cfg.S, Sigma: sigma}
+	var u *mat.Dense
+	if cfg.ExactFrom != "" {
+		vals, scores, err := readExact(cfg.ExactFrom, cfg.N, cfg.S)
+		if err != nil {
+			return nil, nil, err
+		}
+		rep.Exact = ApproxExact{Eigenvalues: vals, Source: cfg.ExactFrom}
+		u = unitColumns(scores)
+	} else {
+		tol := cfg.ExactTol
+		if tol == 0 {
+			tol = 1e-8
+		}
+		if progress != nil {
+			progress(fmt.Sprintf("exact top %d (Lanczos, tol %g)", cfg.S, tol))
+		}
+		start := time.Now()
+		ex := &kpca.KPCA{Components: cfg.S, Kernel: k, Solver: kpca.Eigen{Solver: eig.Lanczos{Tol: tol}}}
+		if err := ex.Fit(x); err != nil {
+			return nil, nil, fmt.Errorf("bench approx: exact: %w", err)
+		}
+		vals, _ := ex.Eigenvalues()
+		sc, _ := ex.Scores()
+		rep.Exact = ApproxExact{Eigenvalues: vals[:cfg.S], Source: fmt.Sprintf("kdual exact, Lanczos tol %g, operator %s", tol, ex.Info().Operator),
+			Seconds: time.Since(start).Seconds()}
+		u = unitColumns(sc)
+	}
+	type variant struct {
+		name, prec string
+		am         func(m int) approx.Method
+	}
+	var variants []variant
+	for _, method := range cfg.Methods {
+		switch method {
+		case "rpcholesky", "uniform":
+			smp, _ := approx.ParseSampler(method)
+			for _, prec := range cfg.Precisions {
+				if prec != "float64" && prec != "float32" {
+					return nil, nil, fmt.Errorf("bench approx: precision %q: want float64 or float32", prec)
+				}
+				f32 := prec == "float32"
+				variants = append(variants, variant{"nystrom-" + method, prec, func(m int) approx.Method {
+					return approx.Nystrom{Rank: m, Sampler: smp, Seed: cfg.Seed, Float32: f32}
+				}})
+			}
+		case "rff":
+			variants = append(variants, variant{"rff", "float64", func(m int) approx.Method {
+				return approx.RFF{Features: m, Seed: cfg.Seed}
+			}})
+		default:
+			return nil, nil, fmt.Errorf("bench approx: method %q: want rpcholesky, uniform or rff", method)
+		}
+	}
+	for _, v := range variants {
+		for _, m := range cfg.Ms {
+			if m > cfg.N {
+				return nil, nil, fmt.Errorf("bench approx: m = %d > n = %d", m, cfg.N)
+			}
+			if progress != nil {
+				progress(fmt.Sprintf("%s %s m = %d", v.name, v.prec, m))
+			}
+			var times []float64
+			var model *kpca.KPCA
+			for r := 0; r < cfg.Repeat; r++ {
+				model = &kpca.KPCA{Components: cfg.S, Kernel: k, Approx: v.am(m)}
+				start := time.Now()
+				if err := model.Fit(x); err != nil {
+					return nil, nil, fmt.Errorf("bench approx: %s m = %d: %w", v.name, m, err)
+				}
+				times = append(times, time.Since(start).Seconds())
+			}
+			vals, _ := model.Eigenvalues()
+			sc, _ := model.Scores()
+			info := model.Info()
+			row := ApproxRow{Tool: "kdual", Method: v.name, M: m, Rank: info.Approx.Rank, Precision: v.prec, Seconds: Median(times),
+				EigError: EigError(vals, rep.Exact.Eigenvalues), AngleDeg: LargestAngleDeg(u, sc)}
+			if v.name != "rff" {
+				te := info.Approx.TraceError
+				row.TraceError = &te
+			}
+			rep.Rows = append(rep.Rows, row)
+		}
+	}
+	return rep, u, nil
+}
+
+// readExact reads eigenvalues and scores from `kdual kpca fit --json`.
+func readExact(path string, n, s int) ([]float64, *mat.Dense, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var v struct {
+		Eigenvalues []float64   `json:"eigenvalues"`
+		Scores      [][]float64 `json:"scores"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, nil, fmt.Errorf("bench approx: %s: %w", path, err)
+	}
+	if len(v.Eigenvalues) < s || len(v.Scores) != n || len(v.Scores[0]) < s {
+		return nil, nil, fmt.Errorf("bench approx: %s has %d eigenvalues and %d score rows; want ≥ %d and %d", path, len(v.Eigenvalues), len(v.Scores), s, n)
+	}
+	sc := mat.NewDense(n, s, nil)
+	for i, row := range v.Scores {
+		copy(sc.RawRowView(i), row[:s])
+	}
+	return v.Eigenvalues[:s], sc, nil
+}
+
+// unitColumns returns an orthonormal basis of the columns of z (thin QR):
+// the eigenvectors of the centred kernel from its scores.
+func unitColumns(z *mat.Dense) *mat.Dense {
+	var qr mat.QR
+	qr.Factorize(z)
+	var q mat.Dense
+	qr.QTo(&q)
+	_, s := z.Dims()
+	r, _ := q.Dims()
+	return mat.DenseCopyOf(q.Slice(0, r, 0, s))
+}
+
+// EigError is maxᵢ |λ̂ᵢ − λᵢ|/λᵢ over the exact values given.
+func EigError(approxVals, exact []float64) float64 {
+	e := 0.0
+	for i, l := range exact {
+		if i >= len(approxVals) {
+			return math.Inf(1)
+		}
+		e = math.Max(e, math.Abs(approxVals[i]-l)/math.Abs(l))
+	}
+	return e
+}
+
+// LargestAngleDeg is the largest principal angle, in degrees, between the
+// column space of u (orthonormal) and that of z (any basis): arccos of the
+// smallest singular value of uᵀ·Q, Q an orthonormal basis of z.
+func LargestAngleDeg(u, z *mat.Dense) float64 {
+	q := unitColumns(z)
+	var c mat.Dense
+	c.Mul(u.T(), q)
+	var svd mat.SVD
+	if !svd.Factorize(&c, mat.SVDNone) {
+		return math.NaN()
+	}
+	sv := svd.Values(nil)
+	sort.Float64s(sv)
+	return math.Acos(math.Min(1, sv[0])) * 180 / math.Pi
+}
+
+// WriteNPY writes m to path as a NumPy .npy file (float64, row-major).
+func WriteNPY(path string, m *mat.Dense) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	return npy.Write(f, mat.DenseCopyOf(m))
+}
+
+// ApproxLargeReport is the large run of `kdual bench approx --large`.
+type ApproxLargeReport struct {
+	N                 int       `json:"n"`
+	D                 int       `json:"d"`
+	M                 int       `json:"m"`
+	S                 int       `json:"components"`
+	Sigma             float64   `json:"sigma"`
+	DataSeconds       float64   `json:"data_seconds"` // generating the float32 data in process
+	FitSeconds        float64   `json:"fit_seconds"`  // data in memory to fitted model
+	KernelSeconds     float64   `json:"kernel_seconds"`
+	SolveSeconds      float64   `json:"solve_seconds"`
+	TotalSeconds      float64   `json:"total_seconds"`
+	PeakRSSBytes      int64     `json:"peak_rss_bytes"`
+	DataBytes         int64     `json:"data_bytes"`
+	Rank              int       `json:"rank"`
+	TraceError        float64   `json:"trace_error"`
+	ResidualNormLower float64   `json:"residual_norm_lower"`
+	EigenvalueBound   float64   `json:"eigenvalue_bound"`
+	Eigenvalues       []float64 `json:"eigenvalues"`
+}
+
+// ApproxLarge fits Nyström KPCA (RPCholesky, float32 data and features)
+// on n images generated in process by dataset.FashionAugmented32 — the
+// 70 000 Fashion-MNIST images, then shifted noisy copies of the training
+// images — stored in float32 and centred by the 70 000 images' mean
+// pixel; σ is the median heuristic (the first 1000 images).
+func ApproxLarge(n, m, s int, seed uint64, progress func(string)) (*ApproxLargeReport, error) {
+	start := time.Now()
+	base, err := dataset.FashionAugmented("", min(n, 70000), seed)
+	if err != nil {
+		return nil, err
+	}
+	sigma, err := kernel.MedianSigma(base)
+	if err != nil {
+		return nil, err
+	}
+	rows, d := base.Dims()
+	shift := make([]float64, d)
+	for i := 0; i < rows; i++ {
+		for j, v := range base.RawRowView(i) {
+			shift[j] += v
+		}
+	}
+	for j := range shift {
+		shift[j] /= float64(rows)
+	}
+	base = nil
+	x, err := linalg.NewDense32(n, d)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Free()
+	if err := dataset.FashionAugmented32("", n, seed, shift, x.Data); err != nil {
+		return nil, err
+	}
+	rep := &ApproxLargeReport{N: n, D: d, M: m, S: s, Sigma: sigma, DataSeconds: time.Since(start).Seconds(), DataBytes: x.Bytes()}
+	model := &kpca.KPCA{Components: s, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: sigma},
+		Approx: approx.Nystrom{Rank: m, Seed: seed, ResidualSample: 1000}}
+	if progress != nil {
+		model.Progress = func(p kpca.Progress) {
+			progress(fmt.Sprintf("%s %d/%d", p.Stage, p.Done, p.Total))
+		}
+	}
+	fitStart := time.Now()
+	if err := model.FitFloat32(context.Background(), x); err != nil {
+		return nil, err
+	}
+	rep.FitSeconds = time.Since(fitStart).Seconds()
+	info := model.Info()
+	rep.KernelSeconds, rep.SolveSeconds = info.KernelSeconds, info.SolveSeconds
+	rep.Rank, rep.TraceError = info.Approx.Rank, info.Approx.TraceError
+	rep.ResidualNormLower, rep.EigenvalueBound = info.Approx.ResidualNormLower, info.Approx.EigenvalueBound
+	rep.Eigenvalues, _ = model.Eigenvalues()
+	rep.TotalSeconds = time.Since(start).Seconds()
+	rep.PeakRSSBytes = bigmem.PeakRSS()
+	return rep, nil
+}
+
+// PlotApprox draws the top-S eigenvalue error against the fit time, one
+// line per tool and method (its points are the ranks m), log-log.
+func PlotApprox(rows []ApproxRow, title, path string) error {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "fit time, s (log scale)"
+	p.Y.Label.Text = "top eigenvalue error maxᵢ |λ̂ᵢ − λᵢ|/λᵢ (log scale)"
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = ticks125{}, ticks125{}
+	var order []string
+	lines := map[string]plotter.XYs{}
+	for _, r := range rows {
+		key := r.Tool + " " + r.Method
+		if r.Precision == "float32" {
+			key += " (float32)"
+		}
+		if _, ok := lines[key]; !ok {
+			order = append(order, key)
+		}
+		if r.Seconds > 0 && r.EigError > 0 {
+			lines[key] = append(lines[key], plotter.XY{X: r.Seconds, Y: r.EigError})
+		}
+	}
+	var args []any
+	for _, key := range order {
+		xy := lines[key]
+		sort.Slice(xy, func(i, j int) bool { return xy[i].X < xy[j].X })
+		args = append(args, key, xy)
+	}
+	if err := plotutil.AddLinePoints(p, args...); err != nil {
+		return err
+	}
+	// Fast and accurate is the corner no method reaches: the legend's.
+	p.Legend.Top, p.Legend.Left = false, true
+	return p.Save(8*vg.Inch, 5.5*vg.Inch, path)
+}
+
+// ticks125 labels 1, 2 and 5 times the powers of ten of a log axis.
+type ticks125 struct{}
+
+func (ticks125) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for _, f := range []float64{1, 2, 5} {
+			v := f * math.Pow(10, e)
+			if v >= lo && v <= hi {
+				out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 3, 64)})
+			}
+		}
+	}
+	return out
+}
+
+// ApproxTable writes the rows as a Markdown table.
+func ApproxTable(w io.Writer, rep *ApproxReport, rows []ApproxRow) {
+	fmt.Fprintf(w, "Fashion-MNIST n = %d, Gaussian σ = %.4g (median), centred, top %d; exact: %s\n\n", rep.N, rep.Sigma, rep.S, rep.Exact.Source)
+	fmt.Fprintln(w, "| tool | method | m | rank | s | trace error | top eigenvalue error | largest angle (°) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		te := "–"
+		if r.TraceError != nil {
+			te = fmt.Sprintf("%.4f", *r.TraceError)
+		}
+		method := r.Method
+		if r.Precision == "float32" {
+			method += " (float32)"
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %.3f | %s | %.2e | %.2f |\n", r.Tool, method, r.M, r.Rank, r.Seconds, te, r.EigError, r.AngleDeg)
+	}
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kdual/kdual/bench"
+	"github.com/kdual/kdual/dataset"
+)
+
+// `kdual bench approx` on a small Fashion set: a row per method, rank and
+// precision, errors that shrink with m for Nyström, the float32 rows within
+// float32 rounding of the float64 ones (uniform landmarks are the same),
+// the exact vectors written, the report and plot drawn; bad flags exit 2.
+func TestBenchApprox(t *testing.T) {
+	for _, bad := range [][]string{
+		{"bench", "approx", "--m", "0"},
+		{"bench", "approx", "--precision", "float16"},
+		{"bench", "approx", "--methods", "svd"},
+		{"bench", "approx", "--n", "100", "--m", "200"},
+		{"bench", "approx", "--large", "100", "--m", "10,20"},
+		{"bench", "approx-report"},
+	} {
+		code, _, _ := runCLI(t, bad...)
+		require.Equal(t, 2, code, "%v", bad)
+	}
+	if _, err := os.Stat(dataset.FashionDir); err != nil {
+		code, _, stderr := runCLI(t, "bench", "approx", "--n", "300", "--m", "20")
+		require.Equal(t, 1, code)
+		require.Contains(t, stderr, "dataset-fashion-mnist")
+		return
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "a.json")
+	code, _, stderr := runCLI(t, "bench", "approx", "--n", "600", "--m", "30,120", "--components", "5", "--repeat", "1",
+		"--precision", "float64,float32", "--vectors-out", filepath.Join(dir, "u.npy"), "--json", out)
+	require.Equal(t, 0, code, stderr)
+	var rep bench.ApproxReport
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rep))
+	require.Equal(t, 600, rep.N)
+	require.Len(t, rep.Exact.Eigenvalues, 5)
+	require.Len(t, rep.Rows, 2*(2+2+1)) // (rpcholesky, uniform) × 2 precisions + rff, × 2 ranks
+	byKey := map[string]bench.ApproxRow{}
+	for _, r := range rep.Rows {
+		byKey[r.Method+r.Precision+string(rune('0'+r.M/30))] = r
+		require.Greater(t, r.Seconds, 0.0)
+		require.GreaterOrEqual(t, r.AngleDeg, 0.0)
+		require.LessOrEqual(t, r.AngleDeg, 90.0)
+		if r.Method != "rff" {
+			require.NotNil(t, r.TraceError)
+		}
+	}
+	for _, name := range []string{"nystrom-rpcholesky", "nystrom-uniform"} {
+		small, big := byKey[name+"float64"+"1"], byKey[name+"float64"+"4"]
+		require.Less(t, big.EigError, small.EigError, name)
+		require.Less(t, *big.TraceError, *small.TraceError, name)
+	}
+	u64, u32 := byKey["nystrom-uniformfloat64"+"4"], byKey["nystrom-uniformfloat32"+"4"]
+	require.InDelta(t, u64.EigError, u32.EigError, 1e-4)
+	require.InDelta(t, *u64.TraceError, *u32.TraceError, 1e-5)
+	st, err := os.Stat(filepath.Join(dir, "u.npy"))
+	require.NoError(t, err)
+	require.Greater(t, st.Size(), int64(600*5*8))
+	png := filepath.Join(dir, "a.png")
+	code, table, stderr := runCLI(t, "bench", "approx-report", "--ours", out, "--png", png)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, table, "nystrom-rpcholesky (float32)")
+	st, err = os.Stat(png)
+	require.NoError(t, err)
+	require.Greater(t, st.Size(), int64(1000))
+}
