@@ -423,7 +423,7 @@ func (f factor64) store(e0 int, src *mat.Dense) {
 		copy(f.ft.RawRowView(e0+e), src.RawRowView(e))
 	}
 }
-func (f factor64) at(e, i int) float64        { return f.ft.At(e, i) }
+func (f factor64) at(e, i int) float64 { return f.ft.At(e, i) }
 func (f factor64) train(kc int) mat.Matrix {
 	_, n := f.ft.Dims()
 	return f.ft.Slice(0, kc, 0, n).(*mat.Dense).T()

@@ -39,8 +39,8 @@ type ApproxConfig struct {
 	// Precisions of the Nyström features: float64 and/or float32 (one row
 	// each; random features are float64).
 	Precisions []string
-	Repeat    int
-	Seed      uint64
+	Repeat     int
+	Seed       uint64
 	// ExactFrom, when set, is the JSON of `kdual kpca fit --json` on the
 	// same data (eigenvalues and scores) used as the exact solution;
 	// otherwise it is computed here (ExactTol, the planner's operator).
