@@ -212,16 +212,30 @@ func readExact(path string, n, s int) ([]float64, *mat.Dense, error) {
 	return v.Eigenvalues[:s], sc, nil
 }
 
-// unitColumns returns an orthonormal basis of the columns of z (thin QR):
-// the eigenvectors of the centred kernel from its scores.
+// unitColumns returns an orthonormal basis of the columns of z (n×s, full
+// column rank): the eigenvectors of the centred kernel from its scores. By
+// Cholesky QR twice (z·U⁻¹ with zᵀz = UᵀU, repeated once for
+// orthogonality to rounding): O(n·s²) time and no n×n matrix; nil when z
+// is rank deficient.
 func unitColumns(z *mat.Dense) *mat.Dense {
-	var qr mat.QR
-	qr.Factorize(z)
-	var q mat.Dense
-	qr.QTo(&q)
+	q := mat.DenseCopyOf(z)
 	_, s := z.Dims()
-	r, _ := q.Dims()
-	return mat.DenseCopyOf(q.Slice(0, r, 0, s))
+	for pass := 0; pass < 2; pass++ {
+		g := mat.NewSymDense(s, nil)
+		g.SymOuterK(1, q.T())
+		var ch mat.Cholesky
+		if !ch.Factorize(g) {
+			return nil
+		}
+		var r mat.TriDense
+		ch.UTo(&r)
+		var next mat.Dense
+		if err := next.Solve(r.T(), q.T()); err != nil { // Uᵀ·Qᵀ = zᵀ, zᵀz = UᵀU
+			return nil
+		}
+		q = mat.DenseCopyOf(next.T())
+	}
+	return q
 }
 
 // EigError is maxᵢ |λ̂ᵢ − λᵢ|/λᵢ over the exact values given.
@@ -241,6 +255,9 @@ func EigError(approxVals, exact []float64) float64 {
 // smallest singular value of uᵀ·Q, Q an orthonormal basis of z.
 func LargestAngleDeg(u, z *mat.Dense) float64 {
 	q := unitColumns(z)
+	if q == nil {
+		return math.NaN()
+	}
 	var c mat.Dense
 	c.Mul(u.T(), q)
 	var svd mat.SVD
@@ -345,7 +362,7 @@ func ApproxLarge(n, m, s int, seed uint64, progress func(string)) (*ApproxLargeR
 }
 
 // PlotApprox draws the top-S eigenvalue error against the fit time, one
-// line per tool and method (its points are the ranks m), log-log.
+// line per tool and method joining its ranks m in the rows' order, log-log.
 func PlotApprox(rows []ApproxRow, title, path string) error {
 	p := plot.New()
 	p.Title.Text = title
@@ -369,9 +386,7 @@ func PlotApprox(rows []ApproxRow, title, path string) error {
 	}
 	var args []any
 	for _, key := range order {
-		xy := lines[key]
-		sort.Slice(xy, func(i, j int) bool { return xy[i].X < xy[j].X })
-		args = append(args, key, xy)
+		args = append(args, key, lines[key]) // points in the rows' order: m increasing
 	}
 	if err := plotutil.AddLinePoints(p, args...); err != nil {
 		return err

@@ -20,3 +20,28 @@ func TestApproxMeasures(t *testing.T) {
 	require.InDelta(t, 0.1, EigError([]float64{9, 2.1}, []float64{10, 2}), 1e-12)
 	require.True(t, math.IsInf(EigError([]float64{9}, []float64{10, 2}), 1))
 }
+
+// unitColumns gives an orthonormal basis of the same space, with no n×n
+// matrix, on a tall matrix with columns of very different norms.
+func TestUnitColumns(t *testing.T) {
+	n, s := 5000, 6
+	z := mat.NewDense(n, s, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < s; j++ {
+			z.Set(i, j, math.Pow(10, float64(j))*math.Sin(float64((i+1)*(j+2))))
+		}
+	}
+	q := unitColumns(z)
+	var g mat.Dense
+	g.Mul(q.T(), q)
+	require.True(t, mat.EqualApprox(&g, eye(s), 1e-12))
+	require.InDelta(t, 0, LargestAngleDeg(q, z), 1e-5)
+}
+
+func eye(n int) *mat.Dense {
+	m := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		m.Set(i, i, 1)
+	}
+	return m
+}
