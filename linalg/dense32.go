@@ -196,14 +196,7 @@ func MulT32Into(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64) {
 	ob := out.RawMatrix()
 	for j0 := 0; j0 < n; j0 += p {
 		cols := min(p, n-j0)
-		par.For(0, k, nil, func(lo, hi int) {
-			for r := lo; r < hi; r++ {
-				dst := buf[r*cols : (r+1)*cols]
-				for j, v := range ft.Data[r*n+j0 : r*n+j0+cols] {
-					dst[j] = float64(v)
-				}
-			}
-		})
+		ft.widenColumns(buf, j0, cols)
 		// out[j0:j0+cols] = panelᵀ·W
 		blas64.Gemm(blas.Trans, blas.NoTrans, 1, blas64.General{Rows: k, Cols: cols, Stride: cols, Data: buf[:k*cols]}, wr, 0,
 			blas64.General{Rows: cols, Cols: s, Stride: ob.Stride, Data: ob.Data[j0*ob.Stride:]})
@@ -223,6 +216,20 @@ func MulT32Into(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64) {
 	}
 }
 
+// widenColumns sets buf (k×cols, row-major) to columns [j0, j0+cols) of
+// m (k×n) widened to float64, rows in parallel.
+func (m *Dense32) widenColumns(buf []float64, j0, cols int) {
+	n := m.Cols
+	par.For(0, m.Rows, nil, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			dst := buf[r*cols : (r+1)*cols]
+			for j, v := range m.Data[r*n+j0 : r*n+j0+cols] {
+				dst[j] = float64(v)
+			}
+		}
+	})
+}
+
 // MulTVec32 sets dst (k×b) = ft·x for x n×b (half a pass of a low-rank
 // operator), by blocks of points widened to float64; the shapes are the
 // caller's to check.
@@ -240,14 +247,7 @@ func MulTVec32(ft *Dense32, x *mat.Dense, dst *mat.Dense) {
 	}
 	for j0 := 0; j0 < n; j0 += p {
 		cols := min(p, n-j0)
-		par.For(0, k, nil, func(lo, hi int) {
-			for r := lo; r < hi; r++ {
-				dst := buf[r*cols : (r+1)*cols]
-				for j, v := range ft.Data[r*n+j0 : r*n+j0+cols] {
-					dst[j] = float64(v)
-				}
-			}
-		})
+		ft.widenColumns(buf, j0, cols)
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, blas64.General{Rows: k, Cols: cols, Stride: cols, Data: buf[:k*cols]},
 			blas64.General{Rows: cols, Cols: b, Stride: xr.Stride, Data: xr.Data[j0*xr.Stride:]}, 1, dr)
 	}
