@@ -112,7 +112,8 @@ func TestApproxKPCAErrorsTyped(t *testing.T) {
 func TestApproxSaveLoad(t *testing.T) {
 	x := gaussData(t, 120, 4, 34)
 	test := gaussData(t, 9, 4, 35)
-	for _, a := range []approx.Method{approx.Nystrom{Rank: 30}, approx.Nystrom{Rank: 30, Sampler: approx.Uniform}, approx.RFF{Features: 64}} {
+	for _, a := range []approx.Method{approx.Nystrom{Rank: 30}, approx.Nystrom{Rank: 30, Sampler: approx.Uniform},
+		approx.Nystrom{Rank: 30, Float32: true}, approx.RFF{Features: 64}} {
 		m := &KPCA{Components: 3, Kernel: rbf, Approx: a}
 		require.NoError(t, m.Fit(x))
 		var buf bytes.Buffer
@@ -125,6 +126,7 @@ func TestApproxSaveLoad(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, mat.Equal(z1, z2), "%T", a)
 		require.Equal(t, m.Info().Approx.Rank, l.Info().Approx.Rank)
+		require.Equal(t, m.Info().Approx.Precision, l.Info().Approx.Precision)
 		raw := buf.Bytes()
 		for cut := 0; cut < len(raw); cut += max(1, len(raw)/50) {
 			_, err := Load(bytes.NewReader(raw[:cut]))
