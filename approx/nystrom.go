@@ -351,12 +351,14 @@ func shiftedFloat32(x *mat.Dense, k kernel.Kernel) (*linalg.Dense32, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i := 0; i < n; i++ {
-		dst := out.Row(i)
-		for j, v := range x.RawRowView(i) {
-			dst[j] = float32(v - mean[j])
+	par.For(0, n, nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst := out.Row(i)
+			for j, v := range x.RawRowView(i) {
+				dst[j] = float32(v - mean[j])
+			}
 		}
-	}
+	})
 	return out, nil
 }
 
@@ -507,13 +509,13 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 		krow = src.row
 	}
 	diag := make([]float64, n)
-	{
+	par.For(0, n, nil, func(lo, hi int) {
 		buf := make([]float64, dim)
-		for i := range diag {
+		for i := lo; i < hi; i++ {
 			src.row(i, buf)
 			diag[i] = k.Eval(buf, buf)
 		}
-	}
+	})
 	trace, top := 0.0, 0.0
 	for _, v := range diag {
 		if !(v >= 0) {
