@@ -17,6 +17,22 @@ func TestPlanOperator(t *testing.T) {
 	require.Zero(t, p.StorageBound)
 	require.Greater(t, p.Bytes, int64(4*n*n)) // one triangle in float64 tiles
 
+	// 20 GiB: float64 fits but takes more than half of it; float32 half
+	// storage meets the tolerance, so it is chosen; at tol 1e-8 it does
+	// not, and float64 is.
+	p, err = PlanOperator(PlanInput{N: n, D: d, K: k, Tol: 1e-4, Budget: 20 * gib})
+	require.NoError(t, err)
+	require.Equal(t, OperatorFloat32, p.Operator)
+	require.Contains(t, p.Reason, "over half")
+	p, err = PlanOperator(PlanInput{N: n, D: d, K: k, Tol: 1e-8, Budget: 20 * gib})
+	require.NoError(t, err)
+	require.Equal(t, OperatorFloat64, p.Operator)
+	// The dense solver keeps float64 when it takes over half the budget.
+	p, err = PlanOperator(PlanInput{N: 1000, D: 5, K: 3, Tol: 1e-2, Budget: 30 << 20, Dense: true})
+	require.NoError(t, err)
+	require.Equal(t, OperatorFloat64, p.Operator)
+	require.Greater(t, p.Bytes, int64(15<<20))
+
 	// 8 GiB: float64 (14.4 GB) does not fit, half-stored float32 (7.2 GB)
 	// does, and u·√n = 1.5e-5 ≤ tol = 1e-4.
 	p, err = PlanOperator(PlanInput{N: n, D: d, K: k, Tol: 1e-4, Budget: 8 * gib})
