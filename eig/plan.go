@@ -126,11 +126,11 @@ func DefaultBudget() int64 {
 // float64 does not fit or takes more than half the budget; float64 when it
 // fits; otherwise matrix-free (exact, a Gram build per pass) when the data
 // fit. The half-budget step is measured: at n = 60 000 on the 2-core
-// development machine float64 (14.4 GB of 19 GiB available) built its
-// kernel in 105.6 s and reached η < 10⁻⁴ by block Krylov in 42.5 s, peak
-// 16.2 GB, where float32 took 84.5 s and 39.6 s, peak 8.2 GB: the first
-// touch of that much fresh memory, and what it leaves the rest of the
-// machine, cost more than float64's faster passes gain. A forced kind
+// development machine (the paper's protocol, one run each, one after the
+// other) float64 (13.9 GiB of 18.9 GiB available) built its kernel in
+// 104.9 s and reached η < 10⁻⁴ by block Krylov in 43.4 s, peak 15.9 GB,
+// where float32 took 84.5 s and 43.8 s, peak 8.9 GB: the first touch of
+// that much fresh memory costs more than float64's passes gain. A forced kind
 // (Want) is taken as asked if it fits. The reason is a sentence for people.
 func PlanOperator(in PlanInput) (Plan, error) {
 	if in.N < 1 || in.D < 1 || in.K < 1 || in.K > in.N {
