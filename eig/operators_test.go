@@ -387,3 +387,36 @@ func TestFloat64TilesSymMatrix(t *testing.T) {
 	_, err = NewFloat64Tiles(band)
 	require.ErrorIs(t, err, ErrInvalid)
 }
+
+// From n = 8·512 on the float64 kernel is stored in 512×512 tiles; its
+// products (one vector and a block) equal the explicit Gram matrix's.
+func TestFloat64KernelLargeTiles(t *testing.T) {
+	n := 8 * linalg.TileSize64
+	x := mat.NewDense(n, 3, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < 3; j++ {
+			x.Set(i, j, math.Sin(float64(i*(j+1))))
+		}
+	}
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 0.7}
+	op, err := NewKernelOperator(x, k, OperatorFloat64, false, linalg.GramOptions{})
+	require.NoError(t, err)
+	require.Equal(t, linalg.TileSize64, op.(*Float64Tiles).s.T)
+	g, err := kernel.Gram(x, k)
+	require.NoError(t, err)
+	for _, b := range []int{1, 8} {
+		v := mat.NewDense(n, b, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < b; j++ {
+				v.Set(i, j, math.Cos(float64(i+7*j)))
+			}
+		}
+		got := mat.NewDense(n, b, nil)
+		require.NoError(t, op.Apply(got, v))
+		var want mat.Dense
+		want.Mul(g, v)
+		var d mat.Dense
+		d.Sub(got, &want)
+		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-12*mat.Norm(&want, math.Inf(1)), "b = %d", b)
+	}
+}

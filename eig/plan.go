@@ -96,7 +96,7 @@ const Float32Unit = 1.0 / (1 << 24)
 // dimension d and a solver basis of m vectors (the data themselves, n·d
 // float64s, counted once in each).
 func memFloat64(n, d, m int) int64 {
-	t := int64(linalg.TileSize)
+	t := int64(linalg.TileSide64For(n))
 	nn := (int64(n) + t - 1) / t * t
 	return 4*nn*(nn+t) + 8*int64(n)*int64(d+m)
 }

@@ -73,7 +73,7 @@ func (f *Float64Tiles) SymMatrix() *mat.SymDense {
 // newFloat64Kernel computes the tiles of the kernel matrix of x.
 func newFloat64Kernel(x *mat.Dense, em linalg.ElementMap, o linalg.GramOptions) (*Float64Tiles, error) {
 	n, _ := x.Dims()
-	t := linalg.TileSize
+	t := linalg.TileSide64For(n)
 	s, err := linalg.GramTiles64Band(x, em, o, t, 0, (n+t-1)/t)
 	if err != nil {
 		return nil, err

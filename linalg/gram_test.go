@@ -403,8 +403,8 @@ func TestGramTiles32Bands(t *testing.T) {
 	}
 }
 
-// The float64 bands hold the Gram matrix's entries (tile sides 256 and 96)
-// and their products, on both native builds, sum to G·x.
+// The float64 bands hold the Gram matrix's entries (tile sides 512, 256
+// and 96) and their products, on both native builds, sum to G·x.
 func TestGramTiles64Bands(t *testing.T) {
 	x := randData(25, 530, 7)
 	em := Kernel{Kind: Laplace, Sigma: 3}.ElementMap(cols(x))
@@ -413,7 +413,7 @@ func TestGramTiles64Bands(t *testing.T) {
 	xb := randData(26, 530, 6)
 	var want mat.Dense
 	want.Mul(g, xb)
-	for _, side := range []int{256, 96} {
+	for _, side := range []int{TileSize64, 256, 96} {
 		nt := (530 + side - 1) / side
 		for _, portable := range []bool{false, true} {
 			build := native.Best()
@@ -447,6 +447,8 @@ func TestGramTiles64Bands(t *testing.T) {
 			require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-12*mat.Norm(&want, math.Inf(1)), "side %d portable %v", side, portable)
 		}
 	}
+	require.Equal(t, TileSize, TileSide64For(8*TileSize64-1))
+	require.Equal(t, TileSize64, TileSide64For(8*TileSize64))
 	for _, bad := range [][3]int{{6, 0, 1}, {256, 0, 4}, {256, 1, 1}} {
 		_, err := NewSymTiles64Band(530, bad[0], bad[1], bad[2])
 		require.ErrorIs(t, err, ErrInvalid, "%v", bad)
