@@ -74,14 +74,13 @@ type ApproxExact struct {
 
 // ApproxReport is what `kdual bench approx` writes.
 type ApproxReport struct {
-	Data    string      `json:"data"`
-	N       int         `json:"n"`
-	D       int         `json:"d"`
-	S       int         `json:"components"`
-	Sigma   float64     `json:"sigma"`
-	Exact   ApproxExact `json:"exact"`
-	Rows    []ApproxRow `json:"rows"`
-	Machine string      `json:"machine,omitempty"`
+	Data  string      `json:"data"`
+	N     int         `json:"n"`
+	D     int         `json:"d"`
+	S     int         `json:"components"`
+	Sigma float64     `json:"sigma"`
+	Exact ApproxExact `json:"exact"`
+	Rows  []ApproxRow `json:"rows"`
 }
 
 // Approx runs the comparison. It returns the report and the exact

@@ -42,6 +42,16 @@ func TestBenchApprox(t *testing.T) {
 	var rep bench.ApproxReport
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
+	// Exactly the keys docs/json.md documents (optional ones may be absent).
+	want := documentedKeys(t)["kdual bench approx"]
+	got := jsonKeys(t, b)
+	for k := range got {
+		_, ok := want[k]
+		require.True(t, ok, "undocumented key %q", k)
+	}
+	for k, required := range want {
+		require.True(t, got[k] || !required, "documented key %q missing", k)
+	}
 	require.NoError(t, json.Unmarshal(b, &rep))
 	require.Equal(t, 600, rep.N)
 	require.Len(t, rep.Exact.Eigenvalues, 5)
