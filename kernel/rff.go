@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/rng"
+	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/linalg"
 )
 
@@ -64,20 +65,24 @@ func (r *RFF) Map(x *mat.Dense) (*mat.Dense, error) {
 	f := mat.NewDense(n, len(r.B), nil)
 	f.Mul(x, r.W)
 	scale := math.Sqrt(2 / float64(len(r.B)))
-	for i := 0; i < n; i++ {
-		row := f.RawRowView(i)
-		norm := 0.0
-		for j, v := range row {
-			row[j] = scale * math.Cos(v+r.B[j])
-			norm += row[j] * row[j]
-		}
-		if r.Normalize && norm > 0 {
-			inv := 1 / math.Sqrt(norm)
-			for j := range row {
-				row[j] *= inv
+	// The n·D cosines in parallel: single-threaded they took as long as the
+	// product before them (n = 20 000, D = 2000: 1.0 s).
+	par.For(0, n, nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := f.RawRowView(i)
+			norm := 0.0
+			for j, v := range row {
+				row[j] = scale * math.Cos(v+r.B[j])
+				norm += row[j] * row[j]
+			}
+			if r.Normalize && norm > 0 {
+				inv := 1 / math.Sqrt(norm)
+				for j := range row {
+					row[j] *= inv
+				}
 			}
 		}
-	}
+	})
 	return f, nil
 }
 
