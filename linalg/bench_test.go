@@ -35,3 +35,39 @@ func BenchmarkGram(b *testing.B) {
 		}
 	}
 }
+
+// The float64 tile side (TileSize64 against TileSize): Gram build, one
+// vector and an 8-vector block, on random data (the sides alternate within
+// each size). Run with: go test -run '^$' -bench Tiles64Side -benchtime 5x ./linalg
+func BenchmarkTiles64Side(b *testing.B) {
+	for _, n := range []int{7000, 20000} {
+		x := randData(2, n, 784)
+		em := Kernel{Kind: Gaussian, Sigma: 10}.ElementMap(784)
+		for _, t := range []int{TileSize, TileSize64} {
+			var s *SymTiles64
+			b.Run(fmt.Sprintf("n=%d/t=%d/gram", n, t), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					var err error
+					if s, err = GramTiles64Band(x, em, GramOptions{}, t, 0, (n+t-1)/t); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			v, y := make([]float64, n), make([]float64, n)
+			for i := range v {
+				v[i] = 1 / float64(i+1)
+			}
+			b.Run(fmt.Sprintf("n=%d/t=%d/vector", n, t), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					s.MulVec(y, v)
+				}
+			})
+			xb, yb := randData(3, n, 8), randData(4, n, 8)
+			b.Run(fmt.Sprintf("n=%d/t=%d/block8", n, t), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					s.MulBlock(yb, xb)
+				}
+			})
+		}
+	}
+}
