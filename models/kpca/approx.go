@@ -36,14 +36,7 @@ func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
 	}
 	method := k.Approx
 	if ny, ok := method.(approx.Nystrom); ok {
-		// The rounds watch the fit's context and report progress.
-		ny.Context = ctx
-		if k.Progress != nil {
-			ny.Progress = func(done, total int) {
-				k.Progress(Progress{Stage: "kernel", Done: int64(done), Total: int64(total)})
-			}
-		}
-		method = ny
+		method = k.watched(ctx, ny)
 	}
 	fm, err := method.Build(x, k.Kernel)
 	return k.fitMap(ctx, fm, err, n, start)
@@ -74,17 +67,23 @@ func (k *KPCA) FitFloat32(ctx context.Context, x *linalg.Dense32) error {
 	}
 	k.approx, k.inverse, k.proj = nil, nil, nil
 	start := time.Now()
+	fm, err := k.watched(ctx, ny).Fit32(x, k.Kernel)
+	if err != nil {
+		return k.fitMap(ctx, nil, err, n, start)
+	}
+	return k.fitMap(ctx, fm, nil, n, start)
+}
+
+// watched returns ny with its rounds watching the fit's context and
+// reporting progress.
+func (k *KPCA) watched(ctx context.Context, ny approx.Nystrom) approx.Nystrom {
 	ny.Context = ctx
 	if k.Progress != nil {
 		ny.Progress = func(done, total int) {
 			k.Progress(Progress{Stage: "kernel", Done: int64(done), Total: int64(total)})
 		}
 	}
-	fm, err := ny.Fit32(x, k.Kernel)
-	if err != nil {
-		return k.fitMap(ctx, nil, err, n, start)
-	}
-	return k.fitMap(ctx, fm, nil, n, start)
+	return ny
 }
 
 // fitMap fits kernel PCA on a built feature map (err: the build's error).
