@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
@@ -54,13 +55,21 @@ func kernelCases(t *testing.T, x *mat.Dense, k kernel.Kernel) (plain, centred *m
 	require.NoError(t, err)
 	free, err := NewKernelOp(x, k, linalg.GramOptions{})
 	require.NoError(t, err)
-	// The float64 kernel operator: one triangle in tiles (exact up to the
+	// The float64 kernel operator in both layouts: one triangle in tiles,
+	// and full storage with the upper triangle written (exact up to the
 	// rounding of the products' summation order).
+	forceLayout = "tiles"
 	t64, err := NewKernelOperator(x, k, OperatorFloat64, false, linalg.GramOptions{})
 	require.NoError(t, err)
 	require.IsType(t, &Float64Tiles{}, t64)
-	cases = []opCase{{"dense", dense, 0}, {"float32", f32, u32}, {"matrix-free", free, 0}, {"float64 tiles", t64, 0}}
-	for _, base := range cases[:4] {
+	forceLayout = "full"
+	full, err := NewKernelOperator(x, k, OperatorFloat64, false, linalg.GramOptions{})
+	forceLayout = ""
+	require.NoError(t, err)
+	require.IsType(t, &Float64Full{}, full)
+	cases = []opCase{{"dense", dense, 0}, {"float32", f32, u32}, {"matrix-free", free, 0}, {"float64 tiles", t64, 0},
+		{"float64 full", full, 0}}
+	for _, base := range cases[:5] {
 		cen, err := NewCentered(base.op)
 		require.NoError(t, err)
 		// Centring a float32 matrix in float64 keeps its storage error;
@@ -360,27 +369,51 @@ func TestCancelledPasses(t *testing.T) {
 	require.ErrorIs(t, err, status.ErrStopped)
 }
 
-// The float64 tiles give back the Gram matrix in LAPACK's layout (for the
-// dense solver), and refuse a band.
+// Both float64 layouts give back the Gram matrix in LAPACK's layout (for
+// the dense solver); the tiles refuse a band; full storage never writes
+// its strict lower triangle.
 func TestFloat64TilesSymMatrix(t *testing.T) {
 	x := randData(9, 600, 3)
 	k := kernel.Kernel{Kind: kernel.Laplace, Sigma: 2}
 	g, err := kernel.Gram(x, k)
 	require.NoError(t, err)
-	op, err := NewKernelOperator(x, k, OperatorFloat64, false, linalg.GramOptions{})
-	require.NoError(t, err)
-	a := op.(Matrixer).SymMatrix()
-	for i := 0; i < 600; i++ {
-		for j := 0; j < 600; j++ {
-			require.InDelta(t, g.At(i, j), a.At(i, j), 1e-14, "(%d,%d)", i, j)
+	defer func() { forceLayout = "" }()
+	for _, layout := range []string{"tiles", "full"} {
+		forceLayout = layout
+		op, err := NewKernelOperator(x, k, OperatorFloat64, false, linalg.GramOptions{})
+		require.NoError(t, err)
+		a := op.(Matrixer).SymMatrix()
+		for i := 0; i < 600; i++ {
+			for j := 0; j < 600; j++ {
+				require.InDelta(t, g.At(i, j), a.At(i, j), 1e-14, "%s (%d,%d)", layout, i, j)
+			}
+		}
+		res, err := DenseSolver{}.Solve(op, 4)
+		require.NoError(t, err)
+		ref, err := linalg.SymEig(g, 4)
+		require.NoError(t, err)
+		for j := range res.Values {
+			require.InDelta(t, ref.Values[j], res.Values[j], 1e-12*ref.Values[0], layout)
+		}
+		if f, ok := op.(*Float64Full); ok {
+			for i := 1; i < 600; i++ {
+				for _, v := range f.mem.Data[i*600 : i*600+i] {
+					require.Zero(t, v, "lower triangle of row %d written", i)
+				}
+			}
+			require.Equal(t, int64(8*600*601/2), f.Bytes())
+			f.Free()
 		}
 	}
-	res, err := DenseSolver{}.Solve(op, 4)
-	require.NoError(t, err)
-	ref, err := linalg.SymEig(g, 4)
-	require.NoError(t, err)
-	for j := range res.Values {
-		require.InDelta(t, ref.Values[j], res.Values[j], 1e-12*ref.Values[0])
+	// The layout rule: full storage when small, else only in 4 KB pages.
+	forceLayout = ""
+	full, why := float64Layout(100)
+	require.True(t, full, why)
+	full, why = float64Layout(4000)
+	h := bigmem.Huge()
+	require.NotEmpty(t, why)
+	if h.Advise || h.System == "always" {
+		require.False(t, full, why)
 	}
 	band, err := linalg.GramTiles64Band(x, k.ElementMap(3), linalg.GramOptions{}, 256, 1, 3)
 	require.NoError(t, err)
@@ -399,7 +432,9 @@ func TestFloat64KernelLargeTiles(t *testing.T) {
 		}
 	}
 	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 0.7}
+	forceLayout = "tiles"
 	op, err := NewKernelOperator(x, k, OperatorFloat64, false, linalg.GramOptions{})
+	forceLayout = ""
 	require.NoError(t, err)
 	require.Equal(t, linalg.TileSize64, op.(*Float64Tiles).s.T)
 	g, err := kernel.Gram(x, k)

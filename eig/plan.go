@@ -17,8 +17,10 @@ type OperatorKind int
 const (
 	// OperatorAuto lets Plan choose.
 	OperatorAuto OperatorKind = iota
-	// OperatorFloat64 stores one triangle of G in float64 (Float64Tiles,
-	// about 4n² bytes).
+	// OperatorFloat64 stores G exactly in float64, about 4n² bytes
+	// resident: full storage with only the upper triangle written
+	// (Float64Full) in 4 KB pages, else one triangle in tiles
+	// (Float64Tiles); see float64Layout.
 	OperatorFloat64
 	// OperatorFloat32 stores one triangle of G in float32 (Float32,
 	// about 2n² bytes).
@@ -87,6 +89,12 @@ type Plan struct {
 	// from ‖E‖₂ ≤ ‖E‖_F ≤ u‖G‖_F ≤ u√n‖G‖₂.
 	StorageBound float64
 	Reason       string
+}
+
+// layout64 names the float64 layout for n points.
+func layout64(n int) string {
+	_, why := float64Layout(n)
+	return why
 }
 
 // Float32Unit is the unit roundoff of float32 storage, 2⁻²⁴.
@@ -167,7 +175,7 @@ func PlanOperator(in PlanInput) (Plan, error) {
 	switch in.Want {
 	case OperatorFloat64:
 		p.Operator, p.Bytes, p.Solver = OperatorFloat64, b64, stock
-		p.Reason = fmt.Sprintf("float64 as asked (%s)", gib(b64))
+		p.Reason = fmt.Sprintf("float64 as asked (%s; %s)", gib(b64), layout64(in.N))
 	case OperatorFloat32:
 		p.Operator, p.Bytes, p.Solver, p.StorageBound = OperatorFloat32, b32, stock, bound32
 		p.Reason = fmt.Sprintf("float32 half storage as asked (%s; storage bound u·√n = %.1e)", gib(b32), bound32)
@@ -182,7 +190,7 @@ func PlanOperator(in PlanInput) (Plan, error) {
 				gib(b64), gib(budget), source, gib(b32), bound32, tol)
 		case b64 <= budget:
 			p.Operator, p.Bytes, p.Solver = OperatorFloat64, b64, stock
-			p.Reason = fmt.Sprintf("float64 fits: %s of %s %s", gib(b64), gib(budget), source)
+			p.Reason = fmt.Sprintf("float64 fits: %s of %s %s; %s", gib(b64), gib(budget), source, layout64(in.N))
 		case !in.Dense && b32 <= budget && bound32 <= tol:
 			p.Operator, p.Bytes, p.Solver, p.StorageBound = OperatorFloat32, b32, stock, bound32
 			p.Reason = fmt.Sprintf("float64 needs %s of %s %s; float32 half storage fits (%s) and its storage bound u·√n = %.1e ≤ tol = %.1e",

@@ -11,11 +11,13 @@ import (
 // Float64Tiles is a symmetric matrix kept exactly, in float64, as the
 // 256×256 tiles of one triangle (linalg.SymTiles64: 4n² bytes, half of a
 // full matrix), applied by the native tile kernel in parallel bands, each
-// stored entry read once per pass for all columns. It is how kernel
-// matrices are stored in float64 (NewKernelOperator): the tiles are
-// computed by small chunks that stay in cache, where a full n×n Gram
-// written in place spent half its time in page faults (n = 20 000: 7.3–8.6
-// s against 11.4–14.4 s here). Not safe for concurrent use.
+// stored entry read once per pass for all columns. It is how
+// NewKernelOperator stores float64 kernel matrices when full storage would
+// be resident in both triangles (huge pages) or its address space is too
+// large (see float64Layout): the tiles are computed by small chunks that
+// stay in cache, where a full n×n Gram written in place with huge pages
+// spent half its time in page faults (n = 20 000: 7.3–8.6 s against
+// 11.4–14.4 s). Not safe for concurrent use.
 type Float64Tiles struct {
 	s *linalg.SymTiles64
 	v vecBufs
@@ -70,9 +72,13 @@ func (f *Float64Tiles) SymMatrix() *mat.SymDense {
 	return a
 }
 
-// newFloat64Kernel computes the tiles of the kernel matrix of x.
-func newFloat64Kernel(x *mat.Dense, em linalg.ElementMap, o linalg.GramOptions) (*Float64Tiles, error) {
+// newFloat64Kernel computes the kernel matrix of x in the layout
+// float64Layout chooses.
+func newFloat64Kernel(x *mat.Dense, em linalg.ElementMap, o linalg.GramOptions) (Operator, error) {
 	n, _ := x.Dims()
+	if full, _ := float64Layout(n); full {
+		return newFloat64Full(x, em, o)
+	}
 	t := linalg.TileSide64For(n)
 	s, err := linalg.GramTiles64Band(x, em, o, t, 0, (n+t-1)/t)
 	if err != nil {

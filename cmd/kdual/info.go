@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 
+	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/native"
 )
 
@@ -16,6 +17,17 @@ type infoReport struct {
 	Go         string `json:"go"`
 	GOMAXPROCS int    `json:"gomaxprocs"`
 	CPUs       int    `json:"cpus"`
+	// HugePages: whether large buffers ask for transparent huge pages,
+	// and the probe that decided it (bigmem.Huge).
+	HugePages hugeInfo `json:"huge_pages"`
+}
+
+type hugeInfo struct {
+	Advise       bool    `json:"advise"`
+	System       string  `json:"system"`
+	HugeSeconds  float64 `json:"huge_seconds"`
+	SmallSeconds float64 `json:"small_seconds"`
+	Reason       string  `json:"reason"`
 }
 
 func runInfo(args []string, stdout io.Writer) error {
@@ -29,10 +41,21 @@ func runInfo(args []string, stdout io.Writer) error {
 		Parallel: native.Parallel(), Go: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 		CPUs: runtime.NumCPU(),
 	}
+	h := bigmem.Huge()
+	r.HugePages = hugeInfo{Advise: h.Advise, System: h.System, HugeSeconds: h.HugeSeconds, SmallSeconds: h.SmallSeconds, Reason: h.Reason}
 	if *jsonOut != "" {
 		return writeJSON(*jsonOut, stdout, r)
 	}
 	fmt.Fprintf(stdout, "OpenBLAS:   %s\ncore:       %s\nthreads:    %d (%s)\nGo:         %s (GOMAXPROCS %d, %d CPUs)\n",
 		r.OpenBLAS, r.Core, r.Threads, r.Parallel, r.Go, r.GOMAXPROCS, r.CPUs)
+	advice := "not asked"
+	if h.Advise {
+		advice = "asked"
+	}
+	fmt.Fprintf(stdout, "huge pages: %s (%s", advice, h.Reason)
+	if h.HugeSeconds > 0 {
+		fmt.Fprintf(stdout, ": 16 MB in %.1f ms huge, %.1f ms in 4 KB pages", 1e3*h.HugeSeconds, 1e3*h.SmallSeconds)
+	}
+	fmt.Fprintln(stdout, ")")
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -21,6 +22,11 @@ import (
 
 // madvHugepage is MADV_HUGEPAGE of Linux.
 const madvHugepage = 14
+
+// AdviseMin is the smallest buffer (bytes) worth the huge-page question
+// (and the probe of Huge, once per process); smaller ones are never
+// advised.
+const AdviseMin = 64 << 20
 
 // ErrNoMemory is returned when the system refuses a mapping.
 var ErrNoMemory = errors.New("bigmem: cannot allocate")
@@ -34,37 +40,76 @@ type Float32s struct {
 
 // NewFloat32s maps n zeroed float32 values (n ≥ 1).
 func NewFloat32s(n int) (*Float32s, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("%w: %d float32 values", ErrNoMemory, n)
-	}
-	b, err := syscall.Mmap(-1, 0, 4*n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	b, err := mapZeroed(n, 4, "float32")
 	if err != nil {
-		return nil, fmt.Errorf("%w %d bytes: %v", ErrNoMemory, 4*n, err)
+		return nil, err
 	}
-	// Transparent huge pages where the system allows them on request
-	// (enabled = madvise): a 2 MB page faults in once instead of 512 small
-	// ones, which matters most in virtual machines, where the first touch
-	// of a page is expensive.
-	_ = syscall.Madvise(b, madvHugepage)
 	f := &Float32s{Data: unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), n), mem: &b}
-	runtime.AddCleanup(f, func(m *[]byte) {
-		if *m != nil {
-			_ = syscall.Munmap(*m)
-			*m = nil
-		}
-	}, f.mem)
+	runtime.AddCleanup(f, unmap, f.mem)
 	return f, nil
 }
 
 // Free unmaps the buffer; Data must not be used afterwards. Calling Free
 // twice is harmless.
 func (f *Float32s) Free() {
-	if f == nil || f.mem == nil || *f.mem == nil {
+	if f == nil {
 		return
 	}
-	_ = syscall.Munmap(*f.mem)
-	*f.mem = nil
+	unmap(f.mem)
 	f.Data = nil
+}
+
+// Float64s is an off-heap []float64, as Float32s. Pages never written
+// are never resident: a matrix of which only one triangle is written
+// costs the memory of that triangle (in 4 KB pages; with huge pages, each
+// 2 MB touched).
+type Float64s struct {
+	Data []float64
+	mem  *[]byte
+}
+
+// NewFloat64s maps n zeroed float64 values (n ≥ 1).
+func NewFloat64s(n int) (*Float64s, error) {
+	b, err := mapZeroed(n, 8, "float64")
+	if err != nil {
+		return nil, err
+	}
+	f := &Float64s{Data: unsafe.Slice((*float64)(unsafe.Pointer(&b[0])), n), mem: &b}
+	runtime.AddCleanup(f, unmap, f.mem)
+	return f, nil
+}
+
+// Free unmaps the buffer; Data must not be used afterwards. Calling Free
+// twice is harmless.
+func (f *Float64s) Free() {
+	if f == nil {
+		return
+	}
+	unmap(f.mem)
+	f.Data = nil
+}
+
+// mapZeroed maps n zeroed values of size bytes each, asking for huge
+// pages where Huge measured them faster.
+func mapZeroed(n, size int, what string) ([]byte, error) {
+	if n < 1 || n > math.MaxInt/size {
+		return nil, fmt.Errorf("%w: %d %s values", ErrNoMemory, n, what)
+	}
+	b, err := syscall.Mmap(-1, 0, size*n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil, fmt.Errorf("%w %d bytes: %v", ErrNoMemory, size*n, err)
+	}
+	if len(b) >= AdviseMin && Huge().Advise {
+		_ = syscall.Madvise(b, madvHugepage)
+	}
+	return b, nil
+}
+
+func unmap(m *[]byte) {
+	if m != nil && *m != nil {
+		_ = syscall.Munmap(*m)
+		*m = nil
+	}
 }
 
 // PeakRSS returns the process's peak resident set size in bytes (VmHWM of
@@ -107,14 +152,18 @@ func fileBytes(path, key string) int64 {
 }
 
 // AdviseHuge asks for transparent huge pages on the memory of a large
-// float64 slice not yet touched (where the system allows them on
-// request): its first touch then faults in 2 MB pages instead of 4 KB
-// ones. The slice stays an ordinary Go slice; a failure is ignored.
+// float64 slice not yet touched, when Huge says they make its first touch
+// cheaper here: it then faults in 2 MB pages instead of 4 KB ones. The
+// slice stays an ordinary Go slice; a failure is ignored.
 func AdviseHuge(s []float64) {
-	const page = 4096
-	if len(s) < 1<<18 {
+	if len(s) < AdviseMin/8 || !Huge().Advise {
 		return
 	}
+	adviseHuge(s)
+}
+
+func adviseHuge(s []float64) {
+	const page = 4096
 	base := unsafe.Pointer(&s[0])
 	start := uintptr(base)
 	end := start + uintptr(len(s))*8

@@ -1,6 +1,7 @@
 package bigmem
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,4 +27,48 @@ func TestFloat32sAndMemoryFigures(t *testing.T) {
 	AdviseHuge(s)
 	s[len(s)-1] = 1
 	require.Equal(t, 1.0, s[len(s)-1])
+}
+
+func TestHugeProbe(t *testing.T) {
+	t.Setenv("KDUAL_HUGEPAGES", "on")
+	h := probeHuge()
+	require.True(t, h.Advise)
+	require.Zero(t, h.HugeSeconds)
+	t.Setenv("KDUAL_HUGEPAGES", "off")
+	require.False(t, probeHuge().Advise)
+	t.Setenv("KDUAL_HUGEPAGES", "")
+	h = probeHuge()
+	require.NotEmpty(t, h.Reason)
+	if h.System == "madvise" {
+		// The probe ran: both times measured, the faster one chosen.
+		require.Greater(t, h.HugeSeconds, 0.0)
+		require.Greater(t, h.SmallSeconds, 0.0)
+		require.Equal(t, h.HugeSeconds < h.SmallSeconds, h.Advise)
+	} else {
+		require.False(t, h.Advise)
+		require.Zero(t, h.HugeSeconds+h.SmallSeconds)
+	}
+	// The advice itself, forced, leaves an ordinary slice.
+	s := make([]float64, 1<<19)
+	adviseHuge(s)
+	s[len(s)-1] = 2
+	require.Equal(t, 2.0, s[len(s)-1])
+}
+
+func TestFloat64s(t *testing.T) {
+	f, err := NewFloat64s(1 << 20)
+	require.NoError(t, err)
+	require.Len(t, f.Data, 1<<20)
+	for _, v := range f.Data[:1000] {
+		require.Zero(t, v)
+	}
+	f.Data[1<<19] = 2.5
+	require.Equal(t, 2.5, f.Data[1<<19])
+	f.Free()
+	require.Nil(t, f.Data)
+	f.Free()
+	_, err = NewFloat64s(0)
+	require.ErrorIs(t, err, ErrNoMemory)
+	_, err = NewFloat64s(math.MaxInt / 4)
+	require.ErrorIs(t, err, ErrNoMemory)
 }

@@ -1,0 +1,121 @@
+package eig
+
+import (
+	"fmt"
+	"runtime"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/linalg"
+)
+
+// Float64Full is a symmetric kernel matrix kept exactly, in float64, in
+// full n×n row-major storage of which only the upper triangle is written
+// and read: off the Go heap (internal/bigmem), so in 4 KB pages the
+// strict lower triangle is never touched and costs no memory (about 4n²
+// bytes resident, as the tiles of Float64Tiles; 8n² of address space).
+// Apply is Dense's: OpenBLAS dsymv for one vector, the calibrated block
+// product otherwise. Built by linalg.GramMapInto in place, with no copy.
+// Not safe for concurrent use.
+//
+// It is the float64 layout NewKernelOperator uses when pages are 4 KB
+// (float64Layout): on the development machine (2-core virtual machine,
+// Fashion-MNIST, Gaussian kernel, Lanczos, k = 20, huge pages off) it fit
+// n = 20 000 in 9.9 s (kernel 5.4–5.7 s, 63 passes in 3.7–4.1 s) where the
+// tiles took 13.7–16.6 s (kernel 6.7–7.4 s, passes 6.9–9.1 s), and at
+// n = 7000 its passes took 0.8 s against 1.3–1.9 s: OpenBLAS's dsymv
+// against the tile kernel sharing the cores with OpenBLAS's idle threads.
+type Float64Full struct {
+	mem *bigmem.Float64s
+	d   Dense
+}
+
+// newFloat64Full computes the upper triangle of the kernel matrix of x in
+// place.
+func newFloat64Full(x *mat.Dense, em linalg.ElementMap, o linalg.GramOptions) (*Float64Full, error) {
+	if err := linalg.CheckFinite("eig: NewKernelOperator: x", x); err != nil {
+		return nil, err
+	}
+	if err := em.Check(); err != nil {
+		return nil, err
+	}
+	n, _ := x.Dims()
+	mem, err := bigmem.NewFloat64s(n * n)
+	if err != nil {
+		return nil, fmt.Errorf("eig: NewKernelOperator: %w", err)
+	}
+	o.UpperOnly = true
+	if err := linalg.GramMapInto(x, em, o, mem.Data, n); err != nil {
+		mem.Free()
+		return nil, err
+	}
+	return &Float64Full{mem: mem, d: Dense{a: mat.NewSymDense(n, mem.Data)}}, nil
+}
+
+// Dim returns n.
+func (f *Float64Full) Dim() int { return f.d.Dim() }
+
+// Bytes returns the bytes of storage written (the upper triangle and
+// diagonal).
+func (f *Float64Full) Bytes() int64 {
+	n := int64(f.d.Dim())
+	return 8 * n * (n + 1) / 2
+}
+
+// Apply sets dst = A·x.
+func (f *Float64Full) Apply(dst, x *mat.Dense) error {
+	err := f.d.Apply(dst, x)
+	runtime.KeepAlive(f) // the storage is unmapped when f is collected
+	return err
+}
+
+// SymMatrix returns the matrix as a new n×n SymDense on the Go heap (for
+// the dense solver, which overwrites its input's copy anyway): 8n² more
+// bytes.
+func (f *Float64Full) SymMatrix() *mat.SymDense {
+	n := f.d.Dim()
+	a := mat.NewSymDense(n, nil)
+	a.CopySym(f.d.a)
+	runtime.KeepAlive(f)
+	return a
+}
+
+// Free releases the storage now; f must not be used afterwards.
+func (f *Float64Full) Free() {
+	f.mem.Free()
+	f.d.a = nil
+}
+
+// float64Layout says whether a float64 kernel matrix of n points is kept
+// in full storage with its upper triangle written (Float64Full) or in
+// tiles (Float64Tiles), and why. Below bigmem.AdviseMin bytes (n < 2897)
+// it is full storage. Larger, full storage only costs its triangle when
+// pages are 4 KB: with huge pages (asked for because they measured
+// faster, see bigmem.Huge, or the system's "always") every 2 MB page
+// would be touched, 8n² bytes, and the tiles are kept. Its address
+// space, 8n², must also fit in half of the available memory (so the
+// system does not refuse the mapping).
+func float64Layout(n int) (full bool, why string) {
+	switch forceLayout {
+	case "full":
+		return true, "full storage (forced)"
+	case "tiles":
+		return false, "tiles (forced)"
+	}
+	bytes := 8 * int64(n) * int64(n)
+	if bytes < bigmem.AdviseMin {
+		return true, "full storage, upper triangle"
+	}
+	h := bigmem.Huge()
+	if h.Advise || h.System == "always" {
+		return false, "tiles: huge pages would make full storage resident in both triangles"
+	}
+	if avail := bigmem.Available(); avail > 0 && bytes > avail/2 {
+		return false, "tiles: full storage's address space exceeds half the available memory"
+	}
+	return true, "full storage, upper triangle (4 KB pages)"
+}
+
+// forceLayout overrides float64Layout in tests ("full" or "tiles").
+var forceLayout string
