@@ -455,3 +455,22 @@ func TestFloat64KernelLargeTiles(t *testing.T) {
 		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-12*mat.Norm(&want, math.Inf(1)), "b = %d", b)
 	}
 }
+
+// Release frees a kernel operator's storage now, through the centring.
+func TestReleaseKernelOperator(t *testing.T) {
+	x := randData(5, 300, 4)
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1.5}
+	defer func() { forceLayout = "" }()
+	forceLayout = "full"
+	op, err := NewKernelOperator(x, k, OperatorFloat64, true, linalg.GramOptions{})
+	require.NoError(t, err)
+	full := op.(*Centered).op.(*Float64Full)
+	require.NotNil(t, full.mem.Data)
+	Release(op)
+	require.Nil(t, full.mem.Data)
+	op, err = NewKernelOperator(x, k, OperatorFloat32, false, linalg.GramOptions{})
+	require.NoError(t, err)
+	Release(op)
+	require.Nil(t, op.(*Float32).s.Data)
+	Release(Counting{}.Op) // nil and unknown operators are left alone
+}

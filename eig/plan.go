@@ -266,3 +266,16 @@ func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind OperatorKind, center 
 	}
 	return op, nil
 }
+
+// Release frees the storage of an operator from NewKernelOperator (the
+// float64 full storage, float32 tiles) now rather than when the collector
+// finds it unreachable, so the next large allocation can reuse the
+// memory; op must not be used afterwards. Other operators are left alone.
+func Release(op Operator) {
+	if c, ok := op.(*Centered); ok {
+		op = c.op
+	}
+	if f, ok := op.(interface{ Free() }); ok {
+		f.Free()
+	}
+}

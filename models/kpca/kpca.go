@@ -192,6 +192,7 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 	kernelSeconds := time.Since(start).Seconds()
 	k.x = nil
 	fitErr := k.fitOperator(ctx, op, plan.Solver)
+	eig.Release(op) // the model keeps nothing of it
 	if k == nil || !k.fitted {
 		return fitErr
 	}
