@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Kernel PCA end to end: `kdual kpca fit` against scikit-learn's KernelPCA.
 
-Usage: kernelpca.py KDUAL_BINARY [--n 7000] [--s 20] [--repeat 3] [--solvers auto,lanczos,block,lbfgs]
+Usage: kernelpca.py KDUAL_BINARY [--n 7000] [--s 20] [--repeat 3] [--solvers auto,lanczos,block,lbfgs] [--settle 10]
 
 Both fit s components of the first n Fashion-MNIST training images (pixels
 /255) with the Gaussian kernel at kdual's median bandwidth, centred kernel:
@@ -16,6 +16,13 @@ alternate (kdual's solvers, then the peers, repeat times). The agreement
 is the largest relative difference of the s eigenvalues against ARPACK's.
 The data are the first n images of kdual's `--data fashion` (the 70 000
 images, then shifted noisy copies), read by NumPy from the same files.
+
+Every timed run starts after a pause of --settle seconds (default 10),
+whoever runs: on the virtual machine these numbers come from, a process
+that starts right after another freed gigabytes runs up to twice as slow
+(n = 20 000: kdual's fit took 18.6–21.5 s right after a process freed
+9.6 GB, 9.1–10.4 s 15 s later) while the host takes the memory back, and
+without the pause each side would pay for the other's memory.
 """
 import gzip
 import json
@@ -42,6 +49,7 @@ def main():
         sys.exit(__doc__)
     binary = sys.argv[1]
     n, s, repeat = arg("--n", 7000), arg("--s", 20), arg("--repeat", 3)
+    settle = arg("--settle", 10.0)
     solvers = arg("--solvers", "auto,lanczos,block,lbfgs").split(",")
     if n > 60000:
         sys.exit("kernelpca.py: n ≤ 60 000 (the training images)")
@@ -50,6 +58,7 @@ def main():
         x = np.frombuffer(f.read(n * 784), dtype=np.uint8).reshape(n, 784) / 255.0
 
     def ours(solver):
+        time.sleep(settle)
         out = subprocess.run([binary, "kpca", "fit", "--data", "fashion", "--n", str(n),
                               "--components", str(s), "--kernel", "gaussian",
                               "--sigma", "median", "--solver", solver, "--json", "-"],
@@ -66,13 +75,14 @@ def main():
         gamma = 1.0 / (2 * sigma * sigma)
         for solver in ("arpack", "randomized"):
             kp = KernelPCA(n_components=s, kernel="rbf", gamma=gamma, eigen_solver=solver, random_state=0)
+            time.sleep(settle)
             t = time.perf_counter()
             kp.fit(x)
             runs.setdefault("KernelPCA " + solver, []).append((time.perf_counter() - t, kp.eigenvalues_))
     ref = runs["KernelPCA arpack"][0][1]
     base = statistics.median(r[0] for r in runs["KernelPCA arpack"])
     print(f"Kernel PCA end to end, Fashion-MNIST n={n}, s={s}, Gaussian sigma={sigma:.4f}, centred; "
-          f"scikit-learn {sklearn.__version__}; medians of {repeat}")
+          f"scikit-learn {sklearn.__version__}; medians of {repeat}, {settle:g} s pause before each run")
     print("| solver | seconds | vs KernelPCA arpack | max rel. eigenvalue difference |")
     print("|---|---|---|---|")
     for name, rs in runs.items():
