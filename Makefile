@@ -106,7 +106,7 @@ KPCA_LARGE := 60000 70000 100000
 bench-kernelpca: build peer-deps
 	@mkdir -p $(BENCHDIR)
 	$(PYTHON) bench/peers/kernelpca.py $(BIN) --n 7000 --s 20 --repeat 3 | tee $(BENCHDIR)/kernelpca-7000.md
-	$(PYTHON) bench/peers/kernelpca.py $(BIN) --n 20000 --s 20 --repeat 2 --solvers auto,lanczos | tee $(BENCHDIR)/kernelpca-20000.md
+	$(PYTHON) bench/peers/kernelpca.py $(BIN) --n 20000 --s 20 --repeat 3 --solvers auto,lanczos | tee $(BENCHDIR)/kernelpca-20000.md
 	@for n in $(KPCA_LARGE); do set -e; \
 	  echo "== kdual kpca fit, Fashion-MNIST n=$$n, planner's choice"; \
 	  $(BIN) kpca fit --data fashion --n $$n --components 20 --kernel gaussian --sigma median \
