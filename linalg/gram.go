@@ -545,6 +545,10 @@ func (s *gramSource) mapPanel(out []float64, ld, i0, i1, j0, j1 int, upper bool,
 // 1024 on the 2-core development machine.
 const gramPanelRows = 512
 
+// gramChunkRows is the height of the chunks of the tiled Gram builds
+// (gramBand): whole tile rows, as many as fit in 512 rows.
+const gramChunkRows = 512
+
 // GramMap returns the n×n matrix em(⟨x_i, x_j⟩, ‖x_i‖², ‖x_j‖²) of the
 // rows of the n×d matrix x, with both triangles stored: the kernel matrix
 // of the kernel whose element map em is (package kernel builds em from a

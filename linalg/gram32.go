@@ -337,8 +337,11 @@ func GramTiles32Band(x *mat.Dense, em ElementMap, o GramOptions, i0, i1 int) (*S
 // kernel matrix of x in t×t tiles and hands each tile (rows × cols of
 // src, row stride lds; diagonal tiles with both triangles) to store, which
 // may run concurrently for different tiles. OpenBLAS computes the products
-// of a chunk of up to 8 tiles of a tile row while a goroutine maps the
-// previous chunk and stores it; after a cancellation the remaining chunks
+// of a chunk of up to 8 tiles of gramChunkRows/t tile rows (two 256-row
+// tile rows at once: dgemm with 512 rows ran at 72–81 GFLOP/s here
+// against 58 with 256, n = 60 000, d = 784) while a goroutine maps the
+// previous chunk and stores it; the part of a chunk below the diagonal is
+// neither computed nor stored. After a cancellation the remaining chunks
 // are skipped and the error returned. It returns the bound of the inner
 // products' relative error (KernelRows.MaxEntryRel).
 func gramBand(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int, store func(I, J int, src []float64, lds, rows, cols int)) (float64, error) {
@@ -346,18 +349,20 @@ func gramBand(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int, store f
 	nt := (n + t - 1) / t
 	s, _ := newGramSource(x, em, o, nil)
 	const chunkTiles = 8
-	type chunk struct{ I, J0, J1 int }
+	rowTiles := max(1, gramChunkRows/t)
+	type chunk struct{ I, R, J0, J1 int }
 	var chunks []chunk
-	for I := i0; I < i1; I++ {
+	for I := i0; I < i1; I += rowTiles {
+		r := min(rowTiles, i1-I)
 		for J0 := I; J0 < nt; J0 += chunkTiles {
-			chunks = append(chunks, chunk{I, J0, min(J0+chunkTiles, nt)})
+			chunks = append(chunks, chunk{I, r, J0, min(J0+chunkTiles, nt)})
 		}
 	}
 	ld := chunkTiles * t
 	const depth = 2
 	bufs := make([][]float64, depth)
 	for i := range bufs {
-		bufs[i] = make([]float64, t*ld)
+		bufs[i] = make([]float64, rowTiles*t*ld)
 	}
 	var stop error
 	skipped := make([]bool, len(chunks))
@@ -372,7 +377,7 @@ func gramBand(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int, store f
 			return
 		}
 		ch := chunks[c]
-		r0, r1 := ch.I*t, min((ch.I+1)*t, n)
+		r0, r1 := ch.I*t, min((ch.I+ch.R)*t, n)
 		c0, c1 := ch.J0*t, min(ch.J1*t, n)
 		s.products(bufs[c%depth], ld, r0, r1, c0, c1, ch.J0 == ch.I)
 		if o.Progress != nil {
@@ -387,21 +392,32 @@ func gramBand(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int, store f
 			return
 		}
 		ch, buf := chunks[c], bufs[c%depth]
-		r0, r1 := ch.I*t, min((ch.I+1)*t, n)
+		r0, r1 := ch.I*t, min((ch.I+ch.R)*t, n)
 		c0, c1 := ch.J0*t, min(ch.J1*t, n)
 		diag := ch.J0 == ch.I
 		s.mapPanel(buf, ld, r0, r1, c0, c1, diag, s.norms[c0:])
 		if diag {
-			// The diagonal tile holds both triangles.
-			for r := 0; r < r1-r0; r++ {
-				for c := 0; c < r; c++ {
-					buf[r*ld+c] = buf[c*ld+r]
+			// Each diagonal tile holds both triangles.
+			for q := 0; q < ch.R; q++ {
+				b := buf[q*t*ld+q*t:]
+				for r := 0; r < min(t, r1-r0-q*t); r++ {
+					for c := 0; c < r; c++ {
+						b[r*ld+c] = b[c*ld+r]
+					}
 				}
 			}
 		}
-		par.For(0, ch.J1-ch.J0, nil, func(lo, hi int) {
-			for J := ch.J0 + lo; J < ch.J0+hi; J++ {
-				store(ch.I, J, buf[(J-ch.J0)*t:], ld, r1-r0, min(t, n-J*t))
+		type job struct{ q, J int }
+		var jobs []job
+		for q := 0; q < ch.R; q++ {
+			for J := max(ch.J0, ch.I+q); J < ch.J1; J++ {
+				jobs = append(jobs, job{q, J})
+			}
+		}
+		par.For(0, len(jobs), nil, func(lo, hi int) {
+			for _, jb := range jobs[lo:hi] {
+				I := ch.I + jb.q
+				store(I, jb.J, buf[jb.q*t*ld+(jb.J-ch.J0)*t:], ld, min(t, n-I*t), min(t, n-jb.J*t))
 			}
 		})
 	})
