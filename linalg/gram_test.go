@@ -454,3 +454,61 @@ func TestGramTiles64Bands(t *testing.T) {
 		require.ErrorIs(t, err, ErrInvalid, "%v", bad)
 	}
 }
+
+// Data already centred are read in place (the shift would be zero to
+// rounding, so no copy), other data are shifted by their means; either
+// way the Gram matrix and the kernel rows of new points match the kernel
+// formula, and neither input is modified.
+func TestGramSourceCentredInPlace(t *testing.T) {
+	const n, d, sigma = 300, 5, 1.3
+	em := Kernel{Kind: Gaussian, Sigma: sigma}.ElementMap(d)
+	centred := randData(31, n, d)
+	CenterColumns(centred)
+	shifted := randData(32, n, d)
+	for j := 0; j < d; j++ {
+		for i := 0; i < n; i++ {
+			shifted.Set(i, j, shifted.At(i, j)+float64(j+1))
+		}
+	}
+	y := randData(33, 7, d)
+	for _, c := range []struct {
+		x       *mat.Dense
+		inPlace bool
+	}{{centred, true}, {shifted, false}} {
+		before, yBefore := mat.DenseCopyOf(c.x), mat.DenseCopyOf(y)
+		s, shift := newGramSource(c.x, em, GramOptions{}, nil)
+		require.Equal(t, c.inPlace, &s.x.Data[0] == &c.x.RawMatrix().Data[0])
+		require.Equal(t, shift, s.shiftBy)
+		if c.inPlace {
+			require.Equal(t, make([]float64, d), shift)
+		}
+		g, err := GramMap(c.x, em, GramOptions{})
+		require.NoError(t, err)
+		rows, err := NewKernelRows(c.x, em, GramOptions{})
+		require.NoError(t, err)
+		out := make([]float64, 7*n)
+		require.NoError(t, rows.Cross(out, n, y, 0, n))
+		for i := 0; i < n; i += 7 {
+			for j := 0; j < n; j += 5 {
+				var d2 float64
+				for k := 0; k < d; k++ {
+					v := c.x.At(i, k) - c.x.At(j, k)
+					d2 += v * v
+				}
+				require.InDelta(t, math.Exp(-d2/(2*sigma*sigma)), g.At(i, j), 1e-14)
+			}
+		}
+		for i := 0; i < 7; i++ {
+			for j := 0; j < n; j += 3 {
+				var d2 float64
+				for k := 0; k < d; k++ {
+					v := y.At(i, k) - c.x.At(j, k)
+					d2 += v * v
+				}
+				require.InDelta(t, math.Exp(-d2/(2*sigma*sigma)), out[i*n+j], 1e-14)
+			}
+		}
+		require.Equal(t, before, c.x)
+		require.Equal(t, yBefore, y)
+	}
+}
