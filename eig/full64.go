@@ -23,9 +23,11 @@ import (
 // (float64Layout): on the development machine (2-core virtual machine,
 // Fashion-MNIST, Gaussian kernel, Lanczos, k = 20, huge pages off) it fit
 // n = 20 000 in 9.9 s (kernel 5.4–5.7 s, 63 passes in 3.7–4.1 s) where the
-// tiles took 13.7–16.6 s (kernel 6.7–7.4 s, passes 6.9–9.1 s), and at
-// n = 7000 its passes took 0.8 s against 1.3–1.9 s: OpenBLAS's dsymv
-// against the tile kernel sharing the cores with OpenBLAS's idle threads.
+// tiles took 13.7–16.6 s (kernel 6.7–7.4 s, passes 6.9–9.1 s); at
+// n = 7000 (randn, d = 256, Laplace, alternated) its 41 and 140 Lanczos
+// passes took 0.33–0.42 and 1.24–1.35 s against the tiles' 0.48–0.61 and
+// 1.90–2.14 s: OpenBLAS's dsymv against the tile kernel, which shares the
+// cores with OpenBLAS's idle threads.
 type Float64Full struct {
 	mem *bigmem.Float64s
 	d   Dense
