@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -220,6 +221,12 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 			}
 			update(stage, p.Done, p.Total)
 		}
+	}
+	if n, _ := x.Dims(); am == nil && int64(n)*int64(n) >= 1<<28 {
+		// An exact kernel of this size takes gigabytes: return what
+		// reading the data left behind first, so the peak memory counts
+		// the data and the kernel only.
+		debug.FreeOSMemory()
 	}
 	start := time.Now()
 	err = m.FitContext(runCtx, x)
