@@ -22,6 +22,7 @@ import (
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/internal/modelfile"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/kpca"
@@ -269,17 +270,8 @@ func LargestAngleDeg(u, z *mat.Dense) float64 {
 }
 
 // WriteNPY writes m to path as a NumPy .npy file (float64, row-major).
-func WriteNPY(path string, m *mat.Dense) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	return npy.Write(f, mat.DenseCopyOf(m))
+func WriteNPY(path string, m *mat.Dense) error {
+	return modelfile.WriteFile(path, func(w io.Writer) error { return npy.Write(w, mat.DenseCopyOf(m)) })
 }
 
 // ApproxLargeReport is the large run of `kdual bench approx --large`.
