@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/netlib/blas/netlib"
 )
 
 func TestConfigNamesOpenBLAS(t *testing.T) {
@@ -21,4 +23,42 @@ func TestSetThreadsRoundTrip(t *testing.T) {
 	require.Equal(t, 1, Threads())
 	require.Error(t, SetThreads(0))
 	require.Error(t, SetThreads(-3))
+}
+
+// kdual's start-up sets the thread timeout (unless the environment did),
+// and BLAS still computes after OpenBLAS restarts its threads.
+func TestThreadTimeout(t *testing.T) {
+	s := Spin()
+	if !SpinSupported() {
+		require.Error(t, SetThreadTimeout(SpinDefault))
+		require.Contains(t, []string{"openblas", "environment"}, s.Source)
+		return
+	}
+	if s.Source == "kdual" {
+		require.Equal(t, SpinDefault, s.Exponent)
+	}
+	require.Error(t, SetThreadTimeout(3))
+	require.Error(t, SetThreadTimeout(31))
+	old := ThreadTimeout()
+	defer func() { require.NoError(t, SetThreadTimeout(old)) }()
+	for _, e := range []int{4, 24} {
+		require.NoError(t, SetThreadTimeout(e))
+		require.Equal(t, e, ThreadTimeout())
+		require.Equal(t, SpinInfo{Exponent: e, Source: "SetThreadTimeout"}, Spin())
+		// A product large enough for OpenBLAS to use its threads.
+		n := 400
+		a := make([]float64, n*n)
+		for i := range a {
+			a[i] = float64(i%7) - 3
+		}
+		c := make([]float64, n*n)
+		netlib.Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, a, n, 0, c, n)
+		for _, ij := range [][2]int{{0, 0}, {17, 391}, {399, 2}} {
+			want := 0.0
+			for k := 0; k < n; k++ {
+				want += a[ij[0]*n+k] * a[k*n+ij[1]]
+			}
+			require.Equal(t, want, c[ij[0]*n+ij[1]])
+		}
+	}
 }

@@ -20,6 +20,13 @@ type infoReport struct {
 	// HugePages: whether large buffers ask for transparent huge pages,
 	// and the probe that decided it (bigmem.Huge).
 	HugePages hugeInfo `json:"huge_pages"`
+	// BLASSpin: how long OpenBLAS's idle threads spin (native.Spin).
+	BLASSpin spinInfo `json:"blas_spin"`
+}
+
+type spinInfo struct {
+	Exponent int    `json:"exponent"`
+	Source   string `json:"source"`
 }
 
 type hugeInfo struct {
@@ -43,6 +50,8 @@ func runInfo(args []string, stdout io.Writer) error {
 	}
 	h := bigmem.Huge()
 	r.HugePages = hugeInfo{Advise: h.Advise, System: h.System, HugeSeconds: h.HugeSeconds, SmallSeconds: h.SmallSeconds, Reason: h.Reason}
+	sp := native.Spin()
+	r.BLASSpin = spinInfo{Exponent: sp.Exponent, Source: sp.Source}
 	if *jsonOut != "" {
 		return writeJSON(*jsonOut, stdout, r)
 	}
@@ -57,5 +66,18 @@ func runInfo(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, ": 16 MB in %.1f ms huge, %.1f ms in 4 KB pages", 1e3*h.HugeSeconds, 1e3*h.SmallSeconds)
 	}
 	fmt.Fprintln(stdout, ")")
+	fmt.Fprintf(stdout, "BLAS spin:  idle OpenBLAS threads spin 2^%d cycles, then sleep (%s)\n", sp.Exponent, spinSource(sp.Source))
 	return nil
+}
+
+func spinSource(s string) string {
+	switch s {
+	case "kdual":
+		return "kdual's default; OPENBLAS_THREAD_TIMEOUT overrides"
+	case "environment":
+		return "OPENBLAS_THREAD_TIMEOUT"
+	case "openblas":
+		return "OpenBLAS's default: this build cannot change it"
+	}
+	return s
 }
