@@ -7,18 +7,19 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/internal/par"
+	"github.com/kdual/kdual/native"
 )
 
 // Dense32 is a row-major r×c float32 matrix (stride c): data sets and
 // feature matrices too large for float64 (a million 784-pixel images take
 // 3.1 GB in float32). It implements mat.Matrix — At widens one entry — so
 // any gonum code can read it; the products that matter (OuterT32,
-// MulT32, NewKernelRows32) read it by blocks through OpenBLAS.
+// MulT32, NewKernelRows32) read it by blocks, through OpenBLAS or the
+// native kernels.
 type Dense32 struct {
 	Rows, Cols int
 	Data       []float32 // len ≥ Rows·Cols
@@ -115,7 +116,7 @@ func CheckFinite32(what string, x *Dense32) error {
 	return nil
 }
 
-// outerPanel is the points per block of OuterT32 and MulT32.
+// outerPanel is the points per block of OuterT32.
 const outerPanel = 8192
 
 // OuterT32 returns the k×k matrix Σᵢ (fᵢ − μ)(fᵢ − μ)ᵀ over the columns
@@ -169,8 +170,9 @@ func OuterT32(ft *Dense32, mean []float64) (*mat.SymDense, error) {
 }
 
 // MulT32 returns the n×s matrix (F − 1μᵀ)·W for F = ftᵀ (ft k×n) and W
-// k×s (mean nil: F·W), by blocks of 8192 points widened to float64 and
-// multiplied by OpenBLAS dgemm: exact products of the stored values.
+// k×s (mean nil: F·W) by native.MulT32Axpy on blocks of points copied
+// together, in parallel: exact products of the stored values in float64
+// arithmetic.
 func MulT32(ft *Dense32, w *mat.Dense, mean []float64) (*mat.Dense, error) {
 	k, n := ft.Dims()
 	if wr, _ := w.Dims(); wr != k {
@@ -188,67 +190,99 @@ func MulT32(ft *Dense32, w *mat.Dense, mean []float64) (*mat.Dense, error) {
 // MulT32Into is MulT32 into dst (n×s); the shapes are the caller's to
 // check.
 func MulT32Into(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64) {
+	mulT32Native(out, ft, w, mean)
+}
+
+// MulTVec32 sets dst (k×b) = ft·x for x n×b (half a pass of a low-rank
+// operator) by native.MulT32Dot: exact products of the stored values in
+// float64 arithmetic; the shapes are the caller's to check.
+func MulTVec32(ft *Dense32, x *mat.Dense, dst *mat.Dense) { mulTVec32Native(ft, x, dst) }
+
+// Blocks of the native float32 products (native.MulT32Axpy/MulT32Dot):
+// mt32Points points of F per goroutine task in MulT32Into (their k rows
+// of the stored Fᵀ, k·mt32Points float32s, stay in L2 while every vector
+// of the block passes over them), mt32Cols columns of Fᵀ per sweep in
+// MulTVec32 (the block of X in transposed layout, b·mt32Cols float64s,
+// stays in L2 while the rows stream past it).
+// Measured on the development machine (k = 1000, n = 20 000; s = 1, 8,
+// 20 vectors): MulT32 12, 16, 31 ms and MulTVec32 6, 10, 27 ms, where
+// widening blocks of 8192 points to float64 for OpenBLAS dgemm took 55, 59,
+// 72 ms and 45, 52, 66 ms.
+const mt32Points, mt32Cols = 64, 4096
+
+// mulT32Native is MulT32Into by the native kernel.
+func mulT32Native(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64) {
 	k, n := ft.Dims()
 	_, s := w.Dims()
-	p := min(outerPanel, n)
-	buf := make([]float64, k*p)
-	wr := w.RawMatrix()
-	ob := out.RawMatrix()
-	for j0 := 0; j0 < n; j0 += p {
-		cols := min(p, n-j0)
-		ft.widenColumns(buf, j0, cols)
-		// out[j0:j0+cols] = panelᵀ·W
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, blas64.General{Rows: k, Cols: cols, Stride: cols, Data: buf[:k*cols]}, wr, 0,
-			blas64.General{Rows: cols, Cols: s, Stride: ob.Stride, Data: ob.Data[j0*ob.Stride:]})
+	bp := (s + 3) / 4 * 4
+	wt := make([]float64, bp*k)
+	for r := 0; r < k; r++ {
+		for j, v := range w.RawRowView(r) {
+			wt[j*k+r] = v
+		}
 	}
+	yt := make([]float64, bp*n)
+	b := native.Best()
+	nb := (n + mt32Points - 1) / mt32Points
+	par.For(0, nb, nil, func(lo, hi int) {
+		// The block's k rows of mt32Points entries, copied together: the
+		// kernel then streams them instead of striding through Fᵀ.
+		buf := make([]float32, k*mt32Points)
+		for blk := lo; blk < hi; blk++ {
+			c0 := blk * mt32Points
+			cols := min(mt32Points, n-c0)
+			for r := 0; r < k; r++ {
+				copy(buf[r*cols:(r+1)*cols], ft.Data[r*n+c0:r*n+c0+cols])
+			}
+			b.MulT32Axpy(k, cols, buf, cols, bp, wt, k, yt[c0:], n)
+		}
+	})
+	mw := make([]float64, s)
 	if mean != nil {
-		mw := make([]float64, s)
 		for r := 0; r < k; r++ {
 			for j, v := range w.RawRowView(r) {
 				mw[j] += mean[r] * v
 			}
 		}
-		for i := 0; i < n; i++ {
-			for j := range mw {
-				ob.Data[i*ob.Stride+j] -= mw[j]
-			}
-		}
 	}
-}
-
-// widenColumns sets buf (k×cols, row-major) to columns [j0, j0+cols) of
-// m (k×n) widened to float64, rows in parallel.
-func (m *Dense32) widenColumns(buf []float64, j0, cols int) {
-	n := m.Cols
-	par.For(0, m.Rows, nil, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			dst := buf[r*cols : (r+1)*cols]
-			for j, v := range m.Data[r*n+j0 : r*n+j0+cols] {
-				dst[j] = float64(v)
+	ob := out.RawMatrix()
+	par.For(0, n, nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := ob.Data[i*ob.Stride : i*ob.Stride+s]
+			for j := range row {
+				row[j] = yt[j*n+i] - mw[j]
 			}
 		}
 	})
 }
 
-// MulTVec32 sets dst (k×b) = ft·x for x n×b (half a pass of a low-rank
-// operator), by blocks of points widened to float64; the shapes are the
-// caller's to check.
-func MulTVec32(ft *Dense32, x *mat.Dense, dst *mat.Dense) {
+// mulTVec32Native is MulTVec32 by the native kernel.
+func mulTVec32Native(ft *Dense32, x *mat.Dense, dst *mat.Dense) {
 	k, n := ft.Dims()
 	_, b := x.Dims()
-	p := min(outerPanel, n)
-	buf := make([]float64, k*p)
+	bp := (b + 3) / 4 * 4
+	xt := make([]float64, bp*n)
 	xr := x.RawMatrix()
+	par.For(0, n, nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for j, v := range xr.Data[i*xr.Stride : i*xr.Stride+b] {
+				xt[j*n+i] = v
+			}
+		}
+	})
+	zt := make([]float64, bp*k)
+	nat := native.Best()
+	for c0 := 0; c0 < n; c0 += mt32Cols {
+		cols := min(mt32Cols, n-c0)
+		par.For(0, k, nil, func(lo, hi int) {
+			nat.MulT32Dot(hi-lo, cols, ft.Data[lo*n+c0:], n, bp, xt[c0:], n, zt[lo:], k)
+		})
+	}
 	dr := dst.RawMatrix()
 	for r := 0; r < k; r++ {
-		for j := range dr.Data[r*dr.Stride : r*dr.Stride+b] {
-			dr.Data[r*dr.Stride+j] = 0
+		row := dr.Data[r*dr.Stride : r*dr.Stride+b]
+		for j := range row {
+			row[j] = zt[j*k+r]
 		}
-	}
-	for j0 := 0; j0 < n; j0 += p {
-		cols := min(p, n-j0)
-		ft.widenColumns(buf, j0, cols)
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, blas64.General{Rows: k, Cols: cols, Stride: cols, Data: buf[:k*cols]},
-			blas64.General{Rows: cols, Cols: b, Stride: xr.Stride, Data: xr.Data[j0*xr.Stride:]}, 1, dr)
 	}
 }

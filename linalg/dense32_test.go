@@ -27,7 +27,9 @@ func randDense32(t *testing.T, r, c int, seed uint64, off float64) (*Dense32, *m
 }
 
 // OuterT32, MulT32 and MulTVec32 against float64 products of the same
-// stored values, over more points than one block (8192), centred and not.
+// stored values, over more points than one block (8192 for OuterT32; 64
+// and 4096 for the native products, with partial last blocks), centred and
+// not.
 func TestDense32Products(t *testing.T) {
 	k, n, s := 7, 9000, 3
 	ft, w := randDense32(t, k, n, 1, 0.5)
@@ -125,5 +127,12 @@ func TestKernelRows32(t *testing.T) {
 	require.Equal(t, before, x32.Data)
 	x32.Data[5] = float32(math.NaN())
 	_, err = NewKernelRows32(x32, em, GramOptions{})
+	require.ErrorIs(t, err, ErrInvalid)
+	x32.Data[5] = 1
+	x32.Data[41*20+3] = float32(math.Inf(-1))
+	_, err = NewKernelRows32(x32, em, GramOptions{})
+	require.ErrorIs(t, err, ErrInvalid)
+	require.Contains(t, err.Error(), "row 41 ")
+	_, err = NewKernelRows32(&Dense32{}, em, GramOptions{})
 	require.ErrorIs(t, err, ErrInvalid)
 }

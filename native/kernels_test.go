@@ -221,3 +221,55 @@ func TestTileSymv64MatchesLoops(t *testing.T) {
 		})
 	}
 }
+
+// MulT32Dot and MulT32Axpy add A·X and Aᵀ·X for a float32 A (with a row
+// stride wider than its columns) and blocks in transposed layout, on both
+// builds, against float64 loops over the same widened entries: odd sizes
+// reach every tail (two rows at a time, four and eight columns), and
+// entries outside the operands are left alone.
+func TestMulT32MatchesLoops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 1))
+	for _, b := range []Build{Best(), Baseline()} {
+		for _, sz := range [][3]int{{1, 1, 4}, {5, 3, 4}, {7, 13, 8}, {64, 37, 12}, {300, 257, 20}} {
+			m, n, bp := sz[0], sz[1], sz[2]
+			lda, ld := n+3, max(m, n)+5
+			a := make([]float32, (m-1)*lda+n)
+			for i := range a {
+				a[i] = float32(rng.NormFloat64())
+			}
+			xt := make([]float64, bp*ld)
+			for i := range xt {
+				xt[i] = rng.NormFloat64()
+			}
+			for _, dot := range []bool{true, false} {
+				yt := make([]float64, bp*ld)
+				for i := range yt {
+					yt[i] = rng.NormFloat64()
+				}
+				want := append([]float64(nil), yt...)
+				for g := 0; g < bp; g++ {
+					for r := 0; r < m; r++ {
+						for c := 0; c < n; c++ {
+							v := float64(a[r*lda+c])
+							if dot {
+								want[g*ld+r] += v * xt[g*ld+c]
+							} else {
+								want[g*ld+c] += v * xt[g*ld+r]
+							}
+						}
+					}
+				}
+				if dot {
+					b.MulT32Dot(m, n, a, lda, bp, xt, ld, yt, ld)
+				} else {
+					b.MulT32Axpy(m, n, a, lda, bp, xt, ld, yt, ld)
+				}
+				for i := range want {
+					require.InDelta(t, want[i], yt[i], 1e-13*float64(max(m, n)), "%s m=%d n=%d bp=%d dot=%v entry %d", b.Name(), m, n, bp, dot, i)
+				}
+			}
+		}
+		require.Panics(t, func() { b.MulT32Dot(2, 3, make([]float32, 6), 3, 3, make([]float64, 12), 3, make([]float64, 12), 3) })
+		require.Panics(t, func() { b.MulT32Axpy(2, 3, make([]float32, 6), 3, 4, make([]float64, 8), 2, make([]float64, 8), 2) })
+	}
+}

@@ -17,6 +17,10 @@ void kd_tsymm_f64_avx2(int m, int n, const double *a, int lda, int bp, const dou
 void kd_tsymm_f64_base(int m, int n, const double *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
 void kd_tsymm_f32_avx2(int m, int n, const float *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
 void kd_tsymm_f32_base(int m, int n, const float *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
+void kd_mt32_dot_avx2(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
+void kd_mt32_dot_base(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
+void kd_mt32_axpy_avx2(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
+void kd_mt32_axpy_base(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
 */
 import "C"
 
@@ -255,4 +259,55 @@ func (b Build) TileSymm32(m, n int, a []float32, lda, bp int, xi, xj, yi, yj []f
 		return
 	}
 	C.kd_tsymm_f32_base(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
+}
+
+// checkMT32 panics unless the arguments of MulT32Dot (dot) or MulT32Axpy
+// describe slices long enough: xt has bp rows of stride ldx over the
+// columns (dot) or rows (axpy) of A, yt the other.
+func checkMT32(dot bool, m, n int, alen, lda, bp int, xt []float64, ldx int, yt []float64, ldy int) {
+	xn, yn := n, m
+	if !dot {
+		xn, yn = m, n
+	}
+	if m < 0 || n < 0 || lda < max(1, n) || bp <= 0 || bp%4 != 0 || ldx < max(1, xn) || ldy < max(1, yn) ||
+		max(m, n, bp) > math.MaxInt32 ||
+		(m > 0 && n > 0 && (alen < (m-1)*lda+n || len(xt) < (bp-1)*ldx+xn || len(yt) < (bp-1)*ldy+yn)) {
+		panic(fmt.Sprintf("native: MulT32: bad arguments m=%d n=%d lda=%d bp=%d ldx=%d ldy=%d", m, n, lda, bp, ldx, ldy))
+	}
+}
+
+// MulT32Dot adds A·X to Y for a float32 m×n matrix A (rows of stride lda)
+// and blocks of bp float64 vectors in transposed layout: row g of xt
+// (stride ldx, n entries) is vector g of X, row g of yt (stride ldy, m
+// entries) receives vector g of A·X. bp is a multiple of 4. The arithmetic
+// is float64 (A's entries widened exactly). Safe for concurrent use on
+// disjoint outputs.
+func (b Build) MulT32Dot(m, n int, a []float32, lda, bp int, xt []float64, ldx int, yt []float64, ldy int) {
+	checkMT32(true, m, n, len(a), lda, bp, xt, ldx, yt, ldy)
+	if m == 0 || n == 0 {
+		return
+	}
+	pa := (*C.float)(unsafe.Pointer(&a[0]))
+	px, py := (*C.double)(unsafe.Pointer(&xt[0])), (*C.double)(unsafe.Pointer(&yt[0]))
+	if b.avx2 {
+		C.kd_mt32_dot_avx2(C.int(m), C.int(n), pa, C.long(lda), C.int(bp), px, C.long(ldx), py, C.long(ldy))
+		return
+	}
+	C.kd_mt32_dot_base(C.int(m), C.int(n), pa, C.long(lda), C.int(bp), px, C.long(ldx), py, C.long(ldy))
+}
+
+// MulT32Axpy adds Aᵀ·X to Y for the same A, X now with m entries a vector
+// (rows of xt) and Y with n (rows of yt): MulT32Dot's transpose.
+func (b Build) MulT32Axpy(m, n int, a []float32, lda, bp int, xt []float64, ldx int, yt []float64, ldy int) {
+	checkMT32(false, m, n, len(a), lda, bp, xt, ldx, yt, ldy)
+	if m == 0 || n == 0 {
+		return
+	}
+	pa := (*C.float)(unsafe.Pointer(&a[0]))
+	px, py := (*C.double)(unsafe.Pointer(&xt[0])), (*C.double)(unsafe.Pointer(&yt[0]))
+	if b.avx2 {
+		C.kd_mt32_axpy_avx2(C.int(m), C.int(n), pa, C.long(lda), C.int(bp), px, C.long(ldx), py, C.long(ldy))
+		return
+	}
+	C.kd_mt32_axpy_base(C.int(m), C.int(n), pa, C.long(lda), C.int(bp), px, C.long(ldx), py, C.long(ldy))
 }
