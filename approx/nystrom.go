@@ -338,8 +338,23 @@ func shiftedFloat32(x *mat.Dense, k kernel.Kernel) (*linalg.Dense32, error) {
 	n, d := x.Dims()
 	mean := make([]float64, d)
 	if k.Kind == kernel.Gaussian || k.Kind == kernel.Laplace {
-		for i := 0; i < n; i++ {
-			for j, v := range x.RawRowView(i) {
+		// Column sums of blocks of rows in parallel, added in block order:
+		// the same mean whatever the number of goroutines.
+		const rows = 256
+		nb := (n + rows - 1) / rows
+		part := make([]float64, nb*d)
+		par.For(0, nb, nil, func(lo, hi int) {
+			for b := lo; b < hi; b++ {
+				sum := part[b*d : (b+1)*d]
+				for i := b * rows; i < min((b+1)*rows, n); i++ {
+					for j, v := range x.RawRowView(i) {
+						sum[j] += v
+					}
+				}
+			}
+		})
+		for b := 0; b < nb; b++ {
+			for j, v := range part[b*d : (b+1)*d] {
 				mean[j] += v
 			}
 		}
@@ -392,9 +407,14 @@ type factor interface {
 	// update sets gt (c×n, stride n) −= F_S·Fᵀ over the first kc
 	// features, F_S the rows cand of F.
 	update(gt []float64, cand []int, kc int)
-	// store sets feature rows [e0, e0+t) to the t×n rows of src.
-	store(e0 int, src *mat.Dense)
-	at(e, i int) float64
+	// store sets feature rows [e0, e0+t) to the t×n rows of src and
+	// subtracts their squares from the residual diagonal res, in one
+	// parallel pass over src.
+	store(e0 int, src *mat.Dense, res []float64)
+	// gather sets dst (len(idx)×kc) to the rows idx of F over its first
+	// kc features (dst[a][e] = F[idx[a]][e]), reading one stored feature
+	// row at a time.
+	gather(idx []int, kc int, dst *mat.Dense)
 	// train returns F (n×kc) as a mat.Matrix: the transpose of the stored
 	// rows.
 	train(kc int) mat.Matrix
@@ -419,13 +439,52 @@ func (f factor64) update(gt []float64, cand []int, kc int) {
 		blas64.General{Rows: c, Cols: n, Stride: n, Data: gt})
 }
 
-func (f factor64) store(e0 int, src *mat.Dense) {
-	t, _ := src.Dims()
-	for e := 0; e < t; e++ {
-		copy(f.ft.RawRowView(e0+e), src.RawRowView(e))
+func (f factor64) store(e0 int, src *mat.Dense, res []float64) {
+	t, n := src.Dims()
+	par.For(0, n, nil, func(lo, hi int) {
+		r := res[lo:hi]
+		for e := 0; e < t; e++ {
+			row := src.RawRowView(e)[lo:hi]
+			copy(f.ft.RawRowView(e0 + e)[lo:hi], row)
+			for a, z := range row {
+				r[a] -= z * z
+			}
+		}
+	})
+}
+func (f factor64) gather(idx []int, kc int, dst *mat.Dense) {
+	gatherRows(idx, kc, dst, func(e int, out []float64) {
+		row := f.ft.RawRowView(e)
+		for a, i := range idx {
+			out[a] = row[i]
+		}
+	})
+}
+
+// gatherRows sets dst (len(idx)×kc) from feature rows: fill(e, out) puts
+// feature e of the points idx in out; the rows are gathered into a
+// transposed buffer (sequential writes) and transposed in 64×64 blocks.
+func gatherRows(idx []int, kc int, dst *mat.Dense, fill func(e int, out []float64)) {
+	p := len(idx)
+	tr := make([]float64, kc*p)
+	par.For(0, kc, nil, func(lo, hi int) {
+		for e := lo; e < hi; e++ {
+			fill(e, tr[e*p:(e+1)*p])
+		}
+	})
+	raw := dst.RawMatrix()
+	const blk = 64
+	for a0 := 0; a0 < p; a0 += blk {
+		for e0 := 0; e0 < kc; e0 += blk {
+			for a := a0; a < min(a0+blk, p); a++ {
+				row := raw.Data[a*raw.Stride:]
+				for e := e0; e < min(e0+blk, kc); e++ {
+					row[e] = tr[e*p+a]
+				}
+			}
+		}
 	}
 }
-func (f factor64) at(e, i int) float64 { return f.ft.At(e, i) }
 func (f factor64) train(kc int) mat.Matrix {
 	_, n := f.ft.Dims()
 	return f.ft.Slice(0, kc, 0, n).(*mat.Dense).T()
@@ -464,18 +523,27 @@ func (f factor32) update(gt []float64, cand []int, kc int) {
 
 // store narrows in parallel: the first touch of F's fresh pages is most
 // of its cost.
-func (f factor32) store(e0 int, src *mat.Dense) {
+func (f factor32) store(e0 int, src *mat.Dense, res []float64) {
 	t, n := src.Dims()
 	par.For(0, n, nil, func(lo, hi int) {
+		r := res[lo:hi]
 		for e := 0; e < t; e++ {
 			dst := f.ft.Row(e0 + e)[lo:hi]
 			for i, v := range src.RawRowView(e)[lo:hi] {
 				dst[i] = float32(v)
+				r[i] -= v * v
 			}
 		}
 	})
 }
-func (f factor32) at(e, i int) float64 { return float64(f.ft.Data[e*f.ft.Cols+i]) }
+func (f factor32) gather(idx []int, kc int, dst *mat.Dense) {
+	gatherRows(idx, kc, dst, func(e int, out []float64) {
+		row := f.ft.Row(e)
+		for a, i := range idx {
+			out[a] = float64(row[i])
+		}
+	})
+}
 func (f factor32) train(kc int) mat.Matrix {
 	return (&linalg.Dense32{Rows: kc, Cols: f.ft.Cols, Data: f.ft.Data[:kc*f.ft.Cols]}).T()
 }
@@ -509,13 +577,20 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 		krow = src.row
 	}
 	diag := make([]float64, n)
-	par.For(0, n, nil, func(lo, hi int) {
-		buf := make([]float64, dim)
-		for i := lo; i < hi; i++ {
-			src.row(i, buf)
-			diag[i] = k.Eval(buf, buf)
+	if k.Kind == kernel.Gaussian || k.Kind == kernel.Laplace {
+		// k(x, x) = exp(0) = 1 exactly (Eval's δ is 0 exactly for x = y).
+		for i := range diag {
+			diag[i] = 1
 		}
-	})
+	} else {
+		par.For(0, n, nil, func(lo, hi int) {
+			buf := make([]float64, dim)
+			for i := lo; i < hi; i++ {
+				src.row(i, buf)
+				diag[i] = k.Eval(buf, buf)
+			}
+		})
+	}
 	trace, top := 0.0, 0.0
 	for _, v := range diag {
 		if !(v >= 0) {
@@ -686,15 +761,7 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 		for _, j := range acc {
 			pivots = append(pivots, cand[j])
 		}
-		par.For(0, n, nil, func(lo, hi int) {
-			r := res[lo:hi]
-			for e := 0; e < t; e++ {
-				for a, z := range fnew.RawRowView(e)[lo:hi] {
-					r[a] -= z * z
-				}
-			}
-		})
-		fac.store(kcols, fnew)
+		fac.store(kcols, fnew, res)
 		resTrace = 0
 		for a, v := range res {
 			if v < 0 || chosen[a] {
@@ -719,10 +786,10 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 	rr := mat.NewDense(kcols, kcols, nil)
 	for a, p := range pivots {
 		src.row(p, xl.RawRowView(a))
-		for e := 0; e <= a; e++ {
-			rr.Set(a, e, fac.at(e, p))
-		}
 	}
+	// The landmarks' rows of F are lower triangular (pivot columns were
+	// set to L above): gather them whole.
+	fac.gather(pivots, kcols, rr)
 	info.Rank = kcols
 	info.TraceError = resTrace / trace
 	info.EigenvalueBound = resTrace
@@ -733,10 +800,8 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 		fs := mat.NewDense(p, kcols, nil)
 		for a, i := range rows {
 			src.row(i, xs.RawRowView(a))
-			for e := 0; e < kcols; e++ {
-				fs.Set(a, e, fac.at(e, i))
-			}
 		}
+		fac.gather(rows, kcols, fs)
 		e, err := kernel.Gram(xs, k)
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -191,8 +192,8 @@ func NewKernelRows(x *mat.Dense, em ElementMap, o GramOptions) (*KernelRows, err
 // bound grows with the row norms, so callers should store data centred
 // near the origin.
 func NewKernelRows32(x *Dense32, em ElementMap, o GramOptions) (*KernelRows, error) {
-	if err := CheckFinite32("KernelRows32: x", x); err != nil {
-		return nil, err
+	if x == nil || x.Rows < 1 || x.Cols < 1 || len(x.Data) < x.Rows*x.Cols {
+		return nil, invalidf("KernelRows32: x: empty data")
 	}
 	if err := em.Check(); err != nil {
 		return nil, err
@@ -215,6 +216,13 @@ func NewKernelRows32(x *Dense32, em ElementMap, o GramOptions) (*KernelRows, err
 			s.norms[i] = v
 		}
 	})
+	// A NaN or an infinity makes its row's norm NaN or +Inf (float32
+	// squares cannot overflow float64): the norms are the finiteness check.
+	for _, v := range s.norms {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, CheckFinite32("KernelRows32: x", x)
+		}
+	}
 	return &KernelRows{s: s}, nil
 }
 

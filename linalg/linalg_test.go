@@ -511,3 +511,27 @@ func TestSignFlipsTies(t *testing.T) {
 	require.Equal(t, 3.0, v.At(0, 0))
 	require.Equal(t, 2.0, v.At(1, 1))
 }
+
+// CheckFinite scans rows in parallel and names the first bad entry in row
+// order, whichever chunk finds one first.
+func TestCheckFiniteNamesFirstBadEntry(t *testing.T) {
+	r, c := 1000, 37
+	a := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			a.Set(i, j, float64(i*c+j)*1e300)
+		}
+	}
+	require.NoError(t, CheckFinite("a", a))
+	a.Set(900, 3, math.Inf(-1))
+	a.Set(611, 36, math.NaN())
+	a.Set(611, 35, math.Inf(1))
+	err := CheckFinite("a", a)
+	require.ErrorIs(t, err, ErrInvalid)
+	require.Contains(t, err.Error(), "a[611,35] = +Inf is not finite")
+	require.Equal(t, -1, firstBadRow(0, nil))
+	// A view with a stride wider than its columns: the columns outside it
+	// are not read.
+	v := a.Slice(0, 600, 0, 30).(*mat.Dense)
+	require.NoError(t, CheckFinite("v", v))
+}
