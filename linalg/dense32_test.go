@@ -136,3 +136,36 @@ func TestKernelRows32(t *testing.T) {
 	_, err = NewKernelRows32(&Dense32{}, em, GramOptions{})
 	require.ErrorIs(t, err, ErrInvalid)
 }
+
+// Float32 products through the native map go from sgemm's float32 block
+// straight through native.RBFMap32 (crossMapped); through the Go map they
+// are widened first. Both, in both native builds, give the same kernel
+// rows up to the exponentials' last bits, for Block, Cross and
+// CrossGramMapWith.
+func TestFloat32ProductsMapPathsAgree(t *testing.T) {
+	x32, x := randDense32(t, 300, 20, 4, 0.2)
+	defer x32.Free()
+	y := mat.DenseCopyOf(x.Slice(40, 73, 0, 20))
+	for _, em := range []ElementMap{{Kind: MapExpSq, C: -1.0 / 32}, {Kind: MapExpDist, C: -1.0 / 4}} {
+		var ref []float64
+		for _, o := range []GramOptions{{Map: MapGo}, {Map: MapNative}, {Map: MapNative, Baseline: true}} {
+			kr, err := NewKernelRows32(x32, em, o)
+			require.NoError(t, err)
+			block := make([]float64, 50*300)
+			kr.Block(block, 300, 200, 250, 0, 300)
+			cross := make([]float64, 33*300)
+			require.NoError(t, kr.Cross(cross, 300, y, 0, 300))
+			o.Products = ProductsFloat32
+			c, err := CrossGramMapWith(y, x, em, o)
+			require.NoError(t, err)
+			got := append(append(block, cross...), c.RawMatrix().Data...)
+			if ref == nil {
+				ref = got
+				continue
+			}
+			for i := range ref {
+				require.InDelta(t, ref[i], got[i], 1e-14*math.Max(1, math.Abs(ref[i])), "%v map %v baseline %v entry %d", em.Kind, o.Map, o.Baseline, i)
+			}
+		}
+	}
+}

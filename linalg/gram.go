@@ -689,8 +689,7 @@ func CrossGramMapWith(x, y *mat.Dense, em ElementMap, o GramOptions) (*mat.Dense
 	sx, _ := newGramSource(x, em, o, shift)
 	out := mat.NewDense(m, n, nil)
 	raw := out.RawMatrix()
-	crossProducts(sx, sy, raw.Data, raw.Stride, 0, m, 0, n)
-	sx.mapCross(raw.Data, raw.Stride, 0, m, sy.norms, 0, n)
+	crossMapped(sx, sy, raw.Data, raw.Stride, 0, m, 0, n, sy.norms)
 	return out, nil
 }
 
@@ -714,6 +713,32 @@ func crossProducts(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 	}
 	blas64.Gemm(blas.NoTrans, blas.Trans, 1, a.rows(i0, i1), b.rows(j0, j1), 0,
 		blas64.General{Rows: i1 - i0, Cols: j1 - j0, Stride: ld, Data: out})
+}
+
+// crossMapped sets out to the kernel values of rows [i0, i1) of a against
+// rows [j0, j1) of b (normsJ b's squared norms): crossProducts then
+// mapCross, except that float32 products of a distance map on the native
+// map path go from sgemm's float32 block straight through
+// native.RBFMap32 (the same values without the widened float64 copy).
+func crossMapped(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int, normsJ []float64) {
+	if a.x32 != nil && b.x32 != nil && a.em.distance() && a.mp == MapNative && i1 > i0 && j1 > j0 {
+		m, n, d := i1-i0, j1-j0, a.x.Cols
+		if cap(a.scratch) < m*n {
+			a.scratch = make([]float32, m*n)
+		}
+		buf := a.scratch[:m*n]
+		blas32.Gemm(blas.NoTrans, blas.Trans, 1,
+			blas32.General{Rows: m, Cols: d, Stride: d, Data: a.x32[i0*d:]},
+			blas32.General{Rows: n, Cols: d, Stride: d, Data: b.x32[j0*d:]}, 0,
+			blas32.General{Rows: m, Cols: n, Stride: n, Data: buf})
+		par.For(a.workers, m, nil, func(lo, hi int) {
+			a.build.RBFMap32(hi-lo, n, buf[lo*n:], n, out[lo*ld:], ld, a.norms[i0+lo:i0+hi], normsJ[j0:j1],
+				a.em.C, a.em.Kind == MapExpDist)
+		})
+		return
+	}
+	crossProducts(a, b, out, ld, i0, i1, j0, j1)
+	a.mapCross(out, ld, i0, i1, normsJ, j0, j1)
 }
 
 // mapCross maps the block of rows [i0, i1) of s against columns with

@@ -245,8 +245,7 @@ func (k *KernelRows) Block(out []float64, ld, i0, i1, j0, j1 int) {
 		panic(fmt.Sprintf("linalg: KernelRows.Block: rows [%d,%d) × [%d,%d) of %d, ld %d", i0, i1, j0, j1, k.N(), ld))
 	}
 	s := k.s
-	crossProducts(s, s, out, ld, i0, i1, j0, j1)
-	s.mapCross(out, ld, i0, i1, s.norms, j0, j1)
+	crossMapped(s, s, out, ld, i0, i1, j0, j1, s.norms)
 	if s.em.distance() {
 		for i := max(i0, j0); i < min(i1, j1); i++ {
 			out[(i-i0)*ld+i-j0] = 1
@@ -294,9 +293,8 @@ func (k *KernelRows) Cross(out []float64, ld int, y *mat.Dense, j0, j1 int) erro
 	}
 	sy, _ := newGramSource(y, k.s.em, o, k.s.shiftBy)
 	sy.scratch = k.crossScratch
-	crossProducts(sy, k.s, out, ld, 0, m, j0, j1)
+	crossMapped(sy, k.s, out, ld, 0, m, j0, j1, k.s.norms)
 	k.crossScratch = sy.scratch // reused: fresh pages are slow to touch
-	sy.mapCross(out, ld, 0, m, k.s.norms, j0, j1)
 	return nil
 }
 

@@ -273,3 +273,37 @@ func TestMulT32MatchesLoops(t *testing.T) {
 		require.Panics(t, func() { b.MulT32Axpy(2, 3, make([]float32, 6), 3, 4, make([]float64, 8), 2, make([]float64, 8), 2) })
 	}
 }
+
+// RBFMap32 gives exactly Widen then RBFMap, Gaussian and Laplace, on both
+// builds, with strides and a tail of fewer than four columns.
+func TestRBFMap32EqualsWidenThenMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 2))
+	for _, b := range []Build{Best(), Baseline()} {
+		for _, laplace := range []bool{false, true} {
+			m, n, lds, ldo := 9, 23, 27, 25
+			src := make([]float32, (m-1)*lds+n)
+			for i := range src {
+				src[i] = float32(rng.NormFloat64() * 3)
+			}
+			ni, nj := make([]float64, m), make([]float64, n)
+			for i := range ni {
+				ni[i] = 10 + rng.Float64()
+			}
+			for j := range nj {
+				nj[j] = 10 + rng.Float64()
+			}
+			got := make([]float64, (m-1)*ldo+n)
+			want := make([]float64, (m-1)*ldo+n)
+			for i := range got {
+				got[i], want[i] = -7, -7
+			}
+			b.Widen(m, n, src, lds, want, ldo)
+			b.RBFMap(m, n, want, ldo, ni, nj, -0.05, laplace)
+			b.RBFMap32(m, n, src, lds, got, ldo, ni, nj, -0.05, laplace)
+			require.Equal(t, want, got, "%s laplace=%v", b.Name(), laplace)
+		}
+		require.Panics(t, func() {
+			b.RBFMap32(2, 3, make([]float32, 5), 3, make([]float64, 6), 3, make([]float64, 2), make([]float64, 3), -1, false)
+		})
+	}
+}

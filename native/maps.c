@@ -107,6 +107,43 @@ ATTR void NAME(int m, int n, double *out, int ldo, const double *ni,            
 KD_RBF_ROWS(KD_AVX2, kd_rbf_rows_avx2, kd_exp4_avx2, KD_SQRT_AVX2)
 KD_RBF_ROWS(KD_BASE, kd_rbf_rows_base, kd_exp4_base, KD_SQRT_BASE)
 
+// KD_RBF_ROWS32 is KD_RBF_ROWS reading the inner products g from a float32
+// block src (stride lds) and writing the map to out (stride ldo): the
+// widening of float32 products and the map in one pass.
+#define KD_RBF_ROWS32(ATTR, NAME, EXP, SQRT, CVT4)                                   \
+ATTR void NAME(int m, int n, const float *src, int lds, double *out, int ldo,        \
+               const double *ni, const double *nj, double c, int laplace) {          \
+    for (int i = 0; i < m; i++) {                                                    \
+        const float *srow = src + (size_t)i * lds;                                   \
+        double *row = out + (size_t)i * ldo;                                         \
+        int j = 0;                                                                   \
+        for (; j + 4 <= n; j += 4) {                                                 \
+            kd_v4 g, y;                                                              \
+            CVT4(g, srow + j);                                                       \
+            memcpy(&y, nj + j, sizeof y);                                            \
+            kd_v4 d = ni[i] + y - 2.0 * g;                                           \
+            d = (kd_v4)((kd_l4)d & (d > 0.0));                                       \
+            if (laplace) SQRT(d);                                                    \
+            kd_v4 e = c * d;                                                         \
+            EXP(&e);                                                                 \
+            memcpy(row + j, &e, sizeof e);                                           \
+        }                                                                            \
+        if (j < n) {                                                                 \
+            kd_v4 d = {0, 0, 0, 0};                                                  \
+            int rest = n - j;                                                        \
+            for (int l = 0; l < rest; l++) {                                         \
+                double v = ni[i] + nj[j + l] - 2.0 * (double)srow[j + l];            \
+                v = v > 0 ? v : 0;                                                   \
+                d[l] = v;                                                            \
+            }                                                                        \
+            if (laplace) SQRT(d);                                                    \
+            kd_v4 e = c * d;                                                         \
+            EXP(&e);                                                                 \
+            for (int l = 0; l < rest; l++) row[j + l] = e[l];                        \
+        }                                                                            \
+    }                                                                                \
+}
+
 // KD_NARROW defines dst[i·ldd + j] = (float)src[i·lds + j] for i < m, j < n.
 #define KD_NARROW(ATTR, NAME)                                                        \
 ATTR void NAME(int m, int n, const double *src, int lds, float *dst, int ldd) {      \
@@ -383,3 +420,6 @@ ATTR void AXPY(int m, int n, const float *a, long lda, int bp, const double *xt,
 
 KD_MT32(KD_AVX2, kd_mt32_dot_avx2, kd_mt32_axpy_avx2, KD_CVT4_AVX2)
 KD_MT32(KD_BASE, kd_mt32_dot_base, kd_mt32_axpy_base, KD_CVT4_BASE)
+
+KD_RBF_ROWS32(KD_AVX2, kd_rbf_rows32_avx2, kd_exp4_avx2, KD_SQRT_AVX2, KD_CVT4_AVX2)
+KD_RBF_ROWS32(KD_BASE, kd_rbf_rows32_base, kd_exp4_base, KD_SQRT_BASE, KD_CVT4_BASE)

@@ -17,6 +17,8 @@ void kd_tsymm_f64_avx2(int m, int n, const double *a, int lda, int bp, const dou
 void kd_tsymm_f64_base(int m, int n, const double *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
 void kd_tsymm_f32_avx2(int m, int n, const float *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
 void kd_tsymm_f32_base(int m, int n, const float *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
+void kd_rbf_rows32_avx2(int m, int n, const float *src, int lds, double *out, int ldo, const double *ni, const double *nj, double c, int laplace);
+void kd_rbf_rows32_base(int m, int n, const float *src, int lds, double *out, int ldo, const double *ni, const double *nj, double c, int laplace);
 void kd_mt32_dot_avx2(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
 void kd_mt32_dot_base(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
 void kd_mt32_axpy_avx2(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
@@ -94,6 +96,31 @@ func (b Build) RBFMap(m, n int, out []float64, ldo int, ni, nj []float64, c floa
 		return
 	}
 	C.kd_rbf_rows_base(C.int(m), C.int(n), o, C.int(ldo), pi, pj, C.double(c), lap)
+}
+
+// RBFMap32 is RBFMap reading the inner products from the float32 block
+// src (stride lds) and writing the map to out (stride ldo): widening and
+// map in one pass, the same values as Widen then RBFMap.
+func (b Build) RBFMap32(m, n int, src []float32, lds int, out []float64, ldo int, ni, nj []float64, c float64, laplace bool) {
+	checkRows("RBFMap32", m, n, ldo, len(out))
+	if len(ni) < m || len(nj) < n || !(c <= 0) || lds < n || (m > 0 && n > 0 && len(src) < (m-1)*lds+n) {
+		panic(fmt.Sprintf("native: RBFMap32: bad arguments len(src)=%d lds=%d len(ni)=%d len(nj)=%d c=%g", len(src), lds, len(ni), len(nj), c))
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	lap := C.int(0)
+	if laplace {
+		lap = 1
+	}
+	ps := (*C.float)(unsafe.Pointer(&src[0]))
+	o := (*C.double)(unsafe.Pointer(&out[0]))
+	pi, pj := (*C.double)(unsafe.Pointer(&ni[0])), (*C.double)(unsafe.Pointer(&nj[0]))
+	if b.avx2 {
+		C.kd_rbf_rows32_avx2(C.int(m), C.int(n), ps, C.int(lds), o, C.int(ldo), pi, pj, C.double(c), lap)
+		return
+	}
+	C.kd_rbf_rows32_base(C.int(m), C.int(n), ps, C.int(lds), o, C.int(ldo), pi, pj, C.double(c), lap)
 }
 
 // Narrow sets dst[i·ldd + j] = float32(src[i·lds + j]) for i < m, j < n
