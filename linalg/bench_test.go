@@ -2,7 +2,16 @@ package linalg
 
 import (
 	"fmt"
+	"math"
 	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/internal/par"
 )
 
 // Run with: go test -run '^$' -bench . ./linalg (or make bench-go).
@@ -69,5 +78,91 @@ func BenchmarkTiles64Side(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// One pass over float32 half storage (SymTiles32, n = 20 000, 0.83 GB of
+// tiles) against the bound of the exact-operator issue: for b = 1, 8, 32
+// float64 vectors in and out, a pass should take at most
+// 1.25·max(stored bytes / read bandwidth, 2n²b / GEMM rate), both rates
+// measured in the same run — the read bandwidth as the faster of OpenBLAS
+// sasum and a parallel Go sum over the tiles, the rate as a 3000³ OpenBLAS
+// dgemm (the passes compute in float64). Reports seconds per pass, the bound and their ratio. Run with:
+// go test -run '^$' -bench Tiles32PassBound -benchtime 3x ./linalg
+func BenchmarkTiles32PassBound(b *testing.B) {
+	n := 20000
+	s, err := NewSymTiles32(n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Free()
+	par.For(0, len(s.Data), nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s.Data[i] = float32(i%977) / 977
+		}
+	})
+	best := func(reps int, f func()) float64 {
+		t := math.Inf(1)
+		for r := 0; r < reps; r++ {
+			start := time.Now()
+			f()
+			t = math.Min(t, time.Since(start).Seconds())
+		}
+		return t
+	}
+	// The faster of OpenBLAS sasum and a parallel Go sum with eight
+	// accumulators: the bound takes the best read rate seen.
+	sums := make([]float32, 64)
+	read := float64(s.Bytes()) / math.Min(best(5, func() {
+		blas32.Asum(blas32.Vector{N: len(s.Data), Inc: 1, Data: s.Data})
+	}), best(5, func() {
+		par.For(0, len(s.Data)/8, nil, func(lo, hi int) {
+			var a [8]float32
+			for _, v := range [][]float32{s.Data[8*lo : 8*hi]} {
+				for i := 0; i+8 <= len(v); i += 8 {
+					a[0] += v[i]
+					a[1] += v[i+1]
+					a[2] += v[i+2]
+					a[3] += v[i+3]
+					a[4] += v[i+4]
+					a[5] += v[i+5]
+					a[6] += v[i+6]
+					a[7] += v[i+7]
+				}
+			}
+			sums[lo%64] += a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7]
+		})
+	}))
+	const g = 3000
+	a := make([]float64, g*g)
+	for i := range a {
+		a[i] = float64(i%7) - 3
+	}
+	c := make([]float64, g*g)
+	rate := 2 * g * g * g / best(3, func() {
+		blas64.Implementation().Dgemm(blas.NoTrans, blas.NoTrans, g, g, g, 1, a, g, a, g, 0, c, g)
+	})
+	for _, cols := range []int{1, 8, 32} {
+		b.Run(fmt.Sprintf("b=%d", cols), func(b *testing.B) {
+			x := mat.NewDense(n, cols, nil)
+			x.Apply(func(i, j int, _ float64) float64 { return float64((i*7+j)%13) - 6 }, x)
+			y := mat.NewDense(n, cols, nil)
+			b.ResetTimer()
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				if cols == 1 {
+					s.MulVec(y.RawMatrix().Data, x.RawMatrix().Data)
+				} else {
+					s.MulBlock(y, x)
+				}
+			}
+			pass := time.Since(start).Seconds() / float64(b.N)
+			bound := math.Max(float64(s.Bytes())/read, 2*float64(n)*float64(n)*float64(cols)/rate)
+			b.ReportMetric(pass, "s/pass")
+			b.ReportMetric(bound, "s-bound")
+			b.ReportMetric(pass/bound, "pass/bound")
+			b.ReportMetric(read/1e9, "read-GB/s")
+			b.ReportMetric(rate/1e9, "dgemm-GFLOP/s")
+		})
 	}
 }
