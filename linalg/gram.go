@@ -479,6 +479,20 @@ func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64) 
 // [i0, i1) of a with rows [j0, j1) of b (sgemm into a float32 scratch of
 // a, then widened).
 func products32(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
+	m, n := i1-i0, j1-j0
+	buf := sgemm32(a, b, i0, i1, j0, j1)
+	par.For(a.workers, m, nil, func(lo, hi int) {
+		a.build.Widen(hi-lo, n, buf[lo*n:], n, out[lo*ld:], ld)
+	})
+}
+
+func (s *gramSource) rows(i0, i1 int) blas64.General {
+	return blas64.General{Rows: i1 - i0, Cols: s.x.Cols, Stride: s.x.Stride, Data: s.x.Data[i0*s.x.Stride:]}
+}
+
+// sgemm32 returns the float32 inner products of rows [i0, i1) of a with
+// rows [j0, j1) of b, (i1−i0)×(j1−j0) row-major in a's reused scratch.
+func sgemm32(a, b *gramSource, i0, i1, j0, j1 int) []float32 {
 	m, n, d := i1-i0, j1-j0, a.x.Cols
 	if cap(a.scratch) < m*n {
 		a.scratch = make([]float32, m*n)
@@ -488,13 +502,7 @@ func products32(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 		blas32.General{Rows: m, Cols: d, Stride: d, Data: a.x32[i0*d:]},
 		blas32.General{Rows: n, Cols: d, Stride: d, Data: b.x32[j0*d:]}, 0,
 		blas32.General{Rows: m, Cols: n, Stride: n, Data: buf})
-	par.For(a.workers, m, nil, func(lo, hi int) {
-		a.build.Widen(hi-lo, n, buf[lo*n:], n, out[lo*ld:], ld)
-	})
-}
-
-func (s *gramSource) rows(i0, i1 int) blas64.General {
-	return blas64.General{Rows: i1 - i0, Cols: s.x.Cols, Stride: s.x.Stride, Data: s.x.Data[i0*s.x.Stride:]}
+	return buf
 }
 
 // products sets out (stride ld) to the inner products of rows [i0, i1)
@@ -722,15 +730,8 @@ func crossProducts(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 // native.RBFMap32 (the same values without the widened float64 copy).
 func crossMapped(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int, normsJ []float64) {
 	if a.x32 != nil && b.x32 != nil && a.em.distance() && a.mp == MapNative && i1 > i0 && j1 > j0 {
-		m, n, d := i1-i0, j1-j0, a.x.Cols
-		if cap(a.scratch) < m*n {
-			a.scratch = make([]float32, m*n)
-		}
-		buf := a.scratch[:m*n]
-		blas32.Gemm(blas.NoTrans, blas.Trans, 1,
-			blas32.General{Rows: m, Cols: d, Stride: d, Data: a.x32[i0*d:]},
-			blas32.General{Rows: n, Cols: d, Stride: d, Data: b.x32[j0*d:]}, 0,
-			blas32.General{Rows: m, Cols: n, Stride: n, Data: buf})
+		m, n := i1-i0, j1-j0
+		buf := sgemm32(a, b, i0, i1, j0, j1)
 		par.For(a.workers, m, nil, func(lo, hi int) {
 			a.build.RBFMap32(hi-lo, n, buf[lo*n:], n, out[lo*ld:], ld, a.norms[i0+lo:i0+hi], normsJ[j0:j1],
 				a.em.C, a.em.Kind == MapExpDist)

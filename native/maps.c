@@ -55,9 +55,9 @@ ATTR static inline void NAME(kd_v4 *xp) {                                       
 KD_EXP4(KD_AVX2, kd_exp4_avx2)
 KD_EXP4(KD_BASE, kd_exp4_base)
 
-// KD_RBF_ROWS defines the in-place map of m rows of inner products
-// g = out[i·ldo + j] (j < n) to exp(c·δ), δ = max(ni[i] + nj[j] − 2g, 0),
-// or δ = √max(…) when laplace ≠ 0. c ≤ 0.
+// The kernel maps (KD_RBF_SRC below) take m rows of inner products g
+// (j < n) to exp(c·δ), δ = max(ni[i] + nj[j] − 2g, 0), or δ = √max(…) when
+// laplace ≠ 0. c ≤ 0.
 typedef double kd_v2 __attribute__((vector_size(16)));
 
 // Vector square roots (of non-negative values), without libm calls.
@@ -71,55 +71,19 @@ static inline void kd_sqrt4_base(kd_v4 *x) {
 #define KD_SQRT_AVX2(d) (d) = kd_sqrt4_avx2(d)
 #define KD_SQRT_BASE(d) kd_sqrt4_base(&(d))
 
-#define KD_RBF_ROWS(ATTR, NAME, EXP, SQRT)                                           \
-ATTR void NAME(int m, int n, double *out, int ldo, const double *ni,                 \
-               const double *nj, double c, int laplace) {                            \
+// KD_RBF_SRC defines the map from a block src of inner products (element
+// type T, stride lds, four loaded as doubles by LOAD4) to out (stride
+// ldo); src may be out itself (the in-place map).
+#define KD_RBF_SRC(ATTR, NAME, EXP, SQRT, T, LOAD4)                                  \
+ATTR static void NAME(int m, int n, const T *src, int lds, double *out, int ldo,     \
+                      const double *ni, const double *nj, double c, int laplace) {   \
     for (int i = 0; i < m; i++) {                                                    \
+        const T *srow = src + (size_t)i * lds;                                       \
         double *row = out + (size_t)i * ldo;                                         \
         int j = 0;                                                                   \
         for (; j + 4 <= n; j += 4) {                                                 \
             kd_v4 g, y;                                                              \
-            memcpy(&g, row + j, sizeof g);                                           \
-            memcpy(&y, nj + j, sizeof y);                                            \
-            kd_v4 d = ni[i] + y - 2.0 * g;                                           \
-            d = (kd_v4)((kd_l4)d & (d > 0.0));                                       \
-            if (laplace) SQRT(d);                                                    \
-            kd_v4 e = c * d;                                                         \
-            EXP(&e);                                                                 \
-            memcpy(row + j, &e, sizeof e);                                           \
-        }                                                                            \
-        if (j < n) {                                                                 \
-            kd_v4 d = {0, 0, 0, 0};                                                  \
-            int rest = n - j;                                                        \
-            for (int l = 0; l < rest; l++) {                                         \
-                double v = ni[i] + nj[j + l] - 2.0 * row[j + l];                     \
-                v = v > 0 ? v : 0;                                                   \
-                d[l] = v;                                                            \
-            }                                                                        \
-            if (laplace) SQRT(d);                                                    \
-            kd_v4 e = c * d;                                                         \
-            EXP(&e);                                                                 \
-            for (int l = 0; l < rest; l++) row[j + l] = e[l];                        \
-        }                                                                            \
-    }                                                                                \
-}
-
-KD_RBF_ROWS(KD_AVX2, kd_rbf_rows_avx2, kd_exp4_avx2, KD_SQRT_AVX2)
-KD_RBF_ROWS(KD_BASE, kd_rbf_rows_base, kd_exp4_base, KD_SQRT_BASE)
-
-// KD_RBF_ROWS32 is KD_RBF_ROWS reading the inner products g from a float32
-// block src (stride lds) and writing the map to out (stride ldo): the
-// widening of float32 products and the map in one pass.
-#define KD_RBF_ROWS32(ATTR, NAME, EXP, SQRT, CVT4)                                   \
-ATTR void NAME(int m, int n, const float *src, int lds, double *out, int ldo,        \
-               const double *ni, const double *nj, double c, int laplace) {          \
-    for (int i = 0; i < m; i++) {                                                    \
-        const float *srow = src + (size_t)i * lds;                                   \
-        double *row = out + (size_t)i * ldo;                                         \
-        int j = 0;                                                                   \
-        for (; j + 4 <= n; j += 4) {                                                 \
-            kd_v4 g, y;                                                              \
-            CVT4(g, srow + j);                                                       \
+            LOAD4(g, srow + j);                                                      \
             memcpy(&y, nj + j, sizeof y);                                            \
             kd_v4 d = ni[i] + y - 2.0 * g;                                           \
             d = (kd_v4)((kd_l4)d & (d > 0.0));                                       \
@@ -142,6 +106,20 @@ ATTR void NAME(int m, int n, const float *src, int lds, double *out, int ldo,   
             for (int l = 0; l < rest; l++) row[j + l] = e[l];                        \
         }                                                                            \
     }                                                                                \
+}
+
+#define KD_LOAD4_F64(dst, p) memcpy(&(dst), (p), sizeof(dst))
+KD_RBF_SRC(KD_AVX2, kd_rbf_src64_avx2, kd_exp4_avx2, KD_SQRT_AVX2, double, KD_LOAD4_F64)
+KD_RBF_SRC(KD_BASE, kd_rbf_src64_base, kd_exp4_base, KD_SQRT_BASE, double, KD_LOAD4_F64)
+
+// The in-place map of m rows of inner products g = out[i·ldo + j].
+KD_AVX2 void kd_rbf_rows_avx2(int m, int n, double *out, int ldo, const double *ni,
+                              const double *nj, double c, int laplace) {
+    kd_rbf_src64_avx2(m, n, out, ldo, out, ldo, ni, nj, c, laplace);
+}
+void kd_rbf_rows_base(int m, int n, double *out, int ldo, const double *ni,
+                      const double *nj, double c, int laplace) {
+    kd_rbf_src64_base(m, n, out, ldo, out, ldo, ni, nj, c, laplace);
 }
 
 // KD_NARROW defines dst[i·ldd + j] = (float)src[i·lds + j] for i < m, j < n.
@@ -227,8 +205,8 @@ KD_TSYMV(KD_AVX2, kd_tsymv_avx2, KD_CVT4_AVX2, float, 15)
 KD_TSYMV(KD_BASE, kd_tsymv_base, KD_CVT4_BASE, float, 15)
 
 // The same for float64 tiles: four doubles loaded as they are, a cache
-// line prefetched every 8 of them (PFMASK: every 16 floats above).
-#define KD_LOAD4_F64(dst, p) memcpy(&(dst), (p), sizeof(dst))
+// line prefetched every 8 of them (PFMASK: every 16 floats above;
+// KD_LOAD4_F64 is defined with the maps).
 KD_TSYMV(KD_AVX2, kd_tsymv64_avx2, KD_LOAD4_F64, double, 7)
 KD_TSYMV(KD_BASE, kd_tsymv64_base, KD_LOAD4_F64, double, 7)
 
@@ -421,5 +399,15 @@ ATTR void AXPY(int m, int n, const float *a, long lda, int bp, const double *xt,
 KD_MT32(KD_AVX2, kd_mt32_dot_avx2, kd_mt32_axpy_avx2, KD_CVT4_AVX2)
 KD_MT32(KD_BASE, kd_mt32_dot_base, kd_mt32_axpy_base, KD_CVT4_BASE)
 
-KD_RBF_ROWS32(KD_AVX2, kd_rbf_rows32_avx2, kd_exp4_avx2, KD_SQRT_AVX2, KD_CVT4_AVX2)
-KD_RBF_ROWS32(KD_BASE, kd_rbf_rows32_base, kd_exp4_base, KD_SQRT_BASE, KD_CVT4_BASE)
+// The map straight from float32 inner products (widening and map in one
+// pass).
+KD_RBF_SRC(KD_AVX2, kd_rbf_src32_avx2, kd_exp4_avx2, KD_SQRT_AVX2, float, KD_CVT4_AVX2)
+KD_RBF_SRC(KD_BASE, kd_rbf_src32_base, kd_exp4_base, KD_SQRT_BASE, float, KD_CVT4_BASE)
+void kd_rbf_rows32_avx2(int m, int n, const float *src, int lds, double *out, int ldo,
+                        const double *ni, const double *nj, double c, int laplace) {
+    kd_rbf_src32_avx2(m, n, src, lds, out, ldo, ni, nj, c, laplace);
+}
+void kd_rbf_rows32_base(int m, int n, const float *src, int lds, double *out, int ldo,
+                        const double *ni, const double *nj, double c, int laplace) {
+    kd_rbf_src32_base(m, n, src, lds, out, ldo, ni, nj, c, laplace);
+}
