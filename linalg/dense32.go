@@ -187,17 +187,6 @@ func MulT32(ft *Dense32, w *mat.Dense, mean []float64) (*mat.Dense, error) {
 	return out, nil
 }
 
-// MulT32Into is MulT32 into dst (n×s); the shapes are the caller's to
-// check.
-func MulT32Into(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64) {
-	mulT32Native(out, ft, w, mean)
-}
-
-// MulTVec32 sets dst (k×b) = ft·x for x n×b (half a pass of a low-rank
-// operator) by native.MulT32Dot: exact products of the stored values in
-// float64 arithmetic; the shapes are the caller's to check.
-func MulTVec32(ft *Dense32, x *mat.Dense, dst *mat.Dense) { mulTVec32Native(ft, x, dst) }
-
 // Blocks of the native float32 products (native.MulT32Axpy/MulT32Dot):
 // mt32Points points of F per goroutine task in MulT32Into (their k rows
 // of the stored Fᵀ, k·mt32Points float32s, stay in L2 while every vector
@@ -210,8 +199,9 @@ func MulTVec32(ft *Dense32, x *mat.Dense, dst *mat.Dense) { mulTVec32Native(ft, 
 // 72 ms and 45, 52, 66 ms.
 const mt32Points, mt32Cols = 64, 4096
 
-// mulT32Native is MulT32Into by the native kernel.
-func mulT32Native(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64) {
+// MulT32Into is MulT32 into dst (n×s); the shapes are the caller's to
+// check.
+func MulT32Into(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64) {
 	k, n := ft.Dims()
 	_, s := w.Dims()
 	bp := (s + 3) / 4 * 4
@@ -256,8 +246,11 @@ func mulT32Native(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64) {
 	})
 }
 
-// mulTVec32Native is MulTVec32 by the native kernel.
-func mulTVec32Native(ft *Dense32, x *mat.Dense, dst *mat.Dense) {
+// MulTVec32 sets dst (k×b) = ft·x for x n×b (half a pass of a low-rank
+// operator) by native.MulT32Dot, in parallel over the rows of ft and in
+// sweeps of mt32Cols columns: exact products of the stored values in
+// float64 arithmetic; the shapes are the caller's to check.
+func MulTVec32(ft *Dense32, x *mat.Dense, dst *mat.Dense) {
 	k, n := ft.Dims()
 	_, b := x.Dims()
 	bp := (b + 3) / 4 * 4

@@ -116,7 +116,8 @@ func ThreadTimeout() int {
 // OpenBLAS's environment and stopping its worker threads, which the next
 // threaded BLAS call starts again with the new timeout. It must not run
 // while another goroutine is inside a BLAS or LAPACK call; it is meant for
-// start-up (kdual's init does it once, see SpinDefault).
+// start-up (kdual's init does it once, see SpinDefault). The variable stays
+// in the process's environment, so programs it starts inherit it.
 func SetThreadTimeout(t int) error {
 	if t < 4 || t > 30 {
 		return fmt.Errorf("native: thread timeout exponent %d outside [4, 30]", t)
