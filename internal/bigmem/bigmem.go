@@ -31,57 +31,42 @@ const AdviseMin = 64 << 20
 // ErrNoMemory is returned when the system refuses a mapping.
 var ErrNoMemory = errors.New("bigmem: cannot allocate")
 
-// Float32s is an off-heap []float32. Free releases it; a Float32s that
-// becomes unreachable without Free is released by a cleanup.
-type Float32s struct {
-	Data []float32
-	mem  *[]byte
-}
-
-// NewFloat32s maps n zeroed float32 values (n ≥ 1).
-func NewFloat32s(n int) (*Float32s, error) {
-	b, err := mapZeroed(n, 4, "float32")
-	if err != nil {
-		return nil, err
-	}
-	f := &Float32s{Data: unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), n), mem: &b}
-	runtime.AddCleanup(f, unmap, f.mem)
-	return f, nil
-}
-
-// Free unmaps the buffer; Data must not be used afterwards. Calling Free
-// twice is harmless.
-func (f *Float32s) Free() {
-	if f == nil {
-		return
-	}
-	unmap(f.mem)
-	f.Data = nil
-}
-
-// Float64s is an off-heap []float64, as Float32s. Pages never written
+// Slice is an off-heap []T. Free releases it; a Slice that becomes
+// unreachable without Free is released by a cleanup. Pages never written
 // are never resident: a matrix of which only one triangle is written
 // costs the memory of that triangle (in 4 KB pages; with huge pages, each
 // 2 MB touched).
-type Float64s struct {
-	Data []float64
+type Slice[T float32 | float64] struct {
+	Data []T
 	mem  *[]byte
 }
 
+// Float32s is an off-heap []float32; Float64s an off-heap []float64.
+type (
+	Float32s = Slice[float32]
+	Float64s = Slice[float64]
+)
+
+// NewFloat32s maps n zeroed float32 values (n ≥ 1).
+func NewFloat32s(n int) (*Float32s, error) { return newSlice[float32](n, "float32") }
+
 // NewFloat64s maps n zeroed float64 values (n ≥ 1).
-func NewFloat64s(n int) (*Float64s, error) {
-	b, err := mapZeroed(n, 8, "float64")
+func NewFloat64s(n int) (*Float64s, error) { return newSlice[float64](n, "float64") }
+
+func newSlice[T float32 | float64](n int, what string) (*Slice[T], error) {
+	var zero T
+	b, err := mapZeroed(n, int(unsafe.Sizeof(zero)), what)
 	if err != nil {
 		return nil, err
 	}
-	f := &Float64s{Data: unsafe.Slice((*float64)(unsafe.Pointer(&b[0])), n), mem: &b}
+	f := &Slice[T]{Data: unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n), mem: &b}
 	runtime.AddCleanup(f, unmap, f.mem)
 	return f, nil
 }
 
 // Free unmaps the buffer; Data must not be used afterwards. Calling Free
 // twice is harmless.
-func (f *Float64s) Free() {
+func (f *Slice[T]) Free() {
 	if f == nil {
 		return
 	}

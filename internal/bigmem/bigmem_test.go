@@ -8,20 +8,30 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestFloat32sAndMemoryFigures(t *testing.T) {
-	f, err := NewFloat32s(1 << 20)
+// checkSlice maps 2²⁰ values: zeroed, writable, freed twice harmlessly;
+// zero or impossibly many values are ErrNoMemory.
+func checkSlice[T float32 | float64](t *testing.T, alloc func(int) (*Slice[T], error)) {
+	f, err := alloc(1 << 20)
 	require.NoError(t, err)
 	require.Len(t, f.Data, 1<<20)
 	for _, v := range f.Data[:1000] {
 		require.Zero(t, v)
 	}
 	f.Data[12345] = 3
-	require.Equal(t, float32(3), f.Data[12345])
+	f.Data[1<<20-1] = 2.5
+	require.Equal(t, T(3), f.Data[12345])
+	require.Equal(t, T(2.5), f.Data[1<<20-1])
 	f.Free()
 	require.Nil(t, f.Data)
 	f.Free() // harmless twice
-	_, err = NewFloat32s(0)
+	_, err = alloc(0)
 	require.ErrorIs(t, err, ErrNoMemory)
+	_, err = alloc(math.MaxInt / 4)
+	require.ErrorIs(t, err, ErrNoMemory)
+}
+
+func TestFloat32sAndMemoryFigures(t *testing.T) {
+	checkSlice(t, NewFloat32s)
 	require.Greater(t, PeakRSS(), int64(1<<20))
 	require.Greater(t, Available(), int64(1<<20))
 	s := make([]float64, 1<<19)
@@ -65,20 +75,4 @@ func TestHugeProbe(t *testing.T) {
 	require.Equal(t, 2.0, s[len(s)-1])
 }
 
-func TestFloat64s(t *testing.T) {
-	f, err := NewFloat64s(1 << 20)
-	require.NoError(t, err)
-	require.Len(t, f.Data, 1<<20)
-	for _, v := range f.Data[:1000] {
-		require.Zero(t, v)
-	}
-	f.Data[1<<19] = 2.5
-	require.Equal(t, 2.5, f.Data[1<<19])
-	f.Free()
-	require.Nil(t, f.Data)
-	f.Free()
-	_, err = NewFloat64s(0)
-	require.ErrorIs(t, err, ErrNoMemory)
-	_, err = NewFloat64s(math.MaxInt / 4)
-	require.ErrorIs(t, err, ErrNoMemory)
-}
+func TestFloat64s(t *testing.T) { checkSlice(t, NewFloat64s) }
