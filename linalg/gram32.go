@@ -95,6 +95,18 @@ func (s *SymTiles32) TileOffset(I, J int) int {
 	return (s.tileBase(I) - s.tileBase(s.I0) + (J - I)) * s.T * s.T
 }
 
+// tileRow returns the stored tiles (I, I) … (I, NT−1), one after another.
+func (s *SymTiles32) tileRow(I int) []float32 {
+	o := s.TileOffset(I, I)
+	return s.Data[o : o+(s.NT-I)*s.T*s.T]
+}
+
+// packedRow describes a row of tiles packed t×t one after another, the
+// first on the diagonal.
+func packedRow(t, tiles int) native.TileRow {
+	return native.TileRow{M: t, T: t, Tiles: tiles, Last: t, Step: t * t, Lda: t, Diag: true}
+}
+
 // Tile returns tile (I, J), I ≤ J.
 func (s *SymTiles32) Tile(I, J int) []float32 {
 	o := s.TileOffset(I, J)
@@ -445,22 +457,22 @@ func (s *SymTiles32) MulVec(y, x []float64) { s.MulVecOn(native.Best(), y, x) }
 
 // MulVecOn is MulVec on the native build b.
 func (s *SymTiles32) MulVecOn(b native.Build, y, x []float64) {
-	tiledSymv(s.N, s.T, s.I0, s.I1, y, x, func(I, J int, xi, xj, yi, yj []float64) {
-		b.TileSymv(s.T, s.Tile(I, J), xi, xj, yi, yj, J != I)
+	tiledSymv(s.N, s.T, s.I0, s.I1, y, x, func(I int, xi, xj, yi, yj []float64) {
+		b.TileRowSymv(s.T, s.NT-I, s.tileRow(I), xi, xj, yi, yj, true)
 	})
 }
 
 // MulBlock sets dst = A·x for an n×b block x (row-major, any stride),
 // in float64 arithmetic, reading every stored tile once for all columns
-// (native.TileSymm32 in parallel bands of tile rows). dst must not alias
+// (native.TileRowSymm32 in parallel bands of tile rows). dst must not alias
 // x. For a band, dst (still n×b) is the band's contribution: the stored
 // tiles times x, on both sides of the diagonal.
 func (s *SymTiles32) MulBlock(dst, x *mat.Dense) { s.MulBlockOn(native.Best(), dst, x) }
 
 // MulBlockOn is MulBlock on the native build b.
 func (s *SymTiles32) MulBlockOn(b native.Build, dst, x *mat.Dense) {
-	tiledSymm(s.N, s.T, s.I0, s.I1, x, dst, func(I, J, bp int, xi, xj, yi, yj []float64) {
-		b.TileSymm32(s.T, s.T, s.Tile(I, J), s.T, bp, xi, xj, yi, yj, I == J)
+	tiledSymm(s.N, s.T, s.I0, s.I1, x, dst, func(I, bp int, xi, xj, yi, yj []float64) {
+		b.TileRowSymm32(packedRow(s.T, s.NT-I), s.tileRow(I), bp, xi, xj, yi, yj)
 	})
 }
 

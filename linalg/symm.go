@@ -11,15 +11,18 @@ import (
 )
 
 // tiledSymm sets dst = A·x for a symmetric n×n matrix A seen as t×t tiles
-// of its upper triangle, and an n×b block x: mul(I, J, bp, xi, xj, yi, yj)
-// adds tile (I, J)'s contribution (both sides of the diagonal; once on it)
-// for blocks packed row-major with bp ≥ b columns (a multiple of 4, zero
-// padded) and padded to ⌈n/t⌉·t rows. Bands of tile rows run in parallel
+// of its upper triangle, and an n×b block x: mulRow(I, bp, xi, xj, yi, yj)
+// adds the contribution of tile row I, tiles (I, I) … (I, nt−1) (both sides
+// of the diagonal; once on it), for blocks packed row-major with bp ≥ b
+// columns (a multiple of 4, zero padded) and padded to ⌈n/t⌉·t rows; xj
+// and yj start at row I·t. One call per tile row, not per tile: the
+// native kernels are long C calls, and a call per tile from parallel
+// goroutines ran 25–35 % slower (the Go scheduler's spinning threads). Bands of tile rows run in parallel
 // goroutines (balanced by tile count), each with a private accumulator,
 // summed at the end; within a band each tile is read once for all columns.
 // Only the tile rows [i0, i1) are visited: for a band of the triangle, dst
 // is that band's contribution to A·x (rows above the band are zero).
-func tiledSymm(n, t, i0, i1 int, x, dst *mat.Dense, mul func(I, J, bp int, xi, xj, yi, yj []float64)) {
+func tiledSymm(n, t, i0, i1 int, x, dst *mat.Dense, mulRow func(I, bp int, xi, xj, yi, yj []float64)) {
 	r, b := x.Dims()
 	dr, db := dst.Dims()
 	if r != n || dr != n || db != b {
@@ -47,10 +50,7 @@ func tiledSymm(n, t, i0, i1 int, x, dst *mat.Dense, mul func(I, J, bp int, xi, x
 			defer wg.Done()
 			yw := acc[w]
 			for I := bounds[w]; I < bounds[w+1]; I++ {
-				xi, yi := xp[I*t*bp:(I+1)*t*bp], yw[I*t*bp:(I+1)*t*bp]
-				for J := I; J < nt; J++ {
-					mul(I, J, bp, xi, xp[J*t*bp:(J+1)*t*bp], yi, yw[J*t*bp:(J+1)*t*bp])
-				}
+				mulRow(I, bp, xp[I*t*bp:(I+1)*t*bp], xp[I*t*bp:], yw[I*t*bp:(I+1)*t*bp], yw[I*t*bp:])
 			}
 		}()
 	}
@@ -72,10 +72,11 @@ func tiledSymm(n, t, i0, i1 int, x, dst *mat.Dense, mul func(I, J, bp int, xi, x
 
 // tiledSymv sets y = A·x for one vector, A symmetric n×n seen as t×t tiles
 // of its upper triangle, visiting the tile rows [i0, i1) (a band: y is its
-// contribution): mul(I, J, xi, xj, yi, yj) adds tile (I, J)'s part. Bands
+// contribution): mulRow(I, xi, xj, yi, yj) adds tile row I's part (xj and
+// yj start at row I·t; one call per tile row, as tiledSymm). Bands
 // of tile rows run in parallel goroutines (balanced by tile count), each
 // with a private accumulator, summed at the end. x and y must not alias.
-func tiledSymv(n, t, i0, i1 int, y, x []float64, mul func(I, J int, xi, xj, yi, yj []float64)) {
+func tiledSymv(n, t, i0, i1 int, y, x []float64, mulRow func(I int, xi, xj, yi, yj []float64)) {
 	if len(x) < n || len(y) < n {
 		panic(fmt.Sprintf("linalg: symmetric product: vectors of %d and %d for n = %d", len(x), len(y), n))
 	}
@@ -94,10 +95,7 @@ func tiledSymv(n, t, i0, i1 int, y, x []float64, mul func(I, J int, xi, xj, yi, 
 			defer wg.Done()
 			yw := acc[w]
 			for I := i0 + bounds[w]; I < i0+bounds[w+1]; I++ {
-				xi, yi := xp[I*t:(I+1)*t], yw[I*t:(I+1)*t]
-				for J := I; J < nt; J++ {
-					mul(I, J, xi, xp[J*t:(J+1)*t], yi, yw[J*t:(J+1)*t])
-				}
+				mulRow(I, xp[I*t:(I+1)*t], xp[I*t:], yw[I*t:(I+1)*t], yw[I*t:])
 			}
 		}()
 	}
@@ -125,8 +123,9 @@ func SymMulUpper(a *mat.SymDense, x, dst *mat.Dense) { SymMulUpperOn(native.Best
 func SymMulUpperOn(b native.Build, a *mat.SymDense, x, dst *mat.Dense) {
 	raw := a.RawSymmetric()
 	n, t := raw.N, symmTile
-	tiledSymm(n, t, 0, (n+t-1)/t, x, dst, func(I, J, bp int, xi, xj, yi, yj []float64) {
-		m, nn := min(t, n-I*t), min(t, n-J*t)
-		b.TileSymm64(m, nn, raw.Data[I*t*raw.Stride+J*t:], raw.Stride, bp, xi, xj, yi, yj, I == J)
+	nt := (n + t - 1) / t
+	tiledSymm(n, t, 0, nt, x, dst, func(I, bp int, xi, xj, yi, yj []float64) {
+		r := native.TileRow{M: min(t, n-I*t), T: t, Tiles: nt - I, Last: n - (nt-1)*t, Step: t, Lda: raw.Stride, Diag: true}
+		b.TileRowSymm64(r, raw.Data[I*t*raw.Stride+I*t:], bp, xi, xj, yi, yj)
 	})
 }

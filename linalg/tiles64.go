@@ -75,6 +75,12 @@ func (s *SymTiles64) Tile(I, J int) []float64 {
 	return s.Data[o : o+s.T*s.T]
 }
 
+// tileRow returns the stored tiles (I, I) … (I, NT−1), one after another.
+func (s *SymTiles64) tileRow(I int) []float64 {
+	o := (s.tileBase(I) - s.tileBase(s.I0)) * s.T * s.T
+	return s.Data[o : o+(s.NT-I)*s.T*s.T]
+}
+
 // At returns entry (i, j); min(i, j) must be a stored row.
 func (s *SymTiles64) At(i, j int) float64 {
 	if i > j {
@@ -111,15 +117,15 @@ func GramTiles64Band(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int) 
 }
 
 // MulVec sets y (n) to the band's contribution to A·x for one vector x,
-// reading every stored tile once (native.TileSymv64), bands of tile rows
+// reading every stored tile once (native.TileRowSymv64), bands of tile rows
 // in parallel with private accumulators summed at the end. x and y must
 // not alias.
 func (s *SymTiles64) MulVec(y, x []float64) { s.MulVecOn(native.Best(), y, x) }
 
 // MulVecOn is MulVec on the native build b.
 func (s *SymTiles64) MulVecOn(b native.Build, y, x []float64) {
-	tiledSymv(s.N, s.T, s.I0, s.I1, y, x, func(I, J int, xi, xj, yi, yj []float64) {
-		b.TileSymv64(s.T, s.Tile(I, J), xi, xj, yi, yj, J != I)
+	tiledSymv(s.N, s.T, s.I0, s.I1, y, x, func(I int, xi, xj, yi, yj []float64) {
+		b.TileRowSymv64(s.T, s.NT-I, s.tileRow(I), xi, xj, yi, yj, true)
 	})
 }
 
@@ -131,7 +137,7 @@ func (s *SymTiles64) MulBlock(dst, x *mat.Dense) { s.MulBlockOn(native.Best(), d
 
 // MulBlockOn is MulBlock on the native build b.
 func (s *SymTiles64) MulBlockOn(b native.Build, dst, x *mat.Dense) {
-	tiledSymm(s.N, s.T, s.I0, s.I1, x, dst, func(I, J, bp int, xi, xj, yi, yj []float64) {
-		b.TileSymm64(s.T, s.T, s.Tile(I, J), s.T, bp, xi, xj, yi, yj, I == J)
+	tiledSymm(s.N, s.T, s.I0, s.I1, x, dst, func(I, bp int, xi, xj, yi, yj []float64) {
+		b.TileRowSymm64(packedRow(s.T, s.NT-I), s.tileRow(I), bp, xi, xj, yi, yj)
 	})
 }

@@ -1,6 +1,7 @@
 package native
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -183,41 +184,190 @@ func TestSymvBandMatchesProduct(t *testing.T) {
 	require.Panics(t, func() { SymvBand(3, make([]float64, 9), 3, make([]float64, 3), 2, 1, make([]float64, 3)) })
 }
 
-// TileSymv64 adds a float64 tile's contribution to y = A·x, on both
-// builds: y_I += A·x_J and, off the diagonal, y_J += Aᵀ·x_I, against plain
-// loops; bad arguments panic.
-func TestTileSymv64MatchesLoops(t *testing.T) {
+// TileRowSymv and TileRowSymv64 add a row of stored tiles' contribution
+// to y = A·x, on both builds: y_I += A_IJ·x_J and, except for a first
+// tile on the diagonal, y_J += A_IJᵀ·x_I, against plain loops; bad
+// arguments panic.
+func TestTileRowSymvMatchesLoops(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	for _, b := range []Build{Best(), Baseline()} {
 		for _, tt := range []int{4, 8, 256} {
-			for _, off := range []bool{false, true} {
-				a := make([]float64, tt*tt)
-				xi, xj := make([]float64, tt), make([]float64, tt)
-				yi, yj := make([]float64, tt), make([]float64, tt)
-				for i := range a {
-					a[i] = rng.NormFloat64()
-				}
-				for i := 0; i < tt; i++ {
-					xi[i], xj[i], yi[i], yj[i] = rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
-				}
-				wi, wj := append([]float64(nil), yi...), append([]float64(nil), yj...)
-				for r := 0; r < tt; r++ {
-					for c := 0; c < tt; c++ {
-						wi[r] += a[r*tt+c] * xj[c]
-						if off {
-							wj[c] += a[r*tt+c] * xi[r]
+			for _, tiles := range []int{1, 3} {
+				for _, diag := range []bool{false, true} {
+					a := make([]float64, tiles*tt*tt)
+					a32 := make([]float32, len(a))
+					for i := range a {
+						a32[i] = float32(rng.NormFloat64())
+						a[i] = float64(a32[i])
+					}
+					xi, yi := randVec(rng, tt), randVec(rng, tt)
+					xj, yj := randVec(rng, tiles*tt), randVec(rng, tiles*tt)
+					wi, wj := append([]float64(nil), yi...), append([]float64(nil), yj...)
+					for j := 0; j < tiles; j++ {
+						for r := 0; r < tt; r++ {
+							for c := 0; c < tt; c++ {
+								v := a[j*tt*tt+r*tt+c]
+								wi[r] += v * xj[j*tt+c]
+								if !diag || j > 0 {
+									wj[j*tt+c] += v * xi[r]
+								}
+							}
+						}
+					}
+					for _, f32 := range []bool{false, true} {
+						zi, zj := append([]float64(nil), yi...), append([]float64(nil), yj...)
+						if f32 {
+							b.TileRowSymv(tt, tiles, a32, xi, xj, zi, zj, diag)
+						} else {
+							b.TileRowSymv64(tt, tiles, a, xi, xj, zi, zj, diag)
+						}
+						tol := 1e-12 * float64(tt)
+						for i := range zi {
+							require.InDelta(t, wi[i], zi[i], tol, "%s t=%d tiles=%d diag=%v f32=%v y_I[%d]", b.Name(), tt, tiles, diag, f32, i)
+						}
+						for i := range zj {
+							require.InDelta(t, wj[i], zj[i], tol, "%s t=%d tiles=%d diag=%v f32=%v y_J[%d]", b.Name(), tt, tiles, diag, f32, i)
 						}
 					}
 				}
-				b.TileSymv64(tt, a, xi, xj, yi, yj, off)
-				for i := 0; i < tt; i++ {
-					require.InDelta(t, wi[i], yi[i], 1e-12*float64(tt), "%s t=%d off=%v y_I[%d]", b.Name(), tt, off, i)
-					require.InDelta(t, wj[i], yj[i], 1e-12*float64(tt), "%s t=%d off=%v y_J[%d]", b.Name(), tt, off, i)
+			}
+		}
+		v6 := make([]float64, 6)
+		require.Panics(t, func() { b.TileRowSymv64(6, 1, make([]float64, 36), v6, v6, v6, v6, false) })
+		require.Panics(t, func() { b.TileRowSymv(4, 2, make([]float32, 16), v6, v6, v6, v6, false) })
+	}
+}
+
+func randVec(rng *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	return v
+}
+
+// TileRowSymm64 and TileRowSymm32 add a row of tiles' contribution to
+// Y = A·X, on both builds, for packed tiles and for a strided full matrix
+// with a narrower last tile, rows not a multiple of four, and blocks of
+// 4, 8, 12 and 16 columns (the kernel's eight- and four-column paths):
+// Y_I += A_IJ·X_J, Y_J += A_IJᵀ·X_I, and on a first diagonal tile (X_I
+// and Y_I the start of X_J and Y_J) its upper triangle used both ways —
+// the lower triangle is NaN and must not be read; bad arguments panic.
+func TestTileRowSymmMatchesLoops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	type shape struct {
+		name string
+		r    TileRow
+	}
+	shapes := []shape{
+		{"packed", TileRow{M: 8, T: 8, Tiles: 3, Last: 8, Step: 64, Lda: 8}},
+		{"packed-one", TileRow{M: 8, T: 8, Tiles: 1, Last: 8, Step: 64, Lda: 8}},
+		{"full", TileRow{M: 8, T: 8, Tiles: 3, Last: 5, Step: 8, Lda: 23}},
+		{"full-rows", TileRow{M: 6, T: 8, Tiles: 2, Last: 7, Step: 8, Lda: 15}},
+		{"full-last-diag", TileRow{M: 7, T: 8, Tiles: 1, Last: 7, Step: 8, Lda: 7}},
+	}
+	for _, b := range []Build{Best(), Baseline()} {
+		for _, sh := range shapes {
+			for _, diag := range []bool{false, true} {
+				r := sh.r
+				first := r.T
+				if r.Tiles == 1 {
+					first = r.Last
+				}
+				if diag && r.M != first {
+					continue
+				}
+				r.Diag = diag
+				for _, bp := range []int{4, 8, 12, 16} {
+					alen := (r.Tiles-1)*r.Step + (r.M-1)*r.Lda + r.Last
+					if r.Tiles > 1 {
+						alen = max(alen, (r.Tiles-2)*r.Step+(r.M-1)*r.Lda+r.T)
+					}
+					a := make([]float64, alen)
+					a32 := make([]float32, alen)
+					for i := range a {
+						a32[i] = float32(rng.NormFloat64())
+						a[i] = float64(a32[i])
+					}
+					at := func(j, row, col int) float64 { return a[j*r.Step+row*r.Lda+col] }
+					if diag {
+						for row := 1; row < r.M; row++ {
+							for col := 0; col < row; col++ {
+								a[row*r.Lda+col], a32[row*r.Lda+col] = math.NaN(), float32(math.NaN())
+							}
+						}
+					}
+					cols := r.cols()
+					x, y := randVec(rng, cols*bp), randVec(rng, cols*bp)
+					xi, yi := randVec(rng, r.M*bp), randVec(rng, r.M*bp)
+					if diag {
+						xi, yi = x[:r.M*bp], y[:r.M*bp]
+					}
+					// The reference, in separate arrays.
+					wy := append([]float64(nil), y...)
+					wyi := append([]float64(nil), yi...)
+					if diag {
+						wyi = wy[:r.M*bp]
+					}
+					for j := 0; j < r.Tiles; j++ {
+						width := r.T
+						if j == r.Tiles-1 {
+							width = r.Last
+						}
+						for row := 0; row < r.M; row++ {
+							for col := 0; col < width; col++ {
+								if diag && j == 0 && col < row {
+									continue
+								}
+								v := at(j, row, col)
+								jc := j*r.T + col
+								for g := 0; g < bp; g++ {
+									if diag && j == 0 {
+										wy[row*bp+g] += v * x[jc*bp+g]
+										if col != row {
+											wy[jc*bp+g] += v * x[row*bp+g]
+										}
+										continue
+									}
+									wyi[row*bp+g] += v * x[jc*bp+g]
+									wy[jc*bp+g] += v * xi[row*bp+g]
+								}
+							}
+						}
+					}
+					for _, f32 := range []bool{false, true} {
+						zy := append([]float64(nil), y...)
+						zi := append([]float64(nil), yi...)
+						if diag {
+							zi = zy[:r.M*bp]
+						}
+						if f32 {
+							b.TileRowSymm32(r, a32, bp, xi, x, zi, zy)
+						} else {
+							b.TileRowSymm64(r, a, bp, xi, x, zi, zy)
+						}
+						what := fmt.Sprintf("%s %s diag=%v bp=%d f32=%v", b.Name(), sh.name, diag, bp, f32)
+						for i := range zy {
+							require.InDelta(t, wy[i], zy[i], 1e-12, "%s Y_J[%d]", what, i)
+						}
+						if !diag {
+							for i := range zi {
+								require.InDelta(t, wyi[i], zi[i], 1e-12, "%s Y_I[%d]", what, i)
+							}
+						}
+					}
 				}
 			}
 		}
+		v := make([]float64, 64)
 		require.Panics(t, func() {
-			b.TileSymv64(6, make([]float64, 36), make([]float64, 6), make([]float64, 6), make([]float64, 6), make([]float64, 6), true)
+			b.TileRowSymm64(TileRow{M: 4, T: 4, Tiles: 1, Last: 4, Lda: 4}, make([]float64, 16), 6, v, v, v, v)
+		})
+		require.Panics(t, func() {
+			b.TileRowSymm64(TileRow{M: 4, T: 4, Tiles: 2, Last: 4, Step: 16, Lda: 4}, make([]float64, 16), 4, v, v, v, v)
+		})
+		require.Panics(t, func() {
+			b.TileRowSymm32(TileRow{M: 3, T: 4, Tiles: 1, Last: 4, Lda: 4, Diag: true}, make([]float32, 16), 4, v, v, v, v)
 		})
 	}
 }

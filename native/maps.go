@@ -9,14 +9,14 @@ void kd_narrow_avx2(int m, int n, const double *src, int lds, float *dst, int ld
 void kd_narrow_base(int m, int n, const double *src, int lds, float *dst, int ldd);
 void kd_widen_avx2(int m, int n, const float *src, int lds, double *dst, int ldd);
 void kd_widen_base(int m, int n, const float *src, int lds, double *dst, int ldd);
-void kd_tsymv_avx2(int t, const float *a, const double *xi, const double *xj, double *yi, double *yj, int offdiag);
-void kd_tsymv_base(int t, const float *a, const double *xi, const double *xj, double *yi, double *yj, int offdiag);
-void kd_tsymv64_avx2(int t, const double *a, const double *xi, const double *xj, double *yi, double *yj, int offdiag);
-void kd_tsymv64_base(int t, const double *a, const double *xi, const double *xj, double *yi, double *yj, int offdiag);
-void kd_tsymm_f64_avx2(int m, int n, const double *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
-void kd_tsymm_f64_base(int m, int n, const double *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
-void kd_tsymm_f32_avx2(int m, int n, const float *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
-void kd_tsymm_f32_base(int m, int n, const float *a, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
+void kd_tsymv_avx2(int t, int tiles, const float *a, const double *xi, const double *xj, double *yi, double *yj, int diag);
+void kd_tsymv_base(int t, int tiles, const float *a, const double *xi, const double *xj, double *yi, double *yj, int diag);
+void kd_tsymv64_avx2(int t, int tiles, const double *a, const double *xi, const double *xj, double *yi, double *yj, int diag);
+void kd_tsymv64_base(int t, int tiles, const double *a, const double *xi, const double *xj, double *yi, double *yj, int diag);
+void kd_tsymm_f64_avx2(int m, int t, int tiles, int last, const double *a, long step, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
+void kd_tsymm_f64_base(int m, int t, int tiles, int last, const double *a, long step, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
+void kd_tsymm_f32_avx2(int m, int t, int tiles, int last, const float *a, long step, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
+void kd_tsymm_f32_base(int m, int t, int tiles, int last, const float *a, long step, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
 void kd_rbf_rows32_avx2(int m, int n, const float *src, int lds, double *out, int ldo, const double *ni, const double *nj, double c, int laplace);
 void kd_rbf_rows32_base(int m, int n, const float *src, int lds, double *out, int ldo, const double *ni, const double *nj, double c, int laplace);
 void kd_mt32_dot_avx2(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
@@ -164,65 +164,130 @@ func (b Build) Widen(m, n int, src []float32, lds int, dst []float64, ldd int) {
 	C.kd_widen_base(C.int(m), C.int(n), s, C.int(lds), d, C.int(ldd))
 }
 
-// TileSymv adds one stored tile's contribution to y = A·x for a symmetric
-// A kept as float32 t×t tiles of its upper triangle: yi += A_IJ·xj and,
-// when offdiag, yj += A_IJᵀ·xi, all in float64. a holds the t×t tile
-// row-major; xi, yi are the tile's row block of x and y, xj, yj its column
-// block. t must be a positive multiple of 4. Safe for concurrent use when
-// the y blocks are disjoint.
-func TileSymv(t int, a []float32, xi, xj, yi, yj []float64, offdiag bool) {
-	Best().TileSymv(t, a, xi, xj, yi, yj, offdiag)
+// TileRowSymv adds a row of stored tiles' contribution to y = A·x for a
+// symmetric A kept as float32 t×t tiles of its upper triangle: for each of
+// the tiles (stored one after another in a, row-major inside each),
+// y_I += A_IJ·x_J and, except for a first tile on the diagonal (diag),
+// y_J += A_IJᵀ·x_I, all in float64. xi, yi are the row block of x and y
+// (t entries); xj, yj the column blocks of the row's tiles, tile j's at
+// j·t. t must be a positive multiple of 4. One call serves the whole row
+// (see kd_tsymm in maps.c for why). Safe for concurrent use when the y
+// blocks are disjoint.
+func TileRowSymv(t, tiles int, a []float32, xi, xj, yi, yj []float64, diag bool) {
+	Best().TileRowSymv(t, tiles, a, xi, xj, yi, yj, diag)
 }
 
-// TileSymv is the package-level TileSymv on build b.
-func (b Build) TileSymv(t int, a []float32, xi, xj, yi, yj []float64, offdiag bool) {
-	if t <= 0 || t%4 != 0 || t > 1<<14 || len(a) < t*t || len(xi) < t || len(xj) < t || len(yi) < t || len(yj) < t {
-		panic(fmt.Sprintf("native: TileSymv: bad arguments t=%d", t))
-	}
-	off := C.int(0)
-	if offdiag {
-		off = 1
-	}
+// TileRowSymv is the package-level TileRowSymv on build b.
+func (b Build) TileRowSymv(t, tiles int, a []float32, xi, xj, yi, yj []float64, diag bool) {
+	checkSymv("TileRowSymv", t, tiles, len(a), xi, xj, yi, yj)
+	v := symmPointers(xi, xj, yi, yj, diag)
 	pa := (*C.float)(unsafe.Pointer(&a[0]))
-	pxi, pxj := (*C.double)(unsafe.Pointer(&xi[0])), (*C.double)(unsafe.Pointer(&xj[0]))
-	pyi, pyj := (*C.double)(unsafe.Pointer(&yi[0])), (*C.double)(unsafe.Pointer(&yj[0]))
 	if b.avx2 {
-		C.kd_tsymv_avx2(C.int(t), pa, pxi, pxj, pyi, pyj, off)
+		C.kd_tsymv_avx2(C.int(t), C.int(tiles), pa, v.xi, v.xj, v.yi, v.yj, v.diag)
 		return
 	}
-	C.kd_tsymv_base(C.int(t), pa, pxi, pxj, pyi, pyj, off)
+	C.kd_tsymv_base(C.int(t), C.int(tiles), pa, v.xi, v.xj, v.yi, v.yj, v.diag)
 }
 
-// TileSymv64 is TileSymv for a float64 tile.
-func TileSymv64(t int, a []float64, xi, xj, yi, yj []float64, offdiag bool) {
-	Best().TileSymv64(t, a, xi, xj, yi, yj, offdiag)
+// TileRowSymv64 is TileRowSymv for float64 tiles.
+func TileRowSymv64(t, tiles int, a []float64, xi, xj, yi, yj []float64, diag bool) {
+	Best().TileRowSymv64(t, tiles, a, xi, xj, yi, yj, diag)
 }
 
-// TileSymv64 is the package-level TileSymv64 on build b.
-func (b Build) TileSymv64(t int, a []float64, xi, xj, yi, yj []float64, offdiag bool) {
-	if t <= 0 || t%4 != 0 || t > 1<<14 || len(a) < t*t || len(xi) < t || len(xj) < t || len(yi) < t || len(yj) < t {
-		panic(fmt.Sprintf("native: TileSymv64: bad arguments t=%d", t))
+// TileRowSymv64 is the package-level TileRowSymv64 on build b.
+func (b Build) TileRowSymv64(t, tiles int, a []float64, xi, xj, yi, yj []float64, diag bool) {
+	checkSymv("TileRowSymv64", t, tiles, len(a), xi, xj, yi, yj)
+	v := symmPointers(xi, xj, yi, yj, diag)
+	pa := (*C.double)(unsafe.Pointer(&a[0]))
+	if b.avx2 {
+		C.kd_tsymv64_avx2(C.int(t), C.int(tiles), pa, v.xi, v.xj, v.yi, v.yj, v.diag)
+		return
 	}
-	off := C.int(0)
-	if offdiag {
-		off = 1
+	C.kd_tsymv64_base(C.int(t), C.int(tiles), pa, v.xi, v.xj, v.yi, v.yj, v.diag)
+}
+
+func checkSymv(name string, t, tiles, alen int, xi, xj, yi, yj []float64) {
+	if t <= 0 || t%4 != 0 || t > 1<<14 || tiles <= 0 || tiles > math.MaxInt32/t || alen < tiles*t*t ||
+		len(xi) < t || len(yi) < t || len(xj) < tiles*t || len(yj) < tiles*t {
+		panic(fmt.Sprintf("native: %s: bad arguments t=%d tiles=%d", name, t, tiles))
+	}
+}
+
+// TileRow describes a row of tiles of a symmetric matrix's upper triangle
+// for TileRowSymm64 and TileRowSymm32: Tiles tiles side by side, each M
+// rows of stride Lda; tile j starts j·Step entries into the storage and is
+// T columns wide, except the last, Last wide; its columns meet X_J and Y_J
+// at row j·T. With Diag the first tile is on the diagonal (M = its width,
+// X_I and the start of X_J the same block, Y_I and Y_J too) and only its
+// upper triangle is read. Packed tiles have Step = T·T and Lda = T; a
+// full row-major matrix has Step = T and Lda its stride.
+type TileRow struct {
+	M, T, Tiles, Last, Step, Lda int
+	Diag                         bool
+}
+
+// cols is the number of columns the row covers.
+func (r TileRow) cols() int { return (r.Tiles-1)*r.T + r.Last }
+
+// TileRowSymm64 adds a row of tiles' contribution to Y = A·X for a
+// symmetric A and a block X of bp columns (bp a multiple of 4; X and Y
+// row-major with stride bp), in float64: each tile gives
+// Y_I += A_IJ·X_J and Y_J += A_IJᵀ·X_I (the diagonal tile its upper
+// triangle both ways). xi, yi hold the row block (M rows), xj, yj the
+// column blocks (r.cols() rows). Every entry is loaded once per call. Safe
+// for concurrent use on disjoint outputs.
+func TileRowSymm64(r TileRow, a []float64, bp int, xi, xj, yi, yj []float64) {
+	Best().TileRowSymm64(r, a, bp, xi, xj, yi, yj)
+}
+
+// TileRowSymm64 is the package-level TileRowSymm64 on build b.
+func (b Build) TileRowSymm64(r TileRow, a []float64, bp int, xi, xj, yi, yj []float64) {
+	if !checkSymm(r, len(a), bp, xi, xj, yi, yj) {
+		return
 	}
 	pa := (*C.double)(unsafe.Pointer(&a[0]))
-	pxi, pxj := (*C.double)(unsafe.Pointer(&xi[0])), (*C.double)(unsafe.Pointer(&xj[0]))
-	pyi, pyj := (*C.double)(unsafe.Pointer(&yi[0])), (*C.double)(unsafe.Pointer(&yj[0]))
+	v := symmPointers(xi, xj, yi, yj, r.Diag)
 	if b.avx2 {
-		C.kd_tsymv64_avx2(C.int(t), pa, pxi, pxj, pyi, pyj, off)
+		C.kd_tsymm_f64_avx2(C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), pa, C.long(r.Step), C.int(r.Lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
 		return
 	}
-	C.kd_tsymv64_base(C.int(t), pa, pxi, pxj, pyi, pyj, off)
+	C.kd_tsymm_f64_base(C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), pa, C.long(r.Step), C.int(r.Lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
 }
 
-func checkSymm(m, n, lda, alen, bp int, xi, xj, yi, yj []float64, diag bool) {
-	if m < 0 || n < 0 || lda < n || bp <= 0 || bp%4 != 0 || max(m, n, lda, bp) > math.MaxInt32 ||
-		(m > 0 && n > 0 && alen < (m-1)*lda+n) || len(xi) < m*bp || len(yi) < m*bp || len(xj) < n*bp || len(yj) < n*bp ||
-		(diag && m != n) {
-		panic(fmt.Sprintf("native: TileSymm: bad arguments m=%d n=%d lda=%d bp=%d diag=%v", m, n, lda, bp, diag))
+// TileRowSymm32 is TileRowSymm64 for float32 tiles (float64 arithmetic).
+func TileRowSymm32(r TileRow, a []float32, bp int, xi, xj, yi, yj []float64) {
+	Best().TileRowSymm32(r, a, bp, xi, xj, yi, yj)
+}
+
+// TileRowSymm32 is the package-level TileRowSymm32 on build b.
+func (b Build) TileRowSymm32(r TileRow, a []float32, bp int, xi, xj, yi, yj []float64) {
+	if !checkSymm(r, len(a), bp, xi, xj, yi, yj) {
+		return
 	}
+	pa := (*C.float)(unsafe.Pointer(&a[0]))
+	v := symmPointers(xi, xj, yi, yj, r.Diag)
+	if b.avx2 {
+		C.kd_tsymm_f32_avx2(C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), pa, C.long(r.Step), C.int(r.Lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
+		return
+	}
+	C.kd_tsymm_f32_base(C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), pa, C.long(r.Step), C.int(r.Lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
+}
+
+// checkSymm panics unless the arguments of TileRowSymm describe slices
+// long enough; it reports whether there is anything to do.
+func checkSymm(r TileRow, alen, bp int, xi, xj, yi, yj []float64) bool {
+	first := r.T
+	if r.Tiles == 1 {
+		first = r.Last
+	}
+	if r.M < 0 || r.T <= 0 || r.Tiles <= 0 || r.Last <= 0 || r.Last > r.T || r.Step < 0 || r.Lda < first ||
+		bp <= 0 || bp%4 != 0 || max(r.M, r.T, r.Lda, bp, r.Tiles) > math.MaxInt32 || r.cols() > math.MaxInt32/bp ||
+		(r.M > 0 && (alen < (r.Tiles-1)*r.Step+(r.M-1)*r.Lda+r.Last || (r.Tiles > 1 && alen < (r.Tiles-2)*r.Step+(r.M-1)*r.Lda+r.T))) ||
+		len(xi) < r.M*bp || len(yi) < r.M*bp || len(xj) < r.cols()*bp || len(yj) < r.cols()*bp ||
+		(r.Diag && r.M != first) {
+		panic(fmt.Sprintf("native: TileRowSymm: bad arguments %+v bp=%d", r, bp))
+	}
+	return r.M > 0
 }
 
 // symmArgs are the block arguments of the tile product kernels.
@@ -240,52 +305,6 @@ func symmPointers(xi, xj, yi, yj []float64, diag bool) symmArgs {
 		v.diag = 1
 	}
 	return v
-}
-
-// TileSymm64 adds one tile's contribution to Y = A·X for a symmetric A
-// and a block X of bp columns (bp a multiple of 4; X and Y row-major with
-// stride bp), in float64: the m×n tile a (row stride lda) gives
-// Y_I += A_IJ·X_J and Y_J += A_IJᵀ·X_I; with diag (a tile on the diagonal,
-// m = n, xi and xj the same block, yi and yj too) only its upper triangle
-// is read. Every entry is loaded once per call. Safe for concurrent use on
-// disjoint outputs.
-func TileSymm64(m, n int, a []float64, lda, bp int, xi, xj, yi, yj []float64, diag bool) {
-	Best().TileSymm64(m, n, a, lda, bp, xi, xj, yi, yj, diag)
-}
-
-// TileSymm64 is the package-level TileSymm64 on build b.
-func (b Build) TileSymm64(m, n int, a []float64, lda, bp int, xi, xj, yi, yj []float64, diag bool) {
-	checkSymm(m, n, lda, len(a), bp, xi, xj, yi, yj, diag)
-	if m == 0 || n == 0 {
-		return
-	}
-	pa := (*C.double)(unsafe.Pointer(&a[0]))
-	v := symmPointers(xi, xj, yi, yj, diag)
-	if b.avx2 {
-		C.kd_tsymm_f64_avx2(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
-		return
-	}
-	C.kd_tsymm_f64_base(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
-}
-
-// TileSymm32 is TileSymm64 for a float32 tile (float64 arithmetic).
-func TileSymm32(m, n int, a []float32, lda, bp int, xi, xj, yi, yj []float64, diag bool) {
-	Best().TileSymm32(m, n, a, lda, bp, xi, xj, yi, yj, diag)
-}
-
-// TileSymm32 is the package-level TileSymm32 on build b.
-func (b Build) TileSymm32(m, n int, a []float32, lda, bp int, xi, xj, yi, yj []float64, diag bool) {
-	checkSymm(m, n, lda, len(a), bp, xi, xj, yi, yj, diag)
-	if m == 0 || n == 0 {
-		return
-	}
-	pa := (*C.float)(unsafe.Pointer(&a[0]))
-	v := symmPointers(xi, xj, yi, yj, diag)
-	if b.avx2 {
-		C.kd_tsymm_f32_avx2(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
-		return
-	}
-	C.kd_tsymm_f32_base(C.int(m), C.int(n), pa, C.int(lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
 }
 
 // checkMT32 panics unless the arguments of MulT32Dot (dot) or MulT32Axpy
