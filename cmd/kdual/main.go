@@ -145,7 +145,7 @@ func usage(w io.Writer) {
 // shows progress.
 func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("kdual "+name, flag.ContinueOnError)
-	fs.SetOutput(os.Stderr)
+	fs.SetOutput(diag) // run's stderr
 	fs.Int("threads", 0, "threads for OpenBLAS and Go (0: OpenBLAS's default and every CPU)")
 	return fs
 }
@@ -203,6 +203,15 @@ type deprecated struct {
 func (d *deprecated) Set(s string) error {
 	fmt.Fprintf(diag, "kdual: warning: --%s is deprecated and will be removed; use --%s\n", d.old, d.name)
 	return d.Value.Set(s)
+}
+
+// String is the current value; flag's help output also calls it on a zero
+// deprecated (no Value) to learn the default.
+func (d *deprecated) String() string {
+	if d == nil || d.Value == nil {
+		return ""
+	}
+	return d.Value.String()
 }
 
 func (d *deprecated) IsBoolFlag() bool {

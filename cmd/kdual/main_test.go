@@ -102,6 +102,20 @@ func TestUsageErrors(t *testing.T) {
 	require.Equal(t, 0, code)
 }
 
+// Every command's --help lists its flags and exits 0, without a panic
+// recovered inside the flag package (deprecated aliases once printed one).
+func TestHelpOutput(t *testing.T) {
+	for _, args := range [][]string{
+		{"info"}, {"eig"}, {"kpca", "fit"}, {"kpca", "transform"}, {"kpca", "robust"}, {"kpca", "sparse"},
+		{"bench", "kpca"}, {"bench", "approx"}, {"rkm", "forecast"}, {"kmvda"}, {"ppca"},
+	} {
+		code, out, stderr := runCLI(t, append(args, "--help")...)
+		require.Equal(t, 0, code, "%v: %s", args, stderr)
+		require.NotContains(t, out+stderr, "panic", "%v", args)
+		require.Contains(t, out+stderr, "  -", "%v: no flags listed", args)
+	}
+}
+
 func TestBenchKPCAJSON(t *testing.T) {
 	code, out, stderr := runCLI(t, "bench", "kpca", "--data", "randn", "--n", "150", "--d", "8", "--s", "3",
 		"--kernel", "gaussian", "--bandwidth", "paper", "--delta", "1e-2,1e-4", "--solvers", "lbfgs,lanczos,randomized,block,dense,dense-full",
