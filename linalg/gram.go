@@ -566,9 +566,16 @@ func (s *gramSource) mapPanel(out []float64, ld, i0, i1, j0, j1 int, upper bool,
 // 1024 on the 2-core development machine.
 const gramPanelRows = 512
 
-// gramChunkRows is the height of the chunks of the tiled Gram builds
-// (gramBand): whole tile rows, as many as fit in 512 rows.
-const gramChunkRows = 512
+// gramChunkRows × gramChunkCols is the size of the chunks of the tiled
+// Gram builds (gramBand): whole tiles, as many as fit. Larger chunks give
+// OpenBLAS larger dgemm calls: with 256-row tiles, 256 × 2048 products ran
+// at 58 GFLOP/s here (n = 60 000, d = 784), 512 × 2048 at 72–81; a
+// float32 Gram of Fashion-MNIST took 6.51–6.64 s at n = 20 000 with
+// 512 × 2048 chunks against 5.58–5.86 s with 1024 × 4096 (2048 × 4096 and
+// 1024 × 8192: 5.3–5.7 s, within the noise), and 1.04–1.08 against
+// 0.92–0.98 s at n = 7000 (three alternated runs each). Two chunks are in
+// flight: 64 MB. (Variables only so that tests can make chunks small.)
+var gramChunkRows, gramChunkCols = 1024, 4096
 
 // GramMap returns the n×n matrix em(⟨x_i, x_j⟩, ‖x_i‖², ‖x_j‖²) of the
 // rows of the n×d matrix x, with both triangles stored: the kernel matrix

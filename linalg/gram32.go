@@ -355,10 +355,9 @@ func GramTiles32Band(x *mat.Dense, em ElementMap, o GramOptions, i0, i1 int) (*S
 // kernel matrix of x in t×t tiles and hands each tile (rows × cols of
 // src, row stride lds; diagonal tiles with both triangles) to store, which
 // may run concurrently for different tiles. OpenBLAS computes the products
-// of a chunk of up to 8 tiles of gramChunkRows/t tile rows (two 256-row
-// tile rows at once: dgemm with 512 rows ran at 72–81 GFLOP/s here
-// against 58 with 256, n = 60 000, d = 784) while a goroutine maps the
-// previous chunk and stores it; the part of a chunk below the diagonal is
+// of a chunk of up to gramChunkTiles tiles of gramChunkRows/t tile rows
+// (1024 × 4096 products: with 256-row tiles, four tile rows at once) while
+// a goroutine maps the previous chunk and stores it; the part of a chunk below the diagonal is
 // neither computed nor stored. After a cancellation the remaining chunks
 // are skipped and the error returned. It returns the bound of the inner
 // products' relative error (KernelRows.MaxEntryRel).
@@ -366,7 +365,7 @@ func gramBand(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int, store f
 	n, _ := x.Dims()
 	nt := (n + t - 1) / t
 	s, _ := newGramSource(x, em, o, nil)
-	const chunkTiles = 8
+	chunkTiles := max(1, gramChunkCols/t)
 	rowTiles := max(1, gramChunkRows/t)
 	type chunk struct{ I, R, J0, J1 int }
 	var chunks []chunk

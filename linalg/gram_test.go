@@ -401,10 +401,23 @@ func TestGramTiles32Bands(t *testing.T) {
 		_, err := NewSymTiles32Band(700, bad[0], bad[1])
 		require.ErrorIs(t, err, ErrInvalid, "band %v", bad)
 	}
+	// Chunks of one tile row by two tiles: the same entries.
+	defer func(r, c int) { gramChunkRows, gramChunkCols = r, c }(gramChunkRows, gramChunkCols)
+	gramChunkRows, gramChunkCols = 256, 512
+	small, err := GramTiles32(x, em, GramOptions{})
+	require.NoError(t, err)
+	defer small.Free()
+	for i := 0; i < 700; i++ {
+		for j := i; j < 700; j++ {
+			require.InDelta(t, full.At(i, j), small.At(i, j), 1e-7*math.Abs(full.At(i, j)), "entry (%d,%d)", i, j)
+		}
+	}
 }
 
 // The float64 bands hold the Gram matrix's entries (tile sides 512, 256
-// and 96) and their products, on both native builds, sum to G·x.
+// and 96; chunks of the default size and of 2×3 tiles of side 96, so
+// that a band spans several chunks of rows and columns) and their
+// products, on both native builds, sum to G·x.
 func TestGramTiles64Bands(t *testing.T) {
 	x := randData(25, 530, 7)
 	em := Kernel{Kind: Laplace, Sigma: 3}.ElementMap(cols(x))
@@ -413,7 +426,12 @@ func TestGramTiles64Bands(t *testing.T) {
 	xb := randData(26, 530, 6)
 	var want mat.Dense
 	want.Mul(g, xb)
-	for _, side := range []int{TileSize64, 256, 96} {
+	defer func(r, c int) { gramChunkRows, gramChunkCols = r, c }(gramChunkRows, gramChunkCols)
+	for _, side := range []int{TileSize64, 256, 96, -96} {
+		if side < 0 {
+			side = -side
+			gramChunkRows, gramChunkCols = 2*side, 3*side
+		}
 		nt := (530 + side - 1) / side
 		for _, portable := range []bool{false, true} {
 			build := native.Best()
