@@ -220,6 +220,9 @@ func ReadCSV(r io.Reader, opt CSVOptions) (*Table, error) {
 			if !opt.AllowNonFinite && (math.IsNaN(v) || math.IsInf(v, 0)) {
 				return nil, formatf("line %d column %d: %s is not finite", line, j+1, quote(f))
 			}
+			if len(data) == cap(data) {
+				data = growFloats(data, 1)[:len(data)] // in preemptible pieces
+			}
 			data = append(data, v)
 		}
 		rows++

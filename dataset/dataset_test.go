@@ -519,3 +519,29 @@ func (m *runtimeMem) read() {
 	runtime.ReadMemStats(&s)
 	m.total = s.TotalAlloc
 }
+
+// growFloats keeps the values, appends zeros and doubles the capacity when
+// it moves the slice, across the boundaries of the pieces it copies in.
+func TestGrowFloats(t *testing.T) {
+	s := make([]float64, 3<<20+5, 3<<20+5)
+	for i := range s {
+		s[i] = float64(i)
+	}
+	g := growFloats(s, 7)
+	require.Len(t, g, len(s)+7)
+	require.Equal(t, 2*cap(s), cap(g))
+	for i := range s {
+		if g[i] != float64(i) {
+			require.Equal(t, float64(i), g[i], "element %d", i)
+		}
+	}
+	for _, v := range g[len(s):] {
+		require.Zero(t, v)
+	}
+	g[len(s)] = 9
+	h := growFloats(g[:len(s)], 3) // room left: no move, zeros still
+	require.Len(t, h, len(s)+3)
+	require.Equal(t, &g[0], &h[0])
+	require.Equal(t, []float64{0, 0, 0}, h[len(s):])
+	require.Len(t, growFloats(nil, 4), 4)
+}

@@ -100,7 +100,7 @@ func ReadIDX(r io.Reader, maxItems int) (*IDX, error) {
 			}
 			return nil, formatf("IDX: data ends after %d of %d elements", off, total)
 		}
-		out.Data = append(out.Data, make([]float64, chunk)...)
+		out.Data = growFloats(out.Data, chunk)
 		for i := 0; i < chunk; i++ {
 			b := buf[i*size : (i+1)*size]
 			var v float64
@@ -195,6 +195,26 @@ func LoadFashion(dir, split string, n int) (*Fashion, error) {
 		f.Labels[i] = int(v)
 	}
 	return f, nil
+}
+
+// growFloats returns s extended by k zeros. When it must move s it copies
+// a million elements at a time: one copy of hundreds of megabytes into
+// fresh memory cannot be preempted, and a garbage collection that starts
+// meanwhile spins, signalling the copying goroutine, until it ends — a
+// third of the processor time of a kdual run that loaded 20 000
+// Fashion-MNIST images went there. Capacity doubles, as append's would.
+func growFloats(s []float64, k int) []float64 {
+	n := len(s) + k
+	if n <= cap(s) {
+		clear(s[len(s):n])
+		return s[:n]
+	}
+	t := make([]float64, n, max(n, 2*cap(s)))
+	const piece = 1 << 20
+	for i := 0; i < len(s); i += piece {
+		copy(t[i:min(i+piece, len(s))], s[i:])
+	}
+	return t
 }
 
 func readIDXFile(path string, maxItems int) (*IDX, error) {
