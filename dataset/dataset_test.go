@@ -510,6 +510,16 @@ func TestReadIDXGzipAndHugeHeaders(t *testing.T) {
 	require.ErrorIs(t, err, ErrFormat)
 	require.Contains(t, err.Error(), "data ends after 0 of 478000000")
 	require.Less(t, after.total-before.total, uint64(16<<20), "bytes allocated for a header alone")
+
+	// With the items bounded by the caller the header's size is allocated
+	// at once, but never more than maxIDXPrealloc elements.
+	huge2 := idxBytes([]int{2, 100_000_000}, make([]byte, 10))
+	before.read()
+	_, err = ReadIDX(bytes.NewReader(huge2), 2)
+	after.read()
+	require.ErrorIs(t, err, ErrFormat)
+	require.Contains(t, err.Error(), "data ends after 0 of 200000000")
+	require.Less(t, after.total-before.total, uint64(8*maxIDXPrealloc+16<<20), "bytes allocated for a bounded header")
 }
 
 type runtimeMem struct{ total uint64 }
