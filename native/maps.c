@@ -375,6 +375,22 @@ KD_TSYMM(KD_BASE, kd_tsymm_f64_base, double)
 KD_TSYMM(KD_AVX2, kd_tsymm_f32_avx2, float)
 KD_TSYMM(KD_BASE, kd_tsymm_f32_base, float)
 
+// kd_tsymm runs the row form of KD_TSYMM for float32 (f32 ≠ 0) or float64
+// tiles, on the AVX2 build (avx2 ≠ 0) or the baseline.
+void kd_tsymm(int avx2, int f32, int m, int t, int tiles, int last, const void *a, long step,
+              int lda, int bp, const double *xi, const double *xj, double *yi, double *yj,
+              int diag) {
+    if (f32 && avx2) {
+        kd_tsymm_f32_avx2(m, t, tiles, last, a, step, lda, bp, xi, xj, yi, yj, diag);
+    } else if (f32) {
+        kd_tsymm_f32_base(m, t, tiles, last, a, step, lda, bp, xi, xj, yi, yj, diag);
+    } else if (avx2) {
+        kd_tsymm_f64_avx2(m, t, tiles, last, a, step, lda, bp, xi, xj, yi, yj, diag);
+    } else {
+        kd_tsymm_f64_base(m, t, tiles, last, a, step, lda, bp, xi, xj, yi, yj, diag);
+    }
+}
+
 // KD_MT32 defines the two products of a float32 matrix A (m×n, rows of
 // stride lda) with blocks of bp float64 vectors held in transposed layout
 // (bp rows of stride ld: row g is vector g), bp a multiple of 4, in

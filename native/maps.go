@@ -13,10 +13,7 @@ void kd_tsymv_avx2(int t, int tiles, const float *a, const double *xi, const dou
 void kd_tsymv_base(int t, int tiles, const float *a, const double *xi, const double *xj, double *yi, double *yj, int diag);
 void kd_tsymv64_avx2(int t, int tiles, const double *a, const double *xi, const double *xj, double *yi, double *yj, int diag);
 void kd_tsymv64_base(int t, int tiles, const double *a, const double *xi, const double *xj, double *yi, double *yj, int diag);
-void kd_tsymm_f64_avx2(int m, int t, int tiles, int last, const double *a, long step, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
-void kd_tsymm_f64_base(int m, int t, int tiles, int last, const double *a, long step, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
-void kd_tsymm_f32_avx2(int m, int t, int tiles, int last, const float *a, long step, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
-void kd_tsymm_f32_base(int m, int t, int tiles, int last, const float *a, long step, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
+void kd_tsymm(int avx2, int f32, int m, int t, int tiles, int last, const void *a, long step, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
 void kd_rbf_rows32_avx2(int m, int n, const float *src, int lds, double *out, int ldo, const double *ni, const double *nj, double c, int laplace);
 void kd_rbf_rows32_base(int m, int n, const float *src, int lds, double *out, int ldo, const double *ni, const double *nj, double c, int laplace);
 void kd_mt32_dot_avx2(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
@@ -242,16 +239,7 @@ func TileRowSymm64(r TileRow, a []float64, bp int, xi, xj, yi, yj []float64) {
 
 // TileRowSymm64 is the package-level TileRowSymm64 on build b.
 func (b Build) TileRowSymm64(r TileRow, a []float64, bp int, xi, xj, yi, yj []float64) {
-	if !checkSymm(r, len(a), bp, xi, xj, yi, yj) {
-		return
-	}
-	pa := (*C.double)(unsafe.Pointer(&a[0]))
-	v := symmPointers(xi, xj, yi, yj, r.Diag)
-	if b.avx2 {
-		C.kd_tsymm_f64_avx2(C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), pa, C.long(r.Step), C.int(r.Lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
-		return
-	}
-	C.kd_tsymm_f64_base(C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), pa, C.long(r.Step), C.int(r.Lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
+	tileRowSymm(b, r, a, bp, xi, xj, yi, yj)
 }
 
 // TileRowSymm32 is TileRowSymm64 for float32 tiles (float64 arithmetic).
@@ -261,16 +249,24 @@ func TileRowSymm32(r TileRow, a []float32, bp int, xi, xj, yi, yj []float64) {
 
 // TileRowSymm32 is the package-level TileRowSymm32 on build b.
 func (b Build) TileRowSymm32(r TileRow, a []float32, bp int, xi, xj, yi, yj []float64) {
+	tileRowSymm(b, r, a, bp, xi, xj, yi, yj)
+}
+
+// tileRowSymm runs kd_tsymm for tiles of either element type on build b.
+func tileRowSymm[T float32 | float64](b Build, r TileRow, a []T, bp int, xi, xj, yi, yj []float64) {
 	if !checkSymm(r, len(a), bp, xi, xj, yi, yj) {
 		return
 	}
-	pa := (*C.float)(unsafe.Pointer(&a[0]))
-	v := symmPointers(xi, xj, yi, yj, r.Diag)
+	var avx2, f32 C.int
 	if b.avx2 {
-		C.kd_tsymm_f32_avx2(C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), pa, C.long(r.Step), C.int(r.Lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
-		return
+		avx2 = 1
 	}
-	C.kd_tsymm_f32_base(C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), pa, C.long(r.Step), C.int(r.Lda), C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
+	if unsafe.Sizeof(a[0]) == 4 {
+		f32 = 1
+	}
+	v := symmPointers(xi, xj, yi, yj, r.Diag)
+	C.kd_tsymm(avx2, f32, C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), unsafe.Pointer(&a[0]), C.long(r.Step), C.int(r.Lda),
+		C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
 }
 
 // checkSymm panics unless the arguments of TileRowSymm describe slices
