@@ -355,10 +355,10 @@ func GramTiles32Band(x *mat.Dense, em ElementMap, o GramOptions, i0, i1 int) (*S
 // kernel matrix of x in t×t tiles and hands each tile (rows × cols of
 // src, row stride lds; diagonal tiles with both triangles) to store, which
 // may run concurrently for different tiles. OpenBLAS computes the products
-// of a chunk of up to gramChunkTiles tiles of gramChunkRows/t tile rows
-// (1024 × 4096 products: with 256-row tiles, four tile rows at once) while
-// a goroutine maps the previous chunk and stores it; the part of a chunk below the diagonal is
-// neither computed nor stored. After a cancellation the remaining chunks
+// of a chunk of gramChunkRows/t tile rows by gramChunkCols/t tiles (1024 ×
+// 4096 products: with 256-row tiles, four tile rows at once) while a
+// goroutine maps the previous chunk and stores it; the part of a chunk
+// below the diagonal is neither computed nor stored. After a cancellation the remaining chunks
 // are skipped and the error returned. It returns the bound of the inner
 // products' relative error (KernelRows.MaxEntryRel).
 func gramBand(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int, store func(I, J int, src []float64, lds, rows, cols int)) (float64, error) {

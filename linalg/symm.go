@@ -17,8 +17,9 @@ import (
 // columns (a multiple of 4, zero padded) and padded to ⌈n/t⌉·t rows; xj
 // and yj start at row I·t. One call per tile row, not per tile: the
 // native kernels are long C calls, and a call per tile from parallel
-// goroutines ran 25–35 % slower (the Go scheduler's spinning threads). Bands of tile rows run in parallel
-// goroutines (balanced by tile count), each with a private accumulator,
+// goroutines ran 25–35 % slower (the Go scheduler's spinning threads).
+// Bands of tile rows run in parallel goroutines (balanced by tile
+// count), each with a private accumulator,
 // summed at the end; within a band each tile is read once for all columns.
 // Only the tile rows [i0, i1) are visited: for a band of the triangle, dst
 // is that band's contribution to A·x (rows above the band are zero).
