@@ -104,6 +104,9 @@ func ReadNPY(r io.Reader, opt CSVOptions) (t *Table, err error) {
 				}
 				return nil, formatf(".npy: value %g at row %d column %d", v, k/cols+1, k%cols+1)
 			}
+			if len(data) == cap(data) {
+				data = growFloats(data, 1)[:len(data)] // in preemptible pieces
+			}
 			data = append(data, v)
 		}
 		off += chunk
