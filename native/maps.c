@@ -400,13 +400,18 @@ void kd_tsymm(int avx2, int f32, int m, int t, int tiles, int last, const void *
 // Both run along A's contiguous rows: dot keeps two rows and four vectors
 // in eight accumulators over c; axpy keeps eight columns and four vectors in
 // eight accumulators over r, with X's entries broadcast from memory.
+// KD_MT32_ROWS declares the four rows x0…x3 of X and y0…y3 of Y (both
+// transposed, strides ldx and ldy) of the vectors g … g+3.
+#define KD_MT32_ROWS(g)                                                              \
+    const double *x0 = xt + (g) * ldx, *x1 = x0 + ldx, *x2 = x1 + ldx,               \
+                 *x3 = x2 + ldx;                                                     \
+    double *y0 = yt + (g) * ldy, *y1 = y0 + ldy, *y2 = y1 + ldy, *y3 = y2 + ldy;
+
 #define KD_MT32(ATTR, DOT, AXPY, CVT4)                                               \
 ATTR void DOT(int m, int n, const float *a, long lda, int bp, const double *xt,       \
               long ldx, double *yt, long ldy) {                                      \
     for (int g = 0; g < bp; g += 4) {                                                \
-        const double *x0 = xt + g * ldx, *x1 = x0 + ldx, *x2 = x1 + ldx,             \
-                     *x3 = x2 + ldx;                                                 \
-        double *y0 = yt + g * ldy, *y1 = y0 + ldy, *y2 = y1 + ldy, *y3 = y2 + ldy;   \
+        KD_MT32_ROWS(g)                                                              \
         int r = 0;                                                                   \
         for (; r + 2 <= m; r += 2) {                                                 \
             const float *a0 = a + r * lda, *a1 = a0 + lda;                           \
@@ -453,9 +458,7 @@ ATTR void DOT(int m, int n, const float *a, long lda, int bp, const double *xt, 
 ATTR void AXPY(int m, int n, const float *a, long lda, int bp, const double *xt,      \
                long ldx, double *yt, long ldy) {                                     \
     for (int g = 0; g < bp; g += 4) {                                                \
-        const double *x0 = xt + g * ldx, *x1 = x0 + ldx, *x2 = x1 + ldx,             \
-                     *x3 = x2 + ldx;                                                 \
-        double *y0 = yt + g * ldy, *y1 = y0 + ldy, *y2 = y1 + ldy, *y3 = y2 + ldy;   \
+        KD_MT32_ROWS(g)                                                              \
         int c = 0;                                                                   \
         for (; c + 8 <= n; c += 8) {                                                 \
             kd_v4 z = {0, 0, 0, 0};                                                  \
