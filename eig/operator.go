@@ -32,7 +32,7 @@ type Matrixer interface {
 // Dense is a symmetric float64 matrix as an Operator. Apply reads only
 // the upper triangle of the matrix's storage, once per call: OpenBLAS
 // dsymv for one vector; for a block, linalg.SymMulUpper's tile kernel or
-// OpenBLAS dsymm, whichever linalg.Calibrate measured faster on this
+// OpenBLAS dsymm, whichever linalg.SymmNative measured faster on this
 // machine. It keeps a reference to the matrix and never writes it. It is
 // safe for concurrent use if the matrix does not change.
 type Dense struct {
@@ -93,7 +93,7 @@ func (d *Dense) Apply(dst, x *mat.Dense) error {
 		}
 		return nil
 	}
-	if linalg.Calibrate().SymmNative {
+	if linalg.SymmNative() {
 		linalg.SymMulUpper(d.a, x, dst)
 		return nil
 	}

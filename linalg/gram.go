@@ -223,46 +223,83 @@ type GramPaths struct {
 }
 
 var (
-	calibOnce sync.Once
-	calib     GramPaths
+	gramOnce, symmOnce sync.Once
+	gramCalib          GramPaths // Inner, Map and their times
+	symmCalib          GramPaths // SymmNative and its times
 )
 
 // Calibrate measures, once per process, which inner-product path and
 // which exponential map are faster on this machine for the Gram engine,
-// and returns the choice. The inner products compare OpenBLAS dgemm with
+// and which product serves float64 blocks (see SymmNative), and returns
+// the choice. The inner products compare OpenBLAS dgemm with
 // native.DotNT on a 512×512 product of depth 256 (only where the processor
-// has AVX-512; elsewhere OpenBLAS is the only path); the map compares
-// math.Exp with native.RBFMap on 128×512 entries. Each candidate runs
-// three times and its fastest run counts. The environment variable
-// KDUAL_GRAM=inner=blas|native,map=go|native,symm=blas|native overrides
-// any choice. It takes a few tens of milliseconds.
+// has AVX-512; elsewhere OpenBLAS is the only path and nothing is timed);
+// the map compares math.Exp with native.RBFMap on 128×512 entries. Each
+// candidate runs three times and its fastest run counts. The environment
+// variable KDUAL_GRAM=inner=blas|native,map=go|native,symm=blas|native
+// overrides any choice.
+//
+// The two halves run separately, each on first need: the Gram engine
+// measures only its paths (a few milliseconds), and the block-product
+// probe (tens of milliseconds: a 72 MB matrix is written and multiplied)
+// runs only when a float64 block product asks SymmNative, so a fit whose
+// solver multiplies one vector at a time never pays for it.
 func Calibrate() GramPaths {
-	calibOnce.Do(func() {
-		calib = measurePaths()
-		applyEnvOverride(&calib, os.Getenv("KDUAL_GRAM"))
-	})
-	return calib
+	p := gramPaths()
+	s := symmPaths()
+	p.SymmNative, p.SymmBLAS, p.SymmTiled = s.SymmNative, s.SymmBLAS, s.SymmTiled
+	if s.Source == "KDUAL_GRAM" {
+		p.Source = s.Source
+	}
+	return p
 }
 
-func applyEnvOverride(p *GramPaths, env string) {
+// gramPaths is the Gram engine's half of Calibrate.
+func gramPaths() GramPaths {
+	gramOnce.Do(func() {
+		gramCalib = measureGramPaths()
+		applyEnvOverride(&gramCalib, os.Getenv("KDUAL_GRAM"), false)
+	})
+	return gramCalib
+}
+
+// symmPaths is the block product's half of Calibrate.
+func symmPaths() GramPaths {
+	symmOnce.Do(func() {
+		symmCalib = measureSymm()
+		applyEnvOverride(&symmCalib, os.Getenv("KDUAL_GRAM"), true)
+	})
+	return symmCalib
+}
+
+// SymmNative reports whether blocks of b ≥ 2 columns multiply a symmetric
+// float64 matrix faster through SymMulUpper's tile kernel than through
+// OpenBLAS dsymm on this machine (measured once per process on first call,
+// see Calibrate; KDUAL_GRAM=symm=blas|native overrides).
+func SymmNative() bool { return symmPaths().SymmNative }
+
+// applyEnvOverride applies the KDUAL_GRAM settings of one half of the
+// calibration: the Gram engine's (inner=, map=) or, when symm is true, the
+// block product's (symm=).
+func applyEnvOverride(p *GramPaths, env string, symm bool) {
 	if env == "" {
 		return
 	}
 	for _, part := range splitComma(env) {
-		switch part {
-		case "inner=blas":
+		switch {
+		case part == "inner=blas" && !symm:
 			p.Inner, p.Source = InnerBLAS, "KDUAL_GRAM"
-		case "inner=native":
+		case part == "inner=native" && !symm:
 			if native.HasDotKernel() {
 				p.Inner, p.Source = InnerNative, "KDUAL_GRAM"
 			}
-		case "map=go":
+		case part == "map=go" && !symm:
 			p.Map, p.Source = MapGo, "KDUAL_GRAM"
-		case "map=native":
+		case part == "map=native" && !symm:
 			p.Map, p.Source = MapNative, "KDUAL_GRAM"
-		case "symm=blas":
+		case part == "symm=blas" && symm:
 			p.SymmNative, p.Source = false, "KDUAL_GRAM"
-		case "symm=native":
+		case part == "symm=native" && symm:
 			p.SymmNative, p.Source = true, "KDUAL_GRAM"
 		}
 	}
@@ -292,19 +329,21 @@ func bestOf3(f func()) float64 {
 	return best
 }
 
-func measurePaths() GramPaths {
+// measureGramPaths times the inner-product paths (when there are two) and
+// the two exponential maps.
+func measureGramPaths() GramPaths {
 	p := GramPaths{Inner: InnerBLAS, Map: MapNative, Source: "measured"}
-	const m, d = 512, 256
-	x := make([]float64, m*d)
-	for i := range x {
-		x[i] = float64((i*7919)%1000)/1000 - 0.5
-	}
-	out := make([]float64, m*m)
-	a := blas64.General{Rows: m, Cols: d, Stride: d, Data: x}
-	p.InnerBLAS = bestOf3(func() {
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, a, 0, blas64.General{Rows: m, Cols: m, Stride: m, Data: out})
-	})
 	if native.HasDotKernel() {
+		const m, d = 512, 256
+		x := make([]float64, m*d)
+		for i := range x {
+			x[i] = float64((i*7919)%1000)/1000 - 0.5
+		}
+		out := make([]float64, m*m)
+		a := blas64.General{Rows: m, Cols: d, Stride: d, Data: x}
+		p.InnerBLAS = bestOf3(func() {
+			blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, a, 0, blas64.General{Rows: m, Cols: m, Stride: m, Data: out})
+		})
 		p.InnerNative = bestOf3(func() {
 			runTiles(0, tilesOf(m, m, false), 0, func(t tile, _ []float64) {
 				native.DotNT(t.i1-t.i0, t.j1-t.j0, d, x[t.i0*d:], d, x[t.j0*d:], d, out[t.i0*m+t.j0:], m)
@@ -332,12 +371,26 @@ func measurePaths() GramPaths {
 	if p.MapGo < p.MapNative {
 		p.Map = MapGo
 	}
+	return p
+}
+
+// measureSymm times OpenBLAS dsymm against SymMulUpper on a 3072×3072
+// symmetric matrix (72 MB, larger than the caches as the operators'
+// matrices are) times 8 columns. Both read only the upper triangle, so
+// only that is written (in parallel rows; the lower one stays untouched).
+func measureSymm() GramPaths {
+	p := GramPaths{Source: "measured"}
 	const ns, bs = 3072, 8
 	sa := mat.NewSymDense(ns, nil)
 	araw := sa.RawSymmetric()
-	for i := range araw.Data {
-		araw.Data[i] = float64((i*31)%97) / 97
-	}
+	par.For(0, ns, nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := araw.Data[i*araw.Stride+i : i*araw.Stride+ns]
+			for j := range row {
+				row[j] = float64((i+j)%97) / 97
+			}
+		}
+	})
 	xb := mat.NewDense(ns, bs, nil)
 	for i := 0; i < ns; i++ {
 		xb.Set(i, i%bs, 1)
@@ -353,7 +406,7 @@ func measurePaths() GramPaths {
 func (o GramOptions) resolve() (InnerPath, MapPath) {
 	inner, mp := o.Inner, o.Map
 	if inner == InnerAuto || mp == MapAuto {
-		c := Calibrate()
+		c := gramPaths()
 		if inner == InnerAuto {
 			inner = c.Inner
 		}

@@ -187,23 +187,37 @@ func TestKernelRowsBlocks(t *testing.T) {
 	}
 }
 
-// The calibration picks an available path and the environment override
-// is parsed.
+// The calibration picks an available path (timing both candidates only
+// where there are two), and the environment override is parsed, each half
+// reading only its own settings.
 func TestCalibrate(t *testing.T) {
 	p := Calibrate()
 	require.Contains(t, []InnerPath{InnerBLAS, InnerNative}, p.Inner)
 	require.Contains(t, []MapPath{MapGo, MapNative}, p.Map)
-	require.Greater(t, p.InnerBLAS, 0.0)
 	require.Greater(t, p.MapGo, 0.0)
 	require.Greater(t, p.MapNative, 0.0)
-	if !native.HasDotKernel() {
+	require.Greater(t, p.SymmBLAS, 0.0)
+	require.Greater(t, p.SymmTiled, 0.0)
+	require.Equal(t, p.SymmTiled < p.SymmBLAS, p.SymmNative)
+	require.Equal(t, p.SymmNative, SymmNative())
+	if native.HasDotKernel() {
+		require.Greater(t, p.InnerBLAS, 0.0)
+		require.Greater(t, p.InnerNative, 0.0)
+	} else {
 		require.Equal(t, InnerBLAS, p.Inner)
+		require.Zero(t, p.InnerBLAS)
 	}
-	q := GramPaths{Inner: InnerNative, Map: MapNative}
-	applyEnvOverride(&q, "inner=blas,map=go")
+	q := GramPaths{Inner: InnerNative, Map: MapNative, SymmNative: true}
+	applyEnvOverride(&q, "inner=blas,map=go,symm=blas", false)
 	require.Equal(t, InnerBLAS, q.Inner)
 	require.Equal(t, MapGo, q.Map)
+	require.True(t, q.SymmNative, "the Gram half ignores symm=")
 	require.Equal(t, "KDUAL_GRAM", q.Source)
+	r := GramPaths{Inner: InnerNative, Map: MapNative, SymmNative: true}
+	applyEnvOverride(&r, "inner=blas,map=go,symm=blas", true)
+	require.Equal(t, GramPaths{Inner: InnerNative, Map: MapNative, Source: "KDUAL_GRAM"}, r)
+	applyEnvOverride(&r, "symm=native", true)
+	require.True(t, r.SymmNative)
 }
 
 // SymMulUpper and the half-stored products agree with gonum's product for
