@@ -26,6 +26,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/mpi"
@@ -565,30 +566,29 @@ func Plan(n, d, k, ranks int, tol float64, budget int64, want string) (Kind, int
 	freeBlock := max(3*k, 32)
 	bfree := 2*data + 8*int64(min(maxRows, panelRows))*int64(min(n, panelCols)) + 8*int64(maxRows)*int64(3*k+2*freeBlock) + 3*8*int64(n)*int64(freeBlock)
 	bound32 := eig.Float32Unit * math.Sqrt(float64(n))
-	gib := func(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }
 	switch want {
 	case "float64":
-		return Float64, b64, fmt.Sprintf("float64 triangle as asked (%s per rank)", gib(b64)), nil
+		return Float64, b64, fmt.Sprintf("float64 triangle as asked (%s per rank)", bigmem.Size(b64)), nil
 	case "float32":
 		if b32 < 0 {
 			return 0, 0, "", fmt.Errorf("dist: the float32 triangle needs more than %d rows for %d ranks (a tile row of %d each): %w", linalg.TileSize*(ranks-1), ranks, linalg.TileSize, status.ErrInvalid)
 		}
-		return Float32, b32, fmt.Sprintf("float32 triangle as asked (%s per rank; storage bound u·√n = %.1e)", gib(b32), bound32), nil
+		return Float32, b32, fmt.Sprintf("float32 triangle as asked (%s per rank; storage bound u·√n = %.1e)", bigmem.Size(b32), bound32), nil
 	case "matrix-free":
-		return MatrixFree, bfree, fmt.Sprintf("matrix-free as asked (%s per rank)", gib(bfree)), nil
+		return MatrixFree, bfree, fmt.Sprintf("matrix-free as asked (%s per rank)", bigmem.Size(bfree)), nil
 	case "", "auto":
 	default:
 		return 0, 0, "", fmt.Errorf("dist: operator %q: want auto, float64, float32 or matrix-free: %w", want, status.ErrInvalid)
 	}
 	switch {
 	case b64 <= budget:
-		return Float64, b64, fmt.Sprintf("the float64 triangle fits: %s of %s per rank", gib(b64), gib(budget)), nil
+		return Float64, b64, fmt.Sprintf("the float64 triangle fits: %s of %s per rank", bigmem.Size(b64), bigmem.Size(budget)), nil
 	case b32 > 0 && b32 <= budget && bound32 <= tol:
 		return Float32, b32, fmt.Sprintf("float64 needs %s of %s per rank; the float32 triangle fits (%s) and its storage bound u·√n = %.1e ≤ tol = %.1e",
-			gib(b64), gib(budget), gib(b32), bound32, tol), nil
+			bigmem.Size(b64), bigmem.Size(budget), bigmem.Size(b32), bound32, tol), nil
 	case bfree <= budget:
 		return MatrixFree, bfree, fmt.Sprintf("float64 needs %s of %s per rank; float32 %s; matrix-free needs %s",
-			gib(b64), gib(budget), map[bool]string{true: fmt.Sprintf("fits but its storage bound u·√n = %.1e exceeds tol = %.1e", bound32, tol), false: "does not fit"}[b32 > 0 && b32 <= budget], gib(bfree)), nil
+			bigmem.Size(b64), bigmem.Size(budget), map[bool]string{true: fmt.Sprintf("fits but its storage bound u·√n = %.1e exceeds tol = %.1e", bound32, tol), false: "does not fit"}[b32 > 0 && b32 <= budget], bigmem.Size(bfree)), nil
 	}
-	return 0, 0, "", fmt.Errorf("dist: n = %d, d = %d needs at least %s per rank, %s given: %w", n, d, gib(min(b64, bfree)), gib(budget), status.ErrInvalid)
+	return 0, 0, "", fmt.Errorf("dist: n = %d, d = %d needs at least %s per rank, %s given: %w", n, d, bigmem.Size(min(b64, bfree)), bigmem.Size(budget), status.ErrInvalid)
 }

@@ -168,33 +168,32 @@ func PlanOperator(in PlanInput) (Plan, error) {
 	b32 := memFloat32(in.N, in.D, stored)
 	bfree := memMatrixFree(in.N, in.D, freeBasis)
 	bound32 := Float32Unit * math.Sqrt(float64(in.N))
-	gib := func(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }
 	p := Plan{Budget: budget}
 	stock := Auto{Tol: in.Tol}
 	free := BlockKrylov{Tol: in.Tol, Block: freeBlock}
 	switch in.Want {
 	case OperatorFloat64:
 		p.Operator, p.Bytes, p.Solver = OperatorFloat64, b64, stock
-		p.Reason = fmt.Sprintf("float64 as asked (%s; %s)", gib(b64), layout64(in.N))
+		p.Reason = fmt.Sprintf("float64 as asked (%s; %s)", bigmem.Size(b64), layout64(in.N))
 	case OperatorFloat32:
 		p.Operator, p.Bytes, p.Solver, p.StorageBound = OperatorFloat32, b32, stock, bound32
-		p.Reason = fmt.Sprintf("float32 half storage as asked (%s; storage bound u·√n = %.1e)", gib(b32), bound32)
+		p.Reason = fmt.Sprintf("float32 half storage as asked (%s; storage bound u·√n = %.1e)", bigmem.Size(b32), bound32)
 	case OperatorMatrixFree:
 		p.Operator, p.Bytes, p.Solver = OperatorMatrixFree, bfree, free
-		p.Reason = fmt.Sprintf("matrix-free as asked (%s), block Krylov with blocks of %d", gib(bfree), freeBlock)
+		p.Reason = fmt.Sprintf("matrix-free as asked (%s), block Krylov with blocks of %d", bigmem.Size(bfree), freeBlock)
 	case OperatorAuto:
 		switch {
 		case b64 > budget/2 && b64 <= budget && !in.Dense && bound32 <= tol:
 			p.Operator, p.Bytes, p.Solver, p.StorageBound = OperatorFloat32, b32, stock, bound32
 			p.Reason = fmt.Sprintf("float64 would take %s, over half of %s %s; float32 half storage takes %s and its storage bound u·√n = %.1e ≤ tol = %.1e",
-				gib(b64), gib(budget), source, gib(b32), bound32, tol)
+				bigmem.Size(b64), bigmem.Size(budget), source, bigmem.Size(b32), bound32, tol)
 		case b64 <= budget:
 			p.Operator, p.Bytes, p.Solver = OperatorFloat64, b64, stock
-			p.Reason = fmt.Sprintf("float64 fits: %s of %s %s; %s", gib(b64), gib(budget), source, layout64(in.N))
+			p.Reason = fmt.Sprintf("float64 fits: %s of %s %s; %s", bigmem.Size(b64), bigmem.Size(budget), source, layout64(in.N))
 		case !in.Dense && b32 <= budget && bound32 <= tol:
 			p.Operator, p.Bytes, p.Solver, p.StorageBound = OperatorFloat32, b32, stock, bound32
 			p.Reason = fmt.Sprintf("float64 needs %s of %s %s; float32 half storage fits (%s) and its storage bound u·√n = %.1e ≤ tol = %.1e",
-				gib(b64), gib(budget), source, gib(b32), bound32, tol)
+				bigmem.Size(b64), bigmem.Size(budget), source, bigmem.Size(b32), bound32, tol)
 		case !in.Dense && bfree <= budget:
 			why := "does not fit"
 			if b32 <= budget {
@@ -202,10 +201,10 @@ func PlanOperator(in PlanInput) (Plan, error) {
 			}
 			p.Operator, p.Bytes, p.Solver = OperatorMatrixFree, bfree, free
 			p.Reason = fmt.Sprintf("float64 needs %s of %s %s; float32 (%s) %s; matrix-free needs %s, with block Krylov in blocks of %d",
-				gib(b64), gib(budget), source, gib(b32), why, gib(bfree), freeBlock)
+				bigmem.Size(b64), bigmem.Size(budget), source, bigmem.Size(b32), why, bigmem.Size(bfree), freeBlock)
 		default:
 			return Plan{}, fmt.Errorf("eig: PlanOperator: n = %d, d = %d needs at least %s, %s %s: %w",
-				in.N, in.D, gib(min(b64, bfree)), gib(budget), source, ErrInvalid)
+				in.N, in.D, bigmem.Size(min(b64, bfree)), bigmem.Size(budget), source, ErrInvalid)
 		}
 	default:
 		return Plan{}, fmt.Errorf("eig: PlanOperator: %v: %w", in.Want, ErrInvalid)

@@ -102,6 +102,21 @@ func unmap(m *[]byte) {
 // memory maps alike; 0 where it cannot be read.
 func PeakRSS() int64 { return statusBytes("VmHWM:") }
 
+// Size formats a byte count for messages: GiB from 1 GiB up, MiB from
+// 1 MiB, KiB from 1 KiB, bytes below (so a small budget does not read
+// "0.00 GiB").
+func Size(b int64) string {
+	switch v := float64(b); {
+	case b >= 1<<30 || b <= -1<<30:
+		return fmt.Sprintf("%.2f GiB", v/(1<<30))
+	case b >= 1<<20 || b <= -1<<20:
+		return fmt.Sprintf("%.1f MiB", v/(1<<20))
+	case b >= 1<<10 || b <= -1<<10:
+		return fmt.Sprintf("%.1f KiB", v/(1<<10))
+	}
+	return fmt.Sprintf("%d B", b)
+}
+
 // Available returns MemAvailable of /proc/meminfo in bytes (0 where it
 // cannot be read).
 func Available() int64 { return fileBytes("/proc/meminfo", "MemAvailable:") }
