@@ -470,8 +470,8 @@ func (s *SymTiles32) MulBlock(dst, x *mat.Dense) { s.MulBlockOn(native.Best(), d
 
 // MulBlockOn is MulBlock on the native build b.
 func (s *SymTiles32) MulBlockOn(b native.Build, dst, x *mat.Dense) {
-	tiledSymm(s.N, s.T, s.I0, s.I1, x, dst, func(I, bp int, xi, xj, yi, yj []float64) {
-		b.TileRowSymm32(packedRow(s.T, s.NT-I), s.tileRow(I), bp, xi, xj, yi, yj)
+	tiledSymm(b, s.N, s.T, s.I0, s.I1, x, dst, func(I int) (native.TileRow, []float32) {
+		return packedRow(s.T, s.NT-I), s.tileRow(I)
 	})
 }
 

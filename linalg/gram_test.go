@@ -257,7 +257,7 @@ func TestSymmetricProductsAgree(t *testing.T) {
 						}
 					}
 				}
-				for _, b := range []int{1, 2, 5, 9} {
+				for _, b := range []int{1, 2, 4, 5, 7, 9} {
 					xb := randData(uint64(b), n, b)
 					var want mat.Dense
 					want.Mul(a, xb)
@@ -431,7 +431,7 @@ func TestGramTiles32Bands(t *testing.T) {
 // The float64 bands hold the Gram matrix's entries (tile sides 512, 256
 // and 96; chunks of the default size and of 2×3 tiles of side 96, so
 // that a band spans several chunks of rows and columns) and their
-// products, on both native builds, sum to G·x.
+// products, on both native builds and both block kernels, sum to G·x.
 func TestGramTiles64Bands(t *testing.T) {
 	x := randData(25, 530, 7)
 	em := Kernel{Kind: Laplace, Sigma: 3}.ElementMap(cols(x))
@@ -465,6 +465,15 @@ func TestGramTiles64Bands(t *testing.T) {
 				part := mat.NewDense(530, 6, nil)
 				st.MulBlockOn(build, part, xb)
 				sum.Add(sum, part)
+				// Three columns (the transposed-block kernel) give the
+				// first three of the six-column product (the row-major one).
+				p3 := mat.NewDense(530, 3, nil)
+				st.MulBlockOn(build, p3, xb.Slice(0, 530, 0, 3).(*mat.Dense))
+				for i := 0; i < 530; i++ {
+					for c := 0; c < 3; c++ {
+						require.InDelta(t, part.At(i, c), p3.At(i, c), 1e-12*(1+math.Abs(part.At(i, c))), "side %d b=3 (%d,%d)", side, i, c)
+					}
+				}
 				// One vector through the tile symv equals the block's
 				// first column.
 				xv := mat.Col(nil, 0, xb)

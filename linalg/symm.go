@@ -11,31 +11,46 @@ import (
 )
 
 // tiledSymm sets dst = A·x for a symmetric n×n matrix A seen as t×t tiles
-// of its upper triangle, and an n×b block x: mulRow(I, bp, xi, xj, yi, yj)
-// adds the contribution of tile row I, tiles (I, I) … (I, nt−1) (both sides
-// of the diagonal; once on it), for blocks packed row-major with bp ≥ b
-// columns (a multiple of 4, zero padded) and padded to ⌈n/t⌉·t rows; xj
-// and yj start at row I·t. One call per tile row, not per tile: the
-// native kernels are long C calls, and a call per tile from parallel
-// goroutines ran 25–35 % slower (the Go scheduler's spinning threads).
-// Bands of tile rows run in parallel goroutines (balanced by tile
-// count), each with a private accumulator,
-// summed at the end; within a band each tile is read once for all columns.
-// Only the tile rows [i0, i1) are visited: for a band of the triangle, dst
-// is that band's contribution to A·x (rows above the band are zero).
-func tiledSymm(n, t, i0, i1 int, x, dst *mat.Dense, mulRow func(I, bp int, xi, xj, yi, yj []float64)) {
-	r, b := x.Dims()
+// of its upper triangle, and an n×b block x: row(I) describes tile row I,
+// tiles (I, I) … (I, nt−1) (both sides of the diagonal; once on it), and
+// returns its storage from the first tile on. One native call per tile
+// row, not per tile: the native kernels are long C calls, and a call per
+// tile from parallel goroutines ran 25–35 % slower (the Go scheduler's
+// spinning threads). Blocks of up to symmTMax columns go to the kernel for
+// transposed blocks (native.TileRowSymmT64/T32: each vector contiguous,
+// padded to ⌈n/t⌉·t entries; symmTMax32 columns for float32 storage),
+// wider ones to the row-major kernel
+// (native.TileRowSymm64/32: rows of bp ≥ b columns, a multiple of 4, zero
+// padded). Bands of tile rows run in parallel goroutines (balanced by tile
+// count), each with a private accumulator, summed at the end; within a
+// band each tile is read once for all columns. Only the tile rows
+// [i0, i1) are visited: for a band of the triangle, dst is that band's
+// contribution to A·x (rows above the band are zero).
+func tiledSymm[T float32 | float64](b native.Build, n, t, i0, i1 int, x, dst *mat.Dense, row func(I int) (native.TileRow, []T)) {
+	r, nb := x.Dims()
 	dr, db := dst.Dims()
-	if r != n || dr != n || db != b {
-		panic(fmt.Sprintf("linalg: symmetric product: x %d×%d, dst %d×%d, n = %d", r, b, dr, db, n))
+	if r != n || dr != n || db != nb {
+		panic(fmt.Sprintf("linalg: symmetric product: x %d×%d, dst %d×%d, n = %d", r, nb, dr, db, n))
 	}
 	nt := (n + t - 1) / t
 	pad := nt * t
-	bp := (b + 3) / 4 * 4
-	xp := make([]float64, pad*bp)
 	xr := x.RawMatrix()
+	// The block in the kernel's layout: entry (i, c) at xp[i*rs + c*cs],
+	// len entries per worker's accumulator.
+	trans := nb <= symmTMax
+	if _, f32 := any(T(0)).(float32); f32 {
+		trans = nb <= symmTMax32
+	}
+	bp := (nb + 3) / 4 * 4
+	rs, cs, size := bp, 1, pad*bp
+	if trans {
+		rs, cs, size = 1, pad, pad*nb
+	}
+	xp := make([]float64, size)
 	for i := 0; i < n; i++ {
-		copy(xp[i*bp:i*bp+b], xr.Data[i*xr.Stride:i*xr.Stride+b])
+		for c, v := range xr.Data[i*xr.Stride : i*xr.Stride+nb] {
+			xp[i*rs+c*cs] = v
+		}
 	}
 	workers := min(par.Workers(0), i1-i0)
 	bounds := balancedBounds(i1-i0, workers, func(I int) float64 { return float64(nt - i0 - I) })
@@ -45,13 +60,19 @@ func tiledSymm(n, t, i0, i1 int, x, dst *mat.Dense, mulRow func(I, bp int, xi, x
 	acc := make([][]float64, workers)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
-		acc[w] = make([]float64, pad*bp)
+		acc[w] = make([]float64, size)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			yw := acc[w]
 			for I := bounds[w]; I < bounds[w+1]; I++ {
-				mulRow(I, bp, xp[I*t*bp:(I+1)*t*bp], xp[I*t*bp:], yw[I*t*bp:(I+1)*t*bp], yw[I*t*bp:])
+				tr, a := row(I)
+				if trans {
+					xi, yi := xp[I*t:], yw[I*t:]
+					mulTileRowT(b, tr, a, nb, xi, xi, pad, yi, yi, pad)
+					continue
+				}
+				mulTileRow(b, tr, a, bp, xp[I*t*bp:(I+1)*t*bp], xp[I*t*bp:], yw[I*t*bp:(I+1)*t*bp], yw[I*t*bp:])
 			}
 		}()
 	}
@@ -59,16 +80,48 @@ func tiledSymm(n, t, i0, i1 int, x, dst *mat.Dense, mulRow func(I, bp int, xi, x
 	dd := dst.RawMatrix()
 	par.For(0, n, nil, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			row := dd.Data[i*dd.Stride : i*dd.Stride+b]
+			row := dd.Data[i*dd.Stride : i*dd.Stride+nb]
 			for c := range row {
 				v := 0.0
 				for w := range acc {
-					v += acc[w][i*bp+c]
+					v += acc[w][i*rs+c*cs]
 				}
 				row[c] = v
 			}
 		}
 	})
+}
+
+// symmTMax and symmTMax32 are the widest blocks tiledSymm multiplies in
+// transposed layout for float64 and float32 storage. Measured at n = 7000
+// here (one product, medians of 25 alternated calls): float64 full
+// storage b = 1, 2, 3 11.2, 11.4, 14.7 ms against 22.3, 17.3, 18.3 with
+// the row-major kernel, b = 4 and 6 even, b = 8 35 against 28 ms; float32
+// tiles b = 1, 2, 3, 4, 6 7.3, 9.6, 11.9, 14.0, 18.4 ms against 16.8,
+// 18.3, 17.7, 19.8, 24.0, b = 8 and 16 even.
+const (
+	symmTMax   = 4
+	symmTMax32 = 6
+)
+
+// mulTileRow runs native.TileRowSymm64 or TileRowSymm32 on a's type.
+func mulTileRow[T float32 | float64](b native.Build, r native.TileRow, a []T, bp int, xi, xj, yi, yj []float64) {
+	switch a := any(a).(type) {
+	case []float64:
+		b.TileRowSymm64(r, a, bp, xi, xj, yi, yj)
+	case []float32:
+		b.TileRowSymm32(r, a, bp, xi, xj, yi, yj)
+	}
+}
+
+// mulTileRowT runs native.TileRowSymmT64 or TileRowSymmT32 on a's type.
+func mulTileRowT[T float32 | float64](b native.Build, r native.TileRow, a []T, nb int, xi, xj []float64, ldx int, yi, yj []float64, ldy int) {
+	switch a := any(a).(type) {
+	case []float64:
+		b.TileRowSymmT64(r, a, nb, xi, xj, ldx, yi, yj, ldy)
+	case []float32:
+		b.TileRowSymmT32(r, a, nb, xi, xj, ldx, yi, yj, ldy)
+	}
 }
 
 // tiledSymv sets y = A·x for one vector, A symmetric n×n seen as t×t tiles
@@ -125,8 +178,8 @@ func SymMulUpperOn(b native.Build, a *mat.SymDense, x, dst *mat.Dense) {
 	raw := a.RawSymmetric()
 	n, t := raw.N, symmTile
 	nt := (n + t - 1) / t
-	tiledSymm(n, t, 0, nt, x, dst, func(I, bp int, xi, xj, yi, yj []float64) {
+	tiledSymm(b, n, t, 0, nt, x, dst, func(I int) (native.TileRow, []float64) {
 		r := native.TileRow{M: min(t, n-I*t), T: t, Tiles: nt - I, Last: n - (nt-1)*t, Step: t, Lda: raw.Stride, Diag: true}
-		b.TileRowSymm64(r, raw.Data[I*t*raw.Stride+I*t:], bp, xi, xj, yi, yj)
+		return r, raw.Data[I*t*raw.Stride+I*t:]
 	})
 }

@@ -457,3 +457,122 @@ func TestRBFMap32EqualsWidenThenMap(t *testing.T) {
 		})
 	}
 }
+
+// TileRowSymmT64 and TileRowSymmT32 (transposed small blocks) agree with
+// loops on both builds, for the shapes of TestTileRowSymmMatchesLoops and
+// tiles whose width and row count are not multiples of four, nb = 1 … 5
+// (pairs of vectors and an odd one), strides longer than the vectors; the
+// lower triangle of a diagonal tile is NaN and must not be read; the
+// entries of Y past each vector's end are not touched; bad arguments
+// panic.
+func TestTileRowSymmTMatchesLoops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	shapes := []TileRow{
+		{M: 8, T: 8, Tiles: 3, Last: 8, Step: 64, Lda: 8},
+		{M: 8, T: 8, Tiles: 3, Last: 5, Step: 8, Lda: 23},
+		{M: 6, T: 8, Tiles: 2, Last: 7, Step: 8, Lda: 15},
+		{M: 7, T: 8, Tiles: 1, Last: 7, Step: 8, Lda: 7},
+		{M: 12, T: 12, Tiles: 2, Last: 10, Step: 12, Lda: 22},
+	}
+	for _, b := range []Build{Best(), Baseline()} {
+		for _, r0 := range shapes {
+			for _, diag := range []bool{false, true} {
+				r := r0
+				first := r.T
+				if r.Tiles == 1 {
+					first = r.Last
+				}
+				if diag && r.M != first {
+					continue
+				}
+				r.Diag = diag
+				alen := (r.Tiles-1)*r.Step + (r.M-1)*r.Lda + r.Last
+				if r.Tiles > 1 {
+					alen = max(alen, (r.Tiles-2)*r.Step+(r.M-1)*r.Lda+r.T)
+				}
+				a := make([]float64, alen)
+				a32 := make([]float32, alen)
+				for i := range a {
+					a32[i] = float32(rng.NormFloat64())
+					a[i] = float64(a32[i])
+				}
+				if diag {
+					for row := 1; row < r.M; row++ {
+						for col := 0; col < row; col++ {
+							a[row*r.Lda+col], a32[row*r.Lda+col] = math.NaN(), float32(math.NaN())
+						}
+					}
+				}
+				cols := r.cols()
+				ld := cols + 3
+				for nb := 1; nb <= 5; nb++ {
+					x, y := randVec(rng, nb*ld), randVec(rng, nb*ld)
+					xi, yi := randVec(rng, nb*ld), randVec(rng, nb*ld)
+					if diag {
+						xi, yi = x, y
+					}
+					wy := append([]float64(nil), y...)
+					wyi := append([]float64(nil), yi...)
+					if diag {
+						wyi = wy
+					}
+					for j := 0; j < r.Tiles; j++ {
+						width := r.T
+						if j == r.Tiles-1 {
+							width = r.Last
+						}
+						for row := 0; row < r.M; row++ {
+							for col := 0; col < width; col++ {
+								if diag && j == 0 && col < row {
+									continue
+								}
+								v := a[j*r.Step+row*r.Lda+col]
+								jc := j*r.T + col
+								for g := 0; g < nb; g++ {
+									if diag && j == 0 {
+										wy[g*ld+row] += v * x[g*ld+jc]
+										if col != row {
+											wy[g*ld+jc] += v * x[g*ld+row]
+										}
+										continue
+									}
+									wyi[g*ld+row] += v * x[g*ld+jc]
+									wy[g*ld+jc] += v * xi[g*ld+row]
+								}
+							}
+						}
+					}
+					for _, f32 := range []bool{false, true} {
+						zy := append([]float64(nil), y...)
+						zi := append([]float64(nil), yi...)
+						if diag {
+							zi = zy
+						}
+						if f32 {
+							b.TileRowSymmT32(r, a32, nb, xi, x, ld, zi, zy, ld)
+						} else {
+							b.TileRowSymmT64(r, a, nb, xi, x, ld, zi, zy, ld)
+						}
+						what := fmt.Sprintf("%s %+v nb=%d f32=%v", b.Name(), r, nb, f32)
+						for i := range zy {
+							require.InDelta(t, wy[i], zy[i], 1e-12, "%s Y_J[%d]", what, i)
+						}
+						for i := range zi {
+							require.InDelta(t, wyi[i], zi[i], 1e-12, "%s Y_I[%d]", what, i)
+						}
+					}
+				}
+			}
+		}
+		v := make([]float64, 64)
+		require.Panics(t, func() {
+			b.TileRowSymmT64(TileRow{M: 4, T: 4, Tiles: 1, Last: 4, Lda: 4}, make([]float64, 16), 2, v, v, 3, v, v, 4)
+		})
+		require.Panics(t, func() {
+			b.TileRowSymmT64(TileRow{M: 4, T: 4, Tiles: 1, Last: 4, Lda: 4}, make([]float64, 16), 3, v, v, 31, v, v, 31)
+		})
+		require.Panics(t, func() {
+			b.TileRowSymmT32(TileRow{M: 4, T: 4, Tiles: 2, Last: 4, Step: 16, Lda: 4}, make([]float32, 16), 1, v, v, 8, v, v, 8)
+		})
+	}
+}

@@ -391,6 +391,175 @@ void kd_tsymm(int avx2, int f32, int m, int t, int tiles, int last, const void *
     }
 }
 
+// KD_TSYMMT defines the contribution of one tile of a symmetric matrix to
+// Y = A·X for a small block of nb vectors held in transposed layout
+// (vector g of X_I at xi + g·ldx, of X_J at xj + g·ldx; Y alike with ldy),
+// in float64 arithmetic, for the block sizes (2 to 4) where KD_TSYMM's
+// row-major block, padded to four columns, wastes its work. The tile is
+// m×n, rows of stride lda, element type ETYPE; off the diagonal (diag = 0)
+// Y_I += A_IJ·X_J and Y_J += A_IJᵀ·X_I; on it (m = n) only the upper
+// triangle is read, each entry above the diagonal used both ways. As
+// KD_TSYMV, it runs along the tile's rows: four rows against four columns
+// of the tile, loaded once as four vectors, for two vectors of X at a time
+// (eight row sums in registers, the entries of X_I broadcast once per row
+// group); a third or odd vector goes on its own, with the four rows from
+// L1. Columns past the last multiple of four and rows past the last
+// multiple of four go one by one. NAME (the row form) adds a row of tiles
+// as KD_TSYMM's does (tile j at a + j·step, X_J and Y_J at entry j·t).
+// The tile function's vector loops are written out; GCC 12's loop
+// vectoriser crashes on its scalar edges (an internal compiler error), so
+// it is off for this function only.
+#define KD_NO_AUTOVEC __attribute__((optimize("no-tree-loop-vectorize")))
+#define KD_HSUM4(v) ((v)[0] + (v)[1] + (v)[2] + (v)[3])
+#define KD_BCAST4(x) ((kd_v4){(x), (x), (x), (x)})
+#define KD_TSYMMT(ATTR, NAME, LOAD4, ETYPE, PFMASK)                                          \
+ATTR KD_NO_AUTOVEC static void NAME##_tile(int m, int n, const ETYPE *a, int lda, int nb,          \
+                             const double *xi, const double *xj, long ldx,           \
+                             double *yi, double *yj, long ldy, int diag) {           \
+    int r = 0;                                                                       \
+    for (; r + 4 <= m; r += 4) {                                                     \
+        const ETYPE *a0 = a + (size_t)r * lda, *a1 = a0 + lda, *a2 = a1 + lda,       \
+                    *a3 = a2 + lda;                                                  \
+        const ETYPE *rows[4] = {a0, a1, a2, a3};                                     \
+        const ETYPE *next = r + 12 <= m ? a0 + 8 * (size_t)lda : a0;                 \
+        int c0 = diag ? r + 4 : 0;                                                   \
+        for (int g = 0; g < nb; g += 2) {                                            \
+            int two = g + 1 < nb;                                                    \
+            const double *p0 = xi + g * ldx + r, *u0 = xj + g * ldx;                 \
+            double *w0 = yj + g * ldy, s[2][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}};       \
+            if (diag) {                                                              \
+                /* The 4×4 block on the diagonal, upper triangle. */                 \
+                for (int v = 0; v < 1 + two; v++) {                                  \
+                    const double *pv = p0 + v * ldx;                                 \
+                    for (int p = 0; p < 4; p++) {                                    \
+                        s[v][p] += (double)rows[p][r + p] * pv[p];                   \
+                        for (int q = p + 1; q < 4; q++) {                            \
+                            double e = rows[p][r + q];                               \
+                            s[v][p] += e * pv[q];                                    \
+                            s[v][q] += e * pv[p];                                    \
+                        }                                                            \
+                    }                                                                \
+                }                                                                    \
+            }                                                                        \
+            int c = c0;                                                              \
+            if (two) {                                                               \
+                const double *p1 = p0 + ldx, *u1 = u0 + ldx;                         \
+                double *w1 = w0 + ldy;                                               \
+                kd_v4 b00 = KD_BCAST4(p0[0]), b10 = KD_BCAST4(p0[1]),                \
+                      b20 = KD_BCAST4(p0[2]), b30 = KD_BCAST4(p0[3]),                \
+                      b01 = KD_BCAST4(p1[0]), b11 = KD_BCAST4(p1[1]),                \
+                      b21 = KD_BCAST4(p1[2]), b31 = KD_BCAST4(p1[3]);                \
+                kd_v4 z = {0, 0, 0, 0};                                              \
+                kd_v4 s00 = z, s10 = z, s20 = z, s30 = z, s01 = z, s11 = z, s21 = z, \
+                      s31 = z;                                                       \
+                for (; c + 4 <= n; c += 4) {                                         \
+                    if (g == 0 && (c & (PFMASK)) == 0) {                             \
+                        /* Rows r + 8 … r + 11, a line each, ahead of use. */        \
+                        __builtin_prefetch(next + c, 0, 0);                          \
+                        __builtin_prefetch(next + lda + c, 0, 0);                    \
+                        __builtin_prefetch(next + 2 * (size_t)lda + c, 0, 0);        \
+                        __builtin_prefetch(next + 3 * (size_t)lda + c, 0, 0);        \
+                    }                                                                \
+                    kd_v4 v0, v1, v2, v3, xv, xw, yv, yw;                            \
+                    LOAD4(v0, a0 + c); LOAD4(v1, a1 + c);                            \
+                    LOAD4(v2, a2 + c); LOAD4(v3, a3 + c);                            \
+                    memcpy(&xv, u0 + c, sizeof xv); memcpy(&xw, u1 + c, sizeof xw);  \
+                    s00 += v0 * xv; s10 += v1 * xv; s20 += v2 * xv; s30 += v3 * xv;  \
+                    s01 += v0 * xw; s11 += v1 * xw; s21 += v2 * xw; s31 += v3 * xw;  \
+                    memcpy(&yv, w0 + c, sizeof yv); memcpy(&yw, w1 + c, sizeof yw);  \
+                    yv += v0 * b00 + v1 * b10 + v2 * b20 + v3 * b30;                 \
+                    yw += v0 * b01 + v1 * b11 + v2 * b21 + v3 * b31;                 \
+                    memcpy(w0 + c, &yv, sizeof yv); memcpy(w1 + c, &yw, sizeof yw);  \
+                }                                                                    \
+                s[0][0] += KD_HSUM4(s00); s[0][1] += KD_HSUM4(s10);                  \
+                s[0][2] += KD_HSUM4(s20); s[0][3] += KD_HSUM4(s30);                  \
+                s[1][0] += KD_HSUM4(s01); s[1][1] += KD_HSUM4(s11);                  \
+                s[1][2] += KD_HSUM4(s21); s[1][3] += KD_HSUM4(s31);                  \
+            } else {                                                                 \
+                kd_v4 b0 = KD_BCAST4(p0[0]), b1 = KD_BCAST4(p0[1]),                  \
+                      b2 = KD_BCAST4(p0[2]), b3 = KD_BCAST4(p0[3]);                  \
+                kd_v4 z = {0, 0, 0, 0};                                              \
+                kd_v4 s0 = z, s1 = z, s2 = z, s3 = z;                                \
+                for (; c + 4 <= n; c += 4) {                                         \
+                    if (g == 0 && (c & (PFMASK)) == 0) {                             \
+                        __builtin_prefetch(next + c, 0, 0);                          \
+                        __builtin_prefetch(next + lda + c, 0, 0);                    \
+                        __builtin_prefetch(next + 2 * (size_t)lda + c, 0, 0);        \
+                        __builtin_prefetch(next + 3 * (size_t)lda + c, 0, 0);        \
+                    }                                                                \
+                    kd_v4 v0, v1, v2, v3, xv, yv;                                    \
+                    LOAD4(v0, a0 + c); LOAD4(v1, a1 + c);                            \
+                    LOAD4(v2, a2 + c); LOAD4(v3, a3 + c);                            \
+                    memcpy(&xv, u0 + c, sizeof xv);                                  \
+                    s0 += v0 * xv; s1 += v1 * xv; s2 += v2 * xv; s3 += v3 * xv;      \
+                    memcpy(&yv, w0 + c, sizeof yv);                                  \
+                    yv += v0 * b0 + v1 * b1 + v2 * b2 + v3 * b3;                     \
+                    memcpy(w0 + c, &yv, sizeof yv);                                  \
+                }                                                                    \
+                s[0][0] += KD_HSUM4(s0); s[0][1] += KD_HSUM4(s1);                    \
+                s[0][2] += KD_HSUM4(s2); s[0][3] += KD_HSUM4(s3);                    \
+            }                                                                        \
+            for (; c < n; c++) {                                                     \
+                for (int v = 0; v < 1 + two; v++) {                                  \
+                    const double *pv = p0 + v * ldx;                                 \
+                    double xc = xj[(g + v) * ldx + c], acc = 0;                      \
+                    for (int p = 0; p < 4; p++) {                                    \
+                        double e = rows[p][c];                                       \
+                        s[v][p] += e * xc;                                           \
+                        acc += e * pv[p];                                            \
+                    }                                                                \
+                    yj[(g + v) * ldy + c] += acc;                                    \
+                }                                                                    \
+            }                                                                        \
+            for (int v = 0; v < 1 + two; v++)                                        \
+                for (int p = 0; p < 4; p++) yi[(g + v) * ldy + r + p] += s[v][p];    \
+        }                                                                            \
+    }                                                                                \
+    for (; r < m; r++) {                                                             \
+        const ETYPE *row = a + (size_t)r * lda;                                      \
+        int c0 = diag ? r + 1 : 0;                                                   \
+        for (int g = 0; g < nb; g++) {                                               \
+            double xr = xi[g * ldx + r], acc = diag ? (double)row[r] * xr : 0;       \
+            for (int c = c0; c < n; c++) {                                           \
+                double e = row[c];                                                   \
+                acc += e * xj[g * ldx + c];                                          \
+                yj[g * ldy + c] += e * xr;                                           \
+            }                                                                        \
+            yi[g * ldy + r] += acc;                                                  \
+        }                                                                            \
+    }                                                                                \
+}                                                                                    \
+ATTR void NAME(int m, int t, int tiles, int last, const ETYPE *a, long step, int lda, \
+               int nb, const double *xi, const double *xj, long ldx, double *yi,     \
+               double *yj, long ldy, int diag) {                                     \
+    for (int j = 0; j < tiles; j++) {                                                \
+        NAME##_tile(m, j == tiles - 1 ? last : t, a + j * step, lda, nb, xi,          \
+                    xj + (size_t)j * t, ldx, yi, yj + (size_t)j * t, ldy,            \
+                    j == 0 && diag);                                                 \
+    }                                                                                \
+}
+
+KD_TSYMMT(KD_AVX2, kd_tsymmt_f64_avx2, KD_LOAD4_F64, double, 7)
+KD_TSYMMT(KD_BASE, kd_tsymmt_f64_base, KD_LOAD4_F64, double, 7)
+KD_TSYMMT(KD_AVX2, kd_tsymmt_f32_avx2, KD_CVT4_AVX2, float, 15)
+KD_TSYMMT(KD_BASE, kd_tsymmt_f32_base, KD_CVT4_BASE, float, 15)
+
+// kd_tsymmt runs the row form of KD_TSYMMT for float32 (f32 ≠ 0) or
+// float64 tiles, on the AVX2 build (avx2 ≠ 0) or the baseline.
+void kd_tsymmt(int avx2, int f32, int m, int t, int tiles, int last, const void *a, long step,
+               int lda, int nb, const double *xi, const double *xj, long ldx, double *yi,
+               double *yj, long ldy, int diag) {
+    if (f32 && avx2) {
+        kd_tsymmt_f32_avx2(m, t, tiles, last, a, step, lda, nb, xi, xj, ldx, yi, yj, ldy, diag);
+    } else if (f32) {
+        kd_tsymmt_f32_base(m, t, tiles, last, a, step, lda, nb, xi, xj, ldx, yi, yj, ldy, diag);
+    } else if (avx2) {
+        kd_tsymmt_f64_avx2(m, t, tiles, last, a, step, lda, nb, xi, xj, ldx, yi, yj, ldy, diag);
+    } else {
+        kd_tsymmt_f64_base(m, t, tiles, last, a, step, lda, nb, xi, xj, ldx, yi, yj, ldy, diag);
+    }
+}
+
 // KD_MT32 defines the two products of a float32 matrix A (m×n, rows of
 // stride lda) with blocks of bp float64 vectors held in transposed layout
 // (bp rows of stride ld: row g is vector g), bp a multiple of 4, in

@@ -14,6 +14,7 @@ void kd_tsymv_base(int t, int tiles, const float *a, const double *xi, const dou
 void kd_tsymv64_avx2(int t, int tiles, const double *a, const double *xi, const double *xj, double *yi, double *yj, int diag);
 void kd_tsymv64_base(int t, int tiles, const double *a, const double *xi, const double *xj, double *yi, double *yj, int diag);
 void kd_tsymm(int avx2, int f32, int m, int t, int tiles, int last, const void *a, long step, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
+void kd_tsymmt(int avx2, int f32, int m, int t, int tiles, int last, const void *a, long step, int lda, int nb, const double *xi, const double *xj, long ldx, double *yi, double *yj, long ldy, int diag);
 void kd_rbf_rows32_avx2(int m, int n, const float *src, int lds, double *out, int ldo, const double *ni, const double *nj, double c, int laplace);
 void kd_rbf_rows32_base(int m, int n, const float *src, int lds, double *out, int ldo, const double *ni, const double *nj, double c, int laplace);
 void kd_mt32_dot_avx2(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
@@ -267,6 +268,64 @@ func tileRowSymm[T float32 | float64](b Build, r TileRow, a []T, bp int, xi, xj,
 	v := symmPointers(xi, xj, yi, yj, r.Diag)
 	C.kd_tsymm(avx2, f32, C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), unsafe.Pointer(&a[0]), C.long(r.Step), C.int(r.Lda),
 		C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
+}
+
+// TileRowSymmT64 is TileRowSymm64 for a small block of nb vectors held in
+// transposed layout: vector g of the row block is xi[g·ldx:][:r.M], of the
+// column blocks xj[g·ldx:][:r.cols()], and Y alike with ldy. It runs along
+// the tile rows (four columns of the tile per load, two vectors at a
+// time), so nb = 2 or 3 costs what it needs, where TileRowSymm64's
+// row-major block pads them to four columns and multiplies a column of the
+// tile at a time. Any nb ≥ 1 is correct. Safe for concurrent use on
+// disjoint outputs.
+func TileRowSymmT64(r TileRow, a []float64, nb int, xi, xj []float64, ldx int, yi, yj []float64, ldy int) {
+	Best().TileRowSymmT64(r, a, nb, xi, xj, ldx, yi, yj, ldy)
+}
+
+// TileRowSymmT64 is the package-level TileRowSymmT64 on build b.
+func (b Build) TileRowSymmT64(r TileRow, a []float64, nb int, xi, xj []float64, ldx int, yi, yj []float64, ldy int) {
+	tileRowSymmT(b, r, a, nb, xi, xj, ldx, yi, yj, ldy)
+}
+
+// TileRowSymmT32 is TileRowSymmT64 for float32 tiles (float64 arithmetic).
+func TileRowSymmT32(r TileRow, a []float32, nb int, xi, xj []float64, ldx int, yi, yj []float64, ldy int) {
+	Best().TileRowSymmT32(r, a, nb, xi, xj, ldx, yi, yj, ldy)
+}
+
+// TileRowSymmT32 is the package-level TileRowSymmT32 on build b.
+func (b Build) TileRowSymmT32(r TileRow, a []float32, nb int, xi, xj []float64, ldx int, yi, yj []float64, ldy int) {
+	tileRowSymmT(b, r, a, nb, xi, xj, ldx, yi, yj, ldy)
+}
+
+// tileRowSymmT runs kd_tsymmt for tiles of either element type on build b.
+func tileRowSymmT[T float32 | float64](b Build, r TileRow, a []T, nb int, xi, xj []float64, ldx int, yi, yj []float64, ldy int) {
+	if !checkSymmT(r, len(a), nb, xi, xj, ldx, yi, yj, ldy) {
+		return
+	}
+	var avx2, f32 C.int
+	if b.avx2 {
+		avx2 = 1
+	}
+	if unsafe.Sizeof(a[0]) == 4 {
+		f32 = 1
+	}
+	v := symmPointers(xi, xj, yi, yj, r.Diag)
+	C.kd_tsymmt(avx2, f32, C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), unsafe.Pointer(&a[0]), C.long(r.Step), C.int(r.Lda),
+		C.int(nb), v.xi, v.xj, C.long(ldx), v.yi, v.yj, C.long(ldy), v.diag)
+}
+
+// checkSymmT panics unless the arguments of TileRowSymmT describe slices
+// long enough; it reports whether there is anything to do.
+func checkSymmT(r TileRow, alen, nb int, xi, xj []float64, ldx int, yi, yj []float64, ldy int) bool {
+	cols := r.cols()
+	if nb <= 0 || nb > math.MaxInt32 || ldx < max(r.M, cols) || ldy < max(r.M, cols) ||
+		len(xi) < (nb-1)*ldx+r.M || len(yi) < (nb-1)*ldy+r.M || len(xj) < (nb-1)*ldx+cols || len(yj) < (nb-1)*ldy+cols {
+		panic(fmt.Sprintf("native: TileRowSymmT: bad arguments %+v nb=%d ldx=%d ldy=%d", r, nb, ldx, ldy))
+	}
+	// The tile row itself as checkSymm sees it, with one padded column
+	// of X (the block arguments are checked above).
+	one := make([]float64, 4*max(r.M, cols))
+	return checkSymm(r, alen, 4, one, one, one, one)
 }
 
 // checkSymm panics unless the arguments of TileRowSymm describe slices
