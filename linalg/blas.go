@@ -167,6 +167,27 @@ func DenseOf(a mat.Matrix) *mat.Dense {
 	return mat.DenseCopyOf(a)
 }
 
+// CopyDense returns a copy of a (contiguous rows), written by parallel
+// blocks of rows: a fresh buffer's first touch costs a page fault per
+// 4 KB, and at 44 MB (7000 Fashion-MNIST images) one core took 37–43 ms
+// for them here, mat.DenseCopyOf's single loop as long. nil for nil or
+// empty a.
+func CopyDense(a *mat.Dense) *mat.Dense {
+	if a == nil || a.IsEmpty() {
+		return nil
+	}
+	r, c := a.Dims()
+	src := a.RawMatrix()
+	out := mat.NewDense(r, c, nil)
+	dst := out.RawMatrix().Data
+	par.For(0, r, nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			copy(dst[i*c:(i+1)*c], src.Data[i*src.Stride:i*src.Stride+c])
+		}
+	})
+	return out
+}
+
 // SymDenseOf returns a as a *mat.SymDense: a itself when it is one, a
 // copy otherwise; nil for a nil or empty matrix.
 func SymDenseOf(a mat.Symmetric) *mat.SymDense {

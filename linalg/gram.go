@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/bigmem"
@@ -469,12 +470,35 @@ func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64) 
 	s.inner, s.mp = o.resolve()
 	if em.distance() && shift == nil {
 		shift = make([]float64, d)
-		big, mean := 0.0, 0.0
-		for i := 0; i < n; i++ {
-			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+d] {
-				shift[j] += v
-				big = max(big, math.Abs(v))
+		// Column sums and the largest entry by fixed blocks of rows in
+		// parallel, added in block order: the same sums whatever the
+		// number of cores.
+		const block = 256
+		blocks := (n + block - 1) / block
+		sums := make([]float64, blocks*d)
+		bigs := make([]float64, blocks)
+		par.For(o.Workers, blocks, nil, func(lo, hi int) {
+			for b := lo; b < hi; b++ {
+				sum, top := sums[b*d:(b+1)*d], 0.0
+				for i := b * block; i < min((b+1)*block, n); i++ {
+					row := raw.Data[i*raw.Stride : i*raw.Stride+d]
+					sum := sum[:len(row)]
+					for j, v := range row {
+						sum[j] += v
+						if v > top {
+							top = v
+						} else if -v > top {
+							top = -v
+						}
+					}
+				}
+				bigs[b] = top
 			}
+		})
+		big, mean := 0.0, 0.0
+		for b := 0; b < blocks; b++ {
+			floats.Add(shift, sums[b*d:(b+1)*d])
+			big = max(big, bigs[b])
 		}
 		for j := range shift {
 			shift[j] /= float64(n)
@@ -487,14 +511,26 @@ func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64) 
 			clear(shift)
 		}
 	}
+	s.norms = make([]float64, n)
+	normsDone := false
 	if em.distance() && slices.ContainsFunc(shift, func(v float64) bool { return v != 0 }) {
 		data := make([]float64, n*d)
+		// The shifted copy and its squared norms in one pass (unless
+		// the products are float32: the norms are then the rounded
+		// rows').
+		normsDone = o.Products != ProductsFloat32
 		par.For(o.Workers, n, nil, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				src := raw.Data[i*raw.Stride : i*raw.Stride+d]
 				dst := data[i*d : (i+1)*d]
-				for j, v := range src {
-					dst[j] = v - shift[j]
+				v := 0.0
+				for j, e := range src {
+					e -= shift[j]
+					dst[j] = e
+					v += e * e
+				}
+				if normsDone {
+					s.norms[i] = v
 				}
 			}
 		})
@@ -505,10 +541,12 @@ func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64) 
 	if em.distance() {
 		s.shiftBy = shift // zero when x was centred already
 	}
-	s.norms = make([]float64, n)
 	if o.Products == ProductsFloat32 {
 		s.x32 = make([]float32, n*d)
 		s.build.Narrow(n, d, s.x.Data, s.x.Stride, s.x32, d)
+	}
+	if normsDone {
+		return s, shift
 	}
 	par.For(o.Workers, n, nil, func(lo, hi int) {
 		for i := lo; i < hi; i++ {

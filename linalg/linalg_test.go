@@ -535,3 +535,18 @@ func TestCheckFiniteNamesFirstBadEntry(t *testing.T) {
 	v := a.Slice(0, 600, 0, 30).(*mat.Dense)
 	require.NoError(t, CheckFinite("v", v))
 }
+
+// CopyDense copies a strided view into contiguous rows of its own, leaves
+// the source alone and returns nil for nil or empty input.
+func TestCopyDense(t *testing.T) {
+	x := randData(4, 700, 13)
+	view := x.Slice(3, 650, 2, 11).(*mat.Dense)
+	before := mat.DenseCopyOf(x)
+	c := CopyDense(view)
+	require.True(t, mat.Equal(view, c))
+	require.Equal(t, 9, c.RawMatrix().Stride)
+	c.Set(0, 0, 1e300)
+	require.True(t, mat.Equal(before, x), "the source is not written")
+	require.Nil(t, CopyDense(nil))
+	require.Nil(t, CopyDense(&mat.Dense{}))
+}
