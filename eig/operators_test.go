@@ -195,7 +195,10 @@ func TestKernelOpMemory(t *testing.T) {
 }
 
 // Centring: the centred operator annihilates constants (M·1 = 0) and its
-// Centering matches linalg.CenterKernelInPlace's statistics.
+// Centering matches linalg.CenterKernelInPlace's statistics; the deferred
+// one (row means from the first pass) gives the same products and
+// statistics without a pass of its own, and Centering before any Apply
+// runs that pass.
 func TestCenteredStatistics(t *testing.T) {
 	x := randData(7, 300, 3)
 	k := kernel.Kernel{Kind: kernel.Laplace, Sigma: 2}
@@ -209,7 +212,8 @@ func TestCenteredStatistics(t *testing.T) {
 	require.NoError(t, err)
 	cen, err := NewCentered(d)
 	require.NoError(t, err)
-	got := cen.Centering()
+	got, err := cen.Centering()
+	require.NoError(t, err)
 	require.InDelta(t, stats.Mean, got.Mean, 1e-13)
 	for i := range stats.RowMeans {
 		require.InDelta(t, stats.RowMeans[i], got.RowMeans[i], 1e-13)
@@ -221,6 +225,34 @@ func TestCenteredStatistics(t *testing.T) {
 	y := mat.NewDense(300, 1, nil)
 	require.NoError(t, cen.Apply(y, ones))
 	require.Less(t, mat.Norm(y, math.Inf(1)), 1e-12)
+	// Deferred: the first Apply is the only pass and equals the eager
+	// operator's, and so do later ones and the statistics.
+	counted := &Counting{Op: d}
+	def, err := NewCenteredDeferred(counted)
+	require.NoError(t, err)
+	require.Zero(t, counted.Passes)
+	xb := randData(8, 300, 3)
+	for round := 0; round < 2; round++ {
+		want, have := mat.NewDense(300, 3, nil), mat.NewDense(300, 3, nil)
+		require.NoError(t, cen.Apply(want, xb))
+		require.NoError(t, def.Apply(have, xb))
+		require.True(t, mat.EqualApprox(want, have, 1e-12*mat.Norm(want, math.Inf(1))), "round %d", round)
+		require.Equal(t, round+1, counted.Passes)
+	}
+	dgot, err := def.Centering()
+	require.NoError(t, err)
+	require.Equal(t, 2, counted.Passes, "the statistics came with the first pass")
+	require.InDelta(t, stats.Mean, dgot.Mean, 1e-13)
+	for i := range stats.RowMeans {
+		require.InDelta(t, stats.RowMeans[i], dgot.RowMeans[i], 1e-13)
+	}
+	early, err := NewCenteredDeferred(d)
+	require.NoError(t, err)
+	egot, err := early.Centering()
+	require.NoError(t, err)
+	require.Equal(t, got, egot)
+	_, err = NewCenteredDeferred(nil)
+	require.ErrorIs(t, err, ErrInvalid)
 }
 
 // A block as wide as a fifth of n: the basis and the next block cannot

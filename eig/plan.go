@@ -260,6 +260,11 @@ func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind OperatorKind, center 
 	default:
 		return nil, fmt.Errorf("eig: NewKernelOperator: operator %v: %w", kind, ErrInvalid)
 	}
+	if center && kind == OperatorMatrixFree {
+		// A pass is a kernel build: the row means ride along with the
+		// solver's first block instead of taking one of their own.
+		return NewCenteredDeferred(op)
+	}
 	if center {
 		return NewCentered(op)
 	}

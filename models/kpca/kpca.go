@@ -266,9 +266,6 @@ func (k *KPCA) fitOperator(ctx context.Context, op eig.Operator, auto eig.Solver
 		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, ErrInvalid)
 	}
 	k.center = linalg.Centering{}
-	if c, ok := op.(*eig.Centered); ok {
-		k.center = c.Centering()
-	}
 	k.fitKernel, k.fitCenter, k.fitAlpha = k.Kernel, !k.NoCenter, k.Alpha
 	watched := &watchOp{Operator: op, progress: k.Progress}
 	if ctx.Done() != nil {
@@ -300,6 +297,15 @@ func (k *KPCA) fitOperator(ctx context.Context, op eig.Operator, auto eig.Solver
 		err = k.fitEig(counter, es)
 	default:
 		return fmt.Errorf("kpca: solver %T: want Eigen, LBFGS or DCA: %w", solver, ErrInvalid)
+	}
+	if c, ok := op.(*eig.Centered); ok && k.values != nil {
+		// Known after the solve: a deferred centring (matrix-free
+		// operator) took the row means from the first pass.
+		var cerr error
+		if k.center, cerr = c.Centering(); cerr != nil {
+			k.values = nil
+			err = fmt.Errorf("kpca: %w", cerr)
+		}
 	}
 	k.info.SolveSeconds = time.Since(start).Seconds()
 	k.info.Passes = counter.Passes
