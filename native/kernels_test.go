@@ -269,34 +269,12 @@ func TestTileRowSymmMatchesLoops(t *testing.T) {
 	for _, b := range []Build{Best(), Baseline()} {
 		for _, sh := range shapes {
 			for _, diag := range []bool{false, true} {
-				r := sh.r
-				first := r.T
-				if r.Tiles == 1 {
-					first = r.Last
-				}
-				if diag && r.M != first {
+				r, ok := withDiag(sh.r, diag)
+				if !ok {
 					continue
 				}
-				r.Diag = diag
 				for _, bp := range []int{4, 8, 12, 16} {
-					alen := (r.Tiles-1)*r.Step + (r.M-1)*r.Lda + r.Last
-					if r.Tiles > 1 {
-						alen = max(alen, (r.Tiles-2)*r.Step+(r.M-1)*r.Lda+r.T)
-					}
-					a := make([]float64, alen)
-					a32 := make([]float32, alen)
-					for i := range a {
-						a32[i] = float32(rng.NormFloat64())
-						a[i] = float64(a32[i])
-					}
-					at := func(j, row, col int) float64 { return a[j*r.Step+row*r.Lda+col] }
-					if diag {
-						for row := 1; row < r.M; row++ {
-							for col := 0; col < row; col++ {
-								a[row*r.Lda+col], a32[row*r.Lda+col] = math.NaN(), float32(math.NaN())
-							}
-						}
-					}
+					a, a32 := tileRowData(rng, r)
 					cols := r.cols()
 					x, y := randVec(rng, cols*bp), randVec(rng, cols*bp)
 					xi, yi := randVec(rng, r.M*bp), randVec(rng, r.M*bp)
@@ -309,32 +287,7 @@ func TestTileRowSymmMatchesLoops(t *testing.T) {
 					if diag {
 						wyi = wy[:r.M*bp]
 					}
-					for j := 0; j < r.Tiles; j++ {
-						width := r.T
-						if j == r.Tiles-1 {
-							width = r.Last
-						}
-						for row := 0; row < r.M; row++ {
-							for col := 0; col < width; col++ {
-								if diag && j == 0 && col < row {
-									continue
-								}
-								v := at(j, row, col)
-								jc := j*r.T + col
-								for g := 0; g < bp; g++ {
-									if diag && j == 0 {
-										wy[row*bp+g] += v * x[jc*bp+g]
-										if col != row {
-											wy[jc*bp+g] += v * x[row*bp+g]
-										}
-										continue
-									}
-									wyi[row*bp+g] += v * x[jc*bp+g]
-									wy[jc*bp+g] += v * xi[row*bp+g]
-								}
-							}
-						}
-					}
+					refTileRow(r, a, bp, xi, x, wyi, wy, func(i, g int) int { return i*bp + g })
 					for _, f32 := range []bool{false, true} {
 						zy := append([]float64(nil), y...)
 						zi := append([]float64(nil), yi...)
@@ -477,32 +430,11 @@ func TestTileRowSymmTMatchesLoops(t *testing.T) {
 	for _, b := range []Build{Best(), Baseline()} {
 		for _, r0 := range shapes {
 			for _, diag := range []bool{false, true} {
-				r := r0
-				first := r.T
-				if r.Tiles == 1 {
-					first = r.Last
-				}
-				if diag && r.M != first {
+				r, ok := withDiag(r0, diag)
+				if !ok {
 					continue
 				}
-				r.Diag = diag
-				alen := (r.Tiles-1)*r.Step + (r.M-1)*r.Lda + r.Last
-				if r.Tiles > 1 {
-					alen = max(alen, (r.Tiles-2)*r.Step+(r.M-1)*r.Lda+r.T)
-				}
-				a := make([]float64, alen)
-				a32 := make([]float32, alen)
-				for i := range a {
-					a32[i] = float32(rng.NormFloat64())
-					a[i] = float64(a32[i])
-				}
-				if diag {
-					for row := 1; row < r.M; row++ {
-						for col := 0; col < row; col++ {
-							a[row*r.Lda+col], a32[row*r.Lda+col] = math.NaN(), float32(math.NaN())
-						}
-					}
-				}
+				a, a32 := tileRowData(rng, r)
 				cols := r.cols()
 				ld := cols + 3
 				for nb := 1; nb <= 5; nb++ {
@@ -516,32 +448,7 @@ func TestTileRowSymmTMatchesLoops(t *testing.T) {
 					if diag {
 						wyi = wy
 					}
-					for j := 0; j < r.Tiles; j++ {
-						width := r.T
-						if j == r.Tiles-1 {
-							width = r.Last
-						}
-						for row := 0; row < r.M; row++ {
-							for col := 0; col < width; col++ {
-								if diag && j == 0 && col < row {
-									continue
-								}
-								v := a[j*r.Step+row*r.Lda+col]
-								jc := j*r.T + col
-								for g := 0; g < nb; g++ {
-									if diag && j == 0 {
-										wy[g*ld+row] += v * x[g*ld+jc]
-										if col != row {
-											wy[g*ld+jc] += v * x[g*ld+row]
-										}
-										continue
-									}
-									wyi[g*ld+row] += v * x[g*ld+jc]
-									wy[g*ld+jc] += v * xi[g*ld+row]
-								}
-							}
-						}
-					}
+					refTileRow(r, a, nb, xi, x, wyi, wy, func(i, g int) int { return g*ld + i })
 					for _, f32 := range []bool{false, true} {
 						zy := append([]float64(nil), y...)
 						zi := append([]float64(nil), yi...)
@@ -575,4 +482,73 @@ func TestTileRowSymmTMatchesLoops(t *testing.T) {
 			b.TileRowSymmT32(TileRow{M: 4, T: 4, Tiles: 2, Last: 4, Step: 16, Lda: 4}, make([]float32, 16), 1, v, v, 8, v, v, 8)
 		})
 	}
+}
+
+// refTileRow adds a row of tiles' contribution to Y = A·X by loops, for
+// nb vectors whose entry (i, g) (row i of a block, vector g) is at index
+// at(i, g) of xi, x, yi, y: Y_I += A_IJ·X_J into yi and Y_J += A_IJᵀ·X_I
+// into y, and on a first diagonal tile its upper triangle both ways into y.
+func refTileRow(r TileRow, a []float64, nb int, xi, x, yi, y []float64, at func(i, g int) int) {
+	for j := 0; j < r.Tiles; j++ {
+		width := r.T
+		if j == r.Tiles-1 {
+			width = r.Last
+		}
+		diag := r.Diag && j == 0
+		for row := 0; row < r.M; row++ {
+			for col := 0; col < width; col++ {
+				if diag && col < row {
+					continue
+				}
+				v := a[j*r.Step+row*r.Lda+col]
+				jc := j*r.T + col
+				for g := 0; g < nb; g++ {
+					if diag {
+						y[at(row, g)] += v * x[at(jc, g)]
+						if col != row {
+							y[at(jc, g)] += v * x[at(row, g)]
+						}
+						continue
+					}
+					yi[at(row, g)] += v * x[at(jc, g)]
+					y[at(jc, g)] += v * xi[at(row, g)]
+				}
+			}
+		}
+	}
+}
+
+// tileRowData returns the storage of a row of tiles r, as float64 and the
+// same values in float32, random, with the lower triangle of a diagonal
+// first tile NaN (it must not be read).
+func tileRowData(rng *rand.Rand, r TileRow) ([]float64, []float32) {
+	alen := (r.Tiles-1)*r.Step + (r.M-1)*r.Lda + r.Last
+	if r.Tiles > 1 {
+		alen = max(alen, (r.Tiles-2)*r.Step+(r.M-1)*r.Lda+r.T)
+	}
+	a := make([]float64, alen)
+	a32 := make([]float32, alen)
+	for i := range a {
+		a32[i] = float32(rng.NormFloat64())
+		a[i] = float64(a32[i])
+	}
+	if r.Diag {
+		for row := 1; row < r.M; row++ {
+			for col := 0; col < row; col++ {
+				a[row*r.Lda+col], a32[row*r.Lda+col] = math.NaN(), float32(math.NaN())
+			}
+		}
+	}
+	return a, a32
+}
+
+// withDiag returns r with Diag set to diag, and whether that row is valid
+// (a diagonal first tile is square).
+func withDiag(r TileRow, diag bool) (TileRow, bool) {
+	first := r.T
+	if r.Tiles == 1 {
+		first = r.Last
+	}
+	r.Diag = diag
+	return r, !diag || r.M == first
 }

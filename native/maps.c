@@ -410,6 +410,13 @@ void kd_tsymm(int avx2, int f32, int m, int t, int tiles, int last, const void *
 // vectoriser crashes on its scalar edges (an internal compiler error), so
 // it is off for this function only.
 #define KD_NO_AUTOVEC __attribute__((optimize("no-tree-loop-vectorize")))
+#define KD_PREFETCH_ROWS(p, lda, c)                                                  \
+    do {                                                                             \
+        __builtin_prefetch((p) + (c), 0, 0);                                         \
+        __builtin_prefetch((p) + (lda) + (c), 0, 0);                                 \
+        __builtin_prefetch((p) + 2 * (size_t)(lda) + (c), 0, 0);                     \
+        __builtin_prefetch((p) + 3 * (size_t)(lda) + (c), 0, 0);                     \
+    } while (0)
 #define KD_HSUM4(v) ((v)[0] + (v)[1] + (v)[2] + (v)[3])
 #define KD_BCAST4(x) ((kd_v4){(x), (x), (x), (x)})
 #define KD_TSYMMT(ATTR, NAME, LOAD4, ETYPE, PFMASK)                                          \
@@ -453,13 +460,8 @@ ATTR KD_NO_AUTOVEC static void NAME##_tile(int m, int n, const ETYPE *a, int lda
                 kd_v4 s00 = z, s10 = z, s20 = z, s30 = z, s01 = z, s11 = z, s21 = z, \
                       s31 = z;                                                       \
                 for (; c + 4 <= n; c += 4) {                                         \
-                    if (g == 0 && (c & (PFMASK)) == 0) {                             \
-                        /* Rows r + 8 … r + 11, a line each, ahead of use. */        \
-                        __builtin_prefetch(next + c, 0, 0);                          \
-                        __builtin_prefetch(next + lda + c, 0, 0);                    \
-                        __builtin_prefetch(next + 2 * (size_t)lda + c, 0, 0);        \
-                        __builtin_prefetch(next + 3 * (size_t)lda + c, 0, 0);        \
-                    }                                                                \
+                    /* Rows r + 8 … r + 11, a line each, ahead of use. */            \
+                    if (g == 0 && (c & (PFMASK)) == 0) KD_PREFETCH_ROWS(next, lda, c);\
                     kd_v4 v0, v1, v2, v3, xv, xw, yv, yw;                            \
                     LOAD4(v0, a0 + c); LOAD4(v1, a1 + c);                            \
                     LOAD4(v2, a2 + c); LOAD4(v3, a3 + c);                            \
@@ -481,12 +483,7 @@ ATTR KD_NO_AUTOVEC static void NAME##_tile(int m, int n, const ETYPE *a, int lda
                 kd_v4 z = {0, 0, 0, 0};                                              \
                 kd_v4 s0 = z, s1 = z, s2 = z, s3 = z;                                \
                 for (; c + 4 <= n; c += 4) {                                         \
-                    if (g == 0 && (c & (PFMASK)) == 0) {                             \
-                        __builtin_prefetch(next + c, 0, 0);                          \
-                        __builtin_prefetch(next + lda + c, 0, 0);                    \
-                        __builtin_prefetch(next + 2 * (size_t)lda + c, 0, 0);        \
-                        __builtin_prefetch(next + 3 * (size_t)lda + c, 0, 0);        \
-                    }                                                                \
+                    if (g == 0 && (c & (PFMASK)) == 0) KD_PREFETCH_ROWS(next, lda, c);\
                     kd_v4 v0, v1, v2, v3, xv, yv;                                    \
                     LOAD4(v0, a0 + c); LOAD4(v1, a1 + c);                            \
                     LOAD4(v2, a2 + c); LOAD4(v3, a3 + c);                            \

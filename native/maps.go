@@ -258,13 +258,7 @@ func tileRowSymm[T float32 | float64](b Build, r TileRow, a []T, bp int, xi, xj,
 	if !checkSymm(r, len(a), bp, xi, xj, yi, yj) {
 		return
 	}
-	var avx2, f32 C.int
-	if b.avx2 {
-		avx2 = 1
-	}
-	if unsafe.Sizeof(a[0]) == 4 {
-		f32 = 1
-	}
+	avx2, f32 := kernelFlags(b, a)
 	v := symmPointers(xi, xj, yi, yj, r.Diag)
 	C.kd_tsymm(avx2, f32, C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), unsafe.Pointer(&a[0]), C.long(r.Step), C.int(r.Lda),
 		C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
@@ -297,18 +291,24 @@ func (b Build) TileRowSymmT32(r TileRow, a []float32, nb int, xi, xj []float64, 
 	tileRowSymmT(b, r, a, nb, xi, xj, ldx, yi, yj, ldy)
 }
 
-// tileRowSymmT runs kd_tsymmt for tiles of either element type on build b.
-func tileRowSymmT[T float32 | float64](b Build, r TileRow, a []T, nb int, xi, xj []float64, ldx int, yi, yj []float64, ldy int) {
-	if !checkSymmT(r, len(a), nb, xi, xj, ldx, yi, yj, ldy) {
-		return
-	}
-	var avx2, f32 C.int
+// kernelFlags are the build and element-type flags of kd_tsymm and
+// kd_tsymmt for tiles a on build b.
+func kernelFlags[T float32 | float64](b Build, a []T) (avx2, f32 C.int) {
 	if b.avx2 {
 		avx2 = 1
 	}
 	if unsafe.Sizeof(a[0]) == 4 {
 		f32 = 1
 	}
+	return avx2, f32
+}
+
+// tileRowSymmT runs kd_tsymmt for tiles of either element type on build b.
+func tileRowSymmT[T float32 | float64](b Build, r TileRow, a []T, nb int, xi, xj []float64, ldx int, yi, yj []float64, ldy int) {
+	if !checkSymmT(r, len(a), nb, xi, xj, ldx, yi, yj, ldy) {
+		return
+	}
+	avx2, f32 := kernelFlags(b, a)
 	v := symmPointers(xi, xj, yi, yj, r.Diag)
 	C.kd_tsymmt(avx2, f32, C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), unsafe.Pointer(&a[0]), C.long(r.Step), C.int(r.Lda),
 		C.int(nb), v.xi, v.xj, C.long(ldx), v.yi, v.yj, C.long(ldy), v.diag)
