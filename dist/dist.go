@@ -191,7 +191,8 @@ type Operator struct {
 	band   band               // this rank's rows of the upper triangle (stored or formed per pass)
 	tiles  *linalg.SymTiles32 // Float32: the band's storage
 	part   []float64          // the band's contribution (n×b)
-	means  []float64          // centred: the global row means K·1/n (n)
+	center bool               // doubly centred
+	means  []float64          // centred: the global row means K·1/n (n); nil until the first pass (matrix-free)
 	mean   float64            // centred: the grand mean
 	xfull  *mat.Dense         // the gathered block (n×b), reused
 	stats  Stats
@@ -330,9 +331,11 @@ func NewKernelOperatorWith(x *mat.Dense, k kernel.Kernel, kind Kind, center bool
 	default:
 		return nil, fmt.Errorf("dist: operator kind %d: %w", kind, status.ErrInvalid)
 	}
-	if center {
+	op.center = center
+	if center && kind != MatrixFree {
 		// Row means of K: one pass of the uncentred operator on 1/n,
-		// gathered so that every rank holds all n.
+		// gathered so that every rank holds all n. (A matrix-free pass
+		// is a kernel build: there they come with the first pass.)
 		ones := mat.NewDense(hi-lo, 1, nil)
 		for i := 0; i < hi-lo; i++ {
 			ones.Set(i, 0, 1/float64(n))
@@ -341,16 +344,31 @@ func NewKernelOperatorWith(x *mat.Dense, k kernel.Kernel, kind Kind, center bool
 		if err := op.apply(local, ones, false); err != nil {
 			return nil, err
 		}
-		op.means = make([]float64, n)
-		if err := op.gather(local.RawMatrix().Data, op.means, 1); err != nil {
+		if err := op.setMeans(local.RawMatrix().Data, 1, 0); err != nil {
 			return nil, err
 		}
-		for _, v := range op.means {
-			op.mean += v
-		}
-		op.mean /= float64(n)
 	}
 	return op, nil
+}
+
+// setMeans gathers the global row means from this rank's rows of K·1/n
+// (entry i at local[i·stride + col]) into every rank.
+func (o *Operator) setMeans(local []float64, stride, col int) error {
+	nr, n := o.Dim(), o.layout.N
+	mine := make([]float64, nr)
+	for i := range mine {
+		mine[i] = local[i*stride+col]
+	}
+	means := make([]float64, n)
+	if err := o.gather(mine, means, 1); err != nil {
+		return err
+	}
+	o.means, o.mean = means, 0
+	for _, v := range means {
+		o.mean += v
+	}
+	o.mean /= float64(n)
+	return nil
 }
 
 // Dim is this rank's number of rows.
@@ -438,7 +456,7 @@ func (o *Operator) gather(local, full []float64, b int) error {
 // Apply sets dst to this rank's rows of A·x, A = K or M·K·M, x given by
 // its rows on every rank (n_r×b).
 func (o *Operator) Apply(dst, x *mat.Dense) error {
-	return o.apply(dst, x, o.means != nil)
+	return o.apply(dst, x, o.center)
 }
 
 func (o *Operator) apply(dst, x *mat.Dense, center bool) error {
@@ -479,33 +497,53 @@ func (o *Operator) apply(dst, x *mat.Dense, center bool) error {
 			}
 		}
 	}
+	// While the row means are not known (matrix-free, first pass), the
+	// vector 1/n goes along as one more column: w columns in all.
+	w, xw := b, xf
+	if center && o.means == nil {
+		w = b + 1
+		xw = mat.NewDense(n, w, nil)
+		for i := 0; i < n; i++ {
+			row := xw.RawRowView(i)
+			copy(row, xf.RawRowView(i))
+			row[b] = 1 / float64(n)
+		}
+	}
 	// The band's contribution to all n rows, summed over the ranks and
 	// scattered by rows.
-	if len(o.part) != n*b {
-		o.part = make([]float64, n*b)
+	if len(o.part) != n*w {
+		o.part = make([]float64, n*w)
 	}
-	part := mat.NewDense(n, b, o.part)
-	if v, ok := o.band.(vecBand); ok && b == 1 {
+	part := mat.NewDense(n, w, o.part)
+	if v, ok := o.band.(vecBand); ok && w == 1 {
 		// One vector (Lanczos): the tile symv, not a block padded to 4.
-		v.MulVec(o.part, xf.RawMatrix().Data[:n])
+		v.MulVec(o.part, xw.RawMatrix().Data[:n])
 	} else {
-		o.band.MulBlock(part, xf)
+		o.band.MulBlock(part, xw)
 	}
 	p := len(o.layout.Starts) - 1
 	counts := make([]int, p)
 	for q := 0; q < p; q++ {
 		qlo, qhi := o.layout.Rows(q)
-		counts[q] = (qhi - qlo) * b
+		counts[q] = (qhi - qlo) * w
 	}
-	o.stats.BytesSent += 8 * int64(n-nr) * int64(b)
+	if w > b {
+		local = make([]float64, nr*w)
+	}
+	o.stats.BytesSent += 8 * int64(n-nr) * int64(w)
 	t := time.Now()
 	err := mpi.ReduceScatterSum(o.part, local, counts)
 	o.stats.CommSeconds += time.Since(t).Seconds()
 	if err != nil {
 		return err
 	}
+	if w > b {
+		if err := o.setMeans(local, w, b); err != nil {
+			return err
+		}
+	}
 	for i := 0; i < nr; i++ {
-		copy(dst.RawRowView(i)[:b], local[i*b:(i+1)*b])
+		copy(dst.RawRowView(i)[:b], local[i*w:i*w+b])
 	}
 	if center {
 		// M·K·x′ = K·x′ − 1·(rᵀx′), r the row means (all n on every rank).
