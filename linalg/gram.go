@@ -203,8 +203,9 @@ func (p ProductPrecision) String() string {
 }
 
 // GramPaths is the outcome of the calibration: the path of each part and
-// the times that decided it (seconds for the same sample work; 0 where a
-// path is not available on this processor).
+// the times that decided it (seconds for the same sample work; 0 where
+// nothing was timed: a path not available on this processor, or the inner
+// products where OpenBLAS is the only path).
 type GramPaths struct {
 	Inner       InnerPath
 	Map         MapPath

@@ -35,8 +35,8 @@ func tiledSymm[T float32 | float64](b native.Build, n, t, i0, i1 int, x, dst *ma
 	nt := (n + t - 1) / t
 	pad := nt * t
 	xr := x.RawMatrix()
-	// The block in the kernel's layout: entry (i, c) at xp[i*rs + c*cs],
-	// len entries per worker's accumulator.
+	// The block in the kernel's layout: entry (i, c) at xp[i*rs + c*cs];
+	// size entries, as each worker's accumulator.
 	trans := nb <= symmTMax
 	if _, f32 := any(T(0)).(float32); f32 {
 		trans = nb <= symmTMax32
