@@ -318,31 +318,36 @@ func tileRowSymmT[T float32 | float64](b Build, r TileRow, a []T, nb int, xi, xj
 // long enough; it reports whether there is anything to do.
 func checkSymmT(r TileRow, alen, nb int, xi, xj []float64, ldx int, yi, yj []float64, ldy int) bool {
 	cols := r.cols()
-	if nb <= 0 || nb > math.MaxInt32 || ldx < max(r.M, cols) || ldy < max(r.M, cols) ||
+	if !validTileRow(r, alen) || nb <= 0 || nb > math.MaxInt32 || ldx < max(r.M, cols) || ldy < max(r.M, cols) ||
 		len(xi) < (nb-1)*ldx+r.M || len(yi) < (nb-1)*ldy+r.M || len(xj) < (nb-1)*ldx+cols || len(yj) < (nb-1)*ldy+cols {
 		panic(fmt.Sprintf("native: TileRowSymmT: bad arguments %+v nb=%d ldx=%d ldy=%d", r, nb, ldx, ldy))
 	}
-	// The tile row itself as checkSymm sees it, with one padded column
-	// of X (the block arguments are checked above).
-	one := make([]float64, 4*max(r.M, cols))
-	return checkSymm(r, alen, 4, one, one, one, one)
+	return r.M > 0
 }
 
 // checkSymm panics unless the arguments of TileRowSymm describe slices
 // long enough; it reports whether there is anything to do.
 func checkSymm(r TileRow, alen, bp int, xi, xj, yi, yj []float64) bool {
+	if !validTileRow(r, alen) || bp <= 0 || bp%4 != 0 || bp > math.MaxInt32 || r.cols() > math.MaxInt32/bp ||
+		len(xi) < r.M*bp || len(yi) < r.M*bp || len(xj) < r.cols()*bp || len(yj) < r.cols()*bp {
+		panic(fmt.Sprintf("native: TileRowSymm: bad arguments %+v bp=%d", r, bp))
+	}
+	return r.M > 0
+}
+
+// validTileRow reports whether r describes a row of tiles the kernels can
+// take, within alen entries of storage: positive sizes within int32, a
+// last tile no wider than the others, rows no shorter than a tile, and a
+// diagonal first tile square.
+func validTileRow(r TileRow, alen int) bool {
 	first := r.T
 	if r.Tiles == 1 {
 		first = r.Last
 	}
-	if r.M < 0 || r.T <= 0 || r.Tiles <= 0 || r.Last <= 0 || r.Last > r.T || r.Step < 0 || r.Lda < first ||
-		bp <= 0 || bp%4 != 0 || max(r.M, r.T, r.Lda, bp, r.Tiles) > math.MaxInt32 || r.cols() > math.MaxInt32/bp ||
-		(r.M > 0 && (alen < (r.Tiles-1)*r.Step+(r.M-1)*r.Lda+r.Last || (r.Tiles > 1 && alen < (r.Tiles-2)*r.Step+(r.M-1)*r.Lda+r.T))) ||
-		len(xi) < r.M*bp || len(yi) < r.M*bp || len(xj) < r.cols()*bp || len(yj) < r.cols()*bp ||
-		(r.Diag && r.M != first) {
-		panic(fmt.Sprintf("native: TileRowSymm: bad arguments %+v bp=%d", r, bp))
-	}
-	return r.M > 0
+	return r.M >= 0 && r.T > 0 && r.Tiles > 0 && r.Last > 0 && r.Last <= r.T && r.Step >= 0 && r.Lda >= first &&
+		max(r.M, r.T, r.Lda, r.Tiles) <= math.MaxInt32 && r.cols() <= math.MaxInt32 &&
+		(r.M == 0 || (alen >= (r.Tiles-1)*r.Step+(r.M-1)*r.Lda+r.Last && (r.Tiles == 1 || alen >= (r.Tiles-2)*r.Step+(r.M-1)*r.Lda+r.T))) &&
+		(!r.Diag || r.M == first)
 }
 
 // symmArgs are the block arguments of the tile product kernels.
