@@ -191,12 +191,12 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 			h2 := h2buf.Slice(0, cur, 0, b).(*mat.Dense)
 			// Classical Gram–Schmidt twice (DGKS: twice is enough); the
 			// cur×b inner products are reduced over the parts.
-			h.Mul(vc.T(), w)
+			project(h, vc, w)
 			if err := red.Sum(hbuf.RawMatrix().Data[:cur*b]); err != nil {
 				return nil, err
 			}
 			subMul(w, vc, h)
-			h2.Mul(vc.T(), w)
+			project(h2, vc, w)
 			if err := red.Sum(h2buf.RawMatrix().Data[:cur*b]); err != nil {
 				return nil, err
 			}
@@ -349,9 +349,28 @@ func (ks krylovSchur) repairBlock(v *mat.Dense, cur, b int, rr []float64, anorm 
 	return nil
 }
 
-// subMul sets w −= v·h with one dgemm and no temporary.
+// project sets h = vᵀ·w: one dgemm, or dgemv for a single column (a
+// dgemm of one column packs all of v first).
+func project(h, v, w *mat.Dense) {
+	vr, wr, hr := v.RawMatrix(), w.RawMatrix(), h.RawMatrix()
+	if wr.Cols == 1 {
+		blas64.Gemv(blas.Trans, 1, vr, blas64.Vector{N: wr.Rows, Inc: wr.Stride, Data: wr.Data},
+			0, blas64.Vector{N: hr.Rows, Inc: hr.Stride, Data: hr.Data})
+		return
+	}
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, vr, wr, 0, hr)
+}
+
+// subMul sets w −= v·h with one dgemm (dgemv for a single column) and no
+// temporary.
 func subMul(w, v, h *mat.Dense) {
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, v.RawMatrix(), h.RawMatrix(), 1, w.RawMatrix())
+	vr, wr, hr := v.RawMatrix(), w.RawMatrix(), h.RawMatrix()
+	if wr.Cols == 1 {
+		blas64.Gemv(blas.NoTrans, -1, vr, blas64.Vector{N: hr.Rows, Inc: hr.Stride, Data: hr.Data},
+			1, blas64.Vector{N: wr.Rows, Inc: wr.Stride, Data: wr.Data})
+		return
+	}
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, vr, hr, 1, wr)
 }
 
 func ceilTo(x, b int) int  { return (x + b - 1) / b * b }
