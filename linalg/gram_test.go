@@ -198,7 +198,10 @@ func TestCalibrate(t *testing.T) {
 	require.Greater(t, p.MapNative, 0.0)
 	require.Greater(t, p.SymmBLAS, 0.0)
 	require.Greater(t, p.SymmTiled, 0.0)
-	require.Equal(t, p.SymmTiled < p.SymmBLAS, p.SymmNative)
+	if p.Source == "measured" {
+		// Decided by the times (KDUAL_GRAM would override).
+		require.Equal(t, p.SymmTiled < p.SymmBLAS, p.SymmNative)
+	}
 	require.Equal(t, p.SymmNative, SymmNative())
 	if native.HasDotKernel() {
 		require.Greater(t, p.InnerBLAS, 0.0)

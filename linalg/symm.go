@@ -98,7 +98,8 @@ func tiledSymm[T float32 | float64](b native.Build, n, t, i0, i1 int, x, dst *ma
 // storage b = 1, 2, 3 11.2, 11.4, 14.7 ms against 22.3, 17.3, 18.3 with
 // the row-major kernel, b = 4 and 6 even, b = 8 35 against 28 ms; float32
 // tiles b = 1, 2, 3, 4, 6 7.3, 9.6, 11.9, 14.0, 18.4 ms against 16.8,
-// 18.3, 17.7, 19.8, 24.0, b = 8 and 16 even.
+// 18.3, 17.7, 19.8, 24.0, b = 8 and 16 even. (Measured before the transposed
+// kernel's argument check stopped allocating a block per call.)
 const (
 	symmTMax   = 4
 	symmTMax32 = 6
