@@ -94,4 +94,6 @@ void dlatrs_(const char* uplo, const char* trans, const char* diag, const char* 
 	const int* n, const double* a, const int* lda, double* x, double* scale, double* cnorm,
 	int* info, size_t, size_t, size_t, size_t);
 void drscl_(const int* n, const double* sa, double* sx, const int* incx);
+void dtrsv_(const char* uplo, const char* trans, const char* diag, const int* n, const double* a,
+	const int* lda, double* x, const int* incx, size_t, size_t, size_t);
 #endif

@@ -531,6 +531,8 @@ func TestProgrammerErrorsPanicWithPrefix(t *testing.T) {
 			_, _, _ = (*Workspace)(nil).Dggsvd3('X', 'N', 'N', 2, 2, 2, a, 2, a, 2, w, w, nil, 1, nil, 1, nil, 1, make([]int, 2))
 		},
 		"latrs normin": func() { Dlatrs('U', 'N', 'N', 'X', 4, a, 4, w, w) },
+		"trsv short x": func() { Dtrsv('U', 'N', 'N', 4, a, 4, w[:3]) },
+		"trsv uplo":    func() { Dtrsv('X', 'N', 'N', 4, a, 4, w) },
 	}
 	for name, f := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -595,4 +597,72 @@ func TestNewBindingsOnKnownMatrices(t *testing.T) {
 	require.NoError(t, Dtrtrs('U', 'N', 'N', 2, 1, u, 2, x, 2))
 	require.InDeltaSlice(t, []float64{1, 2}, x, 1e-15)
 	require.ErrorIs(t, Dtrtrs('U', 'N', 'N', 2, 1, []float64{0, 0, 1, 4}, 2, x, 2), ErrSingular)
+}
+
+// TestDtrsv checks op(A)·x = b for every triangle, op and diagonal kind on a
+// padded (NaN-poisoned) column-major matrix whose other triangle is NaN,
+// against the product formed from the triangle, and that Dlatrs gives the
+// same solution with scale 1.
+func TestDtrsv(t *testing.T) {
+	const n = 37
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, uplo := range []byte{'U', 'L'} {
+		for _, trans := range []byte{'N', 'T'} {
+			for _, diag := range []byte{'N', 'U'} {
+				a := newCM(n, n)
+				for j := 0; j < n; j++ {
+					for i := 0; i < n; i++ {
+						in := (uplo == 'U' && i < j) || (uplo == 'L' && i > j)
+						switch {
+						case i == j && diag == 'U':
+							a.set(i, j, math.NaN()) // never read
+						case i == j:
+							a.set(i, j, 2+rng.Float64())
+						case in:
+							a.set(i, j, rng.Float64()-0.5)
+						default:
+							a.set(i, j, math.NaN())
+						}
+					}
+				}
+				// t(i, j) is op(A)'s entry.
+				at := func(i, j int) float64 {
+					if trans == 'T' {
+						i, j = j, i
+					}
+					if i == j {
+						if diag == 'U' {
+							return 1
+						}
+						return a.at(i, i)
+					}
+					if (uplo == 'U' && i < j) || (uplo == 'L' && i > j) {
+						return a.at(i, j)
+					}
+					return 0
+				}
+				want := make([]float64, n)
+				for i := range want {
+					want[i] = rng.NormFloat64()
+				}
+				b := make([]float64, n)
+				for i := 0; i < n; i++ {
+					for j := 0; j < n; j++ {
+						b[i] += at(i, j) * want[j]
+					}
+				}
+				x := append([]float64(nil), b...)
+				Dtrsv(uplo, trans, diag, n, a.d, a.ld, x)
+				for i := range x {
+					require.InDelta(t, want[i], x[i], 1e-12*(1+math.Abs(want[i])), "%c%c%c x[%d]", uplo, trans, diag, i)
+				}
+				y := append([]float64(nil), b...)
+				s := Dlatrs(uplo, trans, diag, 'N', n, a.d, a.ld, y, make([]float64, n))
+				require.Equal(t, 1.0, s)
+				for i := range y {
+					require.InDelta(t, x[i], y[i], 1e-13*(1+math.Abs(x[i])), "%c%c%c dlatrs x[%d]", uplo, trans, diag, i)
+				}
+			}
+		}
+	}
 }

@@ -455,6 +455,25 @@ func Dlatrs(uplo, trans, diag, normin byte, n int, a []float64, lda int, x, cnor
 	return float64(scale)
 }
 
+// Dtrsv solves op(A) x = b for triangular A (BLAS dtrsv, no protection
+// against overflow: Dlatrs is the robust solve); x holds b on entry and x
+// on exit.
+func Dtrsv(uplo, trans, diag byte, n int, a []float64, lda int, x []float64) {
+	const r = "dtrsv"
+	checkJob(r, uplo, "UL")
+	checkJob(r, trans, "NTC")
+	checkJob(r, diag, "NU")
+	checkDim(r, "n", n)
+	checkMatrix(r, "a", n, n, a, lda)
+	checkLen(r, "x", len(x), n)
+	if n == 0 {
+		return
+	}
+	cu, ct, cd := cchar(uplo), cchar(trans), cchar(diag)
+	cn, clda, inc := cint(n), cint(lda), C.int(1)
+	C.dtrsv_(&cu, &ct, &cd, &cn, dptr(a), &clda, dptr(x), &inc, one, one, one)
+}
+
 // Drscl scales x by 1/sa without overflow or underflow in forming 1/sa.
 func Drscl(n int, sa float64, x []float64) {
 	checkDim("drscl", "n", n)
