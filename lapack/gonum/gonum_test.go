@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"
 	native "gonum.org/v1/gonum/lapack/gonum"
+
+	klapack "github.com/kdual/kdual/lapack"
 )
 
 func randomMatrix(r *rand.Rand, m, n, ld int) []float64 {
@@ -244,6 +246,82 @@ func TestTransposes(t *testing.T) {
 				}
 				if sq[i*lds+j] != want {
 					t.Fatalf("%d×%d: in-place transpose of the leading %d×%d block wrong at (%d,%d)", m, n, k, k, i, j)
+				}
+			}
+		}
+	}
+}
+
+// Dgecon takes plain triangular solves (dtrsv) and falls back on dlatrs
+// when they leave the safe range: both paths must give gonum's estimate —
+// an LU factorisation of a random matrix (the plain solves), and factors
+// whose solves overflow (a U with diagonal entries of 1e-200, where
+// dlatrs scales).
+func TestDgeconAgreesWithGonum(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	const n, lda = 120, 125
+	a := randomMatrix(r, n, n, lda)
+	ipiv := make([]int, n)
+	impl.Dgetrf(n, n, a, lda, ipiv)
+	tiny := randomMatrix(r, n, n, lda)
+	for i := 0; i < n; i++ {
+		tiny[i*lda+i] = 1e-200 * (1 + float64(i%3))
+	}
+	ones := make([]float64, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	klapack.Dtrsv('L', 'N', 'N', n, tiny, lda, ones)
+	if solvedInRange(ones) {
+		t.Fatal("the overflowing factors do not leave the plain solve's range")
+	}
+	work, iwork := make([]float64, 4*n), make([]int, n)
+	for _, c := range []struct {
+		name string
+		a    []float64
+	}{{"lu", a}, {"overflowing", tiny}} {
+		for _, norm := range []lapack.MatrixNorm{lapack.MaxColumnSum, lapack.MaxRowSum} {
+			anorm := native.Implementation{}.Dlange(norm, n, n, c.a, lda, work)
+			before := append([]float64(nil), c.a...)
+			got := impl.Dgecon(norm, n, c.a, lda, anorm, work, iwork)
+			want := native.Implementation{}.Dgecon(norm, n, c.a, lda, anorm, work, iwork)
+			if maxDiff(before, c.a) != 0 {
+				t.Fatalf("%s %c: the factors changed", c.name, norm)
+			}
+			if math.IsNaN(got) || math.Abs(got-want) > 1e-10*math.Abs(want) {
+				t.Errorf("%s %c: rcond %g, gonum's %g", c.name, norm, got, want)
+			}
+		}
+	}
+}
+
+// Dlange's parallel sums (from langeParallelFrom entries) agree with
+// gonum's Dlange on a matrix with NaN-poisoned padding, in every norm and
+// on odd shapes, and a NaN entry anywhere gives NaN, as dlange's DISNAN
+// tests do.
+func TestLangeParallelAgreesWithGonum(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, sh := range [][2]int{{700, 401}, {257, 1100}, {1, langeParallelFrom + 3}} {
+		m, n := sh[0], sh[1]
+		lda := n + 3
+		a := randomMatrix(r, m, n, lda)
+		for i := 0; i < m-1; i++ {
+			for j := n; j < lda; j++ {
+				a[i*lda+j] = math.NaN()
+			}
+		}
+		work := make([]float64, max(m, n))
+		for _, norm := range []lapack.MatrixNorm{lapack.MaxAbs, lapack.MaxColumnSum, lapack.MaxRowSum, lapack.Frobenius} {
+			got := impl.Dlange(norm, m, n, a, lda, work)
+			want := native.Implementation{}.Dlange(norm, m, n, a, lda, work)
+			if math.IsNaN(got) || math.Abs(got-want) > 1e-12*want {
+				t.Errorf("%d×%d %c: %g, gonum's %g", m, n, norm, got, want)
+			}
+			for _, at := range [][2]int{{0, 0}, {m / 2, n - 1}, {m - 1, n / 3}} {
+				b := append([]float64(nil), a...)
+				b[at[0]*lda+at[1]] = math.NaN()
+				if got := impl.Dlange(norm, m, n, b, lda, work); !math.IsNaN(got) {
+					t.Errorf("%d×%d %c: NaN at %v gives %g", m, n, norm, at, got)
 				}
 			}
 		}
