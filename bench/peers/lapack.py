@@ -10,7 +10,10 @@ lapack64 set to kdual's lapack/gonum) and `--impl gonum` (gonum's Go code),
 timed inside the process around the mat call. The Python side times the
 matching call (see bench/lapack.go) on an n×n N(0, 1) matrix built the same
 way. kdual and NumPy run in turn, repeat times, and the medians are
-compared; gonum's Go LAPACK runs native-repeat times (0 skips it).
+compared; gonum's Go LAPACK runs native-repeat times (0 skips it). Both
+sides are timed warm: kdual runs each call once untimed in its process
+first, and the Python side runs each call once untimed before the first
+repeat.
 """
 import json
 import statistics
@@ -96,6 +99,8 @@ def main():
         ops.insert(ops.index("lu") + 1, "lu+cond")
         ours["lu+cond"], peers["lu+cond"], native["lu+cond"] = ours["lu"], [], native["lu"]
     go_ops = [op for op in ops if op != "lu+cond"]
+    for op in ops:
+        peer(op, a, n)  # warm-up, untimed (kdual warms up in its process)
     for _ in range(repeat):
         for op, r in kdual(binary, n, go_ops, "openblas").items():
             ours[op].append(r["seconds"])
