@@ -317,6 +317,12 @@ func TestLangeParallelAgreesWithGonum(t *testing.T) {
 			if math.IsNaN(got) || math.Abs(got-want) > 1e-12*want {
 				t.Errorf("%d×%d %c: %g, gonum's %g", m, n, norm, got, want)
 			}
+			if norm != lapack.Frobenius {
+				// The parallel sums themselves, whatever the size rule.
+				if got := langeParallel(norm, m, n, a, lda); math.Abs(got-want) > 1e-12*want {
+					t.Errorf("%d×%d %c: parallel %g, gonum's %g", m, n, norm, got, want)
+				}
+			}
 			for _, at := range [][2]int{{0, 0}, {m / 2, n - 1}, {m - 1, n / 3}} {
 				b := append([]float64(nil), a...)
 				b[at[0]*lda+at[1]] = math.NaN()
