@@ -552,3 +552,136 @@ func withDiag(r TileRow, diag bool) (TileRow, bool) {
 	r.Diag = diag
 	return r, !diag || r.M == first
 }
+
+// TileRowSymmS32 (float32 arithmetic) agrees with float64 loops over the
+// same float32 tiles within its stated bound, (γ_64 + 2⁻²⁴)·(|A|·|X|) per
+// entry, on both builds: tiles of more than 64 rows and columns (the
+// partial sums go into Y every 64 columns and every 64 rows), rows not a
+// multiple of four, a narrower last tile, packed and strided storage, a
+// diagonal first tile whose lower triangle is NaN, and blocks of 8, 16 and
+// 24 columns; bad arguments panic.
+func TestTileRowSymmS32WithinBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 3))
+	const u = 1.0 / (1 << 24)
+	gamma := SymmSingleChunk * u / (1 - SymmSingleChunk*u)
+	shapes := []struct {
+		name string
+		r    TileRow
+	}{
+		{"packed", TileRow{M: 136, T: 136, Tiles: 3, Last: 136, Step: 136 * 136, Lda: 136}},
+		{"full", TileRow{M: 134, T: 136, Tiles: 2, Last: 101, Step: 136, Lda: 290}},
+		{"full-last-diag", TileRow{M: 70, T: 72, Tiles: 1, Last: 70, Step: 72, Lda: 75}},
+		{"small", TileRow{M: 7, T: 8, Tiles: 2, Last: 5, Step: 8, Lda: 13}},
+	}
+	for _, b := range []Build{Best(), Baseline()} {
+		for _, sh := range shapes {
+			for _, diag := range []bool{false, true} {
+				r, ok := withDiag(sh.r, diag)
+				if !ok {
+					continue
+				}
+				for _, bp := range []int{8, 16, 24} {
+					a, a32 := tileRowData(rng, r)
+					cols := r.cols()
+					x, y := randVec(rng, cols*bp), randVec(rng, cols*bp)
+					xi, yi := randVec(rng, r.M*bp), randVec(rng, r.M*bp)
+					if diag {
+						xi, yi = x[:r.M*bp], y[:r.M*bp]
+					}
+					x32, xi32 := make([]float32, len(x)), make([]float32, len(xi))
+					for i, v := range x {
+						x32[i] = float32(v)
+					}
+					for i, v := range xi {
+						xi32[i] = float32(v)
+					}
+					if diag {
+						xi32 = x32[:r.M*bp]
+					}
+					// The exact product (of the unrounded X) and |A|·|X|.
+					wy, wyi := append([]float64(nil), y...), append([]float64(nil), yi...)
+					abs := func(v []float64) []float64 {
+						w := make([]float64, len(v))
+						for i, e := range v {
+							w[i] = math.Abs(e)
+						}
+						return w
+					}
+					ay, ayi := make([]float64, len(y)), make([]float64, len(yi))
+					if diag {
+						wyi, ayi = wy[:r.M*bp], ay[:r.M*bp]
+					}
+					at := func(i, g int) int { return i*bp + g }
+					refTileRow(r, a, bp, xi, x, wyi, wy, at)
+					axi, ax := abs(xi), abs(x)
+					if diag {
+						axi = ax[:r.M*bp]
+					}
+					refTileRow(r, abs(a), bp, axi, ax, ayi, ay, at)
+
+					zy, zi := append([]float64(nil), y...), append([]float64(nil), yi...)
+					if diag {
+						zi = zy[:r.M*bp]
+					}
+					ys := make([]float32, r.T*bp)
+					for i := range ys {
+						ys[i] = float32(math.NaN()) // scratch: overwritten before use
+					}
+					b.TileRowSymmS32(r, a32, bp, xi32, x32, zi, zy, ys)
+					what := fmt.Sprintf("%s %s diag=%v bp=%d", b.Name(), sh.name, diag, bp)
+					check := func(side string, want, got, bound []float64) {
+						for i := range want {
+							tol := (gamma+u)*bound[i]*(1+1e-6) + 1e-12
+							require.InDelta(t, want[i], got[i], tol, "%s %s[%d]", what, side, i)
+						}
+					}
+					check("Y_J", wy, zy, ay)
+					if !diag {
+						check("Y_I", wyi, zi, ayi)
+					}
+				}
+			}
+		}
+		v := make([]float64, 64)
+		f := make([]float32, 64)
+		r := TileRow{M: 4, T: 4, Tiles: 1, Last: 4, Lda: 4}
+		require.Panics(t, func() { b.TileRowSymmS32(r, make([]float32, 16), 4, f, f, v, v, f) })
+		require.Panics(t, func() { b.TileRowSymmS32(r, make([]float32, 16), 8, f, f, v, v, f[:31]) })
+		require.Panics(t, func() { b.TileRowSymmS32(r, make([]float32, 16), 8, f[:31], f, v, v, f) })
+	}
+}
+
+// TileRowSymmS32 adds a row's float32 partial sum into Y at least every
+// SymmSingleChunk columns: with a row of ones against 1 followed by 135
+// values just under 2⁻²⁴, a float32 sum loses each small value (1 + x
+// rounds to 1), so one chain over all 136 columns is off by about 135·2⁻²⁴
+// and breaks the stated bound, where chains of 64 lose at most 63 of them.
+func TestTileRowSymmS32ChunksPartialSums(t *testing.T) {
+	const u = 1.0 / (1 << 24)
+	gamma := SymmSingleChunk * u / (1 - SymmSingleChunk*u)
+	const m, n, bp = 4, 136, 8
+	r := TileRow{M: m, T: n, Tiles: 1, Last: n, Step: n, Lda: n}
+	a := make([]float32, m*n)
+	for i := range a {
+		a[i] = 1
+	}
+	small := float32(u * (1 - 1.0/1024))
+	xj := make([]float32, n*bp)
+	for c := 0; c < n; c++ {
+		for g := 0; g < bp; g++ {
+			xj[c*bp+g] = small
+			if c == 0 {
+				xj[c*bp+g] = 1
+			}
+		}
+	}
+	exact := 1 + float64(n-1)*float64(small)
+	for _, b := range []Build{Best(), Baseline()} {
+		xi := make([]float32, m*bp)
+		yi, yj := make([]float64, m*bp), make([]float64, n*bp)
+		b.TileRowSymmS32(r, a, bp, xi, xj, yi, yj, make([]float32, n*bp))
+		for i, v := range yi {
+			require.InDelta(t, exact, v, (gamma+u)*exact, "%s Y_I[%d]", b.Name(), i)
+		}
+	}
+}

@@ -15,6 +15,8 @@ void kd_tsymv64_avx2(int t, int tiles, const double *a, const double *xi, const 
 void kd_tsymv64_base(int t, int tiles, const double *a, const double *xi, const double *xj, double *yi, double *yj, int diag);
 void kd_tsymm(int avx2, int f32, int m, int t, int tiles, int last, const void *a, long step, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
 void kd_tsymmt(int avx2, int f32, int m, int t, int tiles, int last, const void *a, long step, int lda, int nb, const double *xi, const double *xj, long ldx, double *yi, double *yj, long ldy, int diag);
+void kd_tsymms_avx2(int m, int t, int tiles, int last, const float *a, long step, int lda, int bp, const float *xi, const float *xj, double *yi, double *yj, float *ys, int diag);
+void kd_tsymms_base(int m, int t, int tiles, int last, const float *a, long step, int lda, int bp, const float *xi, const float *xj, double *yi, double *yj, float *ys, int diag);
 void kd_rbf_rows32_avx2(int m, int n, const float *src, int lds, double *out, int ldo, const double *ni, const double *nj, double c, int laplace);
 void kd_rbf_rows32_base(int m, int n, const float *src, int lds, double *out, int ldo, const double *ni, const double *nj, double c, int laplace);
 void kd_mt32_dot_avx2(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
@@ -262,6 +264,49 @@ func tileRowSymm[T float32 | float64](b Build, r TileRow, a []T, bp int, xi, xj,
 	v := symmPointers(xi, xj, yi, yj, r.Diag)
 	C.kd_tsymm(avx2, f32, C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), unsafe.Pointer(&a[0]), C.long(r.Step), C.int(r.Lda),
 		C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
+}
+
+// SymmSingleChunk is the longest float32 partial sum of TileRowSymmS32:
+// each entry of Y is within (γ_SymmSingleChunk + 2⁻²⁴)·(|A|·|X|) of the
+// product of the stored tiles with X (γ_k = k·2⁻²⁴/(1 − k·2⁻²⁴)), plus the
+// float64 sums.
+const SymmSingleChunk = 64
+
+// TileRowSymmS32 is TileRowSymm32 in float32 arithmetic: X in float32
+// (row-major, stride bp, a multiple of 8), Y in float64, ys a float32
+// scratch of at least r.T·bp entries (overwritten). It takes half the
+// vector instructions per entry of TileRowSymm32 and converts no entry of
+// the tiles; its rounding is kept to partial sums of at most
+// SymmSingleChunk products, added into Y in float64. Safe for concurrent
+// use on disjoint outputs and scratches.
+func TileRowSymmS32(r TileRow, a []float32, bp int, xi, xj []float32, yi, yj []float64, ys []float32) {
+	Best().TileRowSymmS32(r, a, bp, xi, xj, yi, yj, ys)
+}
+
+// TileRowSymmS32 is the package-level TileRowSymmS32 on build b.
+func (b Build) TileRowSymmS32(r TileRow, a []float32, bp int, xi, xj []float32, yi, yj []float64, ys []float32) {
+	cols := r.cols()
+	if !validTileRow(r, len(a)) || bp <= 0 || bp%8 != 0 || bp > math.MaxInt32 || cols > math.MaxInt32/bp ||
+		len(xi) < r.M*bp || len(yi) < r.M*bp || len(xj) < cols*bp || len(yj) < cols*bp || len(ys) < r.T*bp {
+		panic(fmt.Sprintf("native: TileRowSymmS32: bad arguments %+v bp=%d", r, bp))
+	}
+	if r.M == 0 {
+		return
+	}
+	diag := C.int(0)
+	if r.Diag {
+		diag = 1
+	}
+	pa, pys := (*C.float)(unsafe.Pointer(&a[0])), (*C.float)(unsafe.Pointer(&ys[0]))
+	pxi, pxj := (*C.float)(unsafe.Pointer(&xi[0])), (*C.float)(unsafe.Pointer(&xj[0]))
+	pyi, pyj := (*C.double)(unsafe.Pointer(&yi[0])), (*C.double)(unsafe.Pointer(&yj[0]))
+	if b.avx2 {
+		C.kd_tsymms_avx2(C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), pa, C.long(r.Step), C.int(r.Lda),
+			C.int(bp), pxi, pxj, pyi, pyj, pys, diag)
+		return
+	}
+	C.kd_tsymms_base(C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), pa, C.long(r.Step), C.int(r.Lda),
+		C.int(bp), pxi, pxj, pyi, pyj, pys, diag)
 }
 
 // TileRowSymmT64 is TileRowSymm64 for a small block of nb vectors held in
