@@ -87,7 +87,9 @@ func BenchmarkTiles64Side(b *testing.B) {
 // 1.25·max(stored bytes / read bandwidth, 2n²b / GEMM rate), both rates
 // measured in the same run — the read bandwidth as the faster of OpenBLAS
 // sasum and a parallel Go sum over the tiles, the rate as a 3000³ OpenBLAS
-// dgemm (the passes compute in float64). Reports seconds per pass, the bound and their ratio. Run with:
+// dgemm for the passes in float64 arithmetic, sgemm for those in float32
+// (SingleBlocks, b = 8 and 32 again). Reports seconds per pass, the bound
+// and their ratio. Run with:
 // go test -run '^$' -bench Tiles32PassBound -benchtime 3x ./linalg
 func BenchmarkTiles32PassBound(b *testing.B) {
 	n := 20000
@@ -142,8 +144,31 @@ func BenchmarkTiles32PassBound(b *testing.B) {
 	rate := 2 * g * g * g / best(3, func() {
 		blas64.Implementation().Dgemm(blas.NoTrans, blas.NoTrans, g, g, g, 1, a, g, a, g, 0, c, g)
 	})
-	for _, cols := range []int{1, 8, 32} {
-		b.Run(fmt.Sprintf("b=%d", cols), func(b *testing.B) {
+	a32, c32 := make([]float32, g*g), make([]float32, g*g)
+	for i := range a32 {
+		a32[i] = float32(i%7) - 3
+	}
+	rate32 := 2 * g * g * g / best(3, func() {
+		blas32.Implementation().Sgemm(blas.NoTrans, blas.NoTrans, g, g, g, 1, a32, g, a32, g, 0, c32, g)
+	})
+	// b = 8 and 32 in float64 arithmetic (bound with the dgemm rate) and
+	// in float32 arithmetic (SingleBlocks; bound with the sgemm rate).
+	for _, run := range []struct {
+		cols   int
+		single bool
+	}{{1, false}, {8, false}, {32, false}, {8, true}, {32, true}} {
+		cols := run.cols
+		name := fmt.Sprintf("b=%d", cols)
+		if run.single {
+			name += "/float32"
+		}
+		b.Run(name, func(b *testing.B) {
+			s.SingleBlocks = run.single
+			defer func() { s.SingleBlocks = false }()
+			rate := rate
+			if run.single {
+				rate = rate32
+			}
 			x := mat.NewDense(n, cols, nil)
 			x.Apply(func(i, j int, _ float64) float64 { return float64((i*7+j)%13) - 6 }, x)
 			y := mat.NewDense(n, cols, nil)
@@ -162,7 +187,7 @@ func BenchmarkTiles32PassBound(b *testing.B) {
 			b.ReportMetric(bound, "s-bound")
 			b.ReportMetric(pass/bound, "pass/bound")
 			b.ReportMetric(read/1e9, "read-GB/s")
-			b.ReportMetric(rate/1e9, "dgemm-GFLOP/s")
+			b.ReportMetric(rate/1e9, "gemm-GFLOP/s")
 		})
 	}
 }

@@ -273,6 +273,20 @@ func TestSymmetricProductsAgree(t *testing.T) {
 					// float32 storage: |Δ| ≤ 2⁻²⁴·Σ|a||x| ≤ 6e-8·‖A‖∞‖x‖∞.
 					tol32 := 6e-8*mat.Norm(a, math.Inf(1))*mat.Norm(xb, math.Inf(1)) + tol
 					require.True(t, mat.EqualApprox(&want, got32, tol32), "MulBlock n=%d b=%d", n, b)
+					// float32 arithmetic (blocks of more than 6 columns):
+					// within BlockRel·(|A|·|x|) more, and the same result
+					// as float64 arithmetic for narrower blocks.
+					tiles.SingleBlocks = true
+					single := mat.NewDense(n, b, nil)
+					tiles.MulBlockOn(build, single, xb)
+					tiles.SingleBlocks = false
+					tolS := BlockRel*mat.Norm(a, math.Inf(1))*mat.Norm(xb, math.Inf(1)) + tol32
+					require.True(t, mat.EqualApprox(&want, single, tolS), "MulBlock single n=%d b=%d", n, b)
+					if b <= symmTMax32 {
+						require.True(t, mat.Equal(got32, single), "MulBlock single n=%d b=%d: not the float64 path", n, b)
+					} else if n > 7 {
+						require.False(t, mat.Equal(got32, single), "MulBlock single n=%d b=%d: the float64 path", n, b)
+					}
 					if b == 1 {
 						y := make([]float64, n)
 						tiles.MulVecOn(build, y, xb.RawMatrix().Data)
@@ -555,4 +569,50 @@ func TestGramSourceCentredInPlace(t *testing.T) {
 		require.Equal(t, before, c.x)
 		require.Equal(t, yBefore, y)
 	}
+}
+
+// A Gram with float32 inner products multiplies blocks of more than six
+// columns in float32 arithmetic (SingleBlocks), one with float64 products
+// does not; bands of such a matrix sum to the whole matrix's product, and
+// the product is within BlockRel·(|A|·|x|) of the float64 arithmetic's.
+func TestGramTiles32SingleBlocks(t *testing.T) {
+	x := randData(31, 600, 5)
+	em := Kernel{Kind: Gaussian, Sigma: 2}.ElementMap(cols(x))
+	f64, err := GramTiles32(x, em, GramOptions{})
+	require.NoError(t, err)
+	defer f64.Free()
+	require.False(t, f64.SingleBlocks)
+	full, err := GramTiles32(x, em, GramOptions{Products: ProductsFloat32})
+	require.NoError(t, err)
+	defer full.Free()
+	require.True(t, full.SingleBlocks)
+	xb := randData(32, 600, 9)
+	want := mat.NewDense(600, 9, nil)
+	full.MulBlock(want, xb)
+	full.SingleBlocks = false
+	exact := mat.NewDense(600, 9, nil)
+	full.MulBlock(exact, xb)
+	full.SingleBlocks = true
+	// |A|·|x| ≤ ‖A‖∞·max|x| entry by entry (A is positive here).
+	ainf := 0.0
+	for i := 0; i < 600; i++ {
+		r := 0.0
+		for j := 0; j < 600; j++ {
+			r += math.Abs(full.At(i, j))
+		}
+		ainf = math.Max(ainf, r)
+	}
+	require.True(t, mat.EqualApprox(want, exact, BlockRel*ainf*mat.Norm(xb, math.Inf(1))))
+	require.False(t, mat.Equal(want, exact), "float32 arithmetic gave float64's result")
+	sum := mat.NewDense(600, 9, nil)
+	for _, band := range [][2]int{{0, 1}, {1, 3}} {
+		st, err := GramTiles32Band(x, em, GramOptions{Products: ProductsFloat32}, band[0], band[1])
+		require.NoError(t, err)
+		require.True(t, st.SingleBlocks)
+		part := mat.NewDense(600, 9, nil)
+		st.MulBlock(part, xb)
+		sum.Add(sum, part)
+		st.Free()
+	}
+	require.True(t, mat.EqualApprox(sum, want, 1e-12*mat.Norm(want, math.Inf(1))))
 }

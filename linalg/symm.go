@@ -52,6 +52,55 @@ func tiledSymm[T float32 | float64](b native.Build, n, t, i0, i1 int, x, dst *ma
 			xp[i*rs+c*cs] = v
 		}
 	}
+	acc := symmBands(nt, i0, i1, size, func(_, I int, yw []float64) {
+		tr, a := row(I)
+		if trans {
+			xi, yi := xp[I*t:], yw[I*t:]
+			mulTileRowT(b, tr, a, nb, xi, xi, pad, yi, yi, pad)
+			return
+		}
+		mulTileRow(b, tr, a, bp, xp[I*t*bp:(I+1)*t*bp], xp[I*t*bp:], yw[I*t*bp:(I+1)*t*bp], yw[I*t*bp:])
+	})
+	sumBands(dst, acc, n, nb, rs, cs)
+}
+
+// tiledSymmS32 is tiledSymm for float32 tiles in float32 arithmetic
+// (native.TileRowSymmS32): x is rounded to float32 once, in rows of bp ≥ b
+// columns, a multiple of 8 (zero padded); Y is summed in float64.
+func tiledSymmS32(b native.Build, n, t, i0, i1 int, x, dst *mat.Dense, row func(I int) (native.TileRow, []float32)) {
+	r, nb := x.Dims()
+	dr, db := dst.Dims()
+	if r != n || dr != n || db != nb {
+		panic(fmt.Sprintf("linalg: symmetric product: x %d×%d, dst %d×%d, n = %d", r, nb, dr, db, n))
+	}
+	nt := (n + t - 1) / t
+	pad := nt * t
+	bp := (nb + 7) / 8 * 8
+	xr := x.RawMatrix()
+	xp := make([]float32, pad*bp)
+	par.For(0, n, nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for c, v := range xr.Data[i*xr.Stride : i*xr.Stride+nb] {
+				xp[i*bp+c] = float32(v)
+			}
+		}
+	})
+	ys := make([][]float32, min(par.Workers(0), i1-i0))
+	for w := range ys {
+		ys[w] = make([]float32, t*bp)
+	}
+	acc := symmBands(nt, i0, i1, pad*bp, func(w, I int, yw []float64) {
+		tr, a := row(I)
+		b.TileRowSymmS32(tr, a, bp, xp[I*t*bp:(I+1)*t*bp], xp[I*t*bp:], yw[I*t*bp:(I+1)*t*bp], yw[I*t*bp:], ys[w])
+	})
+	sumBands(dst, acc, n, nb, bp, 1)
+}
+
+// symmBands runs row(w, I, acc) for the tile rows [i0, i1) of a matrix of
+// nt tile rows in min(workers, i1 − i0) parallel bands (w is the band),
+// balanced by tile count, each band with a private accumulator of size
+// entries; it returns the accumulators.
+func symmBands(nt, i0, i1, size int, row func(w, I int, acc []float64)) [][]float64 {
 	workers := min(par.Workers(0), i1-i0)
 	bounds := balancedBounds(i1-i0, workers, func(I int) float64 { return float64(nt - i0 - I) })
 	for w := range bounds {
@@ -64,19 +113,18 @@ func tiledSymm[T float32 | float64](b native.Build, n, t, i0, i1 int, x, dst *ma
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			yw := acc[w]
 			for I := bounds[w]; I < bounds[w+1]; I++ {
-				tr, a := row(I)
-				if trans {
-					xi, yi := xp[I*t:], yw[I*t:]
-					mulTileRowT(b, tr, a, nb, xi, xi, pad, yi, yi, pad)
-					continue
-				}
-				mulTileRow(b, tr, a, bp, xp[I*t*bp:(I+1)*t*bp], xp[I*t*bp:], yw[I*t*bp:(I+1)*t*bp], yw[I*t*bp:])
+				row(w, I, acc[w])
 			}
 		}()
 	}
 	wg.Wait()
+	return acc
+}
+
+// sumBands sets the n×nb dst to the sum of the accumulators, whose entry
+// (i, c) is at i·rs + c·cs.
+func sumBands(dst *mat.Dense, acc [][]float64, n, nb, rs, cs int) {
 	dd := dst.RawMatrix()
 	par.For(0, n, nil, func(lo, hi int) {
 		for i := lo; i < hi; i++ {

@@ -64,7 +64,7 @@ func runBench(args []string, stdout io.Writer) error {
 	fs.BoolVar(&p.Float32, "float32", false, "store the kernel matrix in float32 (the same as --operator float32)")
 	fs.StringVar(&p.Operator, "operator", "auto", "kernel operator: auto (planned from n, d, s, the smallest δ and --memory), float64, float32 or matrix-free")
 	memory := fs.String("memory", "", "memory budget for the planner, e.g. 8GiB (default: the memory available)")
-	fs.StringVar(&p.Products, "products", "float64", "inner products of the float32 and matrix-free operators: float64 or float32")
+	fs.StringVar(&p.Products, "products", "float64", "inner products of the float32 and matrix-free operators: float64 or float32 (the float32 operator then also multiplies blocks of more than six vectors in float32)")
 	fs.Uint64Var(&p.Seed, "seed", 1, "seed of the data and the random starts")
 	deltas := fs.String("delta", "1e-2,1e-4", "accuracy targets δ (η < δ), comma-separated")
 	solvers := fs.String("solvers", "lbfgs,lanczos,randomized,block", "solvers: lbfgs, lanczos, randomized, block, dense (top s), dense-full (all pairs, the paper's SVD column, timed once)")

@@ -64,7 +64,10 @@ type KPCA struct {
 	// Products is the arithmetic of the kernel's inner products for the
 	// float32 and matrix-free operators (float64 by default; float32 runs
 	// at about twice the rate, each entry within linalg's stated bound,
-	// and CheckResiduals measures the result against the float64 kernel).
+	// and CheckResiduals measures the result against the float64 kernel);
+	// with float32 products the float32 operator also multiplies blocks of
+	// more than six columns in float32 arithmetic (linalg.SymTiles32's
+	// SingleBlocks, within linalg.BlockRel per entry).
 	Products linalg.ProductPrecision
 	// Float32 is the former switch for float32 storage; it means
 	// Operator = eig.OperatorFloat32.
