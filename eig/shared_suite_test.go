@@ -101,6 +101,37 @@ func TestSharedOperatorSuite(t *testing.T) {
 		}
 		eigtest.RunOperator(t, op, g, tol)
 	}
+	// float32 inner products: the stored entries within EntryRel, blocks
+	// of more than six columns in float32 arithmetic within BlockRel more.
+	op32, err := eig.NewKernelOperator(x, k, eig.OperatorFloat32, false, linalg.GramOptions{Products: linalg.ProductsFloat32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiles := op32.(*eig.Float32).Tiles()
+	if !tiles.SingleBlocks {
+		t.Fatal("float32 products did not ask for float32 block arithmetic")
+	}
+	eigtest.RunOperator(t, op32, g, tiles.EntryRel+linalg.BlockRel)
+	// and block Krylov on it finds the float64 kernel's eigenvalues
+	// within what the entries allow (‖E‖₂ ≤ (EntryRel + BlockRel)·‖G‖_F).
+	op64, err := eig.NewKernelOperator(x, k, eig.OperatorFloat64, false, linalg.GramOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := eig.BlockKrylov{Tol: 1e-10, Block: 8}.Solve(op64, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got32, err := eig.BlockKrylov{Tol: 1e-10, Block: 8}.Solve(op32, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := (tiles.EntryRel + linalg.BlockRel) * mat.Norm(g, 2)
+	for i := range ref.Values {
+		if d := math.Abs(got32.Values[i] - ref.Values[i]); d > bound {
+			t.Errorf("λ%d: %g on float32 products and blocks, %g on float64 (bound %g)", i+1, got32.Values[i], ref.Values[i], bound)
+		}
+	}
 
 	// The low-rank operator F·Fᵀ, plain and centred, against the explicit
 	// products; and a solver on it finds F_cᵀF_c's eigenvalues.
