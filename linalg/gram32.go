@@ -81,6 +81,9 @@ func NewSymTiles32Band(n, i0, i1 int) (*SymTiles32, error) {
 	if err != nil {
 		return nil, fmt.Errorf("linalg: NewSymTiles32: n = %d: %w", n, err)
 	}
+	// Every tile is written (by the Gram or a copy): its pages are
+	// made resident at once (bigmem's Populate, measured there).
+	mem.Populate()
 	s.Data, s.mem = mem.Data, mem
 	return s, nil
 }

@@ -64,6 +64,40 @@ func newSlice[T float32 | float64](n int, what string) (*Slice[T], error) {
 	return f, nil
 }
 
+// madvPopulateWrite is MADV_POPULATE_WRITE of Linux (5.14 and later).
+const madvPopulateWrite = 23
+
+// Populate makes every page of the buffer resident and writable now, by
+// MADV_POPULATE_WRITE on GOMAXPROCS parts of the map in parallel, rather
+// than one page fault at a time at first touch. It is for buffers that will
+// be written whole (it costs the memory of every page at once); it reports
+// whether the kernel did it (false where it lacks the advice, and the
+// pages then come at first touch as before). On the development machine,
+// a virtual machine whose fresh pages are slow, a float32 tiled Gram of
+// n = 30 000 (1.8 GB of tiles, float32 inner products) took 7.4–7.5 s with
+// its tiles populated against 8.8–9.8 s faulted in by the Gram's narrowing
+// (two alternated runs each), where the faults competed with sgemm.
+func (f *Slice[T]) Populate() bool {
+	if f == nil || f.mem == nil || len(*f.mem) == 0 {
+		return false
+	}
+	b := *f.mem
+	parts := max(1, min(runtime.GOMAXPROCS(0), len(b)/(64<<20)))
+	step := (len(b)/parts + 4095) / 4096 * 4096
+	errs := make(chan error, parts)
+	for lo := 0; lo < len(b); lo += step {
+		part := b[lo:min(lo+step, len(b))]
+		go func() { errs <- syscall.Madvise(part, madvPopulateWrite) }()
+	}
+	ok := true
+	for lo := 0; lo < len(b); lo += step {
+		if err := <-errs; err != nil {
+			ok = false
+		}
+	}
+	return ok
+}
+
 // Free unmaps the buffer; Data must not be used afterwards. Calling Free
 // twice is harmless.
 func (f *Slice[T]) Free() {

@@ -76,3 +76,30 @@ func TestHugeProbe(t *testing.T) {
 }
 
 func TestFloat64s(t *testing.T) { checkSlice(t, NewFloat64s) }
+
+// Populate makes the whole buffer resident at once (VmRSS grows by about
+// its size before anything is written) and keeps it zero; where the kernel
+// lacks MADV_POPULATE_WRITE it says so and nothing changes. A freed or nil
+// buffer reports false.
+func TestPopulate(t *testing.T) {
+	const n = 160 << 20 / 4 // 160 MB of float32s, split over the workers
+	f, err := NewFloat32s(n)
+	require.NoError(t, err)
+	defer f.Free()
+	before := statusBytes("VmRSS:")
+	ok := f.Populate()
+	after := statusBytes("VmRSS:")
+	if ok {
+		require.Greater(t, after-before, int64(0.9*4*n), "VmRSS %d → %d", before, after)
+	} else {
+		t.Logf("the kernel has no MADV_POPULATE_WRITE: VmRSS %d → %d", before, after)
+	}
+	for i := 0; i < n; i += 4099 {
+		require.Zero(t, f.Data[i])
+	}
+	f.Data[n-1] = 1
+	f.Free()
+	require.False(t, f.Populate())
+	var nilSlice *Float32s
+	require.False(t, nilSlice.Populate())
+}
