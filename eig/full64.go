@@ -34,7 +34,10 @@ type Float64Full struct {
 }
 
 // newFloat64Full computes the upper triangle of the kernel matrix of x in
-// place.
+// place, its pages made resident first (populateUpper) rather than faulted
+// in one by one inside dgemm: at n = 20 000 (Fashion-MNIST, Gaussian) the
+// kernel took 5.19, 5.84, 5.65 s against 5.60, 5.91, 5.83 s (alternated
+// runs); no difference at n = 7000. The lower triangle stays untouched.
 func newFloat64Full(x *mat.Dense, em linalg.ElementMap, o linalg.GramOptions) (*Float64Full, error) {
 	if err := linalg.CheckFinite("eig: NewKernelOperator: x", x); err != nil {
 		return nil, err
@@ -47,12 +50,41 @@ func newFloat64Full(x *mat.Dense, em linalg.ElementMap, o linalg.GramOptions) (*
 	if err != nil {
 		return nil, fmt.Errorf("eig: NewKernelOperator: %w", err)
 	}
+	populateUpper(mem, n)
 	o.UpperOnly = true
 	if err := linalg.GramMapInto(x, em, o, mem.Data, n); err != nil {
 		mem.Free()
 		return nil, err
 	}
 	return &Float64Full{mem: mem, d: Dense{a: mat.NewSymDense(n, mem.Data)}}, nil
+}
+
+// populateUpper makes resident the pages of the n×n row-major mem that
+// hold its upper triangle (rows whose segments lie within a page of each
+// other in one call), in two halves of equal size in parallel.
+func populateUpper(mem *bigmem.Float64s, n int) {
+	half, acc := n, 0
+	for i := 0; i < n; i++ {
+		if acc += n - i; 2*acc >= n*(n+1)/2 {
+			half = i + 1
+			break
+		}
+	}
+	rows := func(i0, i1 int) {
+		for i := i0; i < i1; {
+			lo, hi := i*n+i, (i+1)*n
+			i++
+			for i < i1 && i*n+i-hi < 512 {
+				hi = (i + 1) * n
+				i++
+			}
+			mem.PopulateRange(lo, hi)
+		}
+	}
+	done := make(chan struct{})
+	go func() { rows(half, n); close(done) }()
+	rows(0, half)
+	<-done
 }
 
 // Dim returns n.

@@ -506,3 +506,25 @@ func TestReleaseKernelOperator(t *testing.T) {
 	require.Nil(t, op.(*Float32).s.Data)
 	Release(Counting{}.Op) // nil and unknown operators are left alone
 }
+
+// populateUpper makes resident the pages of the upper triangle only:
+// about half of the n×n storage (a page more per row near the diagonal at
+// most), never the whole.
+func TestPopulateUpperHalf(t *testing.T) {
+	const n = 3000
+	mem, err := bigmem.NewFloat64s(n * n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Free()
+	if !mem.PopulateRange(0, 1) {
+		t.Skip("the kernel has no MADV_POPULATE_WRITE")
+	}
+	before := bigmem.RSS()
+	populateUpper(mem, n)
+	grown := float64(bigmem.RSS() - before)
+	half := 8.0 * n * (n + 1) / 2
+	if grown < 0.95*half || grown > half+float64(n)*4096 {
+		t.Errorf("populated %.0f bytes for an upper triangle of %.0f", grown, half)
+	}
+}

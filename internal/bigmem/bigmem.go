@@ -98,6 +98,19 @@ func (f *Slice[T]) Populate() bool {
 	return ok
 }
 
+// PopulateRange is Populate for the pages holding Data[lo:hi] only; it
+// runs on the calling goroutine.
+func (f *Slice[T]) PopulateRange(lo, hi int) bool {
+	if f == nil || f.mem == nil || len(*f.mem) == 0 || lo < 0 || hi > len(f.Data) || lo >= hi {
+		return false
+	}
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	b := *f.mem
+	start, end := lo*size/4096*4096, min(len(b), (hi*size+4095)/4096*4096)
+	return syscall.Madvise(b[start:end], madvPopulateWrite) == nil
+}
+
 // Free unmaps the buffer; Data must not be used afterwards. Calling Free
 // twice is harmless.
 func (f *Slice[T]) Free() {
@@ -135,6 +148,10 @@ func unmap(m *[]byte) {
 // /proc/self/status), which counts Go heap, C allocations (OpenBLAS) and
 // memory maps alike; 0 where it cannot be read.
 func PeakRSS() int64 { return statusBytes("VmHWM:") }
+
+// RSS returns the process's resident set size in bytes now (VmRSS); 0
+// where it cannot be read.
+func RSS() int64 { return statusBytes("VmRSS:") }
 
 // Size formats a byte count for messages: GiB from 1 GiB up, MiB from
 // 1 MiB, KiB from 1 KiB, bytes below (so a small budget does not read

@@ -86,9 +86,9 @@ func TestPopulate(t *testing.T) {
 	f, err := NewFloat32s(n)
 	require.NoError(t, err)
 	defer f.Free()
-	before := statusBytes("VmRSS:")
+	before := RSS()
 	ok := f.Populate()
-	after := statusBytes("VmRSS:")
+	after := RSS()
 	if ok {
 		require.Greater(t, after-before, int64(0.9*4*n), "VmRSS %d → %d", before, after)
 	} else {
@@ -102,4 +102,22 @@ func TestPopulate(t *testing.T) {
 	require.False(t, f.Populate())
 	var nilSlice *Float32s
 	require.False(t, nilSlice.Populate())
+}
+
+// PopulateRange makes resident the pages of one range only.
+func TestPopulateRange(t *testing.T) {
+	const n = 64 << 20 / 8
+	f, err := NewFloat64s(n)
+	require.NoError(t, err)
+	defer f.Free()
+	before := RSS()
+	if !f.PopulateRange(n/4+3, n/2) {
+		t.Skip("the kernel has no MADV_POPULATE_WRITE")
+	}
+	grown := RSS() - before
+	require.Greater(t, float64(grown), 0.9*8*n/4)
+	require.Less(t, float64(grown), 1.1*8*n/4+1<<20)
+	require.False(t, f.PopulateRange(5, 5))
+	require.False(t, f.PopulateRange(-1, 5))
+	require.False(t, f.PopulateRange(0, n+1))
 }
