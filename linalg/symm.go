@@ -27,11 +27,7 @@ import (
 // [i0, i1) are visited: for a band of the triangle, dst is that band's
 // contribution to A·x (rows above the band are zero).
 func tiledSymm[T float32 | float64](b native.Build, n, t, i0, i1 int, x, dst *mat.Dense, row func(I int) (native.TileRow, []T)) {
-	r, nb := x.Dims()
-	dr, db := dst.Dims()
-	if r != n || dr != n || db != nb {
-		panic(fmt.Sprintf("linalg: symmetric product: x %d×%d, dst %d×%d, n = %d", r, nb, dr, db, n))
-	}
+	nb := symmDims(n, x, dst)
 	nt := (n + t - 1) / t
 	pad := nt * t
 	xr := x.RawMatrix()
@@ -68,11 +64,7 @@ func tiledSymm[T float32 | float64](b native.Build, n, t, i0, i1 int, x, dst *ma
 // (native.TileRowSymmS32): x is rounded to float32 once, in rows of bp ≥ b
 // columns, a multiple of 8 (zero padded); Y is summed in float64.
 func tiledSymmS32(b native.Build, n, t, i0, i1 int, x, dst *mat.Dense, row func(I int) (native.TileRow, []float32)) {
-	r, nb := x.Dims()
-	dr, db := dst.Dims()
-	if r != n || dr != n || db != nb {
-		panic(fmt.Sprintf("linalg: symmetric product: x %d×%d, dst %d×%d, n = %d", r, nb, dr, db, n))
-	}
+	nb := symmDims(n, x, dst)
 	nt := (n + t - 1) / t
 	pad := nt * t
 	bp := (nb + 7) / 8 * 8
@@ -94,6 +86,17 @@ func tiledSymmS32(b native.Build, n, t, i0, i1 int, x, dst *mat.Dense, row func(
 		b.TileRowSymmS32(tr, a, bp, xp[I*t*bp:(I+1)*t*bp], xp[I*t*bp:], yw[I*t*bp:(I+1)*t*bp], yw[I*t*bp:], ys[w])
 	})
 	sumBands(dst, acc, n, nb, bp, 1)
+}
+
+// symmDims returns the columns of x, panicking unless x and dst are both
+// n×b.
+func symmDims(n int, x, dst *mat.Dense) int {
+	r, nb := x.Dims()
+	dr, db := dst.Dims()
+	if r != n || dr != n || db != nb {
+		panic(fmt.Sprintf("linalg: symmetric product: x %d×%d, dst %d×%d, n = %d", r, nb, dr, db, n))
+	}
+	return nb
 }
 
 // symmBands runs row(w, I, acc) for the tile rows [i0, i1) of a matrix of
