@@ -677,7 +677,7 @@ ATTR void NAME(int m, int t, int tiles, int last, const float *a, long step, int
     for (int j = 0; j < tiles; j++) {                                                \
         NAME##_tile(m, j == tiles - 1 ? last : t, a + j * step, lda, bp, xi,          \
                     xj + (size_t)j * t * bp, yi, yj + (size_t)j * t * bp, ys,        \
-                    diag && j == 0);                                                 \
+                    diag && !j);                                                     \
     }                                                                                \
 }
 
