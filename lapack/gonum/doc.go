@@ -38,13 +38,17 @@
 //     factors of A are the LQ factors of Aᵀ with the same reflectors.
 //   - Dgesvd: the SVD of Aᵀ is V Σ Uᵀ, so LAPACK's U and Vᵀ of the view are
 //     gonum's Vᵀ and U, written in place.
-//   - Dlange, Dlantr (norms swapped), Dlapmr ↔ dlapmt, Dlapmt ↔ dlapmr.
+//   - Dlange, Dlantr (norms swapped), Dlapmr ↔ dlapmt, Dlapmt ↔ dlapmr;
+//     Dlange's largest entry, 1- and ∞-norms of matrices from 2¹⁸ entries
+//     are summed in Go on parallel goroutines instead (one pass of dlange
+//     runs on one thread).
 //   - Dpotrs, Dpbtrs, Dtrtrs, Dtbtrs: the factor in place; the right-hand
 //     sides B are copied to column-major (no copy for one contiguous column).
 //   - Dsyev: dsyevd in place, then one in-place transpose of the eigenvectors.
-//   - Dgecon: LAPACK's dgecon loop (dlacn2, dlatrs, drscl from libopenblas)
-//     written in Go over the view, each triangular solve with the other
-//     triangle and op, so the LU factors are read where they are.
+//   - Dgecon: LAPACK's dgecon loop (dlacn2, dtrsv, and dlatrs and drscl
+//     from libopenblas when a plain solve leaves the safe range) written in
+//     Go over the view, each triangular solve with the other triangle and
+//     op, so the LU factors are read where they are.
 //
 // The rest copy to column-major buffers and back, because their pivoting or
 // ordering has no equivalent on the transpose: Dgetrf (row pivoting), Dgetri
