@@ -74,9 +74,9 @@ const madvPopulateWrite = 23
 // whether the kernel did it (false where it lacks the advice, and the
 // pages then come at first touch as before). On the development machine,
 // a virtual machine whose fresh pages are slow, a float32 tiled Gram of
-// n = 30 000 (1.8 GB of tiles, float32 inner products) took 7.4–7.5 s with
-// its tiles populated against 8.8–9.8 s faulted in by the Gram's narrowing
-// (two alternated runs each), where the faults competed with sgemm.
+// n = 30 000 (1.8 GB of tiles, float32 inner products) took 7.37–7.85 s
+// with its tiles populated against 7.96–10.16 s faulted in by the Gram's
+// narrowing (three alternated runs), where the faults competed with sgemm.
 func (f *Slice[T]) Populate() bool {
 	if f == nil || f.mem == nil || len(*f.mem) == 0 {
 		return false

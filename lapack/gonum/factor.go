@@ -446,9 +446,10 @@ func (Implementation) Dgecon(norm lapack.MatrixNorm, n int, a []float64, lda int
 }
 
 // solvedInRange reports whether every entry of x is finite and at most
-// 2^900 in magnitude, far below where dlatrs would scale (its bound is
-// about 2^969), so that its careful solve would have returned scale 1 and
-// the same x.
+// 2^900 in magnitude, far below dlatrs's overflow threshold (about
+// 2^969): the plain solve then did not overflow, and what dlatrs would
+// have returned, x·s with its scale s (which Dgecon divides out again),
+// is the same vector up to rounding.
 func solvedInRange(x []float64) bool {
 	const limit = 0x1p900
 	for _, v := range x {
