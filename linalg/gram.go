@@ -158,6 +158,59 @@ type GramOptions struct {
 	// entries computed so far and the total (both in units of one kernel
 	// entry), from the goroutine that called the build.
 	Progress func(done, total int64)
+	// Grid chooses whether distance kernels with float64 products run on
+	// exact float32 products when the data lie on an integer grid (see
+	// grid.go): GridAuto where Calibrate measured sgemm faster than dgemm.
+	Grid GridPath
+}
+
+// GridPath chooses whether the Gram engine uses exact float32 inner
+// products for data on an integer grid (8-bit images, counts; grid.go
+// states the condition and the proof of exactness).
+type GridPath int
+
+const (
+	// GridAuto uses them where Calibrate measured them faster.
+	GridAuto GridPath = iota
+	// GridOff always computes float64 products.
+	GridOff
+	// GridOn uses them whenever the data qualify.
+	GridOn
+)
+
+func (p GridPath) String() string {
+	switch p {
+	case GridAuto:
+		return "auto"
+	case GridOff:
+		return "off"
+	case GridOn:
+		return "on"
+	}
+	return fmt.Sprintf("GridPath(%d)", int(p))
+}
+
+// gridWanted reports whether o lets a distance kernel with float64
+// products try the integer grid.
+func (o GramOptions) gridWanted() bool {
+	if o.Products != ProductsFloat64 {
+		return false
+	}
+	switch o.Grid {
+	case GridOn:
+		return true
+	case GridAuto:
+		return true
+	}
+	return false
+}
+
+// gridFaster reports whether o takes the exact float32 products for data
+// found on a grid: always for GridOn, else by gridPaths's measurement
+// (made on the first grid found, so data that are not on one never pay
+// for it).
+func (o GramOptions) gridFaster() bool {
+	return o.Grid == GridOn || gridPaths().Grid
 }
 
 // cancelled returns the error of an ended context, nil while it runs.
@@ -213,6 +266,11 @@ type GramPaths struct {
 	InnerNative float64
 	MapGo       float64
 	MapNative   float64
+	// Grid reports whether exact float32 products of data on an integer
+	// grid (sgemm, then widened) beat dgemm: GridDgemm and GridSgemm are
+	// the two times for a 256×512 product of depth 784.
+	Grid                 bool
+	GridDgemm, GridSgemm float64
 	// SymmNative reports whether blocks of b ≥ 2 columns multiply a
 	// symmetric float64 matrix faster through SymMulUpper's tile kernel
 	// than through OpenBLAS dsymm (timed on a 3072×3072 matrix, 72 MB, larger
@@ -220,14 +278,15 @@ type GramPaths struct {
 	SymmNative          bool
 	SymmBLAS, SymmTiled float64
 	// Source is "measured" or "KDUAL_GRAM" when the environment variable
-	// KDUAL_GRAM (inner=blas|native,map=go|native) set a path.
+	// KDUAL_GRAM (inner=blas|native,map=go|native,symm=…,grid=…) set a path.
 	Source string
 }
 
 var (
-	gramOnce, symmOnce sync.Once
-	gramCalib          GramPaths // Inner, Map and their times
-	symmCalib          GramPaths // SymmNative and its times
+	gramOnce, symmOnce, gridOnce sync.Once
+	gramCalib                    GramPaths // Inner, Map and their times
+	symmCalib                    GramPaths // SymmNative and its times
+	gridCalib                    GramPaths // Grid and its times
 )
 
 // Calibrate measures, once per process, which inner-product path and
@@ -236,24 +295,53 @@ var (
 // the choice. The inner products compare OpenBLAS dgemm with
 // native.DotNT on a 512×512 product of depth 256 (only where the processor
 // has AVX-512; elsewhere OpenBLAS is the only path and nothing is timed);
-// the map compares math.Exp with native.RBFMap on 128×512 entries. Each
-// candidate runs three times and its fastest run counts. The environment
-// variable KDUAL_GRAM=inner=blas|native,map=go|native,symm=blas|native
+// the map compares math.Exp with native.RBFMap on 128×512 entries; the
+// integer grid (GramOptions.Grid) compares dgemm with sgemm plus widening
+// on a 256×512 product of depth 784. Each candidate runs three times
+// (after one untimed call for the grid) and its fastest run counts. The
+// environment variable
+// KDUAL_GRAM=inner=blas|native,map=go|native,symm=blas|native,grid=on|off
 // overrides any choice.
 //
-// The two halves run separately, each on first need: the Gram engine
-// measures only its paths (a few milliseconds), and the block-product
-// probe (tens of milliseconds: a 72 MB matrix is written and multiplied)
-// runs only when a float64 block product asks SymmNative, so a fit whose
-// solver multiplies one vector at a time never pays for it.
+// The three parts run separately, each on first need: the Gram engine
+// measures only its paths (a few milliseconds); the grid's probe (about
+// 15 ms) runs only when data are found on an integer grid; the
+// block-product probe (tens of milliseconds: a 72 MB matrix is written and
+// multiplied) runs only when a float64 block product asks SymmNative, so a
+// fit whose solver multiplies one vector at a time never pays for it.
 func Calibrate() GramPaths {
 	p := gramPaths()
 	s := symmPaths()
+	g := gridPaths()
 	p.SymmNative, p.SymmBLAS, p.SymmTiled = s.SymmNative, s.SymmBLAS, s.SymmTiled
-	if s.Source == "KDUAL_GRAM" {
-		p.Source = s.Source
+	p.Grid, p.GridDgemm, p.GridSgemm = g.Grid, g.GridDgemm, g.GridSgemm
+	if s.Source == "KDUAL_GRAM" || g.Source == "KDUAL_GRAM" {
+		p.Source = "KDUAL_GRAM"
 	}
 	return p
+}
+
+// gridPaths is the integer grid's third of Calibrate.
+func gridPaths() GramPaths {
+	gridOnce.Do(func() {
+		gridCalib = GramPaths{Source: "measured"}
+		gridCalib.GridDgemm, gridCalib.GridSgemm = measureGrid()
+		gridCalib.Grid = gridCalib.GridSgemm < gridCalib.GridDgemm
+		applyGridEnv(&gridCalib, os.Getenv("KDUAL_GRAM"))
+	})
+	return gridCalib
+}
+
+// applyGridEnv applies KDUAL_GRAM's grid=on|off to the grid's part.
+func applyGridEnv(p *GramPaths, env string) {
+	for _, part := range splitComma(env) {
+		switch part {
+		case "grid=off":
+			p.Grid, p.Source = false, "KDUAL_GRAM"
+		case "grid=on":
+			p.Grid, p.Source = true, "KDUAL_GRAM"
+		}
+	}
 }
 
 // gramPaths is the Gram engine's half of Calibrate.
@@ -376,6 +464,36 @@ func measureGramPaths() GramPaths {
 	return p
 }
 
+// measureGrid times the float64 products of a 256×784 panel against 512
+// rows by dgemm and the same products on an integer grid by sgemm, widened
+// to float64 (what the Gram engine does with them), after one untimed call
+// of each.
+func measureGrid() (dgemm, sgemm float64) {
+	const m, n, d = 256, 512, 784
+	x := make([]float64, n*d)
+	x32 := make([]float32, n*d)
+	for i := range x {
+		x32[i] = float32((i*7919)%256 - 128)
+		x[i] = float64(x32[i]) / 255
+	}
+	out := make([]float64, m*n)
+	buf := make([]float32, m*n)
+	a := blas64.General{Rows: m, Cols: d, Stride: d, Data: x}
+	b := blas64.General{Rows: n, Cols: d, Stride: d, Data: x}
+	o := blas64.General{Rows: m, Cols: n, Stride: n, Data: out}
+	a32 := blas32.General{Rows: m, Cols: d, Stride: d, Data: x32}
+	b32 := blas32.General{Rows: n, Cols: d, Stride: d, Data: x32}
+	o32 := blas32.General{Rows: m, Cols: n, Stride: n, Data: buf}
+	dg := func() { blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, o) }
+	sg := func() {
+		blas32.Gemm(blas.NoTrans, blas.Trans, 1, a32, b32, 0, o32)
+		par.For(0, m, nil, func(lo, hi int) { native.Best().Widen(hi-lo, n, buf[lo*n:], n, out[lo*n:], n) })
+	}
+	dg()
+	sg()
+	return bestOf3(dg), bestOf3(sg)
+}
+
 // measureSymm times OpenBLAS dsymm against SymMulUpper on a 3072×3072
 // symmetric matrix (72 MB, larger than the caches as the operators'
 // matrices are) times 8 columns. Both read only the upper triangle, so
@@ -453,6 +571,11 @@ type gramSource struct {
 	scratch []float32 // sgemm output, reused (products is not concurrent)
 	norms   []float64
 	shiftBy []float64 // the vector subtracted from the rows (distance maps)
+	// grid, when not nil, is the integer grid the rows lie on (grid.go):
+	// x32 holds the shifted integers, norms their exact squared norms,
+	// x.Data is nil and em.C is scaled by the grid step (squared for the
+	// Gaussian) so that the map reads distances in grid units.
+	grid    *grid
 	em      ElementMap
 	inner   InnerPath
 	mp      MapPath
@@ -463,12 +586,25 @@ type gramSource struct {
 // newGramSource prepares x for the engine. shift, when non-nil, is the
 // vector subtracted from every row (distance maps only); nil means x's
 // column means, or zero when they are within 1e-12 of x's largest entry
-// (x centred already): x is then read in place, not copied.
+// (x centred already): x is then read in place, not copied. With shift
+// nil, float64 products and o.Grid allowing it, a distance map's data are
+// first tried on an integer grid (findGrid); when they lie on one the
+// source holds its exact float32 integers instead, and the shift returned
+// is nil (see onGrid for other data against this source).
 func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64) (*gramSource, []float64) {
 	n, d := x.Dims()
 	raw := x.RawMatrix()
 	s := &gramSource{em: em, workers: o.Workers, build: o.build()}
 	s.inner, s.mp = o.resolve()
+	if em.distance() && shift == nil && o.gridWanted() {
+		g, x32, norms := findGrid(blas64.General{Rows: n, Cols: d, Stride: raw.Stride, Data: raw.Data}, o.Workers)
+		if g != nil && o.gridFaster() {
+			s.grid, s.x32, s.norms = g, x32, norms
+			s.x = blas64.General{Rows: n, Cols: d, Stride: d}
+			s.em.C = g.scale(em)
+			return s, nil
+		}
+	}
 	if em.distance() && shift == nil {
 		shift = make([]float64, d)
 		// Column sums and the largest entry by fixed blocks of rows in
@@ -578,6 +714,26 @@ func products32(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 	})
 }
 
+// onGrid prepares the rows of y (m×d) against s, whose data lie on an
+// integer grid: y in the grid's units, as exact float32 integers when y
+// lies on the grid too (its products with s are then exact float32 ones)
+// and as float64 values otherwise. y is not modified.
+func (s *gramSource) onGrid(y *mat.Dense) *gramSource {
+	m, d := y.Dims()
+	raw := y.RawMatrix()
+	t := &gramSource{em: s.em, inner: s.inner, mp: s.mp, workers: s.workers, build: s.build, grid: s.grid}
+	data := make([]float64, m*d)
+	y32 := make([]float32, m*d)
+	t.norms = make([]float64, m)
+	if s.grid.snap(blas64.General{Rows: m, Cols: d, Stride: raw.Stride, Data: raw.Data}, data, y32, t.norms, s.workers) {
+		t.x32 = y32
+		t.x = blas64.General{Rows: m, Cols: d, Stride: d}
+	} else {
+		t.x = blas64.General{Rows: m, Cols: d, Stride: d, Data: data}
+	}
+	return t
+}
+
 func (s *gramSource) rows(i0, i1 int) blas64.General {
 	return blas64.General{Rows: i1 - i0, Cols: s.x.Cols, Stride: s.x.Stride, Data: s.x.Data[i0*s.x.Stride:]}
 }
@@ -610,6 +766,14 @@ func (s *gramSource) products(out []float64, ld, i0, i1, j0, j1 int, diag bool) 
 	d := s.x.Cols
 	if s.x32 != nil {
 		products32(s, s, out, ld, i0, i1, j0, j1)
+		if diag {
+			// sgemm filled the diagonal block's lower triangle too: leave
+			// it unset as dsyrk does (GramOptions.UpperOnly wants zeros
+			// there, and the callers that mirror overwrite it).
+			for r := 1; r < m; r++ {
+				clear(out[r*ld : r*ld+r])
+			}
+		}
 		return
 	}
 	if s.inner == InnerNative {
@@ -793,7 +957,12 @@ func CrossGramMapWith(x, y *mat.Dense, em ElementMap, o GramOptions) (*mat.Dense
 		return nil, invalidf("CrossGram: x has %d columns, y has %d", d, dy)
 	}
 	sy, shift := newGramSource(y, em, o, nil)
-	sx, _ := newGramSource(x, em, o, shift)
+	var sx *gramSource
+	if sy.grid != nil {
+		sx = sy.onGrid(x)
+	} else {
+		sx, _ = newGramSource(x, em, o, shift)
+	}
 	out := mat.NewDense(m, n, nil)
 	raw := out.RawMatrix()
 	crossMapped(sx, sy, raw.Data, raw.Stride, 0, m, 0, n, sy.norms)
@@ -809,6 +978,23 @@ func crossProducts(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 	d := a.x.Cols
 	if a.x32 != nil && b.x32 != nil {
 		products32(a, b, out, ld, i0, i1, j0, j1)
+		return
+	}
+	if b.x.Data == nil {
+		// b exists only as float32 integers (an integer grid) and a is
+		// off the grid: float64 products with b's rows widened, a chunk
+		// at a time.
+		const chunk = 2048
+		wide := make([]float64, min(chunk, j1-j0)*d)
+		for c0 := j0; c0 < j1; c0 += chunk {
+			c1 := min(c0+chunk, j1)
+			par.For(a.workers, c1-c0, nil, func(lo, hi int) {
+				a.build.Widen(hi-lo, d, b.x32[(c0+lo)*d:], d, wide[lo*d:], d)
+			})
+			blas64.Gemm(blas.NoTrans, blas.Trans, 1, a.rows(i0, i1),
+				blas64.General{Rows: c1 - c0, Cols: d, Stride: d, Data: wide}, 0,
+				blas64.General{Rows: i1 - i0, Cols: c1 - c0, Stride: ld, Data: out[c0-j0:]})
+		}
 		return
 	}
 	if a.inner == InnerNative {
@@ -866,7 +1052,7 @@ func gammaF32(d int) float64 {
 // v·(e^{|C|√β} − 1); the polynomial and linear maps by the propagated
 // product error |p′|·β/2.
 func (s *gramSource) entryBound(ni, nj, v float64) float64 {
-	if s.x32 == nil {
+	if s.x32 == nil || s.grid != nil {
 		return 0
 	}
 	const u = 1.0 / (1 << 24)
@@ -893,7 +1079,7 @@ func (s *gramSource) entryBound(ni, nj, v float64) float64 {
 // or e^{|C|√β_max} − 1 (Laplace); for other maps it is +Inf (their
 // bound is absolute, see entryBound).
 func (s *gramSource) maxEntryRel() float64 {
-	if s.x32 == nil {
+	if s.x32 == nil || s.grid != nil {
 		return 0
 	}
 	if !s.em.distance() {

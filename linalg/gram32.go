@@ -287,7 +287,7 @@ func (k *KernelRows) Block(out []float64, ld, i0, i1, j0, j1 int) {
 
 // Products returns the arithmetic of the inner products.
 func (k *KernelRows) Products() ProductPrecision {
-	if k.s.x32 != nil {
+	if k.s.x32 != nil && k.s.grid == nil {
 		return ProductsFloat32
 	}
 	return ProductsFloat64
@@ -302,6 +302,11 @@ func (k *KernelRows) Products() ProductPrecision {
 func (k *KernelRows) EntryBound(i, j int, v float64) float64 {
 	return k.s.entryBound(k.s.norms[i], k.s.norms[j], v)
 }
+
+// OnGrid reports whether the data lie on an integer grid and the inner
+// products are exact float32 ones (GramOptions.Grid): the entries are
+// then as accurate as with float64 products, and Products says float64.
+func (k *KernelRows) OnGrid() bool { return k.s.grid != nil }
 
 // MaxEntryRel is the largest relative entry bound over all pairs for the
 // Gaussian and Laplace kernels (0 with float64 products, +Inf for kernels
@@ -319,11 +324,16 @@ func (k *KernelRows) Cross(out []float64, ld int, y *mat.Dense, j0, j1 int) erro
 	if d != k.Dim() {
 		return invalidf("KernelRows.Cross: y has %d columns, the data %d", d, k.Dim())
 	}
-	o := GramOptions{Inner: k.s.inner, Map: k.s.mp, Workers: k.s.workers}
-	if k.s.x.Data == nil {
-		o.Products = ProductsFloat32 // the data exist only in float32
+	var sy *gramSource
+	if k.s.grid != nil {
+		sy = k.s.onGrid(y)
+	} else {
+		o := GramOptions{Inner: k.s.inner, Map: k.s.mp, Workers: k.s.workers}
+		if k.s.x.Data == nil {
+			o.Products = ProductsFloat32 // the data exist only in float32
+		}
+		sy, _ = newGramSource(y, k.s.em, o, k.s.shiftBy)
 	}
-	sy, _ := newGramSource(y, k.s.em, o, k.s.shiftBy)
 	sy.scratch = k.crossScratch
 	crossMapped(sy, k.s, out, ld, 0, m, j0, j1, k.s.norms)
 	k.crossScratch = sy.scratch // reused: fresh pages are slow to touch

@@ -221,6 +221,18 @@ func TestCalibrate(t *testing.T) {
 	require.Equal(t, GramPaths{Inner: InnerNative, Map: MapNative, Source: "KDUAL_GRAM"}, r)
 	applyEnvOverride(&r, "symm=native", true)
 	require.True(t, r.SymmNative)
+	require.Greater(t, p.GridDgemm, 0.0)
+	require.Greater(t, p.GridSgemm, 0.0)
+	if p.Source == "measured" {
+		require.Equal(t, p.GridSgemm < p.GridDgemm, p.Grid)
+	}
+	g := GramPaths{Grid: true}
+	applyGridEnv(&g, "inner=blas,grid=off")
+	require.Equal(t, GramPaths{Source: "KDUAL_GRAM"}, g)
+	applyGridEnv(&g, "grid=on")
+	require.True(t, g.Grid)
+	applyEnvOverride(&g, "grid=off", false)
+	require.True(t, g.Grid, "the Gram half ignores grid=")
 }
 
 // SymMulUpper and the half-stored products agree with gonum's product for

@@ -1,0 +1,230 @@
+package linalg
+
+import (
+	"math"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/kdual/kdual/internal/par"
+)
+
+// Exact inner products in float32 for data on an integer grid.
+//
+// Many data sets are integers in disguise: 8-bit images scaled by 1/255
+// (Fashion-MNIST), counts, one-hot features — possibly centred afterwards.
+// When every entry is x_ij = lo_j + c·k_ij with integers k_ij (up to the
+// rounding of the arithmetic that produced x), the squared distances of a
+// distance kernel are c²·‖k_i − k_j‖² and need only the integer inner
+// products of k shifted by any integer vector s. If every row of
+// k′ = k − s has ‖k′_i‖² < 2²⁴, each product k′_ia·k′_ja and every partial
+// sum of a row's products is an integer of magnitude at most
+// Σ_a |k′_ia·k′_ja| ≤ ‖k′_i‖·‖k′_j‖ < 2²⁴ (Cauchy–Schwarz), so it is exact in
+// float32: OpenBLAS sgemm returns the exact integer inner products,
+// whatever its blocking, summation order or use of FMA. The norms are exact
+// integers in float64 and ‖k′_i‖² + ‖k′_j‖² − 2⟨k′_i, k′_j⟩ is exact in
+// float64; the distance is one multiplication by c² (folded into the
+// element map's scale). The kernel entries are then those of the snapped
+// data lo_j + c·k_ij to the rounding of the map, at sgemm's rate — about
+// twice dgemm's where OpenBLAS has single-precision kernels as wide as its
+// double ones.
+//
+// The snap moves an entry by at most 16u·(|lo_j| + |hi_j| + |lo*| + |hi*|)
+// (u = 2⁻⁵³, [lo_j, hi_j] the column's range, * the widest column, which
+// fixes c): a few roundings of the magnitudes the data were computed
+// from, the size of the error that centring the data (or shifting them by
+// their mean, as the float64 path does) makes anyway. Data that are not on
+// a grid fail the check at their first off-grid entry.
+
+// grid is an integer grid the data lie on: entry (i, j) is
+// lo[j] + step·(k + mid[j]) for the integer k stored (k = k_ij − mid_j).
+type grid struct {
+	step float64
+	lo   []float64 // column minima
+	mid  []int32   // the integer shift of each column: half its range
+	tol  []float64 // how far an entry may be from its grid point
+}
+
+// gridMaxLevels bounds the grid's resolution: a column spanning more steps
+// has squared norms far beyond 2²⁴ unless d is tiny, and a step read off a
+// sample that fine is more likely rounding noise than a grid.
+const gridMaxLevels = 1 << 14
+
+// gridSample is how many rows the grid step is read from.
+const gridSample = 1024
+
+// gridNormLimit is the bound ‖k′_i‖² < 2²⁴ that makes float32 products exact.
+const gridNormLimit = 1 << 24
+
+// findGrid returns the integer grid the rows of x lie on, with the shifted
+// integers in x32 (n×d, row-major, allocated here) and their squared norms
+// (exact) in norms, or nil when x is not on a grid or a row's shifted
+// squared norm reaches 2²⁴. Two passes over x, the second stopping at the
+// first entry off the grid.
+func findGrid(x blas64.General, workers int) (g *grid, x32 []float32, norms []float64) {
+	n, d := x.Rows, x.Cols
+	if n < 2 || d < 1 {
+		return nil, nil, nil
+	}
+	// Pass 1: column ranges, by fixed blocks of rows in parallel.
+	const block = 256
+	blocks := (n + block - 1) / block
+	los := make([]float64, blocks*d)
+	his := make([]float64, blocks*d)
+	par.For(workers, blocks, nil, func(b0, b1 int) {
+		for b := b0; b < b1; b++ {
+			lo, hi := los[b*d:(b+1)*d], his[b*d:(b+1)*d]
+			i0 := b * block
+			copy(lo, x.Data[i0*x.Stride:i0*x.Stride+d])
+			copy(hi, lo)
+			for i := i0 + 1; i < min(i0+block, n); i++ {
+				row := x.Data[i*x.Stride : i*x.Stride+d]
+				lo, hi := lo[:len(row)], hi[:len(row)]
+				for j, v := range row {
+					if v < lo[j] {
+						lo[j] = v
+					}
+					if v > hi[j] {
+						hi[j] = v
+					}
+				}
+			}
+		}
+	})
+	lo, hi := los[:d], his[:d]
+	for b := 1; b < blocks; b++ {
+		for j := range lo {
+			lo[j] = math.Min(lo[j], los[b*d+j])
+			hi[j] = math.Max(hi[j], his[b*d+j])
+		}
+	}
+	wide, width := 0, 0.0
+	for j := range lo {
+		if w := hi[j] - lo[j]; w > width {
+			wide, width = j, w
+		}
+	}
+	if !(width > 0) || math.IsInf(width, 0) {
+		return nil, nil, nil // constant columns (or not finite: checked elsewhere)
+	}
+	// The step: the smallest positive offset from a column's minimum in
+	// the first rows (offsets below 1e-9 of the column's range are
+	// rounding), refined on the widest column as its range over the
+	// number of steps it spans.
+	step := math.Inf(1)
+	for i := 0; i < min(n, gridSample); i++ {
+		row := x.Data[i*x.Stride : i*x.Stride+d]
+		for j, v := range row {
+			if off := v - lo[j]; off > 1e-9*(hi[j]-lo[j]) && off < step {
+				step = off
+			}
+		}
+	}
+	levels := math.Round(width / step)
+	if !(levels >= 1 && levels <= gridMaxLevels) {
+		return nil, nil, nil
+	}
+	step = width / levels
+	const u = 1.0 / (1 << 53)
+	slack := 16 * u * (math.Abs(lo[wide]) + math.Abs(hi[wide]))
+	g = &grid{step: step, lo: append([]float64(nil), lo...), mid: make([]int32, d), tol: make([]float64, d)}
+	tol := g.tol
+	for j := range lo {
+		span := math.Round((hi[j] - lo[j]) / step)
+		if span > gridMaxLevels {
+			return nil, nil, nil
+		}
+		g.mid[j] = int32(span) / 2
+		tol[j] = 16*u*(math.Abs(lo[j])+math.Abs(hi[j])) + slack
+	}
+	// Pass 2: snap, check and store, stopping everywhere at the first
+	// failure.
+	x32 = make([]float32, n*d)
+	norms = make([]float64, n)
+	var off atomic.Bool
+	par.For(workers, n, nil, func(i0, i1 int) {
+		for i := i0; i < i1 && !off.Load(); i++ {
+			row := x.Data[i*x.Stride : i*x.Stride+d]
+			dst := x32[i*d : (i+1)*d]
+			var sq int64
+			for j, v := range row {
+				r := v - g.lo[j]
+				k := math.Round(r / step)
+				if !(math.Abs(r-k*step) <= tol[j]) {
+					off.Store(true)
+					return
+				}
+				kk := int64(k) - int64(g.mid[j])
+				dst[j] = float32(kk)
+				sq += kk * kk
+			}
+			if sq >= gridNormLimit {
+				off.Store(true)
+				return
+			}
+			norms[i] = float64(sq)
+		}
+	})
+	if off.Load() {
+		return nil, nil, nil
+	}
+	return g, x32, norms
+}
+
+// snap expresses the rows of y (m×d) in the grid's units:
+// (y_ij − lo_j)/step − mid_j, into dst (m×d row-major float64), with the
+// squared norms, and reports whether every row lies on the grid with a
+// squared norm below 2²⁴ (then dst holds exact integers and y32, when not
+// nil, their float32 copy).
+func (g *grid) snap(y blas64.General, dst []float64, y32 []float32, norms []float64, workers int) bool {
+	m, d := y.Rows, y.Cols
+	var off atomic.Bool
+	par.For(workers, m, nil, func(i0, i1 int) {
+		for i := i0; i < i1; i++ {
+			row := y.Data[i*y.Stride : i*y.Stride+d]
+			out := dst[i*d : (i+1)*d]
+			on := true
+			for j, v := range row {
+				r := v - g.lo[j]
+				k := math.Round(r / g.step)
+				if !(math.Abs(r-k*g.step) <= g.tol[j]) {
+					on = false
+				}
+				out[j] = k - float64(g.mid[j])
+			}
+			if !on {
+				// Off the grid: the real values in grid units.
+				for j, v := range row {
+					out[j] = (v-g.lo[j])/g.step - float64(g.mid[j])
+				}
+			}
+			sq := 0.0
+			for _, r := range out {
+				sq += r * r
+			}
+			norms[i] = sq
+			if !on || !(sq < gridNormLimit) {
+				off.Store(true)
+			}
+		}
+	})
+	if off.Load() {
+		return false
+	}
+	if y32 != nil {
+		for i, v := range dst[:m*d] {
+			y32[i] = float32(v)
+		}
+	}
+	return true
+}
+
+// scale returns em's exponent scale for distances in grid units:
+// C·step² for the Gaussian (squared distances), C·step for the Laplace
+// kernel.
+func (g *grid) scale(em ElementMap) float64 {
+	if em.Kind == MapExpDist {
+		return em.C * g.step
+	}
+	return em.C * g.step * g.step
+}

@@ -1,0 +1,271 @@
+package linalg
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/exp/rand"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// pixelInts returns n×d integers in [0, 255] (seeded), mostly dark with
+// bright patches like Fashion-MNIST.
+func pixelInts(seed uint64, n, d int) []int64 {
+	rng := rand.New(rand.NewSource(seed))
+	k := make([]int64, n*d)
+	for i := range k {
+		if rng.Float64() >= 0.4 {
+			k[i] = int64(rng.Intn(256))
+		}
+	}
+	return k
+}
+
+// pixelData returns the integers as 8-bit images are usually given,
+// scaled by 1/255; when centred, the columns' means are subtracted
+// afterwards in float64 (then on the grid only to rounding).
+func pixelData(k []int64, n, d int, centred bool) *mat.Dense {
+	x := mat.NewDense(n, d, nil)
+	for j := 0; j < d; j++ {
+		var s int64
+		for i := 0; i < n; i++ {
+			s += k[i*d+j]
+		}
+		m := 0.0
+		if centred {
+			m = float64(s) / float64(n) / 255
+		}
+		for i := 0; i < n; i++ {
+			x.Set(i, j, float64(k[i*d+j])/255-m)
+		}
+	}
+	return x
+}
+
+// exactKernel is the kernel of two pixel rows from their integer squared
+// distance d2 (exact), scaled by 1/255².
+func exactKernel(k Kernel, d2 int64) float64 {
+	r := float64(d2) / (255 * 255)
+	if k.Kind == Laplace {
+		return math.Exp(-math.Sqrt(r) / k.Sigma)
+	}
+	return math.Exp(-r / (2 * k.Sigma * k.Sigma))
+}
+
+// On data that are 8-bit pixels over 255 — as given, or centred by their
+// column means — the engine finds the grid, its float32 products are the
+// exact integer inner products (checked against int64 arithmetic, with
+// rows of extreme norm), and every entry of the Gram matrix, its tiles,
+// KernelRows and the cross kernel is within a few ulp of the kernel of
+// the exact integer distances; the float64 path is within its own
+// rounding of the same. The input is not modified.
+func TestGridProductsExact(t *testing.T) {
+	const n, d = 530, 784
+	for _, centred := range []bool{false, true} {
+		k := pixelInts(7, n, d)
+		// Extreme rows: all 255, all 0, alternating — the largest norms
+		// the shifted integers can have (784·128² < 2²⁴).
+		for j := 0; j < d; j++ {
+			for r, v := range []int64{255, 0, 255 * int64(j%2)} {
+				k[r*d+j] = v
+			}
+		}
+		x := pixelData(k, n, d, centred)
+		before := mat.DenseCopyOf(x)
+		raw := x.RawMatrix()
+		g, x32, norms := findGrid(blas64.General{Rows: n, Cols: d, Stride: raw.Stride, Data: raw.Data}, 0)
+		require.True(t, g != nil, "centred=%v: the grid is not found", centred)
+		require.InDelta(t, 1.0/255, g.step, 1e-17)
+		for i := 0; i < n; i++ {
+			var sq int64
+			for j := 0; j < d; j++ {
+				// Row 1 is all zeros: the column minimum is level 0.
+				v := int64(x32[i*d+j])
+				require.Equal(t, k[i*d+j]-int64(g.mid[j]), v, "entry (%d,%d)", i, j)
+				sq += v * v
+			}
+			require.Equal(t, float64(sq), norms[i])
+			require.Less(t, sq, int64(gridNormLimit))
+		}
+		// The float32 products are the exact integer ones.
+		s, _ := newGramSource(x, Kernel{Kind: Gaussian, Sigma: 3}.ElementMap(d), GramOptions{Grid: GridOn}, nil)
+		require.NotNil(t, s.grid)
+		out := make([]float64, 40*n)
+		s.products(out, n, 0, 40, 0, n, false)
+		for i := 0; i < 40; i++ {
+			for j := 0; j < n; j++ {
+				var dot int64
+				for a := 0; a < d; a++ {
+					dot += int64(x32[i*d+a]) * int64(x32[j*d+a])
+				}
+				require.Equal(t, float64(dot), out[i*n+j], "product (%d,%d)", i, j)
+			}
+		}
+		dist := make([]int64, n*n) // exact integer squared distances
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				var d2 int64
+				for a := 0; a < d; a++ {
+					e := k[i*d+a] - k[j*d+a]
+					d2 += e * e
+				}
+				dist[i*n+j], dist[j*n+i] = d2, d2
+			}
+		}
+		for _, kern := range []Kernel{{Kind: Gaussian, Sigma: 3}, {Kind: Gaussian, Sigma: 11.5}, {Kind: Laplace, Sigma: 0.6822}, {Kind: Laplace, Sigma: 20}} {
+			on, err := GramWith(x, kern, GramOptions{Grid: GridOn})
+			require.NoError(t, err)
+			off, err := GramWith(x, kern, GramOptions{Grid: GridOff})
+			require.NoError(t, err)
+			tiles, err := GramTiles32(x, kern.ElementMap(d), GramOptions{Grid: GridOn})
+			require.NoError(t, err)
+			require.Equal(t, 1.0/(1<<24), tiles.EntryRel, "exact products add nothing to the storage bound")
+			kr, err := NewKernelRows(x, kern.ElementMap(d), GramOptions{Grid: GridOn})
+			require.NoError(t, err)
+			require.True(t, kr.OnGrid())
+			require.Equal(t, ProductsFloat64, kr.Products())
+			require.Zero(t, kr.MaxEntryRel())
+			block := make([]float64, 50*n)
+			kr.Block(block, n, 100, 150, 0, n)
+			worstOn, worstOff, worstTiles, worstBlock := 0.0, 0.0, 0.0, 0.0
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					want := exactKernel(kern, dist[i*n+j])
+					worstOn = math.Max(worstOn, math.Abs(on.At(i, j)-want)/want)
+					worstOff = math.Max(worstOff, math.Abs(off.At(i, j)-want)/want)
+					worstTiles = math.Max(worstTiles, math.Abs(tiles.At(i, j)-want)/want)
+					if i >= 100 && i < 150 {
+						worstBlock = math.Max(worstBlock, math.Abs(block[(i-100)*n+j]-on.At(i, j))/on.At(i, j))
+					}
+				}
+			}
+			tiles.Free()
+			require.LessOrEqual(t, worstTiles, tiles.EntryRel+1e-13)
+			require.LessOrEqual(t, worstBlock, 4e-16)
+			// The map's exponential and the one rounding of c²·D: a few
+			// ulp of the exponent (|C·d²| ≤ 60 here).
+			require.Less(t, worstOn, 3e-14, "%v σ=%g centred=%v: grid path", kern.Kind, kern.Sigma, centred)
+			require.Less(t, worstOff, 1e-11, "%v σ=%g centred=%v: float64 path", kern.Kind, kern.Sigma, centred)
+			// Test points on the grid (exact products) and off it (float64).
+			for _, shifted := range []bool{false, true} {
+				y := mat.DenseCopyOf(x.Slice(200, 230, 0, d))
+				if shifted {
+					y.Apply(func(_, _ int, v float64) float64 { return v + 0.3/255 }, y)
+				}
+				c := make([]float64, 30*n)
+				require.NoError(t, kr.Cross(c, n, y, 0, n))
+				cg, err := CrossGramMapWith(y, x, kern.ElementMap(d), GramOptions{Grid: GridOn})
+				require.NoError(t, err)
+				// Off the grid the products are float64 ones of norms up
+				// to 784·128² in grid units: near points (entries near 1)
+				// cancel to about 1e-10 relative, as on the float64 path.
+				tol := 1e-13
+				if shifted {
+					tol = 1e-10
+				}
+				worst := 0.0
+				for i := 0; i < 30; i++ {
+					for j := 0; j < n; j++ {
+						want := kernelFormula(kern, y.RawRowView(i), x.RawRowView(j))
+						worst = math.Max(worst, math.Max(math.Abs(c[i*n+j]-want), math.Abs(cg.At(i, j)-want))/want)
+					}
+				}
+				require.LessOrEqual(t, worst, tol, "Cross and CrossGram, shifted=%v", shifted)
+			}
+		}
+		require.True(t, mat.Equal(before, x), "the grid path modified its input")
+	}
+}
+
+// findGrid refuses data that are not on a grid, or whose shifted integers
+// could make a float32 product inexact, and the engine then computes the
+// same kernel as with the grid switched off.
+func TestGridRejects(t *testing.T) {
+	general := func(x *mat.Dense) blas64.General {
+		raw := x.RawMatrix()
+		r, c := x.Dims()
+		return blas64.General{Rows: r, Cols: c, Stride: raw.Stride, Data: raw.Data}
+	}
+	const n = 300
+	// Rows 127 or 128 levels from the middle over 1100 columns:
+	// 1100·127² ≥ 2²⁴ (row 0 puts level 1 in every column).
+	wide := make([]int64, n*1100)
+	for i := 0; i < n; i++ {
+		for j := 0; j < 1100; j++ {
+			wide[i*1100+j] = 255 * int64((i+j)%2)
+			if i == 0 {
+				wide[j] = 1
+			}
+		}
+	}
+	nudged := pixelData(pixelInts(3, n, 40), n, 40, false)
+	nudged.Set(217, 13, nudged.At(217, 13)+1e-9)
+	fine := mat.NewDense(n, 5, nil) // a grid of 1e-5: too many levels
+	rng := rand.New(rand.NewSource(9))
+	for i := range fine.RawMatrix().Data {
+		fine.RawMatrix().Data[i] = float64(rng.Intn(100000)) / 100000
+	}
+	mixed := pixelData(pixelInts(4, n, 6), n, 6, false) // one column on a grid of 1/7
+	for i := 0; i < n; i++ {
+		mixed.Set(i, 5, float64(rng.Intn(7))/7)
+	}
+	cases := map[string]*mat.Dense{
+		"random":        randData(5, n, 8),
+		"norm ≥ 2^24":   pixelData(wide, n, 1100, false),
+		"one entry off": nudged,
+		"grid too fine": fine,
+		"two grids":     mixed,
+		"constant":      mat.NewDense(n, 3, nil),
+		"one row":       pixelData(pixelInts(5, 1, 10), 1, 10, false),
+	}
+	// The same rows over 1000 columns (1000·128² < 2²⁴) are on the grid.
+	g, _, _ := findGrid(general(pixelData(wide[:n*1000], n, 1000, false)), 0)
+	require.True(t, g != nil, "1000 columns")
+	for name, x := range cases {
+		g, _, _ := findGrid(general(x), 0)
+		require.True(t, g == nil, name)
+		_, d := x.Dims()
+		kern := Kernel{Kind: Gaussian, Sigma: 0.5 * math.Sqrt(float64(d))}
+		on, err := GramWith(x, kern, GramOptions{Grid: GridOn})
+		require.NoError(t, err)
+		off, err := GramWith(x, kern, GramOptions{Grid: GridOff})
+		require.NoError(t, err)
+		require.True(t, mat.Equal(on, off), name)
+	}
+	// Float32 products never take the grid: their bound is float32's.
+	x := pixelData(pixelInts(6, n, 30), n, 30, false)
+	kr, err := NewKernelRows(x, Kernel{Kind: Gaussian, Sigma: 3}.ElementMap(30), GramOptions{Grid: GridOn, Products: ProductsFloat32})
+	require.NoError(t, err)
+	require.False(t, kr.OnGrid())
+	require.Equal(t, ProductsFloat32, kr.Products())
+	kr, err = NewKernelRows(x, Kernel{Kind: Gaussian, Sigma: 3}.ElementMap(30), GramOptions{Grid: GridOff})
+	require.NoError(t, err)
+	require.False(t, kr.OnGrid())
+	kr, err = NewKernelRows(x, Kernel{Kind: Polynomial, Degree: 2, Coef0: 1}.ElementMap(30), GramOptions{Grid: GridOn})
+	require.NoError(t, err)
+	require.False(t, kr.OnGrid(), "only distance kernels")
+}
+
+// With the grid, GramOptions.UpperOnly still leaves the strict lower
+// triangle zero (sgemm fills the diagonal blocks' lower halves).
+func TestGridUpperOnly(t *testing.T) {
+	x := pixelData(pixelInts(8, 600, 20), 600, 20, true)
+	k := Kernel{Kind: Laplace, Sigma: 3}
+	full, err := GramWith(x, k, GramOptions{Grid: GridOn})
+	require.NoError(t, err)
+	up, err := GramWith(x, k, GramOptions{UpperOnly: true, Grid: GridOn})
+	require.NoError(t, err)
+	fr, ur := full.RawSymmetric(), up.RawSymmetric()
+	for i := 0; i < 600; i++ {
+		for j := 0; j < 600; j++ {
+			if j >= i {
+				require.Equal(t, fr.Data[i*600+j], ur.Data[i*600+j])
+			} else {
+				require.Zero(t, ur.Data[i*600+j], "(%d,%d)", i, j)
+				require.Equal(t, fr.Data[j*600+i], fr.Data[i*600+j])
+			}
+		}
+	}
+}
