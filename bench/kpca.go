@@ -131,7 +131,8 @@ func (p *KPCAProblem) Build() (*Built, error) {
 		want = eig.OperatorFloat32
 	}
 	_, d := x.Dims()
-	plan, err := eig.PlanOperator(eig.PlanInput{N: p.N, D: d, K: p.S, Tol: p.Tol, Budget: p.Memory, Want: want})
+	plan, err := eig.PlanOperator(eig.PlanInput{N: p.N, D: d, K: p.S, Tol: p.Tol, Budget: p.Memory, Want: want,
+		NonNegative: kind == kernel.Gaussian || kind == kernel.Laplace})
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +155,7 @@ func (p *KPCAProblem) Build() (*Built, error) {
 	}
 	switch plan.Operator {
 	case eig.OperatorFloat32:
-		return p.buildFloat32(x, kind, prec)
+		return p.buildFloat32(x, kind, linalg.GramOptions{Products: prec, SingleBlocks: plan.SingleBlocks})
 	case eig.OperatorMatrixFree:
 		start := time.Now()
 		op, err := eig.NewKernelOperator(x, kernel.Kernel{Kind: kind, Sigma: p.Sigma}, eig.OperatorMatrixFree, p.Center, linalg.GramOptions{Products: prec})
@@ -319,9 +320,9 @@ func (p *KPCAProblem) buildDecay() (*Built, error) {
 // buildFloat32 builds the kernel matrix straight into float32 half
 // storage (no n×n float64 matrix: n = 60 000 takes 7.2 GB), centred
 // implicitly.
-func (p *KPCAProblem) buildFloat32(x *mat.Dense, kind kernel.Kind, prec linalg.ProductPrecision) (*Built, error) {
+func (p *KPCAProblem) buildFloat32(x *mat.Dense, kind kernel.Kind, o linalg.GramOptions) (*Built, error) {
 	start := time.Now()
-	tiles, err := kernel.GramTiles32(x, kernel.Kernel{Kind: kind, Sigma: p.Sigma}, linalg.GramOptions{Products: prec})
+	tiles, err := kernel.GramTiles32(x, kernel.Kernel{Kind: kind, Sigma: p.Sigma}, o)
 	if err != nil {
 		return nil, err
 	}

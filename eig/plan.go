@@ -69,6 +69,11 @@ type PlanInput struct {
 	Dense bool
 	// Want forces an operator kind (OperatorAuto: choose).
 	Want OperatorKind
+	// NonNegative is true when every entry of the stored matrix is ≥ 0
+	// (the Gaussian and Laplace kernels; the centring is applied apart,
+	// see Centered): float32 arithmetic in block products then errs by at
+	// most linalg.BlockRel·‖G‖₂‖x‖ (see Plan.SingleBlocks).
+	NonNegative bool
 }
 
 // Plan is the planner's choice.
@@ -88,6 +93,15 @@ type Plan struct {
 	// storage adds, |λ̂ − λ|/λ₁ ≤ u·√n (u = 2⁻²⁴ for float32, 0 otherwise),
 	// from ‖E‖₂ ≤ ‖E‖_F ≤ u‖G‖_F ≤ u√n‖G‖₂.
 	StorageBound float64
+	// SingleBlocks asks the float32 operator to multiply blocks in
+	// float32 arithmetic (linalg.GramOptions.SingleBlocks). Each entry of
+	// such a product is within BlockRel·(|G||x|) of G·x; for a
+	// nonnegative G, |G||x| = G|x| and ‖G|x|‖ ≤ ‖G‖₂‖x‖, so the product
+	// is that of a matrix within BlockRel·‖G‖₂ of G — the same kind of
+	// bound as the storage's. The planner sets it for float32 storage of
+	// a nonnegative kernel when StorageBound + BlockRel ≤ Tol, and adds
+	// BlockRel to StorageBound.
+	SingleBlocks bool
 	Reason       string
 }
 
@@ -208,6 +222,11 @@ func PlanOperator(in PlanInput) (Plan, error) {
 		}
 	default:
 		return Plan{}, fmt.Errorf("eig: PlanOperator: %v: %w", in.Want, ErrInvalid)
+	}
+	if p.Operator == OperatorFloat32 && in.NonNegative && bound32+linalg.BlockRel <= tol {
+		p.SingleBlocks = true
+		p.StorageBound += linalg.BlockRel
+		p.Reason += fmt.Sprintf("; blocks in float32 arithmetic (nonnegative kernel: bound + %.1e ≤ tol)", linalg.BlockRel)
 	}
 	if in.Dense {
 		p.Solver = nil

@@ -1,9 +1,12 @@
 package eig
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kdual/kdual/linalg"
 )
 
 // The planner's choice for budgets that force each operator, the
@@ -41,6 +44,25 @@ func TestPlanOperator(t *testing.T) {
 	require.InDelta(t, Float32Unit*245, p.StorageBound, 1e-7)
 	require.Less(t, p.Bytes, 8*gib)
 	require.Contains(t, p.Reason, "float32")
+	require.False(t, p.SingleBlocks, "not known to be nonnegative")
+	// A nonnegative kernel: float32 block arithmetic too, its BlockRel
+	// added to the bound; not when the sum exceeds the tolerance, nor for
+	// stored float64.
+	p, err = PlanOperator(PlanInput{N: n, D: d, K: k, Tol: 1e-4, Budget: 8 * gib, NonNegative: true})
+	require.NoError(t, err)
+	require.Equal(t, OperatorFloat32, p.Operator)
+	require.True(t, p.SingleBlocks)
+	require.InDelta(t, Float32Unit*245+linalg.BlockRel, p.StorageBound, 1e-7)
+	require.Contains(t, p.Reason, "float32 arithmetic")
+	tight := Float32Unit*math.Sqrt(n) + linalg.BlockRel/2
+	p, err = PlanOperator(PlanInput{N: n, D: d, K: k, Tol: tight, Budget: 8 * gib, NonNegative: true})
+	require.NoError(t, err)
+	require.Equal(t, OperatorFloat32, p.Operator)
+	require.False(t, p.SingleBlocks)
+	p, err = PlanOperator(PlanInput{N: n, D: d, K: k, Tol: 1e-4, Budget: 64 * gib, NonNegative: true})
+	require.NoError(t, err)
+	require.Equal(t, OperatorFloat64, p.Operator)
+	require.False(t, p.SingleBlocks)
 
 	// The same budget with a tolerance the storage cannot meet: exact,
 	// matrix-free, with wide blocks.

@@ -158,6 +158,11 @@ type GramOptions struct {
 	// entries computed so far and the total (both in units of one kernel
 	// entry), from the goroutine that called the build.
 	Progress func(done, total int64)
+	// SingleBlocks has float32 tiles (GramTiles32) multiply blocks in
+	// float32 arithmetic (SymTiles32.SingleBlocks) whatever the products'
+	// precision: for callers whose tolerance covers BlockRel (see
+	// eig.Plan.SingleBlocks).
+	SingleBlocks bool
 	// Grid chooses whether distance kernels with float64 products run on
 	// exact float32 products when the data lie on an integer grid (see
 	// grid.go): GridAuto where Calibrate measured sgemm faster than dgemm.
@@ -305,7 +310,7 @@ var (
 //
 // The three parts run separately, each on first need: the Gram engine
 // measures only its paths (a few milliseconds); the grid's probe (about
-// 15 ms) runs only when data are found on an integer grid; the
+// 25 ms) runs only when data are found on an integer grid; the
 // block-product probe (tens of milliseconds: a 72 MB matrix is written and
 // multiplied) runs only when a float64 block product asks SymmNative, so a
 // fit whose solver multiplies one vector at a time never pays for it.
@@ -741,16 +746,23 @@ func (s *gramSource) rows(i0, i1 int) blas64.General {
 // sgemm32 returns the float32 inner products of rows [i0, i1) of a with
 // rows [j0, j1) of b, (i1−i0)×(j1−j0) row-major in a's reused scratch.
 func sgemm32(a, b *gramSource, i0, i1, j0, j1 int) []float32 {
-	m, n, d := i1-i0, j1-j0, a.x.Cols
+	m, n := i1-i0, j1-j0
 	if cap(a.scratch) < m*n {
 		a.scratch = make([]float32, m*n)
 	}
 	buf := a.scratch[:m*n]
+	sgemm32Into(a, b, i0, i1, j0, j1, buf, n)
+	return buf
+}
+
+// sgemm32Into sets buf (row stride ld) to the float32 inner products of
+// rows [i0, i1) of a with rows [j0, j1) of b.
+func sgemm32Into(a, b *gramSource, i0, i1, j0, j1 int, buf []float32, ld int) {
+	m, n, d := i1-i0, j1-j0, a.x.Cols
 	blas32.Gemm(blas.NoTrans, blas.Trans, 1,
 		blas32.General{Rows: m, Cols: d, Stride: d, Data: a.x32[i0*d:]},
 		blas32.General{Rows: n, Cols: d, Stride: d, Data: b.x32[j0*d:]}, 0,
-		blas32.General{Rows: m, Cols: n, Stride: n, Data: buf})
-	return buf
+		blas32.General{Rows: m, Cols: n, Stride: ld, Data: buf})
 }
 
 // products sets out (stride ld) to the inner products of rows [i0, i1)

@@ -49,7 +49,9 @@ type SymTiles32 struct {
 	// float64 arithmetic (three alternated runs here). GramTiles32 sets it
 	// when the inner products were float32 (GramOptions.Products): the
 	// caller has accepted float32 arithmetic, whose entry bound (EntryRel,
-	// about 1e-4 on Fashion-MNIST) is far above BlockRel.
+	// about 1e-4 on Fashion-MNIST) is far above BlockRel; or when asked
+	// (GramOptions.SingleBlocks: the planner's rule for nonnegative
+	// kernels, eig.Plan.SingleBlocks).
 	SingleBlocks bool
 }
 
@@ -370,15 +372,22 @@ func GramTiles32Band(x *mat.Dense, em ElementMap, o GramOptions, i0, i1 int) (*S
 	if err != nil {
 		return nil, err
 	}
+	b := o.build()
 	rel, err := gramBand(x, em, o, st.T, st.I0, st.I1, func(I, J int, src []float64, lds, rows, cols int) {
-		o.build().Narrow(rows, cols, src, lds, st.Tile(I, J), st.T)
+		b.Narrow(rows, cols, src, lds, st.Tile(I, J), st.T)
+	}, func(I, J int, src []float32, lds, rows, cols int, ni, nj []float64, em ElementMap) {
+		tile := st.Tile(I, J)
+		b.RBFMap32To32(rows, cols, src, lds, tile, st.T, ni, nj, em.C, em.Kind == MapExpDist)
+		if I == J {
+			symmetricDiagTile(tile, st.T, rows)
+		}
 	})
 	if err != nil {
 		st.Free()
 		return nil, err
 	}
 	st.EntryRel = 1.0/(1<<24) + rel
-	st.SingleBlocks = o.Products == ProductsFloat32
+	st.SingleBlocks = o.Products == ProductsFloat32 || o.SingleBlocks
 	return st, nil
 }
 
@@ -389,13 +398,24 @@ func GramTiles32Band(x *mat.Dense, em ElementMap, o GramOptions, i0, i1 int) (*S
 // of a chunk of gramChunkRows/t tile rows by gramChunkCols/t tiles (1024 ×
 // 4096 products: with 256-row tiles, four tile rows at once) while a
 // goroutine maps the previous chunk and stores it; the part of a chunk
-// below the diagonal is neither computed nor stored. After a cancellation the remaining chunks
-// are skipped and the error returned. It returns the bound of the inner
+// below the diagonal is not stored (with float64 products not computed
+// either). When the products are float32 (float32 products, or exact ones
+// on an integer grid) and the map a distance kernel's on the native path,
+// the chunk stays in float32 and each tile goes to store32 unmapped, with
+// its rows' and columns' squared norms and the source's map (scaled to
+// grid units on a grid): store32 maps and stores in one pass, and must
+// make a diagonal tile symmetric with a unit diagonal
+// (symmetricDiagTile). After a cancellation the remaining chunks are
+// skipped and the error returned. It returns the bound of the inner
 // products' relative error (KernelRows.MaxEntryRel).
-func gramBand(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int, store func(I, J int, src []float64, lds, rows, cols int)) (float64, error) {
+func gramBand(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int, store func(I, J int, src []float64, lds, rows, cols int),
+	store32 func(I, J int, src []float32, lds, rows, cols int, ni, nj []float64, em ElementMap)) (float64, error) {
 	n, _ := x.Dims()
 	nt := (n + t - 1) / t
 	s, _ := newGramSource(x, em, o, nil)
+	// Float32 products of a distance map go from sgemm's float32 chunk
+	// through the map straight into the tiles (store32).
+	fused := s.x32 != nil && s.em.distance() && s.mp == MapNative
 	chunkTiles := max(1, gramChunkCols/t)
 	rowTiles := max(1, gramChunkRows/t)
 	type chunk struct{ I, R, J0, J1 int }
@@ -409,8 +429,13 @@ func gramBand(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int, store f
 	ld := chunkTiles * t
 	const depth = 2
 	bufs := make([][]float64, depth)
+	bufs32 := make([][]float32, depth)
 	for i := range bufs {
-		bufs[i] = make([]float64, rowTiles*t*ld)
+		if fused {
+			bufs32[i] = make([]float32, rowTiles*t*ld)
+		} else {
+			bufs[i] = make([]float64, rowTiles*t*ld)
+		}
 	}
 	var stop error
 	skipped := make([]bool, len(chunks))
@@ -427,7 +452,11 @@ func gramBand(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int, store f
 		ch := chunks[c]
 		r0, r1 := ch.I*t, min((ch.I+ch.R)*t, n)
 		c0, c1 := ch.J0*t, min(ch.J1*t, n)
-		s.products(bufs[c%depth], ld, r0, r1, c0, c1, ch.J0 == ch.I)
+		if fused {
+			sgemm32Into(s, s, r0, r1, c0, c1, bufs32[c%depth], ld)
+		} else {
+			s.products(bufs[c%depth], ld, r0, r1, c0, c1, ch.J0 == ch.I)
+		}
 		if o.Progress != nil {
 			o.Progress(done, total)
 		}
@@ -443,6 +472,23 @@ func gramBand(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int, store f
 		r0, r1 := ch.I*t, min((ch.I+ch.R)*t, n)
 		c0, c1 := ch.J0*t, min(ch.J1*t, n)
 		diag := ch.J0 == ch.I
+		if fused {
+			buf32 := bufs32[c%depth]
+			var jobs [][2]int
+			for q := 0; q < ch.R; q++ {
+				for J := max(ch.J0, ch.I+q); J < ch.J1; J++ {
+					jobs = append(jobs, [2]int{q, J})
+				}
+			}
+			par.For(0, len(jobs), nil, func(lo, hi int) {
+				for _, jb := range jobs[lo:hi] {
+					I, J := ch.I+jb[0], jb[1]
+					store32(I, J, buf32[jb[0]*t*ld+(J-ch.J0)*t:], ld, min(t, n-I*t), min(t, n-J*t),
+						s.norms[I*t:], s.norms[J*t:], s.em)
+				}
+			})
+			return
+		}
 		s.mapPanel(buf, ld, r0, r1, c0, c1, diag, s.norms[c0:])
 		if diag {
 			// Each diagonal tile holds both triangles.
@@ -476,6 +522,19 @@ func gramBand(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int, store f
 		o.Progress(total, total)
 	}
 	return s.maxEntryRel(), nil
+}
+
+// symmetricDiagTile makes the diagonal tile (t×t, its first rows rows
+// used) of a distance kernel exactly symmetric and its diagonal exactly 1:
+// the lower triangle is copied from the upper one (sgemm computed both
+// triangles, not necessarily to the same rounding with float32 products).
+func symmetricDiagTile[T float32 | float64](tile []T, t, rows int) {
+	for r := 0; r < rows; r++ {
+		for c := 0; c < r; c++ {
+			tile[r*t+c] = tile[c*t+r]
+		}
+		tile[r*t+r] = 1
+	}
 }
 
 // MulVec sets y = A·x (n-vectors) in float64 arithmetic, reading every

@@ -269,3 +269,24 @@ func TestGridUpperOnly(t *testing.T) {
 		}
 	}
 }
+
+// GramOptions.SingleBlocks switches the float32 tiles' block arithmetic to
+// float32 with float64 products too; without it only float32 products do.
+func TestGramTiles32SingleBlocksAsked(t *testing.T) {
+	x := pixelData(pixelInts(2, 300, 12), 300, 12, false)
+	em := Kernel{Kind: Gaussian, Sigma: 2}.ElementMap(12)
+	for _, c := range []struct {
+		o    GramOptions
+		want bool
+	}{
+		{GramOptions{}, false},
+		{GramOptions{SingleBlocks: true}, true},
+		{GramOptions{SingleBlocks: true, Grid: GridOff}, true},
+		{GramOptions{Products: ProductsFloat32}, true},
+	} {
+		s, err := GramTiles32(x, em, c.o)
+		require.NoError(t, err)
+		require.Equal(t, c.want, s.SingleBlocks, "%+v", c.o)
+		s.Free()
+	}
+}

@@ -105,10 +105,17 @@ func GramTiles64Band(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int) 
 	if err != nil {
 		return nil, err
 	}
+	b := o.build()
 	if _, err := gramBand(x, em, o, t, i0, i1, func(I, J int, src []float64, lds, rows, cols int) {
 		tile := st.Tile(I, J)
 		for r := 0; r < rows; r++ {
 			copy(tile[r*t:r*t+cols], src[r*lds:r*lds+cols])
+		}
+	}, func(I, J int, src []float32, lds, rows, cols int, ni, nj []float64, em ElementMap) {
+		tile := st.Tile(I, J)
+		b.RBFMap32(rows, cols, src, lds, tile, t, ni, nj, em.C, em.Kind == MapExpDist)
+		if I == J {
+			symmetricDiagTile(tile, t, rows)
 		}
 	}); err != nil {
 		return nil, err

@@ -377,8 +377,9 @@ func TestMulT32MatchesLoops(t *testing.T) {
 	}
 }
 
-// RBFMap32 gives exactly Widen then RBFMap, Gaussian and Laplace, on both
-// builds, with strides and a tail of fewer than four columns.
+// RBFMap32 gives exactly Widen then RBFMap, and RBFMap32To32 exactly that
+// narrowed, Gaussian and Laplace, on both builds, with strides and a tail
+// of fewer than four columns.
 func TestRBFMap32EqualsWidenThenMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 2))
 	for _, b := range []Build{Best(), Baseline()} {
@@ -404,9 +405,21 @@ func TestRBFMap32EqualsWidenThenMap(t *testing.T) {
 			b.RBFMap(m, n, want, ldo, ni, nj, -0.05, laplace)
 			b.RBFMap32(m, n, src, lds, got, ldo, ni, nj, -0.05, laplace)
 			require.Equal(t, want, got, "%s laplace=%v", b.Name(), laplace)
+			// To float32: the same values rounded, the padding untouched.
+			got32 := make([]float32, (m-1)*ldo+n)
+			want32 := make([]float32, (m-1)*ldo+n)
+			for i := range got32 {
+				got32[i], want32[i] = -7, -7
+			}
+			b.Narrow(m, n, want, ldo, want32, ldo)
+			b.RBFMap32To32(m, n, src, lds, got32, ldo, ni, nj, -0.05, laplace)
+			require.Equal(t, want32, got32, "%s laplace=%v to float32", b.Name(), laplace)
 		}
 		require.Panics(t, func() {
 			b.RBFMap32(2, 3, make([]float32, 5), 3, make([]float64, 6), 3, make([]float64, 2), make([]float64, 3), -1, false)
+		})
+		require.Panics(t, func() {
+			b.RBFMap32To32(2, 3, make([]float32, 6), 3, make([]float32, 5), 3, make([]float64, 2), make([]float64, 3), -1, false)
 		})
 	}
 }

@@ -74,12 +74,12 @@ static inline void kd_sqrt4_base(kd_v4 *x) {
 // KD_RBF_SRC defines the map from a block src of inner products (element
 // type T, stride lds, four loaded as doubles by LOAD4) to out (stride
 // ldo); src may be out itself (the in-place map).
-#define KD_RBF_SRC(ATTR, NAME, EXP, SQRT, T, LOAD4)                                  \
-ATTR static void NAME(int m, int n, const T *src, int lds, double *out, int ldo,     \
+#define KD_RBF_SRC(ATTR, NAME, EXP, SQRT, T, LOAD4, O, STORE4)                       \
+ATTR static void NAME(int m, int n, const T *src, int lds, O *out, int ldo,          \
                       const double *ni, const double *nj, double c, int laplace) {   \
     for (int i = 0; i < m; i++) {                                                    \
         const T *srow = src + (size_t)i * lds;                                       \
-        double *row = out + (size_t)i * ldo;                                         \
+        O *row = out + (size_t)i * ldo;                                              \
         int j = 0;                                                                   \
         for (; j + 4 <= n; j += 4) {                                                 \
             kd_v4 g, y;                                                              \
@@ -90,7 +90,7 @@ ATTR static void NAME(int m, int n, const T *src, int lds, double *out, int ldo,
             if (laplace) SQRT(d);                                                    \
             kd_v4 e = c * d;                                                         \
             EXP(&e);                                                                 \
-            memcpy(row + j, &e, sizeof e);                                           \
+            STORE4(row + j, e);                                                      \
         }                                                                            \
         if (j < n) {                                                                 \
             kd_v4 d = {0, 0, 0, 0};                                                  \
@@ -103,14 +103,18 @@ ATTR static void NAME(int m, int n, const T *src, int lds, double *out, int ldo,
             if (laplace) SQRT(d);                                                    \
             kd_v4 e = c * d;                                                         \
             EXP(&e);                                                                 \
-            for (int l = 0; l < rest; l++) row[j + l] = e[l];                        \
+            for (int l = 0; l < rest; l++) row[j + l] = (O)e[l];                     \
         }                                                                            \
     }                                                                                \
 }
 
 #define KD_LOAD4_F64(dst, p) memcpy(&(dst), (p), sizeof(dst))
-KD_RBF_SRC(KD_AVX2, kd_rbf_src64_avx2, kd_exp4_avx2, KD_SQRT_AVX2, double, KD_LOAD4_F64)
-KD_RBF_SRC(KD_BASE, kd_rbf_src64_base, kd_exp4_base, KD_SQRT_BASE, double, KD_LOAD4_F64)
+#define KD_STORE4_F64(p, e) memcpy((p), &(e), sizeof(e))
+// Four doubles rounded to floats (to nearest) and stored.
+#define KD_STORE4_F32(p, e) do { kd_f4 f_ = __builtin_convertvector((e), kd_f4);         \
+                                 memcpy((p), &f_, sizeof f_); } while (0)
+KD_RBF_SRC(KD_AVX2, kd_rbf_src64_avx2, kd_exp4_avx2, KD_SQRT_AVX2, double, KD_LOAD4_F64, double, KD_STORE4_F64)
+KD_RBF_SRC(KD_BASE, kd_rbf_src64_base, kd_exp4_base, KD_SQRT_BASE, double, KD_LOAD4_F64, double, KD_STORE4_F64)
 
 // The in-place map of m rows of inner products g = out[i·ldo + j].
 KD_AVX2 void kd_rbf_rows_avx2(int m, int n, double *out, int ldo, const double *ni,
@@ -794,8 +798,19 @@ KD_MT32(KD_BASE, kd_mt32_dot_base, kd_mt32_axpy_base, KD_CVT4_BASE)
 
 // The map straight from float32 inner products (widening and map in one
 // pass).
-KD_RBF_SRC(KD_AVX2, kd_rbf_src32_avx2, kd_exp4_avx2, KD_SQRT_AVX2, float, KD_CVT4_AVX2)
-KD_RBF_SRC(KD_BASE, kd_rbf_src32_base, kd_exp4_base, KD_SQRT_BASE, float, KD_CVT4_BASE)
+KD_RBF_SRC(KD_AVX2, kd_rbf_src32_avx2, kd_exp4_avx2, KD_SQRT_AVX2, float, KD_CVT4_AVX2, double, KD_STORE4_F64)
+KD_RBF_SRC(KD_BASE, kd_rbf_src32_base, kd_exp4_base, KD_SQRT_BASE, float, KD_CVT4_BASE, double, KD_STORE4_F64)
+// ... and to float32 storage: products, map and narrowing in one pass.
+KD_RBF_SRC(KD_AVX2, kd_rbf_src3232_avx2, kd_exp4_avx2, KD_SQRT_AVX2, float, KD_CVT4_AVX2, float, KD_STORE4_F32)
+KD_RBF_SRC(KD_BASE, kd_rbf_src3232_base, kd_exp4_base, KD_SQRT_BASE, float, KD_CVT4_BASE, float, KD_STORE4_F32)
+void kd_rbf_rows3232_avx2(int m, int n, const float *src, int lds, float *out, int ldo,
+                          const double *ni, const double *nj, double c, int laplace) {
+    kd_rbf_src3232_avx2(m, n, src, lds, out, ldo, ni, nj, c, laplace);
+}
+void kd_rbf_rows3232_base(int m, int n, const float *src, int lds, float *out, int ldo,
+                          const double *ni, const double *nj, double c, int laplace) {
+    kd_rbf_src3232_base(m, n, src, lds, out, ldo, ni, nj, c, laplace);
+}
 void kd_rbf_rows32_avx2(int m, int n, const float *src, int lds, double *out, int ldo,
                         const double *ni, const double *nj, double c, int laplace) {
     kd_rbf_src32_avx2(m, n, src, lds, out, ldo, ni, nj, c, laplace);

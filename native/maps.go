@@ -19,6 +19,8 @@ void kd_tsymms_avx2(int m, int t, int tiles, int last, const float *a, long step
 void kd_tsymms_base(int m, int t, int tiles, int last, const float *a, long step, int lda, int bp, const float *xi, const float *xj, double *yi, double *yj, float *ys, int diag);
 void kd_rbf_rows32_avx2(int m, int n, const float *src, int lds, double *out, int ldo, const double *ni, const double *nj, double c, int laplace);
 void kd_rbf_rows32_base(int m, int n, const float *src, int lds, double *out, int ldo, const double *ni, const double *nj, double c, int laplace);
+void kd_rbf_rows3232_avx2(int m, int n, const float *src, int lds, float *out, int ldo, const double *ni, const double *nj, double c, int laplace);
+void kd_rbf_rows3232_base(int m, int n, const float *src, int lds, float *out, int ldo, const double *ni, const double *nj, double c, int laplace);
 void kd_mt32_dot_avx2(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
 void kd_mt32_dot_base(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
 void kd_mt32_axpy_avx2(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
@@ -121,6 +123,30 @@ func (b Build) RBFMap32(m, n int, src []float32, lds int, out []float64, ldo int
 		return
 	}
 	C.kd_rbf_rows32_base(C.int(m), C.int(n), ps, C.int(lds), o, C.int(ldo), pi, pj, C.double(c), lap)
+}
+
+// RBFMap32To32 is RBFMap32 writing the map rounded to float32 into out
+// (stride ldo): the values of RBFMap32 then Narrow, in one pass.
+func (b Build) RBFMap32To32(m, n int, src []float32, lds int, out []float32, ldo int, ni, nj []float64, c float64, laplace bool) {
+	checkRows("RBFMap32To32", m, n, ldo, len(out))
+	if len(ni) < m || len(nj) < n || !(c <= 0) || lds < n || (m > 0 && n > 0 && len(src) < (m-1)*lds+n) {
+		panic(fmt.Sprintf("native: RBFMap32To32: bad arguments len(src)=%d lds=%d len(ni)=%d len(nj)=%d c=%g", len(src), lds, len(ni), len(nj), c))
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	lap := C.int(0)
+	if laplace {
+		lap = 1
+	}
+	ps := (*C.float)(unsafe.Pointer(&src[0]))
+	o := (*C.float)(unsafe.Pointer(&out[0]))
+	pi, pj := (*C.double)(unsafe.Pointer(&ni[0])), (*C.double)(unsafe.Pointer(&nj[0]))
+	if b.avx2 {
+		C.kd_rbf_rows3232_avx2(C.int(m), C.int(n), ps, C.int(lds), o, C.int(ldo), pi, pj, C.double(c), lap)
+		return
+	}
+	C.kd_rbf_rows3232_base(C.int(m), C.int(n), ps, C.int(lds), o, C.int(ldo), pi, pj, C.double(c), lap)
 }
 
 // Narrow sets dst[i·ldd + j] = float32(src[i·lds + j]) for i < m, j < n

@@ -175,7 +175,7 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 		want = eig.OperatorFloat32
 	}
 	plan, err := eig.PlanOperator(eig.PlanInput{N: n, D: d, K: s, Tol: planTol(k.solverOf()), Budget: k.MemoryBudget,
-		Dense: k.solverOf().Name() == "dense", Want: want})
+		Dense: k.solverOf().Name() == "dense", Want: want, NonNegative: k.Kernel.Kind == kernel.Gaussian || k.Kernel.Kind == kernel.Laplace})
 	if err != nil {
 		return fmt.Errorf("kpca: Fit: %w", err)
 	}
@@ -185,7 +185,7 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 	// now, written in parallel.
 	xcopy := linalg.CopyDense(x)
 	start := time.Now()
-	o := linalg.GramOptions{Products: k.Products, Context: ctx}
+	o := linalg.GramOptions{Products: k.Products, Context: ctx, SingleBlocks: plan.SingleBlocks}
 	if k.Progress != nil {
 		o.Progress = func(done, total int64) { k.Progress(Progress{Stage: "kernel", Done: done, Total: total}) }
 	}
