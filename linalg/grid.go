@@ -142,14 +142,17 @@ func findGrid(x blas64.General, workers int) (g *grid, x32 []float32, norms []fl
 	x32 = make([]float32, n*d)
 	norms = make([]float64, n)
 	var off atomic.Bool
+	inv := 1 / step
 	par.For(workers, n, nil, func(i0, i1 int) {
 		for i := i0; i < i1 && !off.Load(); i++ {
 			row := x.Data[i*x.Stride : i*x.Stride+d]
 			dst := x32[i*d : (i+1)*d]
 			var sq int64
 			for j, v := range row {
+				// The nearest level (a tie either way: the check below
+				// decides). Floor is one instruction, Round is not.
 				r := v - g.lo[j]
-				k := math.Round(r / step)
+				k := math.Floor(r*inv + 0.5)
 				if !(math.Abs(r-k*step) <= tol[j]) {
 					off.Store(true)
 					return
