@@ -248,25 +248,86 @@ func TestGridRejects(t *testing.T) {
 	require.False(t, kr.OnGrid(), "only distance kernels")
 }
 
-// With the grid, GramOptions.UpperOnly still leaves the strict lower
-// triangle zero (sgemm fills the diagonal blocks' lower halves).
+// With float32 products (on the grid, or asked for, for a distance kernel
+// and for the polynomial one, which takes sgemm's panels unfused)
+// GramOptions.UpperOnly still leaves the strict lower triangle zero (sgemm
+// fills the diagonal blocks' lower halves), both triangles agree
+// otherwise, and a distance kernel's diagonal is exactly 1 (float32
+// products of a row with itself need not cancel exactly).
 func TestGridUpperOnly(t *testing.T) {
 	x := pixelData(pixelInts(8, 600, 20), 600, 20, true)
-	k := Kernel{Kind: Laplace, Sigma: 3}
-	full, err := GramWith(x, k, GramOptions{Grid: GridOn})
-	require.NoError(t, err)
-	up, err := GramWith(x, k, GramOptions{UpperOnly: true, Grid: GridOn})
-	require.NoError(t, err)
-	fr, ur := full.RawSymmetric(), up.RawSymmetric()
-	for i := 0; i < 600; i++ {
-		for j := 0; j < 600; j++ {
-			if j >= i {
-				require.Equal(t, fr.Data[i*600+j], ur.Data[i*600+j])
-			} else {
-				require.Zero(t, ur.Data[i*600+j], "(%d,%d)", i, j)
-				require.Equal(t, fr.Data[j*600+i], fr.Data[i*600+j])
+	for _, c := range []struct {
+		k Kernel
+		o GramOptions
+	}{
+		{Kernel{Kind: Laplace, Sigma: 3}, GramOptions{Grid: GridOn}},
+		{Kernel{Kind: Gaussian, Sigma: 0.5}, GramOptions{Products: ProductsFloat32}},
+		{Kernel{Kind: Polynomial, Degree: 2, Gamma: 0.3, Coef0: 1}, GramOptions{Products: ProductsFloat32}},
+	} {
+		full, err := GramWith(x, c.k, c.o)
+		require.NoError(t, err)
+		o := c.o
+		o.UpperOnly = true
+		up, err := GramWith(x, c.k, o)
+		require.NoError(t, err)
+		fr, ur := full.RawSymmetric(), up.RawSymmetric()
+		for i := 0; i < 600; i++ {
+			if c.k.Kind != Polynomial {
+				require.Equal(t, 1.0, fr.Data[i*600+i], "%v diagonal", c.k.Kind)
+			}
+			for j := 0; j < 600; j++ {
+				if j >= i {
+					require.Equal(t, fr.Data[i*600+j], ur.Data[i*600+j])
+				} else {
+					require.Zero(t, ur.Data[i*600+j], "%v (%d,%d)", c.k.Kind, i, j)
+					require.Equal(t, fr.Data[j*600+i], fr.Data[i*600+j])
+				}
 			}
 		}
+	}
+}
+
+// symmetricDiagTile copies the upper triangle over whatever the lower one
+// holds and sets the diagonal to 1, in the used rows only.
+func TestSymmetricDiagTile(t *testing.T) {
+	const tt, rows = 6, 4
+	tile := make([]float32, tt*tt)
+	for i := range tile {
+		tile[i] = float32(i)
+	}
+	symmetricDiagTile(tile, tt, rows)
+	for r := 0; r < tt; r++ {
+		for c := 0; c < tt; c++ {
+			want := float32(r*tt + c)
+			switch {
+			case r < rows && r == c:
+				want = 1
+			case r < rows && c < r:
+				want = float32(c*tt + r)
+			}
+			require.Equal(t, want, tile[r*tt+c], "(%d,%d)", r, c)
+		}
+	}
+}
+
+// GridAuto takes the grid exactly when the calibration says it pays.
+func TestGridAutoFollowsCalibration(t *testing.T) {
+	x := pixelData(pixelInts(3, 200, 10), 200, 10, false)
+	em := Kernel{Kind: Gaussian, Sigma: 2}.ElementMap(10)
+	kr, err := NewKernelRows(x, em, GramOptions{})
+	require.NoError(t, err)
+	require.Equal(t, Calibrate().Grid, kr.OnGrid())
+	// Both verdicts, whatever this machine measured.
+	saved := gridPaths()
+	defer func() { gridCalib = saved }()
+	for _, faster := range []bool{false, true} {
+		gridCalib.Grid = faster
+		kr, err := NewKernelRows(x, em, GramOptions{})
+		require.NoError(t, err)
+		require.Equal(t, faster, kr.OnGrid())
+		kr, err = NewKernelRows(x, em, GramOptions{Grid: GridOn})
+		require.NoError(t, err)
+		require.True(t, kr.OnGrid(), "GridOn whatever the calibration")
 	}
 }
 
