@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/native"
 )
 
@@ -22,6 +23,18 @@ type infoReport struct {
 	HugePages hugeInfo `json:"huge_pages"`
 	// BLASSpin: how long OpenBLAS's idle threads spin (native.Spin).
 	BLASSpin spinInfo `json:"blas_spin"`
+	// Gram: the Gram engine's measured paths (linalg.Calibrate).
+	Gram gramInfo `json:"gram"`
+}
+
+type gramInfo struct {
+	Inner      string  `json:"inner"`
+	Map        string  `json:"map"`
+	Grid       bool    `json:"grid"`
+	GridDgemm  float64 `json:"grid_dgemm_seconds"`
+	GridSgemm  float64 `json:"grid_sgemm_seconds"`
+	SymmNative bool    `json:"symm_native"`
+	Source     string  `json:"source"`
 }
 
 type spinInfo struct {
@@ -52,6 +65,9 @@ func runInfo(args []string, stdout io.Writer) error {
 	r.HugePages = hugeInfo{Advise: h.Advise, System: h.System, HugeSeconds: h.HugeSeconds, SmallSeconds: h.SmallSeconds, Reason: h.Reason}
 	sp := native.Spin()
 	r.BLASSpin = spinInfo{Exponent: sp.Exponent, Source: sp.Source}
+	g := linalg.Calibrate()
+	r.Gram = gramInfo{Inner: g.Inner.String(), Map: g.Map.String(), Grid: g.Grid, GridDgemm: g.GridDgemm,
+		GridSgemm: g.GridSgemm, SymmNative: g.SymmNative, Source: g.Source}
 	if *jsonOut != "" {
 		return writeJSON(*jsonOut, stdout, r)
 	}
@@ -67,6 +83,16 @@ func runInfo(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintln(stdout, ")")
 	fmt.Fprintf(stdout, "BLAS spin:  idle OpenBLAS threads spin 2^%d cycles, then sleep (%s)\n", sp.Exponent, spinSource(sp.Source))
+	grid := "float64 products"
+	if g.Grid {
+		grid = "exact float32 products"
+	}
+	symm := "dsymm"
+	if g.SymmNative {
+		symm = "native tiles"
+	}
+	fmt.Fprintf(stdout, "Gram:       inner products %s, map %s, blocks %s; data on an integer grid: %s (dgemm %.2f ms, sgemm %.2f ms; %s)\n",
+		g.Inner, g.Map, symm, grid, 1e3*g.GridDgemm, 1e3*g.GridSgemm, g.Source)
 	return nil
 }
 
