@@ -462,9 +462,21 @@ func TestGramTiles32Bands(t *testing.T) {
 // that a band spans several chunks of rows and columns) and their
 // products, on both native builds and both block kernels, sum to G·x.
 func TestGramTiles64Bands(t *testing.T) {
-	x := randData(25, 530, 7)
+	// Random data, and 8-bit pixels on their integer grid (exact float32
+	// products mapped straight into the tiles), against the float64 path.
+	testGramTiles64Bands(t, randData(25, 530, 7), GramOptions{})
+	testGramTiles64Bands(t, pixelData(pixelInts(25, 530, 40), 530, 40, true), GramOptions{Grid: GridOn})
+	require.Equal(t, TileSize, TileSide64For(8*TileSize64-1))
+	require.Equal(t, TileSize64, TileSide64For(8*TileSize64))
+	for _, bad := range [][3]int{{6, 0, 1}, {256, 0, 4}, {256, 1, 1}} {
+		_, err := NewSymTiles64Band(530, bad[0], bad[1], bad[2])
+		require.ErrorIs(t, err, ErrInvalid, "%v", bad)
+	}
+}
+
+func testGramTiles64Bands(t *testing.T, x *mat.Dense, o GramOptions) {
 	em := Kernel{Kind: Laplace, Sigma: 3}.ElementMap(cols(x))
-	g, err := GramMap(x, em, GramOptions{})
+	g, err := GramMap(x, em, GramOptions{Grid: GridOff})
 	require.NoError(t, err)
 	xb := randData(26, 530, 6)
 	var want mat.Dense
@@ -483,7 +495,7 @@ func TestGramTiles64Bands(t *testing.T) {
 			}
 			sum := mat.NewDense(530, 6, nil)
 			for _, band := range [][2]int{{0, 1}, {1, nt}} {
-				st, err := GramTiles64Band(x, em, GramOptions{}, side, band[0], band[1])
+				st, err := GramTiles64Band(x, em, o, side, band[0], band[1])
 				require.NoError(t, err)
 				lo, hi := st.Rows()
 				for i := lo; i < hi; i++ {
@@ -516,12 +528,6 @@ func TestGramTiles64Bands(t *testing.T) {
 			d.Sub(sum, &want)
 			require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-12*mat.Norm(&want, math.Inf(1)), "side %d portable %v", side, portable)
 		}
-	}
-	require.Equal(t, TileSize, TileSide64For(8*TileSize64-1))
-	require.Equal(t, TileSize64, TileSide64For(8*TileSize64))
-	for _, bad := range [][3]int{{6, 0, 1}, {256, 0, 4}, {256, 1, 1}} {
-		_, err := NewSymTiles64Band(530, bad[0], bad[1], bad[2])
-		require.ErrorIs(t, err, ErrInvalid, "%v", bad)
 	}
 }
 
