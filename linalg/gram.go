@@ -198,16 +198,7 @@ func (p GridPath) String() string {
 // gridWanted reports whether o lets a distance kernel with float64
 // products try the integer grid.
 func (o GramOptions) gridWanted() bool {
-	if o.Products != ProductsFloat64 {
-		return false
-	}
-	switch o.Grid {
-	case GridOn:
-		return true
-	case GridAuto:
-		return true
-	}
-	return false
+	return o.Products == ProductsFloat64 && o.Grid != GridOff
 }
 
 // gridFaster reports whether o takes the exact float32 products for data
@@ -865,7 +856,9 @@ var gramChunkRows, gramChunkCols = 1024, 4096
 // and mirrored into the lower triangle while recent, in parallel. For the
 // distance maps (MapExpSq, MapExpDist) x is first shifted by its column
 // means (distances do not change; ‖x‖² + ‖y‖² − 2⟨x, y⟩ cancels less) and
-// the diagonal is exactly 1.
+// the diagonal is exactly 1; data on an integer grid get exact float32
+// products instead (GramOptions.Grid, grid.go), mapped straight from
+// sgemm's panels.
 func GramMap(x *mat.Dense, em ElementMap, o GramOptions) (*mat.SymDense, error) {
 	if err := checkData("Gram: x", x); err != nil {
 		return nil, err

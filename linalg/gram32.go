@@ -185,8 +185,10 @@ func TilesFromSym(a *mat.SymDense) (*SymTiles32, error) {
 // demand, with the engine of Gram: the product of two row ranges by
 // OpenBLAS dgemm (or native tiles), then the element map. It holds its own
 // copy of the data (shifted by the column means for distance kernels) and
-// the squared row norms: n·d + n float64s. Block is not safe for
-// concurrent use (it calls OpenBLAS).
+// the squared row norms: n·d + n float64s — or, for data on an integer grid
+// (GramOptions.Grid, OnGrid), the grid's integers in n·d float32s and
+// exact float32 products. Block is not safe for concurrent use (it calls
+// OpenBLAS).
 type KernelRows struct {
 	s            *gramSource
 	crossScratch []float32 // Cross's sgemm output, reused

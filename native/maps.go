@@ -105,16 +105,10 @@ func (b Build) RBFMap(m, n int, out []float64, ldo int, ni, nj []float64, c floa
 // map in one pass, the same values as Widen then RBFMap.
 func (b Build) RBFMap32(m, n int, src []float32, lds int, out []float64, ldo int, ni, nj []float64, c float64, laplace bool) {
 	checkRows("RBFMap32", m, n, ldo, len(out))
-	if len(ni) < m || len(nj) < n || !(c <= 0) || lds < n || (m > 0 && n > 0 && len(src) < (m-1)*lds+n) {
-		panic(fmt.Sprintf("native: RBFMap32: bad arguments len(src)=%d lds=%d len(ni)=%d len(nj)=%d c=%g", len(src), lds, len(ni), len(nj), c))
-	}
-	if m == 0 || n == 0 {
+	if !checkRBF32("RBFMap32", m, n, src, lds, ni, nj, c) {
 		return
 	}
-	lap := C.int(0)
-	if laplace {
-		lap = 1
-	}
+	lap := cFlag(laplace)
 	ps := (*C.float)(unsafe.Pointer(&src[0]))
 	o := (*C.double)(unsafe.Pointer(&out[0]))
 	pi, pj := (*C.double)(unsafe.Pointer(&ni[0])), (*C.double)(unsafe.Pointer(&nj[0]))
@@ -129,16 +123,10 @@ func (b Build) RBFMap32(m, n int, src []float32, lds int, out []float64, ldo int
 // (stride ldo): the values of RBFMap32 then Narrow, in one pass.
 func (b Build) RBFMap32To32(m, n int, src []float32, lds int, out []float32, ldo int, ni, nj []float64, c float64, laplace bool) {
 	checkRows("RBFMap32To32", m, n, ldo, len(out))
-	if len(ni) < m || len(nj) < n || !(c <= 0) || lds < n || (m > 0 && n > 0 && len(src) < (m-1)*lds+n) {
-		panic(fmt.Sprintf("native: RBFMap32To32: bad arguments len(src)=%d lds=%d len(ni)=%d len(nj)=%d c=%g", len(src), lds, len(ni), len(nj), c))
-	}
-	if m == 0 || n == 0 {
+	if !checkRBF32("RBFMap32To32", m, n, src, lds, ni, nj, c) {
 		return
 	}
-	lap := C.int(0)
-	if laplace {
-		lap = 1
-	}
+	lap := cFlag(laplace)
 	ps := (*C.float)(unsafe.Pointer(&src[0]))
 	o := (*C.float)(unsafe.Pointer(&out[0]))
 	pi, pj := (*C.double)(unsafe.Pointer(&ni[0])), (*C.double)(unsafe.Pointer(&nj[0]))
@@ -147,6 +135,23 @@ func (b Build) RBFMap32To32(m, n int, src []float32, lds int, out []float32, ldo
 		return
 	}
 	C.kd_rbf_rows3232_base(C.int(m), C.int(n), ps, C.int(lds), o, C.int(ldo), pi, pj, C.double(c), lap)
+}
+
+// checkRBF32 panics on arguments of the float32-source maps that do not
+// fit (norms, scale, source), and reports whether there is work (m, n > 0).
+func checkRBF32(name string, m, n int, src []float32, lds int, ni, nj []float64, c float64) bool {
+	if len(ni) < m || len(nj) < n || !(c <= 0) || lds < n || (m > 0 && n > 0 && len(src) < (m-1)*lds+n) {
+		panic(fmt.Sprintf("native: %s: bad arguments len(src)=%d lds=%d len(ni)=%d len(nj)=%d c=%g", name, len(src), lds, len(ni), len(nj), c))
+	}
+	return m > 0 && n > 0
+}
+
+// cFlag is a Go bool as a C int flag.
+func cFlag(v bool) C.int {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // Narrow sets dst[i·ldd + j] = float32(src[i·lds + j]) for i < m, j < n
