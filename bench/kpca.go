@@ -50,6 +50,9 @@ type KPCAProblem struct {
 	Decay    float64 `json:"c,omitempty"`
 	GramSecs float64 `json:"gram_seconds"`
 	DOpt     float64 `json:"d_opt"`
+	// Float64GramSecs is the float64 operator's build time when the rows
+	// were also timed on it (kdual bench kpca --float64-time).
+	Float64GramSecs float64 `json:"float64_gram_seconds,omitempty"`
 	// PeakRSSGB is the process's peak resident memory at the end of the
 	// run (Linux VmHWM), in GB.
 	PeakRSSGB float64 `json:"peak_rss_gb"`

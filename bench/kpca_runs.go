@@ -34,6 +34,11 @@ type KPCAResult struct {
 	// Operator is the kernel operator the row ran on (float64, float32,
 	// matrix-free); packing or conversion is in Gram time, not here.
 	Operator string `json:"operator,omitempty"`
+	// Float64Seconds and Float64Eta are the same row on the float64
+	// operator, for a row that ran in float32 (kdual bench kpca
+	// --float64-time); nil seconds: δ never reached there, or not run.
+	Float64Seconds *float64 `json:"float64_seconds,omitempty"`
+	Float64Eta     float64  `json:"float64_eta,omitempty"`
 	// Status is how the solver of the reported setting ended (L-BFGS:
 	// stopped by the oracle η-stop, or its own test).
 	Status status.Code `json:"status"`

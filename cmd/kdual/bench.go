@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kdual/kdual/bench"
+	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/status"
 )
 
@@ -73,6 +74,7 @@ func runBench(args []string, stdout io.Writer) error {
 	dataOut := fs.String("data-out", "", "write the n×d data matrix (float64, little-endian, row-major) to FILE, for peers")
 	jsonOut := fs.String("json", "", "write JSON to FILE, or - for standard output")
 	quiet := fs.Bool("quiet", false, "no progress line on stderr (shown only when stderr is a terminal and the run takes over 2 s)")
+	f64Time := fs.Bool("float64-time", false, "when the operator is float32, also time every row on the float64 operator, built after the float32 one is released (peak memory then counts the float64 matrix)")
 	useMPI := fs.Bool("mpi", false, "run across the ranks of mpirun (operator split by rows, planned per rank; --solvers lbfgs, lanczos, block); only rank 0 writes")
 	if err := parse(fs, args[1:]); err != nil {
 		return err
@@ -150,37 +152,30 @@ func runBench(args []string, stdout io.Writer) error {
 			list = append(list, solver)
 		}
 	}
-	var rep bench.Report
-	for si, solver := range list {
-		for di, d := range ds {
-			if runCtx.Err() != nil {
-				return status.Cancelled(context.Cause(runCtx), fmt.Sprintf("before %s at δ = %g", solver, d))
-			}
-			if update != nil {
-				update(fmt.Sprintf("bench kpca, next row %s δ = %g:", solver, d), int64(si*len(ds)+di), int64(len(list)*len(ds)))
-			}
-			var r bench.KPCAResult
-			var err error
-			searches := map[string]bench.EigenSearch{"lanczos": bench.SearchLanczos, "block": bench.SearchBlock,
-				"randomized": bench.SearchRandomized, "dense": bench.SearchDense, "dense-full": bench.SearchDenseFull}
-			switch search, ok := searches[solver]; {
-			case solver == "lbfgs":
-				r, err = bench.RunLBFGS(p, b, d, *repeat, *startOut)
-			case !ok:
-				return usagef("--solvers: %q is not one of lbfgs, lanczos, randomized, block, dense, dense-full", solver)
-			case solver == "dense-full":
-				// Minutes at the papers' sizes, and the same for every δ:
-				// timed once, as the peers' NumPy eigh.
-				r, err = bench.RunEigen(search, p, b, d, 1)
-			default:
-				r, err = bench.RunEigen(search, p, b, d, *repeat)
-			}
-			if err != nil {
-				return err
-			}
-			r.Operator = p.Operator
-			rep.Results = append(rep.Results, r)
+	rows, err := benchKPCARows(p, b, list, ds, *repeat, *startOut, update)
+	if err != nil {
+		return err
+	}
+	rep := bench.Report{Results: rows}
+	if *f64Time && p.Operator == "float32" {
+		// The same rows on the float64 operator, built once the float32
+		// one is gone (both at once would need their sum of memory).
+		eig.Release(b.Op)
+		b = nil
+		p64 := *p
+		p64.Operator, p64.Float32, p64.DataOut = "float64", false, ""
+		b64, err := p64.Build()
+		if err != nil {
+			return fmt.Errorf("bench kpca --float64-time: %w", err)
 		}
+		rows64, err := benchKPCARows(&p64, b64, list, ds, *repeat, "", update)
+		if err != nil {
+			return err
+		}
+		for i := range rep.Results {
+			rep.Results[i].Float64Seconds, rep.Results[i].Float64Eta = rows64[i].Seconds, rows64[i].Eta
+		}
+		p.Float64GramSecs = p64.GramSecs
 	}
 	endLine()
 	p.PeakRSSGB = bench.PeakRSSGB()
@@ -192,17 +187,70 @@ func runBench(args []string, stdout io.Writer) error {
 	return writeJSON(*jsonOut, stdout, rep)
 }
 
+// benchKPCARows runs every solver of list at every δ of ds on the built
+// problem b and returns the rows, in that order.
+func benchKPCARows(p *bench.KPCAProblem, b *bench.Built, list []string, ds []float64, repeat int, startOut string,
+	update func(string, int64, int64)) ([]bench.KPCAResult, error) {
+	var rows []bench.KPCAResult
+	for si, solver := range list {
+		for di, d := range ds {
+			if runCtx.Err() != nil {
+				return nil, status.Cancelled(context.Cause(runCtx), fmt.Sprintf("before %s at δ = %g", solver, d))
+			}
+			if update != nil {
+				update(fmt.Sprintf("bench kpca, next row %s δ = %g:", solver, d), int64(si*len(ds)+di), int64(len(list)*len(ds)))
+			}
+			var r bench.KPCAResult
+			var err error
+			searches := map[string]bench.EigenSearch{"lanczos": bench.SearchLanczos, "block": bench.SearchBlock,
+				"randomized": bench.SearchRandomized, "dense": bench.SearchDense, "dense-full": bench.SearchDenseFull}
+			switch search, ok := searches[solver]; {
+			case solver == "lbfgs":
+				r, err = bench.RunLBFGS(p, b, d, repeat, startOut)
+			case !ok:
+				return nil, usagef("--solvers: %q is not one of lbfgs, lanczos, randomized, block, dense, dense-full", solver)
+			case solver == "dense-full":
+				// Minutes at the papers' sizes, and the same for every δ:
+				// timed once, as the peers' NumPy eigh.
+				r, err = bench.RunEigen(search, p, b, d, 1)
+			default:
+				r, err = bench.RunEigen(search, p, b, d, repeat)
+			}
+			if err != nil {
+				return nil, err
+			}
+			r.Operator = p.Operator
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
+}
+
 // printBenchKPCA writes a bench kpca report as text.
 func printBenchKPCA(stdout io.Writer, p *bench.KPCAProblem, rep *bench.Report) {
 	fmt.Fprintf(stdout, "%s n=%d d=%d s=%d %s σ=%.4g center=%v operator=%s (%s) products=%s gram %.2fs d_opt=%.6g peak memory %.2f GB\n",
 		p.Data, p.N, p.D, p.S, p.Kernel, p.Sigma, p.Center, p.Operator, p.PlanReason, p.Products, p.GramSecs, p.DOpt, p.PeakRSSGB)
-	fmt.Fprintf(stdout, "%-11s %-7s %-9s %-9s %-7s %-8s\n", "solver", "delta", "seconds", "eta", "passes", "matvecs")
-	for _, r := range rep.Results {
-		secs := "-"
-		if r.Seconds != nil {
-			secs = fmt.Sprintf("%.3f", *r.Seconds)
+	f64 := p.Float64GramSecs > 0
+	if f64 {
+		fmt.Fprintf(stdout, "the same rows on the float64 operator (gram %.2fs): float64 seconds and eta\n", p.Float64GramSecs)
+	}
+	fmt.Fprintf(stdout, "%-11s %-7s %-9s %-9s %-7s %-8s", "solver", "delta", "seconds", "eta", "passes", "matvecs")
+	if f64 {
+		fmt.Fprintf(stdout, " %-9s %-9s", "f64 s", "f64 eta")
+	}
+	fmt.Fprintln(stdout)
+	secs := func(v *float64) string {
+		if v == nil {
+			return "-"
 		}
-		fmt.Fprintf(stdout, "%-11s %-7g %-9s %-9.2g %-7d %-8d\n", r.Solver, r.Delta, secs, r.Eta, r.Passes, r.MatVecs)
+		return fmt.Sprintf("%.3f", *v)
+	}
+	for _, r := range rep.Results {
+		fmt.Fprintf(stdout, "%-11s %-7g %-9s %-9.2g %-7d %-8d", r.Solver, r.Delta, secs(r.Seconds), r.Eta, r.Passes, r.MatVecs)
+		if f64 {
+			fmt.Fprintf(stdout, " %-9s %-9.2g", secs(r.Float64Seconds), r.Float64Eta)
+		}
+		fmt.Fprintln(stdout)
 	}
 }
 

@@ -171,6 +171,52 @@ func TestBenchKPCAFloat32Centred(t *testing.T) {
 	}
 }
 
+// --float64-time puts the same rows' float64 times beside a float32 run
+// (each reaching δ there too), and nothing without it or on float64.
+func TestBenchKPCAFloat64Time(t *testing.T) {
+	type report struct {
+		Problem struct {
+			Operator        string  `json:"operator"`
+			Float64GramSecs float64 `json:"float64_gram_seconds"`
+		} `json:"problem"`
+		Results []struct {
+			Seconds        *float64 `json:"seconds"`
+			Float64Seconds *float64 `json:"float64_seconds"`
+			Eta            float64  `json:"eta"`
+			Float64Eta     float64  `json:"float64_eta"`
+		} `json:"results"`
+	}
+	for _, c := range []struct {
+		operator string
+		flag     bool
+	}{{"float32", true}, {"float32", false}, {"float64", true}} {
+		args := []string{"bench", "kpca", "--data", "randn", "--n", "150", "--d", "6", "--s", "3", "--kernel", "laplace",
+			"--operator", c.operator, "--delta", "1e-2,1e-4", "--solvers", "lanczos,block", "--repeat", "1", "--json", "-"}
+		if c.flag {
+			args = append(args, "--float64-time")
+		}
+		code, out, stderr := runCLI(t, args...)
+		require.Equal(t, 0, code, stderr)
+		var rep report
+		require.NoError(t, json.Unmarshal([]byte(out), &rep))
+		require.Equal(t, c.operator, rep.Problem.Operator)
+		require.Len(t, rep.Results, 4)
+		with := c.flag && c.operator == "float32"
+		require.Equal(t, with, rep.Problem.Float64GramSecs > 0, "%+v", c)
+		deltas := []float64{1e-2, 1e-4, 1e-2, 1e-4}
+		for i, r := range rep.Results {
+			require.NotNil(t, r.Seconds)
+			require.Less(t, r.Eta, deltas[i])
+			if with {
+				require.NotNil(t, r.Float64Seconds, "row %d", i)
+				require.Less(t, r.Float64Eta, deltas[i], "row %d", i)
+			} else {
+				require.Nil(t, r.Float64Seconds, "row %d", i)
+			}
+		}
+	}
+}
+
 func TestKPCACommands(t *testing.T) {
 	dir := t.TempDir()
 	csv := filepath.Join(dir, "x.csv")
