@@ -74,6 +74,15 @@ type PlanInput struct {
 	// see Centered): float32 arithmetic in block products then errs by at
 	// most linalg.BlockRel·‖G‖₂‖x‖ (see Plan.SingleBlocks).
 	NonNegative bool
+	// OneVector is true when the solver multiplies one vector at a time
+	// (Lanczos): float32 tiles are then never chosen for speed, only for
+	// memory (one-vector passes over them are not faster here).
+	OneVector bool
+	// SingleFaster reports whether float32 tiles with blocks in float32
+	// arithmetic multiply blocks faster than the float64 matrix on this
+	// machine; nil means linalg.SingleBlocksFaster (measured once per
+	// process). It is asked only when the answer decides the plan.
+	SingleFaster func() bool
 }
 
 // Plan is the planner's choice.
@@ -142,12 +151,19 @@ func DefaultBudget() int64 {
 }
 
 // PlanOperator chooses how to store and apply the kernel matrix, by this
-// rule: float64 when it takes at most half the budget; float32 half
+// rule: float64 when it takes at most half the budget, unless the kernel
+// is nonnegative, the solver multiplies blocks (not OneVector), float32
+// half storage with blocks in float32 arithmetic keeps u·√n + BlockRel
+// within Tol and SingleFaster says such passes are faster on this machine
+// — then float32, for speed; float32 half
 // storage when the storage bound u·√n is at most Tol (the rounding of the
 // storage adds at most what the solver's own tolerance allows) and either
 // float64 does not fit or takes more than half the budget; float64 when it
 // fits; otherwise matrix-free (exact, a Gram build per pass) when the data
-// fit. The half-budget step is measured: at n = 60 000 on the 2-core
+// fit. The speed step is measured per machine (linalg.SingleBlocksFaster:
+// a product of 8 columns with a 3072×3072 matrix both ways); on the
+// 2-core development machine at n = 7000 (Laplace kernel, tol 10⁻⁴) block
+// Krylov then reached η < 10⁻⁴ in 0.32–0.37 s instead of 0.46–0.49 s. The half-budget step is measured: at n = 60 000 on the 2-core
 // development machine (the paper's protocol, one run each, one after the
 // other) float64 (13.9 GiB of 18.9 GiB available) built its kernel in
 // 104.9 s and reached η < 10⁻⁴ by block Krylov in 43.4 s, peak 15.9 GB,
@@ -196,7 +212,16 @@ func PlanOperator(in PlanInput) (Plan, error) {
 		p.Operator, p.Bytes, p.Solver = OperatorMatrixFree, bfree, free
 		p.Reason = fmt.Sprintf("matrix-free as asked (%s), block Krylov with blocks of %d", bigmem.Size(bfree), freeBlock)
 	case OperatorAuto:
+		single := in.NonNegative && !in.Dense && !in.OneVector && bound32+linalg.BlockRel <= tol
+		faster := in.SingleFaster
+		if faster == nil {
+			faster = linalg.SingleBlocksFaster
+		}
 		switch {
+		case b64 <= budget/2 && single && b32 <= budget && faster():
+			p.Operator, p.Bytes, p.Solver, p.StorageBound = OperatorFloat32, b32, stock, bound32
+			p.Reason = fmt.Sprintf("float64 fits (%s of %s %s), but float32 half storage (%s) with blocks in float32 arithmetic stays within tol = %.1e (u·√n + %.1e = %.1e) and its block passes were measured faster on this machine",
+				bigmem.Size(b64), bigmem.Size(budget), source, bigmem.Size(b32), tol, linalg.BlockRel, bound32+linalg.BlockRel)
 		case b64 > budget/2 && b64 <= budget && !in.Dense && bound32 <= tol:
 			p.Operator, p.Bytes, p.Solver, p.StorageBound = OperatorFloat32, b32, stock, bound32
 			p.Reason = fmt.Sprintf("float64 would take %s, over half of %s %s; float32 half storage takes %s and its storage bound u·√n = %.1e ≤ tol = %.1e",

@@ -59,10 +59,48 @@ func TestPlanOperator(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, OperatorFloat32, p.Operator)
 	require.False(t, p.SingleBlocks)
-	p, err = PlanOperator(PlanInput{N: n, D: d, K: k, Tol: 1e-4, Budget: 64 * gib, NonNegative: true})
+	slower := func() bool { return false }
+	p, err = PlanOperator(PlanInput{N: n, D: d, K: k, Tol: 1e-4, Budget: 64 * gib, NonNegative: true, SingleFaster: slower})
 	require.NoError(t, err)
 	require.Equal(t, OperatorFloat64, p.Operator)
 	require.False(t, p.SingleBlocks)
+
+	// float64 fits in half the budget, but float32 tiles with float32
+	// block arithmetic were measured faster: float32 for speed, when the
+	// kernel is nonnegative, the tolerance takes u·√n + BlockRel, the
+	// solver multiplies blocks and no dense solve is asked — and the
+	// probe is asked only then.
+	asked := 0
+	faster := func() bool { asked++; return true }
+	p, err = PlanOperator(PlanInput{N: 7000, D: d, K: k, Tol: 1e-4, Budget: 64 * gib, NonNegative: true, SingleFaster: faster})
+	require.NoError(t, err)
+	require.Equal(t, OperatorFloat32, p.Operator)
+	require.True(t, p.SingleBlocks)
+	require.InDelta(t, Float32Unit*math.Sqrt(7000)+linalg.BlockRel, p.StorageBound, 1e-12)
+	require.Contains(t, p.Reason, "measured faster")
+	require.Equal(t, 1, asked)
+	for _, in := range []PlanInput{
+		{N: 7000, D: d, K: k, Tol: 1e-4, Budget: 64 * gib, SingleFaster: faster},                                     // sign unknown
+		{N: 7000, D: d, K: k, Tol: 1e-4, Budget: 64 * gib, NonNegative: true, Dense: true, SingleFaster: faster},     // dense solve
+		{N: 7000, D: d, K: k, Tol: 1e-4, Budget: 64 * gib, NonNegative: true, OneVector: true, SingleFaster: faster}, // Lanczos
+		{N: 7000, D: d, K: k, Tol: 1e-5, Budget: 64 * gib, NonNegative: true, SingleFaster: faster},                  // 5.0e-6 + 3.9e-6 ≤ 1e-5 …
+		{N: 7000, D: d, K: k, Tol: 8e-6, Budget: 64 * gib, NonNegative: true, SingleFaster: faster},                  // … but not ≤ 8e-6
+	} {
+		before := asked
+		p, err = PlanOperator(in)
+		require.NoError(t, err)
+		if in.Tol == 1e-5 {
+			require.Equal(t, OperatorFloat32, p.Operator)
+			continue
+		}
+		require.Equal(t, OperatorFloat64, p.Operator, "%+v", in)
+		require.False(t, p.SingleBlocks)
+		require.Equal(t, before, asked, "the probe is not asked when it cannot decide: %+v", in)
+	}
+	// A forced kind is not overridden.
+	p, err = PlanOperator(PlanInput{N: 7000, D: d, K: k, Tol: 1e-4, Want: OperatorFloat64, NonNegative: true, SingleFaster: faster})
+	require.NoError(t, err)
+	require.Equal(t, OperatorFloat64, p.Operator)
 
 	// The same budget with a tolerance the storage cannot meet: exact,
 	// matrix-free, with wide blocks.

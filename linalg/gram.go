@@ -273,8 +273,17 @@ type GramPaths struct {
 	// than the caches as the kernels are, with b = 8).
 	SymmNative          bool
 	SymmBLAS, SymmTiled float64
+	// SingleFaster reports whether the same matrix stored as float32 tiles
+	// (SymTiles32) with blocks in float32 arithmetic (SingleBlocks)
+	// multiplies the 8 columns faster than the faster float64 product:
+	// SymmSingle is its time. eig.PlanOperator reads it (SingleBlocksFaster)
+	// to store a nonnegative kernel in float32 for speed when the
+	// tolerance allows the rounding.
+	SingleFaster bool
+	SymmSingle   float64
 	// Source is "measured" or "KDUAL_GRAM" when the environment variable
-	// KDUAL_GRAM (inner=blas|native,map=go|native,symm=…,grid=…) set a path.
+	// KDUAL_GRAM (inner=blas|native,map=go|native,symm=…,single=…,grid=…)
+	// set a path.
 	Source string
 }
 
@@ -296,7 +305,7 @@ var (
 // on a 256×512 product of depth 784. Each candidate runs three times
 // (the grid's twice, after one untimed call) and its fastest run counts. The
 // environment variable
-// KDUAL_GRAM=inner=blas|native,map=go|native,symm=blas|native,grid=on|off
+// KDUAL_GRAM=inner=blas|native,map=go|native,symm=blas|native,single=on|off,grid=on|off
 // overrides any choice.
 //
 // The three parts run separately, each on first need: the Gram engine
@@ -310,6 +319,7 @@ func Calibrate() GramPaths {
 	s := symmPaths()
 	g := gridPaths()
 	p.SymmNative, p.SymmBLAS, p.SymmTiled = s.SymmNative, s.SymmBLAS, s.SymmTiled
+	p.SingleFaster, p.SymmSingle = s.SingleFaster, s.SymmSingle
 	p.Grid, p.GridDgemm, p.GridSgemm = g.Grid, g.GridDgemm, g.GridSgemm
 	if s.Source == "KDUAL_GRAM" || g.Source == "KDUAL_GRAM" {
 		p.Source = "KDUAL_GRAM"
@@ -364,6 +374,14 @@ func symmPaths() GramPaths {
 // see Calibrate; KDUAL_GRAM=symm=blas|native overrides).
 func SymmNative() bool { return symmPaths().SymmNative }
 
+// SingleBlocksFaster reports whether a symmetric matrix stored as float32
+// tiles multiplies blocks of 8 columns in float32 arithmetic
+// (SymTiles32.SingleBlocks) faster than the float64 matrix does through
+// the faster of its two products (SymmNative), on this machine: measured
+// once per process with SymmNative's probe (see Calibrate);
+// KDUAL_GRAM=single=on|off overrides.
+func SingleBlocksFaster() bool { return symmPaths().SingleFaster }
+
 // applyEnvOverride applies the KDUAL_GRAM settings of one half of the
 // calibration: the Gram engine's (inner=, map=) or, when symm is true, the
 // block product's (symm=).
@@ -387,6 +405,10 @@ func applyEnvOverride(p *GramPaths, env string, symm bool) {
 			p.SymmNative, p.Source = false, "KDUAL_GRAM"
 		case part == "symm=native" && symm:
 			p.SymmNative, p.Source = true, "KDUAL_GRAM"
+		case part == "single=off" && symm:
+			p.SingleFaster, p.Source = false, "KDUAL_GRAM"
+		case part == "single=on" && symm:
+			p.SingleFaster, p.Source = true, "KDUAL_GRAM"
 		}
 	}
 }
@@ -500,8 +522,10 @@ func measureGrid() (dgemm, sgemm float64) {
 
 // measureSymm times OpenBLAS dsymm against SymMulUpper on a 3072×3072
 // symmetric matrix (72 MB, larger than the caches as the operators'
-// matrices are) times 8 columns. Both read only the upper triangle, so
-// only that is written (in parallel rows; the lower one stays untouched).
+// matrices are) times 8 columns, and the same matrix in float32 tiles
+// (19 MB) with the blocks in float32 arithmetic. The float64 products read
+// only the upper triangle, so only that is written (in parallel rows; the
+// lower one stays untouched).
 func measureSymm() GramPaths {
 	p := GramPaths{Source: "measured"}
 	const ns, bs = 3072, 8
@@ -523,6 +547,12 @@ func measureSymm() GramPaths {
 	p.SymmBLAS = bestOf3(func() { blas64.Symm(blas.Left, 1, araw, xb.RawMatrix(), 0, yb.RawMatrix()) })
 	p.SymmTiled = bestOf3(func() { SymMulUpper(sa, xb, yb) })
 	p.SymmNative = p.SymmTiled < p.SymmBLAS
+	if s32, err := TilesFromSym(sa); err == nil {
+		s32.SingleBlocks = true
+		p.SymmSingle = bestOf3(func() { s32.MulBlock(yb, xb) })
+		s32.Free()
+		p.SingleFaster = p.SymmSingle < min(p.SymmBLAS, p.SymmTiled)
+	}
 	return p
 }
 

@@ -203,6 +203,18 @@ func TestCalibrate(t *testing.T) {
 		require.Equal(t, p.SymmTiled < p.SymmBLAS, p.SymmNative)
 	}
 	require.Equal(t, p.SymmNative, SymmNative())
+	require.Greater(t, p.SymmSingle, 0.0)
+	if p.Source == "measured" {
+		require.Equal(t, p.SymmSingle < math.Min(p.SymmBLAS, p.SymmTiled), p.SingleFaster)
+	}
+	require.Equal(t, p.SingleFaster, SingleBlocksFaster())
+	u := GramPaths{SingleFaster: true}
+	applyEnvOverride(&u, "single=off", false)
+	require.True(t, u.SingleFaster, "the Gram half ignores single=")
+	applyEnvOverride(&u, "symm=native,single=off", true)
+	require.Equal(t, GramPaths{SymmNative: true, Source: "KDUAL_GRAM"}, u)
+	applyEnvOverride(&u, "single=on", true)
+	require.True(t, u.SingleFaster)
 	if native.HasDotKernel() {
 		require.Greater(t, p.InnerBLAS, 0.0)
 		require.Greater(t, p.InnerNative, 0.0)

@@ -175,7 +175,7 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 		want = eig.OperatorFloat32
 	}
 	plan, err := eig.PlanOperator(eig.PlanInput{N: n, D: d, K: s, Tol: planTol(k.solverOf()), Budget: k.MemoryBudget,
-		Dense: k.solverOf().Name() == "dense", Want: want, NonNegative: k.Kernel.Kind == kernel.Gaussian || k.Kernel.Kind == kernel.Laplace})
+		Dense: k.solverOf().Name() == "dense", OneVector: oneVector(k.solverOf()), Want: want, NonNegative: k.Kernel.Kind == kernel.Gaussian || k.Kernel.Kind == kernel.Laplace})
 	if err != nil {
 		return fmt.Errorf("kpca: Fit: %w", err)
 	}

@@ -114,6 +114,17 @@ func (k *KPCA) solverOf() Solver {
 	return k.Solver
 }
 
+// oneVector reports whether s multiplies one vector at a time (Lanczos):
+// the planner then stores float32 only for memory, not for speed.
+func oneVector(s Solver) bool {
+	e, ok := s.(Eigen)
+	if !ok {
+		return false
+	}
+	_, lanczos := e.Solver.(eig.Lanczos)
+	return lanczos
+}
+
 // planTol is the accuracy the planner may trade storage precision for.
 func planTol(s Solver) float64 {
 	switch v := s.(type) {
