@@ -78,7 +78,7 @@ bench-kdual: build
 	  if [ "$$flags" = center ]; then extra=--center; fi; \
 	  echo "== kdual: $$data $$kern $$bw $$flags (n=$(BENCH_N), s=20)"; \
 	  $(BIN) bench kpca --data $$data --n $(BENCH_N) --d $$d --components 20 --kernel $$kern --sigma $$bw $$extra \
-	    --delta 1e-2,1e-4 --solvers $$solvers --repeat $(BENCH_REPEAT) --json $(BENCHDIR)/$$tag-kdual.json; \
+	    --delta 1e-2,1e-4 --solvers $$solvers --repeat $(BENCH_REPEAT) --float64-time --json $(BENCHDIR)/$$tag-kdual.json; \
 	done
 
 bench-peers: build peer-deps

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"strings"
@@ -88,4 +89,59 @@ func TestLAPACKTimingsCheckTheirResults(t *testing.T) {
 func TestFullDenseSharedSuite(t *testing.T) {
 	eigtest.Run(t, eigtest.Solver{Name: "bench-full-dense", New: func(float64) eig.Solver { return fullDense{} },
 		MaxPasses: func(int, int, float64) int { return 1 }})
+}
+
+// ScoreOn reproduces each row's own η when it scores the answers on the
+// operator they came from, scores a float32 run's answers on the float64
+// matrix within δ, and Compare shows those columns and the float64 ratio.
+func TestScoreOnAndCompareFloat64(t *testing.T) {
+	p := &KPCAProblem{Data: "randn", N: 300, D: 6, S: 4, Kernel: "laplace", Bandwidth: "paper", Operator: "float32", Seed: 1}
+	b, err := p.Build()
+	require.NoError(t, err)
+	require.Equal(t, "float32", p.Operator)
+	var rows []KPCAResult
+	for _, d := range []float64{1e-2, 1e-4} {
+		r, err := RunEigen(SearchBlock, p, b, d, 1)
+		require.NoError(t, err)
+		require.NotNil(t, r.answer)
+		rows = append(rows, r)
+		r, err = RunLBFGS(p, b, d, 1, "")
+		require.NoError(t, err)
+		require.NotNil(t, r.answer)
+		rows = append(rows, r)
+	}
+	require.NoError(t, ScoreOn(b.Op, p.DOpt, rows))
+	for _, r := range rows {
+		// Eigensolver rows were scored by the same pass; L-BFGS's η is
+		// from its own running cost.
+		require.InEpsilon(t, r.Eta, r.EtaOnFloat64, 1e-9, "%s δ = %g: the same operator, the same η", r.Solver, r.Delta)
+	}
+	p64 := *p
+	p64.Operator = "float64"
+	b64, err := p64.Build()
+	require.NoError(t, err)
+	require.NoError(t, ScoreOn(b64.Op, p64.DOpt, rows))
+	for _, r := range rows {
+		require.Less(t, r.EtaOnFloat64, r.Delta, "%s δ = %g", r.Solver, r.Delta)
+		require.NotEqual(t, r.Eta, r.EtaOnFloat64, "another matrix, another η")
+	}
+	for i := range rows {
+		secs := 2 * *rows[i].Seconds
+		rows[i].Float64Seconds = &secs
+	}
+	one := 1.0
+	peers := &Report{Results: []KPCAResult{{Solver: "eigsh", Delta: 1e-2, Seconds: &one}, {Solver: "eigsh", Delta: 1e-4, Seconds: &one}}}
+	var buf strings.Builder
+	Compare(&buf, &Report{Problem: *p, Results: rows}, peers)
+	out := buf.String()
+	require.Contains(t, out, "kdual's operator: float32")
+	require.Contains(t, out, "| float64 seconds | η on float64 |")
+	require.Contains(t, out, "| 0.01 | peer | eigsh | 1.000 | 0.0e+00 | 0 | 0 | | |")
+	best := math.Min(*rows[0].Seconds, *rows[1].Seconds)
+	require.Contains(t, out, fmt.Sprintf("kdual-best/peer-best %.2f; on float64: kdual best", best))
+	require.Contains(t, out, fmt.Sprintf("ratio %.2f;", 2*best))
+	// Without float64 times, no such columns.
+	buf.Reset()
+	Compare(&buf, &Report{Problem: *p, Results: rows[:0]}, peers)
+	require.NotContains(t, buf.String(), "η on float64")
 }

@@ -36,29 +36,52 @@ func ReadReport(path string) (*Report, error) {
 
 // Compare prints, per δ, every solver of both reports side by side, then
 // the fastest of each side and their ratio, and the paper's speed-up
-// (randomized SVD time over L-BFGS time).
+// (randomized SVD time over L-BFGS time). When kdual's rows ran on the
+// float32 operator and were timed again on the float64 one (bench kpca
+// --float64-time), the table gains those times and the η of each float32
+// answer on the float64 matrix, and the summary the float64 best and its
+// ratio too.
 func Compare(w io.Writer, ours, peers *Report) {
 	p := ours.Problem
 	fmt.Fprintf(w, "%s n=%d d=%d s=%d %s σ=%.4g center=%v; Gram: kdual %.2fs, peer %.2fs\n\n",
 		p.Data, p.N, p.D, p.S, p.Kernel, p.Sigma, p.Center, p.GramSecs, peers.Problem.GramSecs)
+	if p.Operator != "" {
+		fmt.Fprintf(w, "kdual's operator: %s (%s)\n\n", p.Operator, p.PlanReason)
+	}
 	deltas := map[float64]bool{}
+	f64 := false
 	for _, r := range append(append([]KPCAResult(nil), ours.Results...), peers.Results...) {
 		deltas[r.Delta] = true
+	}
+	for _, r := range ours.Results {
+		f64 = f64 || r.Float64Seconds != nil
 	}
 	var ds []float64
 	for d := range deltas {
 		ds = append(ds, d)
 	}
 	sort.Sort(sort.Reverse(sort.Float64Slice(ds)))
-	fmt.Fprintln(w, "| δ | side | solver | seconds | η | passes | matvecs |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	if f64 {
+		fmt.Fprintf(w, "kdual's rows ran on %s and again on float64 (Gram %.2fs): float64 seconds, and η of each %s answer on the float64 matrix\n\n", p.Operator, p.Float64GramSecs, p.Operator)
+		fmt.Fprintln(w, "| δ | side | solver | seconds | η | passes | matvecs | float64 seconds | η on float64 |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	} else {
+		fmt.Fprintln(w, "| δ | side | solver | seconds | η | passes | matvecs |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	}
 	type best struct {
 		name string
 		secs float64
 	}
+	secsOf := func(v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.3f", *v)
+	}
 	summary := []string{}
 	for _, d := range ds {
-		bo, bp := best{secs: -1}, best{secs: -1}
+		bo, bp, bo64 := best{secs: -1}, best{secs: -1}, best{secs: -1}
 		var lbfgs, rsvd float64
 		for side, rep := range []*Report{ours, peers} {
 			label := [2]string{"kdual", "peer"}[side]
@@ -66,9 +89,7 @@ func Compare(w io.Writer, ours, peers *Report) {
 				if r.Delta != d {
 					continue
 				}
-				secs := "-"
 				if r.Seconds != nil {
-					secs = fmt.Sprintf("%.3f", *r.Seconds)
 					b := &bo
 					if side == 1 {
 						b = &bp
@@ -83,12 +104,26 @@ func Compare(w io.Writer, ours, peers *Report) {
 						rsvd = *r.Seconds
 					}
 				}
-				fmt.Fprintf(w, "| %g | %s | %s | %s | %.1e | %d | %d |\n", d, label, r.Solver, secs, r.Eta, r.Passes, r.MatVecs)
+				if side == 0 && r.Float64Seconds != nil && (bo64.secs < 0 || *r.Float64Seconds < bo64.secs) {
+					bo64 = best{r.Solver, *r.Float64Seconds}
+				}
+				fmt.Fprintf(w, "| %g | %s | %s | %s | %.1e | %d | %d |", d, label, r.Solver, secsOf(r.Seconds), r.Eta, r.Passes, r.MatVecs)
+				if f64 {
+					if side == 0 {
+						fmt.Fprintf(w, " %s | %.1e |", secsOf(r.Float64Seconds), r.EtaOnFloat64)
+					} else {
+						fmt.Fprint(w, " | |")
+					}
+				}
+				fmt.Fprintln(w)
 			}
 		}
 		line := fmt.Sprintf("δ=%g:", d)
 		if bo.secs > 0 && bp.secs > 0 {
 			line += fmt.Sprintf(" kdual best %s %.3fs, peer best %s %.3fs, kdual-best/peer-best %.2f;", bo.name, bo.secs, bp.name, bp.secs, bo.secs/bp.secs)
+		}
+		if f64 && bo64.secs > 0 && bp.secs > 0 {
+			line += fmt.Sprintf(" on float64: kdual best %s %.3fs, ratio %.2f;", bo64.name, bo64.secs, bo64.secs/bp.secs)
 		}
 		if lbfgs > 0 && rsvd > 0 {
 			line += fmt.Sprintf(" speed-up RSVD/L-BFGS (the paper's) %.2f", rsvd/lbfgs)

@@ -94,6 +94,7 @@ type searchRun struct {
 	seconds                     float64
 	failed                      bool
 	status                      status.Code
+	h                           *mat.Dense // the answer as a dual H (EigenEta)
 }
 
 // PeakRSSGB reads the process's peak resident set size (Linux VmHWM) in

@@ -39,6 +39,14 @@ type KPCAResult struct {
 	// --float64-time); nil seconds: δ never reached there, or not run.
 	Float64Seconds *float64 `json:"float64_seconds,omitempty"`
 	Float64Eta     float64  `json:"float64_eta,omitempty"`
+	// EtaOnFloat64 is this row's own answer (from the float32 operator)
+	// scored on the float64 matrix against the float64 d_opt — the η of
+	// the exact problem, the one the peers' rows measure (ScoreOn; with
+	// --float64-time).
+	EtaOnFloat64 float64 `json:"eta_on_float64,omitempty"`
+	// answer is the dual H of the reported run (its last repeat for
+	// L-BFGS, the search run for the eigensolvers), for ScoreOn.
+	answer *mat.Dense
 	// Status is how the solver of the reported setting ended (L-BFGS:
 	// stopped by the oracle η-stop, or its own test).
 	Status status.Code `json:"status"`
@@ -68,6 +76,7 @@ func RunLBFGS(p *KPCAProblem, b *Built, delta float64, repeat int, startOut stri
 		}
 		el := time.Since(start).Seconds()
 		r.Eta, r.Passes, r.Iterations, r.Status = Eta(res.Cost, p.DOpt), res.Passes, res.Iterations, res.Status.Code
+		r.answer = res.H
 		r.MatVecs = r.Passes * p.S
 		if r.Eta < delta {
 			times = append(times, el)
@@ -83,15 +92,40 @@ func RunLBFGS(p *KPCAProblem, b *Built, delta float64, repeat int, startOut stri
 // EigenEta scores an eigensolver's (U, λ) as H = U·diag(λ)^{1/2}: one pass
 // over G, not timed.
 func EigenEta(op eig.Operator, res *eig.Result, dopt float64) (float64, error) {
+	eta, _, err := eigenAnswer(op, res, dopt)
+	return eta, err
+}
+
+// eigenAnswer is EigenEta that also returns H.
+func eigenAnswer(op eig.Operator, res *eig.Result, dopt float64) (float64, *mat.Dense, error) {
 	h, err := kpca.DualFromEigen(res.Values, res.Vectors)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	cost, _, err := kpca.DualCost(op, h)
 	if err != nil {
-		return math.Inf(1), nil // a rank-deficient answer never reaches δ
+		return math.Inf(1), nil, nil // a rank-deficient answer never reaches δ
 	}
-	return Eta(cost, dopt), nil
+	return Eta(cost, dopt), h, nil
+}
+
+// ScoreOn sets each row's EtaOnFloat64: its answer's η on op (the float64
+// operator of the same problem) against dopt, op's own optimum — one pass
+// each, not timed. Rows without an answer (a failed or rank-deficient
+// solve) are left as they are.
+func ScoreOn(op eig.Operator, dopt float64, rows []KPCAResult) error {
+	for i := range rows {
+		h := rows[i].answer
+		if h == nil {
+			continue
+		}
+		cost, _, err := kpca.DualCost(op, h)
+		if err != nil {
+			return fmt.Errorf("bench: scoring %s at δ = %g on the float64 matrix: %w", rows[i].Solver, rows[i].Delta, err)
+		}
+		rows[i].EtaOnFloat64 = Eta(cost, dopt)
+	}
+	return nil
 }
 
 // maxOversample caps the randomized search (l = s + 640 columns already
@@ -166,10 +200,11 @@ func RunEigen(search EigenSearch, p *KPCAProblem, b *Built, delta float64, repea
 			res, err := c.Solve(b.Op, p.S)
 			run = searchRun{seconds: time.Since(start).Seconds(), failed: err != nil}
 			if err == nil {
-				eta, err := EigenEta(b.Op, res, p.DOpt)
+				eta, h, err := eigenAnswer(b.Op, res, p.DOpt)
 				if err != nil {
 					return r, err
 				}
+				run.h = h
 				run.eta, run.passes, run.matvecs, run.iterations, run.status = eta, res.Passes, res.MatVecs, res.Iterations, res.Status.Code
 			}
 			b.searched[key] = run
@@ -178,6 +213,7 @@ func RunEigen(search EigenSearch, p *KPCAProblem, b *Built, delta float64, repea
 			continue
 		}
 		r.Eta, r.Passes, r.MatVecs, r.Iterations, r.Params, r.Status = run.eta, run.passes, run.matvecs, run.iterations, params[i], run.status
+		r.answer = run.h
 		if run.eta >= delta {
 			continue // r keeps the last setting tried
 		}

@@ -175,6 +175,9 @@ func runBench(args []string, stdout io.Writer) error {
 		for i := range rep.Results {
 			rep.Results[i].Float64Seconds, rep.Results[i].Float64Eta = rows64[i].Seconds, rows64[i].Eta
 		}
+		if err := bench.ScoreOn(b64.Op, p64.DOpt, rep.Results); err != nil {
+			return err
+		}
 		p.Float64GramSecs = p64.GramSecs
 	}
 	endLine()
@@ -232,11 +235,11 @@ func printBenchKPCA(stdout io.Writer, p *bench.KPCAProblem, rep *bench.Report) {
 		p.Data, p.N, p.D, p.S, p.Kernel, p.Sigma, p.Center, p.Operator, p.PlanReason, p.Products, p.GramSecs, p.DOpt, p.PeakRSSGB)
 	f64 := p.Float64GramSecs > 0
 	if f64 {
-		fmt.Fprintf(stdout, "the same rows on the float64 operator (gram %.2fs): float64 seconds and eta\n", p.Float64GramSecs)
+		fmt.Fprintf(stdout, "the same rows on the float64 operator (gram %.2fs): float64 seconds and eta; eta64: this row's answer scored on the float64 matrix\n", p.Float64GramSecs)
 	}
 	fmt.Fprintf(stdout, "%-11s %-7s %-9s %-9s %-7s %-8s", "solver", "delta", "seconds", "eta", "passes", "matvecs")
 	if f64 {
-		fmt.Fprintf(stdout, " %-9s %-9s", "f64 s", "f64 eta")
+		fmt.Fprintf(stdout, " %-9s %-9s %-9s", "f64 s", "f64 eta", "eta64")
 	}
 	fmt.Fprintln(stdout)
 	secs := func(v *float64) string {
@@ -248,7 +251,7 @@ func printBenchKPCA(stdout io.Writer, p *bench.KPCAProblem, rep *bench.Report) {
 	for _, r := range rep.Results {
 		fmt.Fprintf(stdout, "%-11s %-7g %-9s %-9.2g %-7d %-8d", r.Solver, r.Delta, secs(r.Seconds), r.Eta, r.Passes, r.MatVecs)
 		if f64 {
-			fmt.Fprintf(stdout, " %-9s %-9.2g", secs(r.Float64Seconds), r.Float64Eta)
+			fmt.Fprintf(stdout, " %-9s %-9.2g %-9.2g", secs(r.Float64Seconds), r.Float64Eta, r.EtaOnFloat64)
 		}
 		fmt.Fprintln(stdout)
 	}

@@ -34,7 +34,12 @@ type gramInfo struct {
 	GridDgemm  float64 `json:"grid_dgemm_seconds"`
 	GridSgemm  float64 `json:"grid_sgemm_seconds"`
 	SymmNative bool    `json:"symm_native"`
-	Source     string  `json:"source"`
+	// SingleFaster: float32 tiles with float32 block arithmetic beat the
+	// float64 block product (linalg.SingleBlocksFaster), with the times.
+	SingleFaster bool    `json:"single_faster"`
+	Symm64       float64 `json:"symm_float64_seconds"`
+	SymmSingle   float64 `json:"symm_single_seconds"`
+	Source       string  `json:"source"`
 }
 
 type spinInfo struct {
@@ -67,7 +72,8 @@ func runInfo(args []string, stdout io.Writer) error {
 	r.BLASSpin = spinInfo{Exponent: sp.Exponent, Source: sp.Source}
 	g := linalg.Calibrate()
 	r.Gram = gramInfo{Inner: g.Inner.String(), Map: g.Map.String(), Grid: g.Grid, GridDgemm: g.GridDgemm,
-		GridSgemm: g.GridSgemm, SymmNative: g.SymmNative, Source: g.Source}
+		GridSgemm: g.GridSgemm, SymmNative: g.SymmNative, SingleFaster: g.SingleFaster, Symm64: min(g.SymmBLAS, g.SymmTiled),
+		SymmSingle: g.SymmSingle, Source: g.Source}
 	if *jsonOut != "" {
 		return writeJSON(*jsonOut, stdout, r)
 	}
@@ -91,8 +97,12 @@ func runInfo(args []string, stdout io.Writer) error {
 	if g.SymmNative {
 		symm = "native tiles"
 	}
-	fmt.Fprintf(stdout, "Gram:       inner products %s, map %s, blocks %s; data on an integer grid: %s (dgemm %.2f ms, sgemm %.2f ms; %s)\n",
-		g.Inner, g.Map, symm, grid, 1e3*g.GridDgemm, 1e3*g.GridSgemm, g.Source)
+	single := "slower"
+	if g.SingleFaster {
+		single = "faster"
+	}
+	fmt.Fprintf(stdout, "Gram:       inner products %s, map %s, blocks %s (float32 tiles in float32 arithmetic %s: %.2f ms against %.2f ms); data on an integer grid: %s (dgemm %.2f ms, sgemm %.2f ms; %s)\n",
+		g.Inner, g.Map, symm, single, 1e3*g.SymmSingle, 1e3*min(g.SymmBLAS, g.SymmTiled), grid, 1e3*g.GridDgemm, 1e3*g.GridSgemm, g.Source)
 	return nil
 }
 

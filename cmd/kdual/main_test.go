@@ -184,6 +184,7 @@ func TestBenchKPCAFloat64Time(t *testing.T) {
 			Float64Seconds *float64 `json:"float64_seconds"`
 			Eta            float64  `json:"eta"`
 			Float64Eta     float64  `json:"float64_eta"`
+			EtaOnFloat64   float64  `json:"eta_on_float64"`
 		} `json:"results"`
 	}
 	for _, c := range []struct {
@@ -210,8 +211,12 @@ func TestBenchKPCAFloat64Time(t *testing.T) {
 			if with {
 				require.NotNil(t, r.Float64Seconds, "row %d", i)
 				require.Less(t, r.Float64Eta, deltas[i], "row %d", i)
+				// The float32 answer itself, scored on the float64 matrix.
+				require.Greater(t, r.EtaOnFloat64, 0.0, "row %d", i)
+				require.Less(t, r.EtaOnFloat64, deltas[i], "row %d", i)
 			} else {
 				require.Nil(t, r.Float64Seconds, "row %d", i)
+				require.Zero(t, r.EtaOnFloat64, "row %d", i)
 			}
 		}
 	}
