@@ -548,9 +548,33 @@ func measureSymm() GramPaths {
 	p.SymmTiled = bestOf3(func() { SymMulUpper(sa, xb, yb) })
 	p.SymmNative = p.SymmTiled < p.SymmBLAS
 	if s32, err := TilesFromSym(sa); err == nil {
+		// The float32 tiles against the faster float64 product, one
+		// untimed call each, then in turn (seven rounds, the fastest of
+		// each): a few milliseconds apart, so that a change in the
+		// machine's speed meets both.
 		s32.SingleBlocks = true
-		p.SymmSingle = bestOf3(func() { s32.MulBlock(yb, xb) })
+		f64 := func() { blas64.Symm(blas.Left, 1, araw, xb.RawMatrix(), 0, yb.RawMatrix()) }
+		if p.SymmNative {
+			f64 = func() { SymMulUpper(sa, xb, yb) }
+		}
+		f64()
+		s32.MulBlock(yb, xb)
+		best64, best32 := math.Inf(1), math.Inf(1)
+		for r := 0; r < 7; r++ {
+			t := time.Now()
+			f64()
+			best64 = math.Min(best64, time.Since(t).Seconds())
+			t = time.Now()
+			s32.MulBlock(yb, xb)
+			best32 = math.Min(best32, time.Since(t).Seconds())
+		}
 		s32.Free()
+		if p.SymmNative {
+			p.SymmTiled = math.Min(p.SymmTiled, best64)
+		} else {
+			p.SymmBLAS = math.Min(p.SymmBLAS, best64)
+		}
+		p.SymmSingle = best32
 		p.SingleFaster = p.SymmSingle < min(p.SymmBLAS, p.SymmTiled)
 	}
 	return p
