@@ -68,6 +68,34 @@ func TestFloat32OperatorThroughSuite(t *testing.T) {
 	}
 }
 
+// The float32 operator's matrix for the dense solver is the stored one,
+// widened exactly: every entry equals float32(a_ij) (n = 300, two tiles
+// per side, the last one partial), both triangles; the dense solve uses
+// it without a pass, and a centred float32 operator gets M·A₃₂·M.
+func TestFloat32SymMatrix(t *testing.T) {
+	lambda := spectrum(300, func(i int) float64 { return math.Pow(0.8, float64(i)) })
+	a := symWithSpectrum(9, lambda)
+	f32, err := NewFloat32(a)
+	require.NoError(t, err)
+	w := f32.SymMatrix()
+	require.Equal(t, 300, w.SymmetricDim())
+	for i := 0; i < 300; i++ {
+		for j := 0; j < 300; j++ {
+			require.Equal(t, float64(float32(a.At(i, j))), w.At(i, j), "(%d, %d)", i, j)
+		}
+	}
+	counted := &Counting{Op: f32}
+	res, err := DenseSolver{}.Solve(counted, 5)
+	require.NoError(t, err)
+	require.Zero(t, counted.Passes, "no pass: the matrix is given")
+	want, err := linalg.SymEig(w, 5)
+	require.NoError(t, err)
+	require.Equal(t, want.Values, res.Values)
+	c, err := NewCentered(f32)
+	require.NoError(t, err)
+	require.NotNil(t, c.SymMatrix())
+}
+
 // A matrix-free operator whose output turns non-finite, and a breakdown.
 type nanOp struct{ n int }
 
