@@ -575,10 +575,14 @@ func measureSymm() GramPaths {
 			p.SymmBLAS = math.Min(p.SymmBLAS, best64)
 		}
 		p.SymmSingle = best32
-		p.SingleFaster = p.SymmSingle < min(p.SymmBLAS, p.SymmTiled)
+		p.SingleFaster = singleWins(p.SymmSingle, p.SymmBLAS, p.SymmTiled)
 	}
 	return p
 }
+
+// singleWins is the probe's verdict: float32 block arithmetic wins when
+// its time beats both float64 products'.
+func singleWins(single, blas, tiled float64) bool { return single < min(blas, tiled) }
 
 // resolve returns the concrete paths of o on this machine.
 func (o GramOptions) resolve() (InnerPath, MapPath) {

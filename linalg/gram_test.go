@@ -208,6 +208,9 @@ func TestCalibrate(t *testing.T) {
 		require.Equal(t, p.SymmSingle < math.Min(p.SymmBLAS, p.SymmTiled), p.SingleFaster)
 	}
 	require.Equal(t, p.SingleFaster, SingleBlocksFaster())
+	require.True(t, singleWins(4e-3, 9e-3, 5e-3))
+	require.False(t, singleWins(6e-3, 9e-3, 5e-3), "slower than the tiled float64 product")
+	require.False(t, singleWins(6e-3, 5e-3, 9e-3), "slower than dsymm")
 	u := GramPaths{SingleFaster: true}
 	applyEnvOverride(&u, "single=off", false)
 	require.True(t, u.SingleFaster, "the Gram half ignores single=")
