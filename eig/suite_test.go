@@ -196,7 +196,13 @@ func TestDenseThroughCounting(t *testing.T) {
 	require.InDelta(t, 5, res.Values[0], 1e-12)
 	f, err := NewFloat32(a)
 	require.NoError(t, err)
-	c := &Counting{Op: f}
+	// The float32 operator gives its matrix (widened) too: no pass.
+	res, err = DenseSolver{}.Solve(&Counting{Op: f}, 2)
+	require.NoError(t, err)
+	require.Zero(t, res.Passes)
+	require.InDelta(t, 5, res.Values[0], 1e-5)
+	// An operator without a matrix is applied to the identity once.
+	c := &Counting{Op: struct{ Operator }{f}}
 	res, err = DenseSolver{}.Solve(c, 2)
 	require.NoError(t, err)
 	require.Equal(t, 1, res.Passes)
