@@ -158,25 +158,26 @@ func DefaultBudget() int64 {
 const minSpeedN = 2048
 
 // PlanOperator chooses how to store and apply the kernel matrix, by this
-// rule: float64 when it takes at most half the budget, unless n ≥ 2048,
-// the kernel is nonnegative, the solver multiplies blocks (not OneVector), float32
-// half storage with blocks in float32 arithmetic keeps u·√n + BlockRel
-// within Tol and SingleFaster says such passes are faster on this machine
-// — then float32, for speed; float32 half
-// storage when the storage bound u·√n is at most Tol (the rounding of the
-// storage adds at most what the solver's own tolerance allows) and either
-// float64 does not fit or takes more than half the budget; float64 when it
-// fits; otherwise matrix-free (exact, a Gram build per pass) when the data
-// fit. The speed step is measured per machine (linalg.SingleBlocksFaster:
-// a product of 8 columns with a 3072×3072 matrix both ways); on the
-// 2-core development machine at n = 7000 (Laplace kernel, tol 10⁻⁴) block
-// Krylov then reached η < 10⁻⁴ in 0.32–0.37 s instead of 0.46–0.49 s. The half-budget step is measured: at n = 60 000 on the 2-core
-// development machine (the paper's protocol, one run each, one after the
-// other) float64 (13.9 GiB of 18.9 GiB available) built its kernel in
-// 104.9 s and reached η < 10⁻⁴ by block Krylov in 43.4 s, peak 15.9 GB,
-// where float32 took 84.5 s and 43.8 s, peak 8.9 GB: the first touch of
-// that much fresh memory costs more than float64's passes gain. A forced kind
-// (Want) is taken as asked if it fits. The reason is a sentence for people.
+// rule: float64 when it takes at most half the budget — unless n ≥ 2048,
+// the kernel is nonnegative, the solver multiplies blocks (not OneVector,
+// not Dense), float32 half storage with blocks in float32 arithmetic keeps
+// u·√n + BlockRel within Tol and SingleFaster says such passes are faster
+// on this machine: then float32, for speed; float32 half storage when the
+// storage bound u·√n is at most Tol (the rounding of the storage adds at
+// most what the solver's own tolerance allows) and either float64 does not
+// fit or takes more than half the budget; float64 when it fits; otherwise
+// matrix-free (exact, a Gram build per pass) when the data fit. The speed
+// step is measured per machine (linalg.SingleBlocksFaster: a product of 8
+// columns with a 3072×3072 matrix both ways); on the 2-core development
+// machine at n = 7000 (Laplace kernel, tol 10⁻⁴) block Krylov then reached
+// η < 10⁻⁴ in 0.32–0.37 s instead of 0.46–0.49 s. The half-budget step is
+// measured: at n = 60 000 on the 2-core development machine (the paper's
+// protocol, one run each, one after the other) float64 (13.9 GiB of
+// 18.9 GiB available) built its kernel in 104.9 s and reached η < 10⁻⁴ by
+// block Krylov in 43.4 s, peak 15.9 GB, where float32 took 84.5 s and
+// 43.8 s, peak 8.9 GB: the first touch of that much fresh memory costs
+// more than float64's passes gain. A forced kind (Want) is taken as asked
+// if it fits. The reason is a sentence for people.
 func PlanOperator(in PlanInput) (Plan, error) {
 	if in.N < 1 || in.D < 1 || in.K < 1 || in.K > in.N {
 		return Plan{}, fmt.Errorf("eig: PlanOperator: n = %d, d = %d, k = %d: %w", in.N, in.D, in.K, ErrInvalid)
