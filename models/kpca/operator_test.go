@@ -69,6 +69,27 @@ func TestFitOperatorsAgree(t *testing.T) {
 	require.Equal(t, "float64", m.Info().Operator)
 }
 
+// With the budget ample and the tolerance loose, the planner stores the
+// nonnegative kernel in float32 for speed only for block solvers: KPCA
+// tells it when the solver is Lanczos (one vector a pass).
+func TestPlanSpeedRuleSeesTheSolver(t *testing.T) {
+	require.True(t, oneVector(Eigen{Solver: eig.Lanczos{Tol: 1e-4}}))
+	for _, s := range []Solver{Eigen{}, Eigen{Solver: eig.Auto{Tol: 1e-4}}, Eigen{Solver: eig.BlockKrylov{}}, LBFGS{}, DCA{}} {
+		require.False(t, oneVector(s), "%T", s)
+	}
+	x := gaussData(t, 2100, 4, 3)
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}
+	m := &KPCA{Components: 3, Kernel: k, Solver: Eigen{Solver: eig.Lanczos{Tol: 1e-4}}}
+	require.NoError(t, m.Fit(x))
+	require.Equal(t, "float64", m.Info().Operator, m.Info().PlanReason)
+	if linalg.SingleBlocksFaster() {
+		m = &KPCA{Components: 3, Kernel: k, Solver: Eigen{Solver: eig.Auto{Tol: 1e-4}}}
+		require.NoError(t, m.Fit(x))
+		require.Equal(t, "float32", m.Info().Operator, m.Info().PlanReason)
+		require.Contains(t, m.Info().PlanReason, "measured faster")
+	}
+}
+
 // FitGram centres implicitly and leaves the caller's matrix as it was.
 func TestFitGramKeepsInput(t *testing.T) {
 	x := gaussData(t, 200, 4, 5)
