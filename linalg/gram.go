@@ -275,12 +275,13 @@ type GramPaths struct {
 	SymmBLAS, SymmTiled float64
 	// SingleFaster reports whether the same matrix stored as float32 tiles
 	// (SymTiles32) with blocks in float32 arithmetic (SingleBlocks)
-	// multiplies the 8 columns faster than the faster float64 product:
-	// SymmSingle is its time. eig.PlanOperator reads it (SingleBlocksFaster)
-	// to store a nonnegative kernel in float32 for speed when the
-	// tolerance allows the rounding.
-	SingleFaster bool
-	SymmSingle   float64
+	// multiplies the 8 columns faster than the faster float64 product,
+	// timed in turn: Symm64 and SymmSingle are the two times.
+	// eig.PlanOperator reads it (SingleBlocksFaster) to store a nonnegative
+	// kernel in float32 for speed when the tolerance allows the rounding;
+	// it is measured apart, only when first asked (some 70 ms).
+	SingleFaster       bool
+	Symm64, SymmSingle float64
 	// Source is "measured" or "KDUAL_GRAM" when the environment variable
 	// KDUAL_GRAM (inner=blas|native,map=go|native,symm=…,single=…,grid=…)
 	// set a path.
@@ -288,10 +289,11 @@ type GramPaths struct {
 }
 
 var (
-	gramOnce, symmOnce, gridOnce sync.Once
-	gramCalib                    GramPaths // Inner, Map and their times
-	symmCalib                    GramPaths // SymmNative and its times
-	gridCalib                    GramPaths // Grid and its times
+	gramOnce, symmOnce, gridOnce, singleOnce sync.Once
+	gramCalib                                GramPaths // Inner, Map and their times
+	symmCalib                                GramPaths // SymmNative and its times
+	singleCalib                              GramPaths // SingleFaster and its times
+	gridCalib                                GramPaths // Grid and its times
 )
 
 // Calibrate measures, once per process, which inner-product path and
@@ -319,9 +321,10 @@ func Calibrate() GramPaths {
 	s := symmPaths()
 	g := gridPaths()
 	p.SymmNative, p.SymmBLAS, p.SymmTiled = s.SymmNative, s.SymmBLAS, s.SymmTiled
-	p.SingleFaster, p.SymmSingle = s.SingleFaster, s.SymmSingle
+	q := singlePaths()
+	p.SingleFaster, p.Symm64, p.SymmSingle = q.SingleFaster, q.Symm64, q.SymmSingle
 	p.Grid, p.GridDgemm, p.GridSgemm = g.Grid, g.GridDgemm, g.GridSgemm
-	if s.Source == "KDUAL_GRAM" || g.Source == "KDUAL_GRAM" {
+	if s.Source == "KDUAL_GRAM" || g.Source == "KDUAL_GRAM" || q.Source == "KDUAL_GRAM" {
 		p.Source = "KDUAL_GRAM"
 	}
 	return p
@@ -380,7 +383,20 @@ func SymmNative() bool { return symmPaths().SymmNative }
 // the faster of its two products (SymmNative), on this machine: measured
 // once per process with SymmNative's probe (see Calibrate);
 // KDUAL_GRAM=single=on|off overrides.
-func SingleBlocksFaster() bool { return symmPaths().SingleFaster }
+func SingleBlocksFaster() bool { return singlePaths().SingleFaster }
+
+// singlePaths is the float32 blocks' part of Calibrate: measured after
+// (and against) symmPaths' choice.
+func singlePaths() GramPaths {
+	singleOnce.Do(func() {
+		s := symmPaths()
+		singleCalib = GramPaths{Source: "measured"}
+		singleCalib.Symm64, singleCalib.SymmSingle = measureSingle(s.SymmNative)
+		singleCalib.SingleFaster = singleWins(singleCalib.SymmSingle, singleCalib.Symm64)
+		applyEnvOverride(&singleCalib, os.Getenv("KDUAL_GRAM"), true)
+	})
+	return singleCalib
+}
 
 // applyEnvOverride applies the KDUAL_GRAM settings of one half of the
 // calibration: the Gram engine's (inner=, map=) or, when symm is true, the
@@ -520,16 +536,13 @@ func measureGrid() (dgemm, sgemm float64) {
 	return best(dg), best(sg)
 }
 
-// measureSymm times OpenBLAS dsymm against SymMulUpper on a 3072×3072
-// symmetric matrix (72 MB, larger than the caches as the operators'
-// matrices are) times 8 columns, and the same matrix in float32 tiles
-// (19 MB) with the blocks in float32 arithmetic. The float64 products read
-// only the upper triangle, so only that is written (in parallel rows; the
-// lower one stays untouched).
-func measureSymm() GramPaths {
-	p := GramPaths{Source: "measured"}
+// probeMatrix is the block-product probes' matrix: 3072×3072 symmetric
+// (72 MB, larger than the caches as the operators' matrices are), only its
+// upper triangle written (in parallel rows; the float64 products read no
+// other), with an 8-column block and its product's destination.
+func probeMatrix() (sa *mat.SymDense, xb, yb *mat.Dense) {
 	const ns, bs = 3072, 8
-	sa := mat.NewSymDense(ns, nil)
+	sa = mat.NewSymDense(ns, nil)
 	araw := sa.RawSymmetric()
 	par.For(0, ns, nil, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -539,50 +552,59 @@ func measureSymm() GramPaths {
 			}
 		}
 	})
-	xb := mat.NewDense(ns, bs, nil)
+	xb = mat.NewDense(ns, bs, nil)
 	for i := 0; i < ns; i++ {
 		xb.Set(i, i%bs, 1)
 	}
-	yb := mat.NewDense(ns, bs, nil)
+	return sa, xb, mat.NewDense(ns, bs, nil)
+}
+
+// measureSymm times OpenBLAS dsymm against SymMulUpper on probeMatrix.
+func measureSymm() GramPaths {
+	p := GramPaths{Source: "measured"}
+	sa, xb, yb := probeMatrix()
+	araw := sa.RawSymmetric()
 	p.SymmBLAS = bestOf3(func() { blas64.Symm(blas.Left, 1, araw, xb.RawMatrix(), 0, yb.RawMatrix()) })
 	p.SymmTiled = bestOf3(func() { SymMulUpper(sa, xb, yb) })
 	p.SymmNative = p.SymmTiled < p.SymmBLAS
-	if s32, err := TilesFromSym(sa); err == nil {
-		// The float32 tiles against the faster float64 product, one
-		// untimed call each, then in turn (seven rounds, the fastest of
-		// each): a few milliseconds apart, so that a change in the
-		// machine's speed meets both.
-		s32.SingleBlocks = true
-		f64 := func() { blas64.Symm(blas.Left, 1, araw, xb.RawMatrix(), 0, yb.RawMatrix()) }
-		if p.SymmNative {
-			f64 = func() { SymMulUpper(sa, xb, yb) }
-		}
-		f64()
-		s32.MulBlock(yb, xb)
-		best64, best32 := math.Inf(1), math.Inf(1)
-		for r := 0; r < 7; r++ {
-			t := time.Now()
-			f64()
-			best64 = math.Min(best64, time.Since(t).Seconds())
-			t = time.Now()
-			s32.MulBlock(yb, xb)
-			best32 = math.Min(best32, time.Since(t).Seconds())
-		}
-		s32.Free()
-		if p.SymmNative {
-			p.SymmTiled = math.Min(p.SymmTiled, best64)
-		} else {
-			p.SymmBLAS = math.Min(p.SymmBLAS, best64)
-		}
-		p.SymmSingle = best32
-		p.SingleFaster = singleWins(p.SymmSingle, p.SymmBLAS, p.SymmTiled)
-	}
 	return p
 }
 
+// measureSingle times probeMatrix stored as float32 tiles (19 MB) with the
+// blocks in float32 arithmetic against the faster float64 product (native
+// says which): one untimed call each, then in turn, seven rounds, the
+// fastest of each — a few milliseconds apart, so that a change in the
+// machine's speed meets both. It returns the two times.
+func measureSingle(native bool) (float64s, single float64) {
+	sa, xb, yb := probeMatrix()
+	araw := sa.RawSymmetric()
+	f64 := func() { blas64.Symm(blas.Left, 1, araw, xb.RawMatrix(), 0, yb.RawMatrix()) }
+	if native {
+		f64 = func() { SymMulUpper(sa, xb, yb) }
+	}
+	s32, err := TilesFromSym(sa)
+	if err != nil {
+		return 0, 0 // not reached: the probe's matrix is finite
+	}
+	defer s32.Free()
+	s32.SingleBlocks = true
+	f64()
+	s32.MulBlock(yb, xb)
+	float64s, single = math.Inf(1), math.Inf(1)
+	for r := 0; r < 7; r++ {
+		t := time.Now()
+		f64()
+		float64s = math.Min(float64s, time.Since(t).Seconds())
+		t = time.Now()
+		s32.MulBlock(yb, xb)
+		single = math.Min(single, time.Since(t).Seconds())
+	}
+	return float64s, single
+}
+
 // singleWins is the probe's verdict: float32 block arithmetic wins when
-// its time beats both float64 products'.
-func singleWins(single, blas, tiled float64) bool { return single < min(blas, tiled) }
+// its time beats the float64 product's.
+func singleWins(single, float64s float64) bool { return single < float64s }
 
 // resolve returns the concrete paths of o on this machine.
 func (o GramOptions) resolve() (InnerPath, MapPath) {

@@ -72,7 +72,7 @@ func runInfo(args []string, stdout io.Writer) error {
 	r.BLASSpin = spinInfo{Exponent: sp.Exponent, Source: sp.Source}
 	g := linalg.Calibrate()
 	r.Gram = gramInfo{Inner: g.Inner.String(), Map: g.Map.String(), Grid: g.Grid, GridDgemm: g.GridDgemm,
-		GridSgemm: g.GridSgemm, SymmNative: g.SymmNative, SingleFaster: g.SingleFaster, Symm64: min(g.SymmBLAS, g.SymmTiled),
+		GridSgemm: g.GridSgemm, SymmNative: g.SymmNative, SingleFaster: g.SingleFaster, Symm64: g.Symm64,
 		SymmSingle: g.SymmSingle, Source: g.Source}
 	if *jsonOut != "" {
 		return writeJSON(*jsonOut, stdout, r)
@@ -102,7 +102,7 @@ func runInfo(args []string, stdout io.Writer) error {
 		single = "faster"
 	}
 	fmt.Fprintf(stdout, "Gram:       inner products %s, map %s, blocks %s (float32 tiles in float32 arithmetic %s: %.2f ms against %.2f ms); data on an integer grid: %s (dgemm %.2f ms, sgemm %.2f ms; %s)\n",
-		g.Inner, g.Map, symm, single, 1e3*g.SymmSingle, 1e3*min(g.SymmBLAS, g.SymmTiled), grid, 1e3*g.GridDgemm, 1e3*g.GridSgemm, g.Source)
+		g.Inner, g.Map, symm, single, 1e3*g.SymmSingle, 1e3*g.Symm64, grid, 1e3*g.GridDgemm, 1e3*g.GridSgemm, g.Source)
 	return nil
 }
 
