@@ -310,12 +310,15 @@ var (
 // KDUAL_GRAM=inner=blas|native,map=go|native,symm=blas|native,single=on|off,grid=on|off
 // overrides any choice.
 //
-// The three parts run separately, each on first need: the Gram engine
+// The four parts run separately, each on first need: the Gram engine
 // measures only its paths (a few milliseconds); the grid's probe (about
 // 16 ms) runs only when data are found on an integer grid; the
 // block-product probe (tens of milliseconds: a 72 MB matrix is written and
 // multiplied) runs only when a float64 block product asks SymmNative, so a
-// fit whose solver multiplies one vector at a time never pays for it.
+// fit whose solver multiplies one vector at a time never pays for it; the
+// float32-blocks probe (SingleBlocksFaster: the same matrix again, also as
+// float32 tiles, about 70 ms) runs only when eig.PlanOperator's choice
+// depends on it.
 func Calibrate() GramPaths {
 	p := gramPaths()
 	s := symmPaths()
