@@ -858,16 +858,19 @@ func (s *gramSource) products(out []float64, ld, i0, i1, j0, j1 int, diag bool) 
 		return
 	}
 	d := s.x.Cols
-	if s.x32 != nil {
-		products32(s, s, out, ld, i0, i1, j0, j1)
+	// sgemm and the native tiles fill the diagonal block's lower triangle
+	// too: clear it, leaving it unset as dsyrk does (GramOptions.UpperOnly
+	// wants zeros there, and the callers that mirror overwrite it).
+	clearLower := func() {
 		if diag {
-			// sgemm filled the diagonal block's lower triangle too: leave
-			// it unset as dsyrk does (GramOptions.UpperOnly wants zeros
-			// there, and the callers that mirror overwrite it).
 			for r := 1; r < m; r++ {
 				clear(out[r*ld : r*ld+r])
 			}
 		}
+	}
+	if s.x32 != nil {
+		products32(s, s, out, ld, i0, i1, j0, j1)
+		clearLower()
 		return
 	}
 	if s.inner == InnerNative {
@@ -876,6 +879,7 @@ func (s *gramSource) products(out []float64, ld, i0, i1, j0, j1 int, diag bool) 
 			native.DotNT(t.i1-t.i0, t.j1-t.j0, d, s.x.Data[(i0+t.i0)*s.x.Stride:], s.x.Stride,
 				s.x.Data[(j0+t.j0)*s.x.Stride:], s.x.Stride, out[t.i0*ld+t.j0:], ld)
 		})
+		clearLower()
 		return
 	}
 	if diag {

@@ -329,21 +329,28 @@ func TestSymmetricProductsAgree(t *testing.T) {
 }
 
 // UpperOnly leaves the lower triangle zero and the upper one equal to the
-// full Gram's.
+// full Gram's, on every engine path (the native inner products compute
+// whole diagonal tiles, and must clear their lower halves as sgemm's
+// diagonal blocks are).
 func TestGramUpperOnly(t *testing.T) {
 	x := randData(3, 600, 5)
 	k := Kernel{Kind: Laplace, Sigma: 3}
-	full, err := Gram(x, k)
-	require.NoError(t, err)
-	up, err := GramWith(x, k, GramOptions{UpperOnly: true})
-	require.NoError(t, err)
-	fr, ur := full.RawSymmetric(), up.RawSymmetric()
-	for i := 0; i < 600; i++ {
-		for j := 0; j < 600; j++ {
-			if j >= i {
-				require.Equal(t, fr.Data[i*600+j], ur.Data[i*600+j])
-			} else {
-				require.Zero(t, ur.Data[i*600+j])
+	for _, pc := range gramPathCases() {
+		o := pc.o
+		o.Baseline = pc.portable
+		full, err := GramWith(x, k, o)
+		require.NoError(t, err)
+		o.UpperOnly = true
+		up, err := GramWith(x, k, o)
+		require.NoError(t, err)
+		fr, ur := full.RawSymmetric(), up.RawSymmetric()
+		for i := 0; i < 600; i++ {
+			for j := 0; j < 600; j++ {
+				if j >= i {
+					require.Equal(t, fr.Data[i*600+j], ur.Data[i*600+j], pc.name)
+				} else {
+					require.Zero(t, ur.Data[i*600+j], "%s (%d, %d)", pc.name, i, j)
+				}
 			}
 		}
 	}
