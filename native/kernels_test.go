@@ -190,7 +190,7 @@ func TestSymvBandMatchesProduct(t *testing.T) {
 // arguments panic.
 func TestTileRowSymvMatchesLoops(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	for _, b := range []Build{Best(), Baseline()} {
+	for _, b := range testBuilds() {
 		for _, tt := range []int{4, 8, 256} {
 			for _, tiles := range []int{1, 3} {
 				for _, diag := range []bool{false, true} {
@@ -266,7 +266,7 @@ func TestTileRowSymmMatchesLoops(t *testing.T) {
 		{"full-rows", TileRow{M: 6, T: 8, Tiles: 2, Last: 7, Step: 8, Lda: 15}},
 		{"full-last-diag", TileRow{M: 7, T: 8, Tiles: 1, Last: 7, Step: 8, Lda: 7}},
 	}
-	for _, b := range []Build{Best(), Baseline()} {
+	for _, b := range testBuilds() {
 		for _, sh := range shapes {
 			for _, diag := range []bool{false, true} {
 				r, ok := withDiag(sh.r, diag)
@@ -332,7 +332,7 @@ func TestTileRowSymmMatchesLoops(t *testing.T) {
 // entries outside the operands are left alone.
 func TestMulT32MatchesLoops(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
-	for _, b := range []Build{Best(), Baseline()} {
+	for _, b := range testBuilds() {
 		for _, sz := range [][3]int{{1, 1, 4}, {5, 3, 4}, {7, 13, 8}, {64, 37, 12}, {300, 257, 20}} {
 			m, n, bp := sz[0], sz[1], sz[2]
 			lda, ld := n+3, max(m, n)+5
@@ -382,7 +382,7 @@ func TestMulT32MatchesLoops(t *testing.T) {
 // of fewer than four columns.
 func TestRBFMap32EqualsWidenThenMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 2))
-	for _, b := range []Build{Best(), Baseline()} {
+	for _, b := range testBuilds() {
 		for _, laplace := range []bool{false, true} {
 			m, n, lds, ldo := 9, 23, 27, 25
 			src := make([]float32, (m-1)*lds+n)
@@ -440,7 +440,7 @@ func TestTileRowSymmTMatchesLoops(t *testing.T) {
 		{M: 7, T: 8, Tiles: 1, Last: 7, Step: 8, Lda: 7},
 		{M: 12, T: 12, Tiles: 2, Last: 10, Step: 12, Lda: 22},
 	}
-	for _, b := range []Build{Best(), Baseline()} {
+	for _, b := range testBuilds() {
 		for _, r0 := range shapes {
 			for _, diag := range []bool{false, true} {
 				r, ok := withDiag(r0, diag)
@@ -586,7 +586,7 @@ func TestTileRowSymmS32WithinBound(t *testing.T) {
 		{"full-last-diag", TileRow{M: 70, T: 72, Tiles: 1, Last: 70, Step: 72, Lda: 75}},
 		{"small", TileRow{M: 7, T: 8, Tiles: 2, Last: 5, Step: 8, Lda: 13}},
 	}
-	for _, b := range []Build{Best(), Baseline()} {
+	for _, b := range testBuilds() {
 		for _, sh := range shapes {
 			for _, diag := range []bool{false, true} {
 				r, ok := withDiag(sh.r, diag)
@@ -689,7 +689,7 @@ func TestTileRowSymmS32ChunksPartialSums(t *testing.T) {
 		}
 	}
 	exact := 1 + float64(n-1)*float64(small)
-	for _, b := range []Build{Best(), Baseline()} {
+	for _, b := range testBuilds() {
 		xi := make([]float32, m*bp)
 		yi, yj := make([]float64, m*bp), make([]float64, n*bp)
 		b.TileRowSymmS32(r, a, bp, xi, xj, yi, yj, make([]float32, n*bp))
@@ -697,4 +697,44 @@ func TestTileRowSymmS32ChunksPartialSums(t *testing.T) {
 			require.InDelta(t, exact, v, (gamma+u)*exact, "%s Y_I[%d]", b.Name(), i)
 		}
 	}
+}
+
+// testBuilds: every build this processor runs, and Best.
+func testBuilds() []Build { return append(Builds(), Best()) }
+
+// The AVX-512 probe: KDUAL_AVX512=on and off decide without timing, the
+// measurement times every form and takes the AVX-512 one only when it
+// was at least 5 % faster, and Best runs what the probe chose. Where the
+// processor lacks AVX-512 nothing is chosen or timed.
+func TestWideProbe(t *testing.T) {
+	on, off, measured := probeWide("on"), probeWide("off"), probeWide("")
+	if !hasWide {
+		for _, p := range []WideProbe{on, off, measured} {
+			require.False(t, p.Supported || p.Symm || p.Single || p.Symv, "%+v", p)
+			require.Zero(t, p.Symm2+p.Symm512+p.Single2+p.Single512+p.Symv2+p.Symv512)
+		}
+		_, ok := Wide()
+		require.False(t, ok)
+		return
+	}
+	require.True(t, on.Symm && on.Single && on.Symv, "%+v", on)
+	require.False(t, off.Symm || off.Single || off.Symv, "%+v", off)
+	require.Zero(t, on.Symm2+off.Symm2)
+	for _, pair := range [][3]float64{{measured.Symm2, measured.Symm512, b2f(measured.Symm)},
+		{measured.Single2, measured.Single512, b2f(measured.Single)}, {measured.Symv2, measured.Symv512, b2f(measured.Symv)}} {
+		require.Greater(t, pair[0], 0.0)
+		require.Greater(t, pair[1], 0.0)
+		require.Equal(t, pair[1] < wideMargin*pair[0], pair[2] == 1, "%+v", measured)
+	}
+	w := WideKernels()
+	b := Best()
+	require.Equal(t, Build{avx2: true, symm512: w.Symm, single512: w.Single, symv512: w.Symv}, b)
+	require.Contains(t, Builds(), Build{avx2: true, symm512: true, single512: true, symv512: true})
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

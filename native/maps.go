@@ -16,6 +16,10 @@ void kd_tsymv64_base(int t, int tiles, const double *a, const double *xi, const 
 void kd_tsymm(int avx2, int f32, int m, int t, int tiles, int last, const void *a, long step, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
 void kd_tsymmt(int avx2, int f32, int m, int t, int tiles, int last, const void *a, long step, int lda, int nb, const double *xi, const double *xj, long ldx, double *yi, double *yj, long ldy, int diag);
 void kd_tsymms_avx2(int m, int t, int tiles, int last, const float *a, long step, int lda, int bp, const float *xi, const float *xj, double *yi, double *yj, float *ys, int diag);
+void kd_tsymm_avx512(int f32, int m, int t, int tiles, int last, const void *a, long step, int lda, int bp, const double *xi, const double *xj, double *yi, double *yj, int diag);
+void kd_tsymms_avx512(int m, int t, int tiles, int last, const float *a, long step, int lda, int bp, const float *xi, const float *xj, double *yi, double *yj, float *ys, int diag);
+int kd_has_avx512vl(void);
+void kd_tsymv_avx512(int t, int tiles, const float *a, const double *xi, const double *xj, double *yi, double *yj, int diag);
 void kd_tsymms_base(int m, int t, int tiles, int last, const float *a, long step, int lda, int bp, const float *xi, const float *xj, double *yi, double *yj, float *ys, int diag);
 void kd_rbf_rows32_avx2(int m, int n, const float *src, int lds, double *out, int ldo, const double *ni, const double *nj, double c, int laplace);
 void kd_rbf_rows32_base(int m, int n, const float *src, int lds, double *out, int ldo, const double *ni, const double *nj, double c, int laplace);
@@ -31,31 +35,65 @@ import "C"
 import (
 	"fmt"
 	"math"
+	"strings"
 	"unsafe"
 )
 
 // Build selects a build of the portable kernels of this file: Best()
-// runs AVX2+FMA where the processor has them and SSE2 otherwise;
-// Baseline() always runs SSE2, so tests can check that both agree. The
+// runs AVX2+FMA where the processor has them and SSE2 otherwise, and the
+// AVX-512 forms of the block kernels (wide.c) where the processor has
+// them and they were measured faster (WideKernels); Baseline() always runs
+// SSE2 and AVX2() the AVX2 forms, so tests can check that all agree. The
 // package-level functions use Best(). A Build is a value: nothing global
 // changes when one is chosen.
-type Build struct{ avx2 bool }
+type Build struct {
+	avx2 bool
+	// symm512 and single512: the AVX-512 forms of TileRowSymm64/32
+	// and of TileRowSymmS32 (bp = 8 or a multiple of 16; other block
+	// sizes run its AVX2 form).
+	symm512, single512 bool
+	// symv512: the AVX-512 form of TileRowSymv (tiles of a multiple of 8).
+	symv512 bool
+}
 
 // detected is read once: the processor does not change.
 var detected = C.kd_has_avx2() != 0
 
-// Best is the fastest build this processor runs.
-func Best() Build { return Build{avx2: detected} }
+// Best is the fastest build this processor runs: AVX2 (or SSE2), with the
+// AVX-512 block kernels WideKernels measured faster.
+func Best() Build {
+	w := WideKernels()
+	return Build{avx2: detected, symm512: w.Symm, single512: w.Single, symv512: w.Symv}
+}
 
 // Baseline is the SSE2 build, which every x86-64 processor runs.
 func Baseline() Build { return Build{} }
 
-// Name is the instruction set of the build ("avx2+fma" or "sse2").
+// AVX2 is the AVX2 build without AVX-512 kernels (SSE2 where the processor
+// lacks AVX2).
+func AVX2() Build { return Build{avx2: detected} }
+
+// Name is the instruction set of the build: "sse2" or "avx2+fma", then
+// the kernels it runs in AVX-512, if any (e.g. "avx2+fma, avx-512:
+// float64-arithmetic blocks, float32-arithmetic blocks, one vector").
 func (b Build) Name() string {
+	name := "sse2"
 	if b.avx2 {
-		return "avx2+fma"
+		name = "avx2+fma"
 	}
-	return "sse2"
+	var wide []string
+	for _, k := range []struct {
+		on   bool
+		what string
+	}{{b.symm512, "float64-arithmetic blocks"}, {b.single512, "float32-arithmetic blocks"}, {b.symv512, "one vector"}} {
+		if k.on {
+			wide = append(wide, k.what)
+		}
+	}
+	if len(wide) > 0 {
+		name += ", avx-512: " + strings.Join(wide, ", ")
+	}
+	return name
 }
 
 // ISA names the instruction set the package-level kernels run on.
@@ -213,6 +251,10 @@ func (b Build) TileRowSymv(t, tiles int, a []float32, xi, xj, yi, yj []float64, 
 	checkSymv("TileRowSymv", t, tiles, len(a), xi, xj, yi, yj)
 	v := symmPointers(xi, xj, yi, yj, diag)
 	pa := (*C.float)(unsafe.Pointer(&a[0]))
+	if b.symv512 && t%8 == 0 {
+		C.kd_tsymv_avx512(C.int(t), C.int(tiles), pa, v.xi, v.xj, v.yi, v.yj, v.diag)
+		return
+	}
 	if b.avx2 {
 		C.kd_tsymv_avx2(C.int(t), C.int(tiles), pa, v.xi, v.xj, v.yi, v.yj, v.diag)
 		return
@@ -293,6 +335,11 @@ func tileRowSymm[T float32 | float64](b Build, r TileRow, a []T, bp int, xi, xj,
 	}
 	avx2, f32 := kernelFlags(b, a)
 	v := symmPointers(xi, xj, yi, yj, r.Diag)
+	if b.symm512 {
+		C.kd_tsymm_avx512(f32, C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), unsafe.Pointer(&a[0]), C.long(r.Step), C.int(r.Lda),
+			C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
+		return
+	}
 	C.kd_tsymm(avx2, f32, C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), unsafe.Pointer(&a[0]), C.long(r.Step), C.int(r.Lda),
 		C.int(bp), v.xi, v.xj, v.yi, v.yj, v.diag)
 }
@@ -331,6 +378,11 @@ func (b Build) TileRowSymmS32(r TileRow, a []float32, bp int, xi, xj []float32, 
 	pa, pys := (*C.float)(unsafe.Pointer(&a[0])), (*C.float)(unsafe.Pointer(&ys[0]))
 	pxi, pxj := (*C.float)(unsafe.Pointer(&xi[0])), (*C.float)(unsafe.Pointer(&xj[0]))
 	pyi, pyj := (*C.double)(unsafe.Pointer(&yi[0])), (*C.double)(unsafe.Pointer(&yj[0]))
+	if b.single512 && (bp == 8 || bp%16 == 0) {
+		C.kd_tsymms_avx512(C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), pa, C.long(r.Step), C.int(r.Lda),
+			C.int(bp), pxi, pxj, pyi, pyj, pys, diag)
+		return
+	}
 	if b.avx2 {
 		C.kd_tsymms_avx2(C.int(r.M), C.int(r.T), C.int(r.Tiles), C.int(r.Last), pa, C.long(r.Step), C.int(r.Lda),
 			C.int(bp), pxi, pxj, pyi, pyj, pys, diag)

@@ -25,6 +25,24 @@ type infoReport struct {
 	BLASSpin spinInfo `json:"blas_spin"`
 	// Gram: the Gram engine's measured paths (linalg.Calibrate).
 	Gram gramInfo `json:"gram"`
+	// Kernels: the instruction set of kdual's native kernels and the
+	// probe of their AVX-512 forms (native.WideKernels).
+	Kernels kernelsInfo `json:"kernels"`
+}
+
+type kernelsInfo struct {
+	ISA          string  `json:"isa"`
+	AVX512       bool    `json:"avx512_supported"`
+	Symm512      bool    `json:"avx512_float64_blocks"`
+	Single512    bool    `json:"avx512_float32_blocks"`
+	Symv512      bool    `json:"avx512_one_vector"`
+	SymmAVX2s    float64 `json:"float64_blocks_avx2_seconds"`
+	SymmAVX512s  float64 `json:"float64_blocks_avx512_seconds"`
+	SingleAVX2s  float64 `json:"float32_blocks_avx2_seconds"`
+	SingleAVX512 float64 `json:"float32_blocks_avx512_seconds"`
+	SymvAVX2s    float64 `json:"one_vector_avx2_seconds"`
+	SymvAVX512s  float64 `json:"one_vector_avx512_seconds"`
+	Reason       string  `json:"reason"`
 }
 
 type gramInfo struct {
@@ -74,6 +92,10 @@ func runInfo(args []string, stdout io.Writer) error {
 	r.Gram = gramInfo{Inner: g.Inner.String(), Map: g.Map.String(), Grid: g.Grid, GridDgemm: g.GridDgemm,
 		GridSgemm: g.GridSgemm, SymmNative: g.SymmNative, SingleFaster: g.SingleFaster, Symm64: g.Symm64,
 		SymmSingle: g.SymmSingle, Source: g.Source}
+	w := native.WideKernels()
+	r.Kernels = kernelsInfo{ISA: native.ISA(), AVX512: w.Supported, Symm512: w.Symm, Single512: w.Single, Symv512: w.Symv,
+		SymmAVX2s: w.Symm2, SymmAVX512s: w.Symm512, SingleAVX2s: w.Single2, SingleAVX512: w.Single512,
+		SymvAVX2s: w.Symv2, SymvAVX512s: w.Symv512, Reason: w.Reason}
 	if *jsonOut != "" {
 		return writeJSON(*jsonOut, stdout, r)
 	}
@@ -103,6 +125,7 @@ func runInfo(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "Gram:       inner products %s, map %s, blocks %s (float32 tiles in float32 arithmetic %s: %.2f ms against %.2f ms); data on an integer grid: %s (dgemm %.2f ms, sgemm %.2f ms; %s)\n",
 		g.Inner, g.Map, symm, single, 1e3*g.SymmSingle, 1e3*g.Symm64, grid, 1e3*g.GridDgemm, 1e3*g.GridSgemm, g.Source)
+	fmt.Fprintf(stdout, "kernels:    %s (%s)\n", r.Kernels.ISA, w.Reason)
 	return nil
 }
 

@@ -31,9 +31,16 @@ func TestInfo(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &r))
 	require.True(t, strings.HasPrefix(r.OpenBLAS, "OpenBLAS"))
 	require.GreaterOrEqual(t, r.Threads, 1)
+	require.True(t, strings.HasPrefix(r.Kernels.ISA, "avx2+fma") || strings.HasPrefix(r.Kernels.ISA, "sse2"), r.Kernels.ISA)
+	require.NotEmpty(t, r.Kernels.Reason)
+	if r.Kernels.Symm512 || r.Kernels.Single512 {
+		require.True(t, r.Kernels.AVX512)
+		require.Contains(t, r.Kernels.ISA, "avx-512")
+	}
 	code, out, _ = runCLI(t, "info")
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "core:")
+	require.Contains(t, out, "kernels:")
 }
 
 func TestEigRandSymJSON(t *testing.T) {

@@ -1,0 +1,447 @@
+// AVX-512 forms of the half-storage block kernels of maps.c (KD_TSYMM and
+// KD_TSYMMS): the same loops, the same order of operations per entry of Y
+// up to the width of the vectors, on 512-bit registers. Eight columns of X
+// fill one register of doubles, so a step of four tile rows against one
+// tile column takes eight FMAs where the AVX2 form takes sixteen. Whether
+// they are faster depends on the processor (some run 512-bit operations
+// as two halves); Go's side times them against the AVX2 forms once per
+// process (native.Wide) and uses the faster.
+#include <string.h>
+#include <stddef.h>
+
+typedef double kd_w8 __attribute__((vector_size(64)));
+typedef float kd_s16 __attribute__((vector_size(64)));
+typedef float kd_s8 __attribute__((vector_size(32)));
+
+#define KD_W512 __attribute__((target("avx512f,avx512vl,avx512dq,fma"), optimize("unroll-loops")))
+
+int kd_has_avx512vl(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("fma");
+}
+
+typedef double kd_w4 __attribute__((vector_size(32)));
+
+#define KD_LD8(dst, p) memcpy(&(dst), (p), sizeof(kd_w8))
+#define KD_ST8(p, v) memcpy((p), &(v), sizeof(kd_w8))
+#define KD_LD4(dst, p) memcpy(&(dst), (p), sizeof(kd_w4))
+#define KD_ST4(p, v) memcpy((p), &(v), sizeof(kd_w4))
+
+// KD_TSYMMW is KD_TSYMM (maps.c) for bp a multiple of 4: Y_I += A_IJ·X_J
+// and Y_J += A_IJᵀ·X_I in float64 arithmetic, four tile rows against one
+// tile column and eight columns of X (one register; a last group of four
+// in 256-bit registers), the four rows of X_I and their four row sums in
+// registers (the single rows past the last multiple of four go four
+// columns at a time); the diagonal tile (diag ≠ 0, m = n)
+// reads its upper triangle, each entry above the diagonal both ways.
+#define KD_TSYMMW(NAME, T)                                                           \
+KD_W512 static void NAME##_tile(int m, int n, const T *a, int lda, int bp,           \
+                                const double *xi, const double *xj, double *yi,      \
+                                double *yj, int diag) {                              \
+    int r = 0;                                                                       \
+    for (; r + 4 <= m; r += 4) {                                                     \
+        const T *a0 = a + (size_t)r * lda, *a1 = a0 + lda, *a2 = a1 + lda,           \
+                *a3 = a2 + lda;                                                      \
+        const T *rows[4] = {a0, a1, a2, a3};                                         \
+        int c0 = diag ? r + 4 : 0;                                                   \
+        int g = 0;                                                                   \
+        for (; g + 8 <= bp; g += 8) {                                                \
+            const double *x0 = xi + (size_t)r * bp + g;                              \
+            kd_w8 xr[4], s[4];                                                       \
+            for (int q = 0; q < 4; q++) {                                            \
+                KD_LD8(xr[q], x0 + (size_t)q * bp);                                  \
+                s[q] = (kd_w8){0};                                                   \
+            }                                                                        \
+            if (diag) {                                                              \
+                for (int p = 0; p < 4; p++) {                                        \
+                    s[p] += (double)rows[p][r + p] * xr[p];                          \
+                    for (int q = p + 1; q < 4; q++) {                                \
+                        double v = rows[p][r + q];                                   \
+                        s[p] += v * xr[q];                                           \
+                        s[q] += v * xr[p];                                           \
+                    }                                                                \
+                }                                                                    \
+            }                                                                        \
+            kd_w8 s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];                        \
+            kd_w8 t0 = xr[0], t1 = xr[1], t2 = xr[2], t3 = xr[3];                    \
+            for (int c = c0; c < n; c++) {                                           \
+                double v0 = a0[c], v1 = a1[c], v2 = a2[c], v3 = a3[c];               \
+                const double *px = xj + (size_t)c * bp + g;                          \
+                double *py = yj + (size_t)c * bp + g;                                \
+                kd_w8 xv, yv;                                                        \
+                KD_LD8(xv, px); KD_LD8(yv, py);                                      \
+                s0 += v0 * xv; s1 += v1 * xv; s2 += v2 * xv; s3 += v3 * xv;          \
+                yv += v0 * t0; yv += v1 * t1; yv += v2 * t2; yv += v3 * t3;          \
+                KD_ST8(py, yv);                                                      \
+            }                                                                        \
+            kd_w8 sq[4] = {s0, s1, s2, s3};                                          \
+            for (int q = 0; q < 4; q++) {                                            \
+                double *py = yi + (size_t)(r + q) * bp + g;                          \
+                kd_w8 t;                                                             \
+                KD_LD8(t, py); t += sq[q]; KD_ST8(py, t);                            \
+            }                                                                        \
+        }                                                                            \
+        if (g < bp) {                                                                \
+            /* A last group of four columns: 256-bit registers. */              \
+            const double *x0 = xi + (size_t)r * bp + g;                              \
+            kd_w4 xr[4], s[4];                                                       \
+            for (int q = 0; q < 4; q++) {                                            \
+                KD_LD4(xr[q], x0 + (size_t)q * bp);                                  \
+                s[q] = (kd_w4){0};                                                   \
+            }                                                                        \
+            if (diag) {                                                              \
+                for (int p = 0; p < 4; p++) {                                        \
+                    s[p] += (double)rows[p][r + p] * xr[p];                          \
+                    for (int q = p + 1; q < 4; q++) {                                \
+                        double v = rows[p][r + q];                                   \
+                        s[p] += v * xr[q];                                           \
+                        s[q] += v * xr[p];                                           \
+                    }                                                                \
+                }                                                                    \
+            }                                                                        \
+            kd_w4 s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];                        \
+            for (int c = c0; c < n; c++) {                                           \
+                double v0 = a0[c], v1 = a1[c], v2 = a2[c], v3 = a3[c];               \
+                kd_w4 xv, yv;                                                        \
+                KD_LD4(xv, xj + (size_t)c * bp + g);                                 \
+                KD_LD4(yv, yj + (size_t)c * bp + g);                                 \
+                s0 += v0 * xv; s1 += v1 * xv; s2 += v2 * xv; s3 += v3 * xv;          \
+                yv += v0 * xr[0]; yv += v1 * xr[1]; yv += v2 * xr[2]; yv += v3 * xr[3]; \
+                KD_ST4(yj + (size_t)c * bp + g, yv);                                 \
+            }                                                                        \
+            kd_w4 sq[4] = {s0, s1, s2, s3};                                          \
+            for (int q = 0; q < 4; q++) {                                            \
+                double *py = yi + (size_t)(r + q) * bp + g;                          \
+                kd_w4 t;                                                             \
+                KD_LD4(t, py); t += sq[q]; KD_ST4(py, t);                            \
+            }                                                                        \
+        }                                                                            \
+    }                                                                                \
+    for (; r < m; r++) {                                                             \
+        const T *row = a + (size_t)r * lda;                                          \
+        int c0 = diag ? r + 1 : 0;                                                   \
+        for (int g = 0; g < bp; g += 4) {                                            \
+            kd_w4 x0, s = {0};                                                       \
+            KD_LD4(x0, xi + (size_t)r * bp + g);                                     \
+            if (diag) s += (double)row[r] * x0;                                      \
+            for (int c = c0; c < n; c++) {                                           \
+                double v = row[c];                                                   \
+                kd_w4 xv, yv;                                                        \
+                KD_LD4(xv, xj + (size_t)c * bp + g);                                 \
+                KD_LD4(yv, yj + (size_t)c * bp + g);                                 \
+                s += v * xv;                                                         \
+                yv += v * x0;                                                        \
+                KD_ST4(yj + (size_t)c * bp + g, yv);                                 \
+            }                                                                        \
+            kd_w4 t;                                                                 \
+            KD_LD4(t, yi + (size_t)r * bp + g); t += s;                              \
+            KD_ST4(yi + (size_t)r * bp + g, t);                                      \
+        }                                                                            \
+    }                                                                                \
+}                                                                                    \
+KD_W512 void NAME(int m, int t, int tiles, int last, const T *a, long step, int lda, \
+                  int bp, const double *xi, const double *xj, double *yi,            \
+                  double *yj, int diag) {                                            \
+    for (int j = 0; j < tiles; j++) {                                                \
+        NAME##_tile(m, j == tiles - 1 ? last : t, a + j * step, lda, bp, xi,          \
+                    xj + (size_t)j * t * bp, yi, yj + (size_t)j * t * bp,            \
+                    diag && j == 0);                                                 \
+    }                                                                                \
+}
+
+KD_TSYMMW(kd_tsymm_f64_avx512, double)
+KD_TSYMMW(kd_tsymm_f32_avx512, float)
+
+// kd_tsymm_avx512 runs KD_TSYMMW for float32 (f32 ≠ 0) or float64 tiles;
+// bp must be a multiple of 4.
+void kd_tsymm_avx512(int f32, int m, int t, int tiles, int last, const void *a, long step, int lda,
+                     int bp, const double *xi, const double *xj, double *yi, double *yj, int diag) {
+    if (f32) {
+        kd_tsymm_f32_avx512(m, t, tiles, last, a, step, lda, bp, xi, xj, yi, yj, diag);
+    } else {
+        kd_tsymm_f64_avx512(m, t, tiles, last, a, step, lda, bp, xi, xj, yi, yj, diag);
+    }
+}
+
+// The float32-arithmetic kernel (KD_TSYMMS in maps.c) on 512-bit
+// registers, with its rounding unchanged: a row sum goes into Y (float64)
+// after at most KD_WCHUNK columns, the column sums collect in ys (float32)
+// for at most KD_WCHUNK rows. For bp a multiple of 16, sixteen columns of X
+// fill a register. For bp = 8 a register holds two consecutive rows of
+// X_J (rows c and c + 1 are adjacent at stride 8) and of ys: the tile
+// entries a_p[c] and a_p[c+1] go into its two halves, the row sums keep
+// the even and the odd columns apart in the two halves (added at the end of
+// a chunk), and the four rows of X_I are held twice.
+#define KD_WCHUNK 64
+#define KD_ADD16W(p, v)                                                              \
+    do {                                                                             \
+        kd_w8 lo_, hi_;                                                              \
+        KD_LD8(lo_, (p)); KD_LD8(hi_, (p) + 8);                                      \
+        lo_ += __builtin_convertvector(__builtin_shufflevector((v), (v), 0, 1, 2, 3, 4, 5, 6, 7), kd_w8); \
+        hi_ += __builtin_convertvector(__builtin_shufflevector((v), (v), 8, 9, 10, 11, 12, 13, 14, 15), kd_w8); \
+        KD_ST8((p), lo_); KD_ST8((p) + 8, hi_);                                      \
+    } while (0)
+#define KD_ADD8W(p, v)                                                               \
+    do {                                                                             \
+        kd_w8 lo_;                                                                   \
+        KD_LD8(lo_, (p));                                                            \
+        lo_ += __builtin_convertvector((v), kd_w8);                                  \
+        KD_ST8((p), lo_);                                                            \
+    } while (0)
+// The low and high halves of a 16-float register, and the pair (x, y) of
+// 8-float registers as one.
+#define KD_LO8(v) __builtin_shufflevector((v), (v), 0, 1, 2, 3, 4, 5, 6, 7)
+#define KD_HI8(v) __builtin_shufflevector((v), (v), 8, 9, 10, 11, 12, 13, 14, 15)
+#define KD_JOIN(x, y) __builtin_shufflevector((x), (y), 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+// Entries k and k + 1 of v, each on eight lanes.
+#define KD_PAIR(v, k) __builtin_shufflevector((v), (v), k, k, k, k, k, k, k, k,   \
+                                              k + 1, k + 1, k + 1, k + 1, k + 1, k + 1, k + 1, k + 1)
+
+KD_W512 static void kd_wflush(int n, int bp, float *ys, double *yj) {
+    size_t k = 0, all = (size_t)n * bp;
+    for (; k + 16 <= all; k += 16) {
+        kd_s16 t;
+        memcpy(&t, ys + k, sizeof t);
+        KD_ADD16W(yj + k, t);
+    }
+    for (; k < all; k += 8) {
+        kd_s8 t;
+        memcpy(&t, ys + k, sizeof t);
+        KD_ADD8W(yj + k, t);
+    }
+    memset(ys, 0, sizeof(float) * all);
+}
+
+// The 4×4 block on the diagonal (upper triangle), for eight columns g … g+7
+// of X: added straight into Y_I.
+KD_W512 static void kd_wdiag4(const float *a, int lda, int r, int bp, int g, const float *xi,
+                              double *yi) {
+    const float *rows[4] = {a + (size_t)r * lda, a + (size_t)(r + 1) * lda,
+                            a + (size_t)(r + 2) * lda, a + (size_t)(r + 3) * lda};
+    kd_s8 xr[4], d[4];
+    for (int p = 0; p < 4; p++) memcpy(&xr[p], xi + (size_t)(r + p) * bp + g, sizeof xr[p]);
+    for (int p = 0; p < 4; p++) d[p] = rows[p][r + p] * xr[p];
+    for (int p = 0; p < 4; p++)
+        for (int q = p + 1; q < 4; q++) {
+            float v = rows[p][r + q];
+            d[p] += v * xr[q];
+            d[q] += v * xr[p];
+        }
+    for (int p = 0; p < 4; p++) KD_ADD8W(yi + (size_t)(r + p) * bp + g, d[p]);
+}
+
+// One row r past the last multiple of four (or any single row): eight
+// columns g … g+7 at a time, chunks of KD_WCHUNK columns.
+KD_W512 static void kd_wrow1(const float *row, int r, int n, int bp, const float *xi,
+                             const float *xj, double *yi, float *ys, int diag) {
+    int c0 = diag ? r + 1 : 0;
+    for (int g = 0; g < bp; g += 8) {
+        kd_s8 x0;
+        memcpy(&x0, xi + (size_t)r * bp + g, sizeof x0);
+        if (diag) {
+            kd_s8 d = row[r] * x0;
+            KD_ADD8W(yi + (size_t)r * bp + g, d);
+        }
+        for (int c = c0; c < n;) {
+            int ce = c + KD_WCHUNK < n ? c + KD_WCHUNK : n;
+            kd_s8 s = {0};
+            for (; c < ce; c++) {
+                float v = row[c];
+                kd_s8 xv, t;
+                memcpy(&xv, xj + (size_t)c * bp + g, sizeof xv);
+                s += v * xv;
+                memcpy(&t, ys + (size_t)c * bp + g, sizeof t);
+                t += v * x0;
+                memcpy(ys + (size_t)c * bp + g, &t, sizeof t);
+            }
+            KD_ADD8W(yi + (size_t)r * bp + g, s);
+        }
+    }
+}
+
+#define KD_WPREFETCH(a0, a1, a2, a3, lda, c)                                         \
+    for (int p_ = 0; p_ < KD_WCHUNK; p_ += 16) {                                     \
+        __builtin_prefetch((a0) + 4 * (size_t)(lda) + (c) + p_);                     \
+        __builtin_prefetch((a1) + 4 * (size_t)(lda) + (c) + p_);                     \
+        __builtin_prefetch((a2) + 4 * (size_t)(lda) + (c) + p_);                     \
+        __builtin_prefetch((a3) + 4 * (size_t)(lda) + (c) + p_);                     \
+    }
+
+// bp a multiple of 16.
+KD_W512 static void kd_tsymms16_tile(int m, int n, const float *a, int lda, int bp,
+                                     const float *xi, const float *xj, double *yi,
+                                     double *yj, float *ys, int diag) {
+    int r = 0;
+    for (; r + 4 <= m; r += 4) {
+        if (r > 0 && r % KD_WCHUNK == 0) kd_wflush(n, bp, ys, yj);
+        const float *a0 = a + (size_t)r * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;
+        int c0 = diag ? r + 4 : 0;
+        for (int g = 0; g < bp; g += 16) {
+            kd_s16 x0, x1, x2, x3;
+            memcpy(&x0, xi + (size_t)r * bp + g, sizeof x0);
+            memcpy(&x1, xi + (size_t)(r + 1) * bp + g, sizeof x1);
+            memcpy(&x2, xi + (size_t)(r + 2) * bp + g, sizeof x2);
+            memcpy(&x3, xi + (size_t)(r + 3) * bp + g, sizeof x3);
+            if (diag) {
+                kd_wdiag4(a, lda, r, bp, g, xi, yi);
+                kd_wdiag4(a, lda, r, bp, g + 8, xi, yi);
+            }
+            for (int c = c0; c < n;) {
+                int ce = c + KD_WCHUNK < n ? c + KD_WCHUNK : n;
+                kd_s16 z = {0}, s0 = z, s1 = z, s2 = z, s3 = z;
+                if (g == 0) KD_WPREFETCH(a0, a1, a2, a3, lda, c);
+                for (; c < ce; c++) {
+                    float v0 = a0[c], v1 = a1[c], v2 = a2[c], v3 = a3[c];
+                    kd_s16 xv, t;
+                    memcpy(&xv, xj + (size_t)c * bp + g, sizeof xv);
+                    s0 += v0 * xv; s1 += v1 * xv; s2 += v2 * xv; s3 += v3 * xv;
+                    memcpy(&t, ys + (size_t)c * bp + g, sizeof t);
+                    t += v0 * x0 + v1 * x1 + v2 * x2 + v3 * x3;
+                    memcpy(ys + (size_t)c * bp + g, &t, sizeof t);
+                }
+                KD_ADD16W(yi + (size_t)r * bp + g, s0);
+                KD_ADD16W(yi + (size_t)(r + 1) * bp + g, s1);
+                KD_ADD16W(yi + (size_t)(r + 2) * bp + g, s2);
+                KD_ADD16W(yi + (size_t)(r + 3) * bp + g, s3);
+            }
+        }
+    }
+    if (r < m) kd_wflush(n, bp, ys, yj);
+    for (; r < m; r++) kd_wrow1(a + (size_t)r * lda, r, n, bp, xi, xj, yi, ys, diag);
+    kd_wflush(n, bp, ys, yj);
+}
+
+// bp = 8: two tile columns per register.
+KD_W512 static void kd_tsymms8_tile(int m, int n, const float *a, int lda, const float *xi,
+                                    const float *xj, double *yi, double *yj, float *ys,
+                                    int diag) {
+    const int bp = 8;
+    int r = 0;
+    for (; r + 4 <= m; r += 4) {
+        if (r > 0 && r % KD_WCHUNK == 0) kd_wflush(n, bp, ys, yj);
+        const float *a0 = a + (size_t)r * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;
+        int c0 = diag ? r + 4 : 0;
+        kd_s8 x0, x1, x2, x3;
+        memcpy(&x0, xi + (size_t)r * bp, sizeof x0);
+        memcpy(&x1, xi + (size_t)(r + 1) * bp, sizeof x1);
+        memcpy(&x2, xi + (size_t)(r + 2) * bp, sizeof x2);
+        memcpy(&x3, xi + (size_t)(r + 3) * bp, sizeof x3);
+        kd_s16 w0 = KD_JOIN(x0, x0), w1 = KD_JOIN(x1, x1), w2 = KD_JOIN(x2, x2),
+               w3 = KD_JOIN(x3, x3);
+        if (diag) kd_wdiag4(a, lda, r, bp, 0, xi, yi);
+        for (int c = c0; c < n;) {
+            int ce = c + KD_WCHUNK < n ? c + KD_WCHUNK : n;
+            kd_s16 z = {0}, s0 = z, s1 = z, s2 = z, s3 = z;
+            KD_WPREFETCH(a0, a1, a2, a3, lda, c);
+            // Sixteen columns: the tile rows' entries loaded once, then
+            // spread two at a time.
+            for (; c + 16 <= ce; c += 16) {
+                kd_s16 e0, e1, e2, e3;
+                memcpy(&e0, a0 + c, sizeof e0); memcpy(&e1, a1 + c, sizeof e1);
+                memcpy(&e2, a2 + c, sizeof e2); memcpy(&e3, a3 + c, sizeof e3);
+#define KD_STEP2(k)                                                                  \
+                {                                                                    \
+                    kd_s16 v0 = KD_PAIR(e0, k), v1 = KD_PAIR(e1, k),                 \
+                           v2 = KD_PAIR(e2, k), v3 = KD_PAIR(e3, k), xv, t;          \
+                    memcpy(&xv, xj + (size_t)(c + k) * bp, sizeof xv);               \
+                    s0 += v0 * xv; s1 += v1 * xv; s2 += v2 * xv; s3 += v3 * xv;      \
+                    memcpy(&t, ys + (size_t)(c + k) * bp, sizeof t);                 \
+                    t += v0 * w0 + v1 * w1 + v2 * w2 + v3 * w3;                      \
+                    memcpy(ys + (size_t)(c + k) * bp, &t, sizeof t);                 \
+                }
+                KD_STEP2(0) KD_STEP2(2) KD_STEP2(4) KD_STEP2(6)
+                KD_STEP2(8) KD_STEP2(10) KD_STEP2(12) KD_STEP2(14)
+#undef KD_STEP2
+            }
+            kd_s8 h0 = KD_LO8(s0) + KD_HI8(s0), h1 = KD_LO8(s1) + KD_HI8(s1),
+                  h2 = KD_LO8(s2) + KD_HI8(s2), h3 = KD_LO8(s3) + KD_HI8(s3);
+            for (; c < ce; c++) {
+                float v0 = a0[c], v1 = a1[c], v2 = a2[c], v3 = a3[c];
+                kd_s8 xv, t;
+                memcpy(&xv, xj + (size_t)c * bp, sizeof xv);
+                h0 += v0 * xv; h1 += v1 * xv; h2 += v2 * xv; h3 += v3 * xv;
+                memcpy(&t, ys + (size_t)c * bp, sizeof t);
+                t += v0 * x0 + v1 * x1 + v2 * x2 + v3 * x3;
+                memcpy(ys + (size_t)c * bp, &t, sizeof t);
+            }
+            KD_ADD8W(yi + (size_t)r * bp, h0);
+            KD_ADD8W(yi + (size_t)(r + 1) * bp, h1);
+            KD_ADD8W(yi + (size_t)(r + 2) * bp, h2);
+            KD_ADD8W(yi + (size_t)(r + 3) * bp, h3);
+        }
+    }
+    if (r < m) kd_wflush(n, bp, ys, yj);
+    for (; r < m; r++) kd_wrow1(a + (size_t)r * lda, r, n, bp, xi, xj, yi, ys, diag);
+    kd_wflush(n, bp, ys, yj);
+}
+
+// kd_tsymms_avx512 is the row form (maps.c's kd_tsymms_avx2) for bp = 8
+// or a multiple of 16.
+KD_W512 void kd_tsymms_avx512(int m, int t, int tiles, int last, const float *a, long step,
+                              int lda, int bp, const float *xi, const float *xj, double *yi,
+                              double *yj, float *ys, int diag) {
+    memset(ys, 0, sizeof(float) * (size_t)t * bp);
+    for (int j = 0; j < tiles; j++) {
+        int n = j == tiles - 1 ? last : t;
+        const float *aj = a + j * step, *xjj = xj + (size_t)j * t * bp;
+        double *yjj = yj + (size_t)j * t * bp;
+        if (bp == 8) {
+            kd_tsymms8_tile(m, n, aj, lda, xi, xjj, yi, yjj, ys, diag && !j);
+        } else {
+            kd_tsymms16_tile(m, n, aj, lda, bp, xi, xjj, yi, yjj, ys, diag && !j);
+        }
+    }
+}
+
+// kd_tsymv_avx512 is maps.c's kd_tsymv_avx2 (one vector against a row of
+// float32 tiles, float64 arithmetic) on 512-bit registers: eight entries
+// of four tile rows widened and multiplied at a time. t must be a multiple
+// of 8.
+KD_W512 static void kd_tsymv512_tile(int t, const float *a, const double *xi, const double *xj,
+                                     double *yi, double *yj, int offdiag) {
+    for (int r = 0; r < t; r += 4) {
+        const float *row0 = a + (size_t)r * t;
+        kd_w8 acc0 = {0}, acc1 = acc0, acc2 = acc0, acc3 = acc0;
+        kd_w8 b0 = acc0 + xi[r], b1 = acc0 + xi[r + 1], b2 = acc0 + xi[r + 2],
+              b3 = acc0 + xi[r + 3];
+        const float *next = row0 + (r + 12 < t ? 12 * t : 0);
+        for (int c = 0; c < t; c += 8) {
+            if ((c & 15) == 0) {
+                __builtin_prefetch(next + c, 0, 0);
+                __builtin_prefetch(next + t + c, 0, 0);
+                __builtin_prefetch(next + 2 * t + c, 0, 0);
+                __builtin_prefetch(next + 3 * t + c, 0, 0);
+            }
+            kd_s8 f0, f1, f2, f3;
+            memcpy(&f0, row0 + c, sizeof f0);
+            memcpy(&f1, row0 + t + c, sizeof f1);
+            memcpy(&f2, row0 + 2 * t + c, sizeof f2);
+            memcpy(&f3, row0 + 3 * t + c, sizeof f3);
+            kd_w8 v0 = __builtin_convertvector(f0, kd_w8), v1 = __builtin_convertvector(f1, kd_w8),
+                  v2 = __builtin_convertvector(f2, kd_w8), v3 = __builtin_convertvector(f3, kd_w8);
+            kd_w8 xv;
+            KD_LD8(xv, xj + c);
+            acc0 += v0 * xv; acc1 += v1 * xv; acc2 += v2 * xv; acc3 += v3 * xv;
+            if (offdiag) {
+                kd_w8 yv;
+                KD_LD8(yv, yj + c);
+                yv += v0 * b0 + v1 * b1 + v2 * b2 + v3 * b3;
+                KD_ST8(yj + c, yv);
+            }
+        }
+        kd_w8 acc[4] = {acc0, acc1, acc2, acc3};
+        for (int q = 0; q < 4; q++) {
+            kd_w8 v = acc[q];
+            yi[r + q] += ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+        }
+    }
+}
+
+KD_W512 void kd_tsymv_avx512(int t, int tiles, const float *a, const double *xi, const double *xj,
+                             double *yi, double *yj, int diag) {
+    for (int j = 0; j < tiles; j++) {
+        kd_tsymv512_tile(t, a + (size_t)j * t * t, xi, xj + (size_t)j * t, yi, yj + (size_t)j * t,
+                         !(diag && j == 0));
+    }
+}
