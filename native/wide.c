@@ -28,6 +28,47 @@ typedef double kd_w4 __attribute__((vector_size(32)));
 #define KD_LD4(dst, p) memcpy(&(dst), (p), sizeof(kd_w4))
 #define KD_ST4(p, v) memcpy((p), &(v), sizeof(kd_w4))
 
+// KD_WGROUP is one group of columns of X (g onwards, as many as the vector
+// type VT holds doubles) against four tile rows r … r+3: the diagonal 4×4 block when
+// diag, then every tile column from c0; the row sums go into Y_I at the end.
+#define KD_WGROUP(VT)                                                                \
+    {                                                                                \
+        const double *x0 = xi + (size_t)r * bp + g;                                  \
+        VT xr[4], s[4];                                                              \
+        for (int q = 0; q < 4; q++) {                                                \
+            memcpy(&xr[q], x0 + (size_t)q * bp, sizeof(VT));                         \
+            s[q] = (VT){0};                                                          \
+        }                                                                            \
+        if (diag) {                                                                  \
+            for (int p = 0; p < 4; p++) {                                            \
+                s[p] += (double)rows[p][r + p] * xr[p];                              \
+                for (int q = p + 1; q < 4; q++) {                                    \
+                    double v = rows[p][r + q];                                       \
+                    s[p] += v * xr[q];                                               \
+                    s[q] += v * xr[p];                                               \
+                }                                                                    \
+            }                                                                        \
+        }                                                                            \
+        VT s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];                               \
+        VT t0 = xr[0], t1 = xr[1], t2 = xr[2], t3 = xr[3];                           \
+        for (int c = c0; c < n; c++) {                                               \
+            double v0 = a0[c], v1 = a1[c], v2 = a2[c], v3 = a3[c];                   \
+            double *py = yj + (size_t)c * bp + g;                                    \
+            VT xv, yv;                                                               \
+            memcpy(&xv, xj + (size_t)c * bp + g, sizeof xv);                         \
+            memcpy(&yv, py, sizeof yv);                                              \
+            s0 += v0 * xv; s1 += v1 * xv; s2 += v2 * xv; s3 += v3 * xv;              \
+            yv += v0 * t0; yv += v1 * t1; yv += v2 * t2; yv += v3 * t3;              \
+            memcpy(py, &yv, sizeof yv);                                              \
+        }                                                                            \
+        VT sq[4] = {s0, s1, s2, s3};                                                 \
+        for (int q = 0; q < 4; q++) {                                                \
+            double *py = yi + (size_t)(r + q) * bp + g;                              \
+            VT t;                                                                    \
+            memcpy(&t, py, sizeof t); t += sq[q]; memcpy(py, &t, sizeof t);          \
+        }                                                                            \
+    }
+
 // KD_TSYMMW is KD_TSYMM (maps.c) for bp a multiple of 4: Y_I += A_IJ·X_J
 // and Y_J += A_IJᵀ·X_I in float64 arithmetic, four tile rows against one
 // tile column and eight columns of X (one register; a last group of four
@@ -46,77 +87,9 @@ KD_W512 static void NAME##_tile(int m, int n, const T *a, int lda, int bp,      
         const T *rows[4] = {a0, a1, a2, a3};                                         \
         int c0 = diag ? r + 4 : 0;                                                   \
         int g = 0;                                                                   \
-        for (; g + 8 <= bp; g += 8) {                                                \
-            const double *x0 = xi + (size_t)r * bp + g;                              \
-            kd_w8 xr[4], s[4];                                                       \
-            for (int q = 0; q < 4; q++) {                                            \
-                KD_LD8(xr[q], x0 + (size_t)q * bp);                                  \
-                s[q] = (kd_w8){0};                                                   \
-            }                                                                        \
-            if (diag) {                                                              \
-                for (int p = 0; p < 4; p++) {                                        \
-                    s[p] += (double)rows[p][r + p] * xr[p];                          \
-                    for (int q = p + 1; q < 4; q++) {                                \
-                        double v = rows[p][r + q];                                   \
-                        s[p] += v * xr[q];                                           \
-                        s[q] += v * xr[p];                                           \
-                    }                                                                \
-                }                                                                    \
-            }                                                                        \
-            kd_w8 s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];                        \
-            kd_w8 t0 = xr[0], t1 = xr[1], t2 = xr[2], t3 = xr[3];                    \
-            for (int c = c0; c < n; c++) {                                           \
-                double v0 = a0[c], v1 = a1[c], v2 = a2[c], v3 = a3[c];               \
-                const double *px = xj + (size_t)c * bp + g;                          \
-                double *py = yj + (size_t)c * bp + g;                                \
-                kd_w8 xv, yv;                                                        \
-                KD_LD8(xv, px); KD_LD8(yv, py);                                      \
-                s0 += v0 * xv; s1 += v1 * xv; s2 += v2 * xv; s3 += v3 * xv;          \
-                yv += v0 * t0; yv += v1 * t1; yv += v2 * t2; yv += v3 * t3;          \
-                KD_ST8(py, yv);                                                      \
-            }                                                                        \
-            kd_w8 sq[4] = {s0, s1, s2, s3};                                          \
-            for (int q = 0; q < 4; q++) {                                            \
-                double *py = yi + (size_t)(r + q) * bp + g;                          \
-                kd_w8 t;                                                             \
-                KD_LD8(t, py); t += sq[q]; KD_ST8(py, t);                            \
-            }                                                                        \
-        }                                                                            \
-        if (g < bp) {                                                                \
-            /* A last group of four columns: 256-bit registers. */              \
-            const double *x0 = xi + (size_t)r * bp + g;                              \
-            kd_w4 xr[4], s[4];                                                       \
-            for (int q = 0; q < 4; q++) {                                            \
-                KD_LD4(xr[q], x0 + (size_t)q * bp);                                  \
-                s[q] = (kd_w4){0};                                                   \
-            }                                                                        \
-            if (diag) {                                                              \
-                for (int p = 0; p < 4; p++) {                                        \
-                    s[p] += (double)rows[p][r + p] * xr[p];                          \
-                    for (int q = p + 1; q < 4; q++) {                                \
-                        double v = rows[p][r + q];                                   \
-                        s[p] += v * xr[q];                                           \
-                        s[q] += v * xr[p];                                           \
-                    }                                                                \
-                }                                                                    \
-            }                                                                        \
-            kd_w4 s0 = s[0], s1 = s[1], s2 = s[2], s3 = s[3];                        \
-            for (int c = c0; c < n; c++) {                                           \
-                double v0 = a0[c], v1 = a1[c], v2 = a2[c], v3 = a3[c];               \
-                kd_w4 xv, yv;                                                        \
-                KD_LD4(xv, xj + (size_t)c * bp + g);                                 \
-                KD_LD4(yv, yj + (size_t)c * bp + g);                                 \
-                s0 += v0 * xv; s1 += v1 * xv; s2 += v2 * xv; s3 += v3 * xv;          \
-                yv += v0 * xr[0]; yv += v1 * xr[1]; yv += v2 * xr[2]; yv += v3 * xr[3]; \
-                KD_ST4(yj + (size_t)c * bp + g, yv);                                 \
-            }                                                                        \
-            kd_w4 sq[4] = {s0, s1, s2, s3};                                          \
-            for (int q = 0; q < 4; q++) {                                            \
-                double *py = yi + (size_t)(r + q) * bp + g;                          \
-                kd_w4 t;                                                             \
-                KD_LD4(t, py); t += sq[q]; KD_ST4(py, t);                            \
-            }                                                                        \
-        }                                                                            \
+        for (; g + 8 <= bp; g += 8) KD_WGROUP(kd_w8)                              \
+        /* A last group of four columns: 256-bit registers. */                       \
+        if (g < bp) KD_WGROUP(kd_w4)                                              \
     }                                                                                \
     for (; r < m; r++) {                                                             \
         const T *row = a + (size_t)r * lda;                                          \
