@@ -212,7 +212,7 @@ func MulT32Into(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64) {
 		}
 	}
 	yt := make([]float64, bp*n)
-	b := native.Best()
+	b := native.AVX2() // the MulT32 kernels have no AVX-512 forms
 	nb := (n + mt32Points - 1) / mt32Points
 	par.For(0, nb, nil, func(lo, hi int) {
 		// The block's k rows of mt32Points entries, copied together: the
@@ -264,7 +264,7 @@ func MulTVec32(ft *Dense32, x *mat.Dense, dst *mat.Dense) {
 		}
 	})
 	zt := make([]float64, bp*k)
-	nat := native.Best()
+	nat := native.AVX2() // as above
 	for c0 := 0; c0 < n; c0 += mt32Cols {
 		cols := min(mt32Cols, n-c0)
 		par.For(0, k, nil, func(lo, hi int) {
