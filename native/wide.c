@@ -1,11 +1,14 @@
-// AVX-512 forms of the half-storage block kernels of maps.c (KD_TSYMM and
-// KD_TSYMMS): the same loops, the same order of operations per entry of Y
-// up to the width of the vectors, on 512-bit registers. Eight columns of X
-// fill one register of doubles, so a step of four tile rows against one
-// tile column takes eight FMAs where the AVX2 form takes sixteen. Whether
-// they are faster depends on the processor (some run 512-bit operations
-// as two halves); Go's side times them against the AVX2 forms once per
-// process (native.Wide) and uses the faster.
+// AVX-512 forms of three half-storage kernels of maps.c: the block kernels
+// KD_TSYMM (float64 arithmetic) and KD_TSYMMS (float32 arithmetic) and the
+// one-vector kernel on float32 tiles (kd_tsymv_avx2). The same loops and,
+// up to the width of the vectors, the same order of operations per entry
+// of Y, on 512-bit registers: eight columns of X fill one register of
+// doubles, so a step of four tile rows against one tile column takes eight
+// FMAs where the AVX2 form takes sixteen. Whether they are faster depends
+// on the processor (some run 512-bit operations as two halves); Go's side
+// times each against its AVX2 form once per process (native.WideKernels)
+// and uses the faster. The tile functions' prologues repeat maps.c's on
+// purpose: the two files are the two register widths of one loop.
 #include <string.h>
 #include <stddef.h>
 
@@ -29,8 +32,9 @@ typedef double kd_w4 __attribute__((vector_size(32)));
 #define KD_ST4(p, v) memcpy((p), &(v), sizeof(kd_w4))
 
 // KD_WGROUP is one group of columns of X (g onwards, as many as the vector
-// type VT holds doubles) against four tile rows r … r+3: the diagonal 4×4 block when
-// diag, then every tile column from c0; the row sums go into Y_I at the end.
+// type VT holds doubles) against four tile rows r … r+3: the diagonal 4×4
+// block when diag, then every tile column from c0; the row sums go into
+// Y_I at the end.
 #define KD_WGROUP(VT)                                                                \
     {                                                                                \
         const double *x0 = xi + (size_t)r * bp + g;                                  \
