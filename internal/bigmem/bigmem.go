@@ -111,6 +111,30 @@ func (f *Slice[T]) PopulateRange(lo, hi int) bool {
 	return syscall.Madvise(b[start:end], madvPopulateWrite) == nil
 }
 
+// ResidentBytes counts the bytes of the buffer's pages that are resident
+// in memory now (mincore): unlike the process's VmRSS it does not move when
+// other memory of the process is freed or faulted in meanwhile (the Go
+// collector returns heap pages at any time), so tests can check what a
+// call made resident. -1 when mincore fails, 0 for a freed buffer.
+func (f *Slice[T]) ResidentBytes() int64 {
+	if f == nil || f.mem == nil || len(*f.mem) == 0 {
+		return 0
+	}
+	b := *f.mem
+	page := os.Getpagesize()
+	vec := make([]byte, (len(b)+page-1)/page)
+	_, _, e := syscall.Syscall(syscall.SYS_MINCORE, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)),
+		uintptr(unsafe.Pointer(&vec[0])))
+	if e != 0 {
+		return -1
+	}
+	pages := int64(0)
+	for _, v := range vec {
+		pages += int64(v & 1)
+	}
+	return pages * int64(page)
+}
+
 // Free unmaps the buffer; Data must not be used afterwards. Calling Free
 // twice is harmless.
 func (f *Slice[T]) Free() {
