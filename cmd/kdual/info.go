@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 
 	"github.com/kdual/kdual/internal/bigmem"
@@ -11,8 +12,11 @@ import (
 )
 
 type infoReport struct {
-	OpenBLAS   string `json:"openblas"`
-	Core       string `json:"core"`
+	OpenBLAS string `json:"openblas"`
+	Core     string `json:"core"`
+	// CoreSource: who chose the core (OPENBLAS_CORETYPE or OpenBLAS's
+	// detection).
+	CoreSource string `json:"core_source"`
 	Threads    int    `json:"threads"`
 	Parallel   string `json:"parallel"`
 	Go         string `json:"go"`
@@ -82,7 +86,11 @@ func runInfo(args []string, stdout io.Writer) error {
 	r := infoReport{
 		OpenBLAS: native.Config(), Core: native.CoreName(), Threads: native.Threads(),
 		Parallel: native.Parallel(), Go: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0),
-		CPUs: runtime.NumCPU(),
+		CPUs: runtime.NumCPU(), CoreSource: "openblas",
+	}
+	if v := os.Getenv("OPENBLAS_CORETYPE"); v != "" {
+		// OpenBLAS reads it when it loads, in place of its own detection.
+		r.CoreSource = "OPENBLAS_CORETYPE=" + v
 	}
 	h := bigmem.Huge()
 	r.HugePages = hugeInfo{Advise: h.Advise, System: h.System, HugeSeconds: h.HugeSeconds, SmallSeconds: h.SmallSeconds, Reason: h.Reason}
@@ -99,8 +107,12 @@ func runInfo(args []string, stdout io.Writer) error {
 	if *jsonOut != "" {
 		return writeJSON(*jsonOut, stdout, r)
 	}
+	core := r.Core + " (OpenBLAS's choice for this processor)"
+	if r.CoreSource != "openblas" {
+		core = r.Core + " (set by the environment: " + r.CoreSource + ")"
+	}
 	fmt.Fprintf(stdout, "OpenBLAS:   %s\ncore:       %s\nthreads:    %d (%s)\nGo:         %s (GOMAXPROCS %d, %d CPUs)\n",
-		r.OpenBLAS, r.Core, r.Threads, r.Parallel, r.Go, r.GOMAXPROCS, r.CPUs)
+		r.OpenBLAS, core, r.Threads, r.Parallel, r.Go, r.GOMAXPROCS, r.CPUs)
 	advice := "not asked"
 	if h.Advise {
 		advice = "asked"

@@ -31,6 +31,11 @@ func TestInfo(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &r))
 	require.True(t, strings.HasPrefix(r.OpenBLAS, "OpenBLAS"))
 	require.GreaterOrEqual(t, r.Threads, 1)
+	if v := os.Getenv("OPENBLAS_CORETYPE"); v != "" {
+		require.Equal(t, "OPENBLAS_CORETYPE="+v, r.CoreSource)
+	} else {
+		require.Equal(t, "openblas", r.CoreSource)
+	}
 	require.True(t, strings.HasPrefix(r.Kernels.ISA, "avx2+fma") || strings.HasPrefix(r.Kernels.ISA, "sse2"), r.Kernels.ISA)
 	require.NotEmpty(t, r.Kernels.Reason)
 	if r.Kernels.Symm512 || r.Kernels.Single512 {
