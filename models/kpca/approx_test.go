@@ -236,3 +236,48 @@ func TestKPCAFitFloat32(t *testing.T) {
 	require.ErrorIs(t, exact.FitFloat32(context.Background(), x32), ErrInvalid)
 	require.ErrorIs(t, (&KPCA{Components: 400, Kernel: rbf, Approx: ny}).FitFloat32(context.Background(), x32), ErrInvalid)
 }
+
+// The small problem goes to Lanczos when it is large and s small against
+// it (topEig's measured rule), to LAPACK otherwise: both give the same
+// eigenvalues, scores and transform, and the model says which ran and that
+// Lanczos's stopping test passed.
+func TestApproxSmallProblemSolvers(t *testing.T) {
+	x := gaussData(t, 400, 6, 35)
+	defer func(m, f int) { lanczosMin, lanczosFraction = m, f }(lanczosMin, lanczosFraction)
+	fit := func(min int, f32 bool) *KPCA {
+		lanczosMin = min
+		m := &KPCA{Components: 4, Kernel: rbf, Approx: approx.Nystrom{Rank: 120, Seed: 3, Float32: f32}}
+		require.NoError(t, m.Fit(x))
+		return m
+	}
+	for _, f32 := range []bool{false, true} {
+		dense, lz := fit(1<<30, f32), fit(100, f32)
+		require.Equal(t, "dense (k×k)", dense.Info().Solver)
+		require.Equal(t, "lanczos (k×k)", lz.Info().Solver)
+		require.Equal(t, status.Converged, lz.Info().Status.Code)
+		require.Contains(t, lz.Info().Status.Test, "‖Av − θv‖ ≤ max(1e-10")
+		dv, _ := dense.Eigenvalues()
+		lv, _ := lz.Eigenvalues()
+		for i := range dv {
+			require.InDelta(t, dv[i], lv[i], 1e-9*dv[0], "λ_%d", i)
+		}
+		ds, _ := dense.Scores()
+		ls, _ := lz.Scores()
+		var d mat.Dense
+		d.Sub(ds, ls)
+		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-6*mat.Norm(ds, math.Inf(1)))
+		y := x.Slice(0, 30, 0, 6).(*mat.Dense)
+		dz, err := dense.Transform(y)
+		require.NoError(t, err)
+		lzz, err := lz.Transform(y)
+		require.NoError(t, err)
+		d.Reset()
+		d.Sub(dz, lzz)
+		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-6*mat.Norm(dz, math.Inf(1)))
+		// s too large against the rank: LAPACK.
+		lanczosMin = 100
+		many := &KPCA{Components: 20, Kernel: rbf, Approx: approx.Nystrom{Rank: 120, Seed: 3, Float32: f32}}
+		require.NoError(t, many.Fit(x))
+		require.Equal(t, "dense (k×k)", many.Info().Solver)
+	}
+}
