@@ -3,7 +3,7 @@
 #include <string.h>
 #include <stddef.h>
 
-typedef double kd_v8 __attribute__((vector_size(64)));
+#include "kd_exp.h" // kd_v8, kd_exp8
 
 #define KD_MR 4
 #define KD_NR 4
@@ -88,41 +88,6 @@ KD_DOT_NT(kd_sdot_nt_avx512, float, KD_LOAD_F)
 int kd_has_avx512(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-}
-
-typedef long long kd_l8 __attribute__((vector_size(64)));
-
-// kd_exp8 is exp(x) for x ≤ 0, eight at a time: x = k·ln2 + r with
-// |r| ≤ ln2/2, exp(r) by its Taylor series to degree 13 (remainder below
-// 0.35¹⁴/14! < 1e-17 relative), times 2^k built in the exponent bits.
-// Results below exp(−708) ≈ 3e-308 are flushed to zero.
-__attribute__((target("avx512f,fma")))
-static inline kd_v8 kd_exp8(kd_v8 x) {
-    const double shifter = 0x1.8p52;
-    kd_v8 xc = x;
-    for (int l = 0; l < 8; l++) xc[l] = xc[l] < -708.0 ? -708.0 : xc[l];
-    kd_v8 t = xc * 1.4426950408889634 + shifter;  // round(x/ln2) in the low bits
-    kd_v8 k = t - shifter;
-    kd_v8 r = xc - k * 6.93147180369123816490e-01;  // ln2 high part
-    r = r - k * 1.90821492927058770002e-10;         // ln2 low part
-    kd_v8 p = r * (1.0 / 6227020800.0) + (1.0 / 479001600.0);
-    p = p * r + (1.0 / 39916800.0);
-    p = p * r + (1.0 / 3628800.0);
-    p = p * r + (1.0 / 362880.0);
-    p = p * r + (1.0 / 40320.0);
-    p = p * r + (1.0 / 5040.0);
-    p = p * r + (1.0 / 720.0);
-    p = p * r + (1.0 / 120.0);
-    p = p * r + (1.0 / 24.0);
-    p = p * r + (1.0 / 6.0);
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
-    kd_l8 ki = (kd_l8)t - (kd_l8)((kd_v8){shifter, shifter, shifter, shifter, shifter, shifter, shifter, shifter});
-    kd_l8 scale = (ki + 1023) << 52;
-    kd_v8 res = p * (kd_v8)scale;
-    kd_l8 keep = x >= -708.0;  // all ones where x is in range
-    return (kd_v8)((kd_l8)res & keep);
 }
 
 // kd_rbf_tile maps a tile of inner products g = out[i·ldo + j] (i < m,

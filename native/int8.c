@@ -1,0 +1,120 @@
+// Kernel rows of 8-bit data by exact integer inner products (AVX-512 VNNI),
+// mapped to the Gaussian or Laplace kernel in the same pass; see int8.go.
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+#include "kd_exp.h"
+
+#define KD_I8_P 64 // points per packed block: four groups of sixteen
+#define KD_I8_R 6  // landmark rows per register block
+
+int kd_has_vnni512(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("fma");
+}
+
+// kd_i8_point returns the level of feature a of point i of block b in the
+// packed layout (see int8.go): block b holds points 64b…64b+63, and for
+// each group of four features a 256-byte stripe of four 16-point groups,
+// each point's four levels adjacent.
+static inline uint8_t kd_i8_at(const uint8_t *xp, int d4, int b, int i, int a) {
+    return xp[(size_t)b * KD_I8_P * 4 * d4 + (size_t)(a / 4) * 256 + (i / 16) * 64 + (i % 16) * 4 + a % 4];
+}
+
+// kd_i8_map_base is the portable form of kd_i8_map_vnni: the same integer
+// products (exact in int64), distances and map, one entry at a time.
+void kd_i8_map_base(int t, int plo, int phi, int d4, const uint8_t *xp, const int8_t *y,
+                    const int32_t *xs, const double *xn, const double *yn, double c, int laplace,
+                    double *out, int ldo) {
+    for (int b = plo / KD_I8_P; b * KD_I8_P < phi; b++)
+        for (int i = 0; i < KD_I8_P; i++) {
+            int p = b * KD_I8_P + i;
+            if (p < plo || p >= phi) continue;
+            for (int j = 0; j < t; j++) {
+                int64_t dot = 0;
+                for (int a = 0; a < 4 * d4; a++) dot += (int64_t)kd_i8_at(xp, d4, b, i, a) * y[(size_t)j * 4 * d4 + a];
+                double xy = (double)(dot + 128 * (int64_t)xs[p]);
+                double dd = xn[p] + yn[j] - 2 * xy;
+                dd = dd > 0 ? dd : 0;
+                if (laplace) dd = __builtin_sqrt(dd);
+                out[(size_t)j * ldo + p - plo] = __builtin_exp(c * dd);
+            }
+        }
+}
+
+// kd_i8_map_vnni sets out[j·ldo + p − plo] = exp(c·δ_jp) for landmark
+// rows j < t and the points plo ≤ p < phi, δ the
+// squared distance ‖x_p − y_j‖² in levels (laplace: its square root):
+// x_p·y_j = Σ_a x_pa·(y_ja − 128) + 128·xs[p] by vpdpbusd (unsigned levels
+// times signed y − 128, exact in int32: |·| ≤ d·255·128), then δ = xn[p] +
+// yn[j] − 2·x_p·y_j exactly in float64, and kd_exp8. y holds t rows of
+// 4·d4 signed bytes (the levels less 128) and is readable to a multiple
+// of KD_I8_R rows (the caller pads it with zero rows). A block of 64 points
+// by 6 landmarks keeps 24 accumulators in registers; its 50 KB of packed
+// points (d = 784) stay in L2 while the landmark blocks pass over them.
+__attribute__((target("avx512f,avx512bw,avx512vnni,fma")))
+void kd_i8_map_vnni(int t, int plo, int phi, int d4, const uint8_t *xp, const int8_t *y,
+                    const int32_t *xs, const double *xn, const double *yn, double c, int laplace,
+                    double *out, int ldo) {
+    const size_t ys = (size_t)4 * d4;
+    for (int b = plo / KD_I8_P; b * KD_I8_P < phi; b++) {
+        const uint8_t *xb = xp + (size_t)b * KD_I8_P * 4 * d4;
+        int p0 = b * KD_I8_P;
+        for (int j0 = 0; j0 < t; j0 += KD_I8_R) {
+            // 24 named accumulators: arrays indexed in loops end up on the
+            // stack.
+#define KD_Z4(r) __m512i a##r##0 = _mm512_setzero_si512(), a##r##1 = a##r##0, a##r##2 = a##r##0, a##r##3 = a##r##0
+            KD_Z4(0); KD_Z4(1); KD_Z4(2); KD_Z4(3); KD_Z4(4); KD_Z4(5);
+            const int8_t *yr = y + (size_t)j0 * ys;
+            for (int k = 0; k < d4; k++) {
+                const uint8_t *xk = xb + (size_t)k * 256;
+                __m512i x0 = _mm512_loadu_si512(xk), x1 = _mm512_loadu_si512(xk + 64);
+                __m512i x2 = _mm512_loadu_si512(xk + 128), x3 = _mm512_loadu_si512(xk + 192);
+#define KD_ROW(r) do {                                                     \
+                    int32_t w_;                                             \
+                    memcpy(&w_, yr + (r) * ys + 4 * k, 4);                  \
+                    __m512i yb_ = _mm512_set1_epi32(w_);                    \
+                    a##r##0 = _mm512_dpbusd_epi32(a##r##0, x0, yb_);        \
+                    a##r##1 = _mm512_dpbusd_epi32(a##r##1, x1, yb_);        \
+                    a##r##2 = _mm512_dpbusd_epi32(a##r##2, x2, yb_);        \
+                    a##r##3 = _mm512_dpbusd_epi32(a##r##3, x3, yb_);        \
+                } while (0)
+                KD_ROW(0); KD_ROW(1); KD_ROW(2); KD_ROW(3); KD_ROW(4); KD_ROW(5);
+#undef KD_ROW
+            }
+            __m512i acc[KD_I8_R][4] = {{a00, a01, a02, a03}, {a10, a11, a12, a13}, {a20, a21, a22, a23},
+                                       {a30, a31, a32, a33}, {a40, a41, a42, a43}, {a50, a51, a52, a53}};
+#undef KD_Z4
+            int rows = t - j0 < KD_I8_R ? t - j0 : KD_I8_R;
+            for (int r = 0; r < rows; r++) {
+                double *row = out + (size_t)(j0 + r) * ldo;
+                double ny = yn[j0 + r];
+                for (int q = 0; q < 4; q++) {
+                    __m512i v = _mm512_add_epi32(acc[r][q], _mm512_slli_epi32(_mm512_loadu_si512(xs + p0 + 16 * q), 7));
+                    for (int h = 0; h < 2; h++) {
+                        int p = p0 + 16 * q + 8 * h;
+                        if (p >= phi) break;
+                        if (p + 8 <= plo) continue;
+                        __m256i half = h ? _mm512_extracti64x4_epi64(v, 1) : _mm512_castsi512_si256(v);
+                        kd_v8 xy = (kd_v8)_mm512_cvtepi32_pd(half);
+                        kd_v8 nx;
+                        memcpy(&nx, xn + p, sizeof nx);
+                        kd_v8 dd = nx + ny - 2.0 * xy;
+                        for (int l = 0; l < 8; l++) {
+                            dd[l] = dd[l] > 0 ? dd[l] : 0;
+                            if (laplace) dd[l] = __builtin_sqrt(dd[l]);
+                        }
+                        kd_v8 e = kd_exp8(c * dd);
+                        if (p >= plo && p + 8 <= phi) {
+                            memcpy(row + (p - plo), &e, sizeof e);
+                        } else {
+                            for (int l = 0; l < 8; l++)
+                                if (p + l >= plo && p + l < phi) row[p + l - plo] = e[l];
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+package native
+
+/*
+#cgo CFLAGS: -O3
+#include <stdint.h>
+int kd_has_vnni512(void);
+void kd_i8_map_base(int t, int plo, int phi, int d4, const uint8_t *xp, const int8_t *y,
+                    const int32_t *xs, const double *xn, const double *yn, double c, int laplace,
+                    double *out, int ldo);
+void kd_i8_map_vnni(int t, int plo, int phi, int d4, const uint8_t *xp, const int8_t *y,
+                    const int32_t *xs, const double *xn, const double *yn, double c, int laplace,
+                    double *out, int ldo);
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// Kernel rows of 8-bit data by exact integer inner products.
+//
+// Data whose features are 8-bit levels (images: an integer 0…255 times a
+// step, plus a column offset) have squared distances step²·‖k_x − k_y‖² in
+// integer levels k. The AVX-512 VNNI instruction vpdpbusd multiplies 64
+// unsigned bytes by 64 signed ones and adds each four adjacent products
+// into a 32-bit lane: with the landmark's levels shifted to signed bytes
+// (k_y − 128), x·y = Σ k_x·(k_y − 128) + 128·Σ k_x, exact in 32-bit
+// integers while x·y ≤ d·255² < 2³¹, that is for d ≤ 33 000. One
+// instruction does 64 multiply-adds where float32 FMA does 16, on a
+// quarter of the bytes; the distances are then exact in float64 and the
+// map (kd_exp8) is applied before the block leaves the registers.
+
+// Int8MaxDim is the largest dimension whose inner products of levels fit
+// 32-bit integers (d·255² < 2³¹).
+const Int8MaxDim = 33000
+
+// Int8Block is the number of points in a packed block.
+const Int8Block = 64
+
+// int8Rows is the landmark rows a register block computes at once; the
+// landmarks passed to Int8Map must be readable to a multiple of it.
+const int8Rows = 6
+
+// HasInt8 reports whether the processor runs the VNNI kernel (AVX-512 F,
+// BW, VNNI and FMA); Int8Map runs a portable loop elsewhere.
+func HasInt8() bool { return hasVNNI }
+
+var hasVNNI = C.kd_has_vnni512() != 0
+
+// Int8Points are n points of d 8-bit levels packed for Int8Map: blocks
+// of 64 points, each a sequence of 256-byte stripes (four features of four
+// groups of sixteen points, each point's four levels adjacent), zero past
+// n and d; with each point's level sum and squared norm (exact).
+type Int8Points struct {
+	N, D   int
+	d4     int // features rounded up to a multiple of 4, over 4
+	packed []uint8
+	sums   []int32
+	norms  []float64
+}
+
+// PackInt8 packs the n points whose levels level(i, dst) writes (d bytes
+// each) into Int8Points. Safe to call level concurrently for different i.
+func PackInt8(n, d int, level func(i int, dst []uint8)) (*Int8Points, error) {
+	if n < 1 || d < 1 || d > Int8MaxDim {
+		return nil, fmt.Errorf("native: PackInt8: %d points of %d features", n, d)
+	}
+	d4 := (d + 3) / 4
+	nb := (n + Int8Block - 1) / Int8Block
+	p := &Int8Points{N: n, D: d, d4: d4, packed: make([]uint8, nb*Int8Block*4*d4),
+		sums: make([]int32, nb*Int8Block), norms: make([]float64, nb*Int8Block)}
+	parallelBlocks(nb, func(b int) {
+		buf := make([]uint8, 4*d4) // zero past d
+		base := p.packed[b*Int8Block*4*d4:]
+		for i := 0; i < Int8Block && b*Int8Block+i < n; i++ {
+			pt := b*Int8Block + i
+			level(pt, buf[:d])
+			var s, sq int64
+			for _, v := range buf[:d] {
+				s += int64(v)
+				sq += int64(v) * int64(v)
+			}
+			p.sums[pt], p.norms[pt] = int32(s), float64(sq)
+			off := (i/16)*64 + (i%16)*4
+			for a4 := 0; a4 < d4; a4++ {
+				copy(base[a4*256+off:a4*256+off+4], buf[4*a4:4*a4+4])
+			}
+		}
+	})
+	return p, nil
+}
+
+// Levels writes point i's d levels into dst.
+func (p *Int8Points) Levels(i int, dst []uint8) {
+	if i < 0 || i >= p.N || len(dst) < p.D {
+		panic(fmt.Sprintf("native: Int8Points.Levels: point %d of %d, len(dst) %d", i, p.N, len(dst)))
+	}
+	b, r := i/Int8Block, i%Int8Block
+	base := p.packed[b*Int8Block*4*p.d4+(r/16)*64+(r%16)*4:]
+	for a := range dst[:p.D] {
+		dst[a] = base[(a/4)*256+a%4]
+	}
+}
+
+// Subset packs the points idx of p (in that order) as new Int8Points.
+func (p *Int8Points) Subset(idx []int) (*Int8Points, error) {
+	return PackInt8(len(idx), p.D, func(i int, dst []uint8) { p.Levels(idx[i], dst) })
+}
+
+// Blocks returns the number of packed blocks.
+func (p *Int8Points) Blocks() int { return len(p.sums) / Int8Block }
+
+// Bytes returns the memory the packed points take.
+func (p *Int8Points) Bytes() int64 { return int64(len(p.packed)) + 12*int64(len(p.sums)) }
+
+// Int8Landmarks are t landmark rows for Int8Map: each row's levels less
+// 128 as signed bytes, padded to the register block, and their squared
+// norms in levels.
+type Int8Landmarks struct {
+	T     int
+	rows  []int8
+	norms []float64
+}
+
+// NewInt8Landmarks packs t rows of levels (level(j, dst) writes row j's d
+// bytes) for points of dimension p.D.
+func (p *Int8Points) NewInt8Landmarks(t int, level func(j int, dst []uint8)) *Int8Landmarks {
+	w := 4 * p.d4
+	padded := (t + int8Rows - 1) / int8Rows * int8Rows
+	l := &Int8Landmarks{T: t, rows: make([]int8, padded*w), norms: make([]float64, t)}
+	buf := make([]uint8, p.D)
+	for j := 0; j < t; j++ {
+		level(j, buf)
+		var sq int64
+		for a, v := range buf {
+			l.rows[j*w+a] = int8(int(v) - 128)
+			sq += int64(v) * int64(v)
+		}
+		l.norms[j] = float64(sq)
+	}
+	return l
+}
+
+// Int8Map sets out[j·ldo + i − lo] (j < y.T) to exp(c·δ) for the points
+// lo ≤ i < hi, δ the squared distance in levels between point i and
+// landmark j, or its square root when laplace is true; c ≤ 0 (the
+// kernel's scale times step², or step for Laplace). Builds other than
+// Baseline run the AVX-512 VNNI kernel where HasInt8, the rest a portable
+// loop; both compute
+// the integer products exactly and the same δ, so they agree to the
+// rounding of the exponential. Safe for concurrent use on disjoint
+// ranges; a range that starts or ends inside a block of 64 points
+// computes the whole block (ranges on multiples of Int8Block do not).
+func (b Build) Int8Map(p *Int8Points, y *Int8Landmarks, lo, hi int, c float64, laplace bool, out []float64, ldo int) {
+	if lo < 0 || hi > p.N || lo > hi || ldo < hi-lo || !(c <= 0) || (y.T > 0 && len(out) < (y.T-1)*ldo+hi-lo) || len(y.norms) != y.T {
+		panic(fmt.Sprintf("native: Int8Map: points [%d,%d) of %d, ldo %d, c %g, len(out) %d", lo, hi, p.N, ldo, c, len(out)))
+	}
+	if y.T == 0 || lo == hi {
+		return
+	}
+	xp, yr := (*C.uint8_t)(unsafe.Pointer(&p.packed[0])), (*C.int8_t)(unsafe.Pointer(&y.rows[0]))
+	xs, xn := (*C.int32_t)(unsafe.Pointer(&p.sums[0])), (*C.double)(unsafe.Pointer(&p.norms[0]))
+	yn, o := (*C.double)(unsafe.Pointer(&y.norms[0])), (*C.double)(unsafe.Pointer(&out[0]))
+	if b.avx2 && hasVNNI {
+		C.kd_i8_map_vnni(C.int(y.T), C.int(lo), C.int(hi), C.int(p.d4), xp, yr, xs, xn, yn, C.double(c), cFlag(laplace), o, C.int(ldo))
+		return
+	}
+	C.kd_i8_map_base(C.int(y.T), C.int(lo), C.int(hi), C.int(p.d4), xp, yr, xs, xn, yn, C.double(c), cFlag(laplace), o, C.int(ldo))
+}
+
+// parallelBlocks runs f(b) for b < nb on GOMAXPROCS goroutines.
+func parallelBlocks(nb int, f func(b int)) {
+	w := min(runtime.GOMAXPROCS(0), nb)
+	var wg sync.WaitGroup
+	for g := 0; g < w; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for b := g * nb / w; b < (g+1)*nb/w; b++ {
+				f(b)
+			}
+		}(g)
+	}
+	wg.Wait()
+}

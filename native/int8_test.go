@@ -1,0 +1,78 @@
+package native
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Int8Map's kernels against exact integer distances: every (landmark,
+// point) entry is exp(c·δ) of the exact squared distance in levels (or its
+// square root), to the rounding of the exponential, for sizes that leave
+// partial blocks of points, features and landmark rows, and for ranges
+// that start and end inside blocks.
+func TestInt8Map(t *testing.T) {
+	const n, d, m = 200, 37, 13
+	lev := make([][]uint8, n)
+	seed := uint32(7)
+	for i := range lev {
+		lev[i] = make([]uint8, d)
+		for a := range lev[i] {
+			seed = seed*1664525 + 1013904223
+			lev[i][a] = uint8(seed >> 24)
+			if a%5 == 0 {
+				lev[i][a] = 255 // the extremes of both operands
+			} else if a%7 == 0 {
+				lev[i][a] = 0
+			}
+		}
+	}
+	pts, err := PackInt8(n, d, func(i int, dst []uint8) { copy(dst, lev[i]) })
+	require.NoError(t, err)
+	require.Equal(t, 4, pts.Blocks())
+	land := pts.NewInt8Landmarks(m, func(j int, dst []uint8) { copy(dst, lev[(j*31)%n]) })
+	kernels := []Build{Baseline()}
+	if HasInt8() {
+		kernels = append(kernels, AVX2())
+	}
+	for _, laplace := range []bool{false, true} {
+		c := -1.0 / 4e6
+		if laplace {
+			c = -1.0 / 400
+		}
+		for _, vnni := range kernels {
+			for _, r := range [][2]int{{0, n}, {5, 190}, {64, 128}, {70, 71}} {
+				lo, hi := r[0], r[1]
+				out := make([]float64, m*(hi-lo))
+				for i := range out {
+					out[i] = -1
+				}
+				vnni.Int8Map(pts, land, lo, hi, c, laplace, out, hi-lo)
+				for j := 0; j < m; j++ {
+					y := lev[(j*31)%n]
+					for i := lo; i < hi; i++ {
+						var sq int64
+						for a, v := range lev[i] {
+							e := int64(v) - int64(y[a])
+							sq += e * e
+						}
+						dd := float64(sq)
+						if laplace {
+							dd = math.Sqrt(dd)
+						}
+						want := math.Exp(c * dd)
+						got := out[j*(hi-lo)+i-lo]
+						require.InDelta(t, want, got, 4e-16*want, "build %s laplace %v [%d,%d) landmark %d point %d", vnni.Name(), laplace, lo, hi, j, i)
+					}
+				}
+			}
+		}
+	}
+	_, err = PackInt8(0, 3, nil)
+	require.Error(t, err)
+	_, err = PackInt8(3, Int8MaxDim+1, nil)
+	require.Error(t, err)
+	require.Panics(t, func() { AVX2().Int8Map(pts, land, 0, n, 1, false, make([]float64, m*n), n) })
+	require.Panics(t, func() { AVX2().Int8Map(pts, land, 0, n+1, -1, false, make([]float64, m*(n+1)), n+1) })
+}
