@@ -245,6 +245,19 @@ func Rows(x *mat.Dense, k Kernel, o linalg.GramOptions) (*linalg.KernelRows, err
 	return linalg.NewKernelRows(x, k.ElementMap(d), o)
 }
 
+// RowsInt8 is Rows for data on an 8-bit grid with the integer path
+// (linalg.NewKernelRowsInt8): nil and no error when x does not qualify.
+func RowsInt8(x *mat.Dense, k Kernel, o linalg.GramOptions) (*linalg.KernelRows, error) {
+	if err := k.Check(); err != nil {
+		return nil, err
+	}
+	if x == nil || x.IsEmpty() {
+		return nil, invalidf("RowsInt8: empty data")
+	}
+	_, d := x.Dims()
+	return linalg.NewKernelRowsInt8(x, k.ElementMap(d), o)
+}
+
 // Rows32 prepares blocks of the kernel matrix of float32 data read in
 // place (linalg.NewKernelRows32: sgemm products, float64 map).
 func Rows32(x *linalg.Dense32, k Kernel, o linalg.GramOptions) (*linalg.KernelRows, error) {

@@ -167,6 +167,12 @@ type GramOptions struct {
 	// exact float32 products when the data lie on an integer grid (see
 	// grid.go): GridAuto where Calibrate measured sgemm faster than dgemm.
 	Grid GridPath
+	// Int8 chooses whether KernelRows on an 8-bit grid (every column
+	// spanning at most 255 steps) computes its blocks by exact integer
+	// products (native.Int8Map, AVX-512 VNNI) instead of float32 ones:
+	// GridAuto where the processor has VNNI and Calibrate measured it
+	// faster; GridOn also without VNNI (a portable loop: for tests).
+	Int8 GridPath
 }
 
 // GridPath chooses whether the Gram engine uses exact float32 inner
@@ -207,6 +213,19 @@ func (o GramOptions) gridWanted() bool {
 // for it).
 func (o GramOptions) gridFaster() bool {
 	return o.Grid == GridOn || gridPaths().Grid
+}
+
+// int8Wanted reports whether o lets KernelRows take the integer path of
+// an 8-bit grid: always for Int8 = GridOn, never for GridOff, else where
+// the processor has VNNI and int8Paths measured it faster.
+func (o GramOptions) int8Wanted() bool {
+	switch o.Int8 {
+	case GridOn:
+		return true
+	case GridOff:
+		return false
+	}
+	return native.HasInt8() && int8Paths().Int8
 }
 
 // cancelled returns the error of an ended context, nil while it runs.
@@ -269,6 +288,13 @@ type GramPaths struct {
 	// the two times for a 256×512 product of depth 784.
 	Grid                 bool
 	GridDgemm, GridSgemm float64
+	// Int8 reports whether kernel rows of 8-bit data by exact integer
+	// products (native.Int8Map: AVX-512 VNNI, the map fused) beat float32
+	// products by sgemm then the map (GramOptions.Int8): Int8Seconds and
+	// Int8Sgemm are the two times for 48 rows against 2048 points of depth
+	// 784 (zero where the processor lacks VNNI: not measured).
+	Int8                   bool
+	Int8Seconds, Int8Sgemm float64
 	// SymmNative reports whether blocks of b ≥ 2 columns multiply a
 	// symmetric float64 matrix faster through SymMulUpper's tile kernel
 	// than through OpenBLAS dsymm (timed on a 3072×3072 matrix, 72 MB, larger
@@ -291,11 +317,12 @@ type GramPaths struct {
 }
 
 var (
-	gramOnce, symmOnce, gridOnce, singleOnce sync.Once
-	gramCalib                                GramPaths // Inner, Map and their times
-	symmCalib                                GramPaths // SymmNative and its times
-	singleCalib                              GramPaths // SingleFaster and its times
-	gridCalib                                GramPaths // Grid and its times
+	gramOnce, symmOnce, gridOnce, singleOnce, int8Once sync.Once
+	int8Calib                                          GramPaths // Int8 and its times
+	gramCalib                                          GramPaths // Inner, Map and their times
+	symmCalib                                          GramPaths // SymmNative and its times
+	singleCalib                                        GramPaths // SingleFaster and its times
+	gridCalib                                          GramPaths // Grid and its times
 )
 
 // Calibrate measures, once per process, which inner-product path and
@@ -329,7 +356,9 @@ func Calibrate() GramPaths {
 	q := singlePaths()
 	p.SingleFaster, p.Symm64, p.SymmSingle = q.SingleFaster, q.Symm64, q.SymmSingle
 	p.Grid, p.GridDgemm, p.GridSgemm = g.Grid, g.GridDgemm, g.GridSgemm
-	if s.Source == "KDUAL_GRAM" || g.Source == "KDUAL_GRAM" || q.Source == "KDUAL_GRAM" {
+	i := int8Paths()
+	p.Int8, p.Int8Seconds, p.Int8Sgemm = i.Int8, i.Int8Seconds, i.Int8Sgemm
+	if s.Source == "KDUAL_GRAM" || g.Source == "KDUAL_GRAM" || q.Source == "KDUAL_GRAM" || i.Source == "KDUAL_GRAM" {
 		p.Source = "KDUAL_GRAM"
 	}
 	return p
@@ -344,6 +373,83 @@ func gridPaths() GramPaths {
 		applyGridEnv(&gridCalib, os.Getenv("KDUAL_GRAM"))
 	})
 	return gridCalib
+}
+
+// int8Paths is the 8-bit grid's part of Calibrate: measured only where
+// the processor has VNNI (about 10 ms), on the first 8-bit data.
+func int8Paths() GramPaths {
+	int8Once.Do(func() {
+		int8Calib = GramPaths{Source: "measured"}
+		if native.HasInt8() {
+			int8Calib.Int8Seconds, int8Calib.Int8Sgemm = measureInt8()
+			int8Calib.Int8 = int8Calib.Int8Seconds < int8Calib.Int8Sgemm
+		}
+		for _, part := range splitComma(os.Getenv("KDUAL_GRAM")) {
+			switch part {
+			case "int8=off":
+				int8Calib.Int8, int8Calib.Source = false, "KDUAL_GRAM"
+			case "int8=on":
+				int8Calib.Int8, int8Calib.Source = native.HasInt8(), "KDUAL_GRAM"
+			}
+		}
+	})
+	return int8Calib
+}
+
+// measureInt8 times the kernel rows of 48 landmarks against 2048 points of
+// 784 levels both ways, on GOMAXPROCS goroutines as KernelRows runs them:
+// native.Int8Map, and sgemm of the float32 integers then the fused widening
+// map (native.RBFMap32); one untimed call of each, then the best of three
+// alternated (about 5 ms).
+func measureInt8() (int8s, sgemm float64) {
+	const m, n, d = 48, 2048, 784
+	lev := func(i int, dst []uint8) {
+		for a := range dst {
+			dst[a] = uint8((i*7919 + a*104729) % 256)
+		}
+	}
+	pts, err := native.PackInt8(n, d, lev)
+	if err != nil {
+		return math.Inf(1), 0
+	}
+	land := pts.NewInt8Landmarks(m, lev)
+	x32 := make([]float32, n*d)
+	buf := make([]float32, m*n)
+	ni, nj := make([]float64, m), make([]float64, n)
+	row := make([]uint8, d)
+	for i := 0; i < n; i++ {
+		lev(i, row)
+		for a, v := range row {
+			x32[i*d+a] = float32(int(v) - 128)
+			nj[i] += float64(x32[i*d+a]) * float64(x32[i*d+a])
+		}
+	}
+	copy(ni, nj[:m])
+	out := make([]float64, m*n)
+	const c = -1e-6
+	b := native.AVX2()
+	f := func() {
+		par.For(0, n/native.Int8Block, nil, func(lo, hi int) {
+			b.Int8Map(pts, land, lo*native.Int8Block, hi*native.Int8Block, c, false, out[lo*native.Int8Block:], n)
+		})
+	}
+	g := func() {
+		blas32.Gemm(blas.NoTrans, blas.Trans, 1, blas32.General{Rows: m, Cols: d, Stride: d, Data: x32[:m*d]},
+			blas32.General{Rows: n, Cols: d, Stride: d, Data: x32}, 0, blas32.General{Rows: m, Cols: n, Stride: n, Data: buf})
+		par.For(0, m, nil, func(lo, hi int) { b.RBFMap32(hi-lo, n, buf[lo*n:], n, out[lo*n:], n, ni[lo:hi], nj, c, false) })
+	}
+	f()
+	g()
+	int8s, sgemm = math.Inf(1), math.Inf(1)
+	for r := 0; r < 3; r++ {
+		t := time.Now()
+		f()
+		int8s = math.Min(int8s, time.Since(t).Seconds())
+		t = time.Now()
+		g()
+		sgemm = math.Min(sgemm, time.Since(t).Seconds())
+	}
+	return int8s, sgemm
 }
 
 // applyGridEnv applies KDUAL_GRAM's grid=on|off to the grid's part.
@@ -664,7 +770,11 @@ type gramSource struct {
 	// x32 holds the shifted integers, norms their exact squared norms,
 	// x.Data is nil and em.C is scaled by the grid step (squared for the
 	// Gaussian) so that the map reads distances in grid units.
-	grid    *grid
+	grid *grid
+	// i8, when not nil, holds the grid's integers as 8-bit levels packed
+	// for native.Int8Map (packInt8): KernelRows's products against rows
+	// on the same 8-bit grid are then exact integer ones.
+	i8      *native.Int8Points
 	em      ElementMap
 	inner   InnerPath
 	mp      MapPath
@@ -688,9 +798,7 @@ func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64) 
 	if em.distance() && shift == nil && o.gridWanted() {
 		g, x32, norms := findGrid(blas64.General{Rows: n, Cols: d, Stride: raw.Stride, Data: raw.Data}, o.Workers)
 		if g != nil && o.gridFaster() {
-			s.grid, s.x32, s.norms = g, x32, norms
-			s.x = blas64.General{Rows: n, Cols: d, Stride: d}
-			s.em.C = g.scale(em)
+			s.setGrid(g, x32, norms)
 			return s, nil
 		}
 	}
@@ -801,6 +909,15 @@ func products32(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 	par.For(a.workers, m, nil, func(lo, hi int) {
 		a.build.Widen(hi-lo, n, buf[lo*n:], n, out[lo*ld:], ld)
 	})
+}
+
+// setGrid makes s hold its rows as the grid's integers (findGrid's x32
+// and norms), the map scaled to grid units.
+func (s *gramSource) setGrid(g *grid, x32 []float32, norms []float64) {
+	n, d := len(norms), len(x32)/max(len(norms), 1)
+	s.grid, s.x32, s.norms = g, x32, norms
+	s.x = blas64.General{Rows: n, Cols: d, Stride: d}
+	s.em.C = g.scale(s.em)
 }
 
 // onGrid prepares the rows of y (m×d) against s, whose data lie on an
@@ -1142,6 +1259,13 @@ func crossProducts(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 // map path go from sgemm's float32 block straight through
 // native.RBFMap32 (the same values without the widened float64 copy).
 func crossMapped(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int, normsJ []float64) {
+	if b.i8 != nil && i1 > i0 && j1 > j0 {
+		if y := a.int8Landmarks(b, i0, i1); y != nil {
+			crossInt8(a, b, y, out[:(i1-i0-1)*ld+j1-j0], ld, j0, j1)
+			return
+		}
+		b.ensureX32() // rows off the 8-bit range: float32 integers
+	}
 	if a.x32 != nil && b.x32 != nil && a.em.distance() && a.mp == MapNative && i1 > i0 && j1 > j0 {
 		m, n := i1-i0, j1-j0
 		buf := sgemm32(a, b, i0, i1, j0, j1)

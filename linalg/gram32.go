@@ -204,6 +204,7 @@ func NewKernelRows(x *mat.Dense, em ElementMap, o GramOptions) (*KernelRows, err
 		return nil, err
 	}
 	s, _ := newGramSource(x, em, o, nil)
+	s.packInt8(o)
 	if !em.distance() {
 		// Not shifted, so not copied: keep a private copy so later
 		// changes to x cannot change the kernel.
@@ -215,6 +216,44 @@ func NewKernelRows(x *mat.Dense, em ElementMap, o GramOptions) (*KernelRows, err
 		}
 		s.x.Data, s.x.Stride = data, d
 	}
+	return &KernelRows{s: s}, nil
+}
+
+// NewKernelRowsInt8 prepares the rows of x (n×d) like NewKernelRows when
+// they lie on an 8-bit integer grid (every column spanning at most 255
+// steps: 8-bit images, whatever their scale and offset) and o lets the
+// integer path run (GramOptions.Int8): blocks by exact integer products,
+// Int8 reporting true. Otherwise it returns nil and no error, having read
+// x at most twice and kept nothing: callers then take another path
+// (a float32 copy, say) without paying for a float64 one.
+func NewKernelRowsInt8(x *mat.Dense, em ElementMap, o GramOptions) (*KernelRows, error) {
+	if err := checkData("KernelRows: x", x); err != nil {
+		return nil, err
+	}
+	if err := em.Check(); err != nil {
+		return nil, err
+	}
+	if !em.distance() || !o.int8Wanted() {
+		return nil, nil
+	}
+	n, d := x.Dims()
+	if d > native.Int8MaxDim {
+		return nil, nil
+	}
+	raw := x.RawMatrix()
+	xg := blas64.General{Rows: n, Cols: d, Stride: raw.Stride, Data: raw.Data}
+	g := gridOf(xg, o.Workers)
+	if g == nil || !g.bits8() {
+		return nil, nil
+	}
+	pts, norms := g.snapInt8(xg, o.Workers)
+	if pts == nil {
+		return nil, nil
+	}
+	s := &gramSource{em: em, workers: o.Workers, build: o.build(), grid: g, i8: pts, norms: norms}
+	s.inner, s.mp = o.resolve()
+	s.x = blas64.General{Rows: n, Cols: d, Stride: d}
+	s.em.C = g.scale(em)
 	return &KernelRows{s: s}, nil
 }
 
@@ -270,7 +309,11 @@ func (k *KernelRows) Dim() int { return k.s.x.Cols }
 
 // Bytes returns the bytes the data copy and norms take.
 func (k *KernelRows) Bytes() int64 {
-	return 8*int64(len(k.s.x.Data)+len(k.s.norms)) + 4*int64(len(k.s.x32))
+	b := 8*int64(len(k.s.x.Data)+len(k.s.norms)) + 4*int64(len(k.s.x32))
+	if k.s.i8 != nil {
+		b += k.s.i8.Bytes()
+	}
+	return b
 }
 
 // Block sets out (row-major, stride ld) to the kernel values of rows
@@ -306,6 +349,53 @@ func (k *KernelRows) Products() ProductPrecision {
 func (k *KernelRows) EntryBound(i, j int, v float64) float64 {
 	return k.s.entryBound(k.s.norms[i], k.s.norms[j], v)
 }
+
+// Arithmetic names how the inner products are computed: "int8" (exact
+// integer products of an 8-bit grid), "grid" (exact float32 products of an
+// integer grid), "float32" or "float64".
+func (k *KernelRows) Arithmetic() string {
+	switch {
+	case k.s.i8 != nil:
+		return "int8"
+	case k.s.grid != nil:
+		return "grid"
+	case k.s.x32 != nil:
+		return "float32"
+	}
+	return "float64"
+}
+
+// Among sets out (m×m row-major, m = len(idx)) to the kernel among the
+// rows idx of the data, unit diagonal, and reports true, when the blocks
+// come from exact integer products (Int8): the m points are packed anew
+// (m·d bytes) and mapped against themselves. Other KernelRows leave out
+// unchanged and report false (callers then gather the rows and call Gram).
+func (k *KernelRows) Among(idx []int, out []float64) bool {
+	s := k.s
+	m := len(idx)
+	if s.i8 == nil || m == 0 || len(out) < m*m {
+		return false
+	}
+	pts, err := s.i8.Subset(idx)
+	if err != nil {
+		return false
+	}
+	land := pts.NewInt8Landmarks(m, func(j int, dst []uint8) { pts.Levels(j, dst) })
+	sub := &gramSource{em: s.em, workers: s.workers, build: s.build, grid: s.grid, i8: pts}
+	crossInt8(s, sub, land, out[:m*m], m, 0, m)
+	if s.em.distance() {
+		for i := 0; i < m; i++ {
+			out[i*m+i] = 1
+		}
+	}
+	return true
+}
+
+// Int8 reports whether the blocks against rows on the data's 8-bit grid
+// (the data's own rows, and new points within its range) come from exact
+// integer products (GramOptions.Int8, native.Int8Map): the entries are
+// then the kernel of the snapped data to the rounding of the map.
+func (k *KernelRows) Int8() bool { return k.s.i8 != nil }
 
 // OnGrid reports whether the data lie on an integer grid and the inner
 // products are exact float32 ones (GramOptions.Grid): the entries are

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/kdual/kdual/internal/par"
+	"github.com/kdual/kdual/native"
 )
 
 // Exact inner products in float32 for data on an integer grid.
@@ -42,6 +43,7 @@ type grid struct {
 	step float64
 	lo   []float64 // column minima
 	mid  []int32   // the integer shift of each column: half its range
+	span []int32   // the steps each column spans (its largest level)
 	tol  []float64 // how far an entry may be from its grid point
 }
 
@@ -62,9 +64,19 @@ const gridNormLimit = 1 << 24
 // squared norm reaches 2²⁴. Two passes over x, the second stopping at the
 // first entry off the grid.
 func findGrid(x blas64.General, workers int) (g *grid, x32 []float32, norms []float64) {
+	if g = gridOf(x, workers); g == nil {
+		return nil, nil, nil
+	}
+	return g.snapAll(x, workers)
+}
+
+// gridOf is findGrid's first pass: the grid the columns' ranges and the
+// first rows suggest (nil when there is none), not yet checked on every
+// entry.
+func gridOf(x blas64.General, workers int) *grid {
 	n, d := x.Rows, x.Cols
 	if n < 2 || d < 1 {
-		return nil, nil, nil
+		return nil
 	}
 	// Pass 1: column ranges, by fixed blocks of rows in parallel.
 	const block = 256
@@ -105,7 +117,7 @@ func findGrid(x blas64.General, workers int) (g *grid, x32 []float32, norms []fl
 		}
 	}
 	if !(width > 0) || math.IsInf(width, 0) {
-		return nil, nil, nil // constant columns (or not finite: checked elsewhere)
+		return nil // constant columns (or not finite: checked elsewhere)
 	}
 	// The step: the smallest positive offset from a column's minimum in
 	// the first rows (offsets below 1e-9 of the column's range are
@@ -122,25 +134,31 @@ func findGrid(x blas64.General, workers int) (g *grid, x32 []float32, norms []fl
 	}
 	levels := math.Round(width / step)
 	if !(levels >= 1 && levels <= gridMaxLevels) {
-		return nil, nil, nil
+		return nil
 	}
 	step = width / levels
 	const u = 1.0 / (1 << 53)
 	slack := 16 * u * (math.Abs(lo[wide]) + math.Abs(hi[wide]))
-	g = &grid{step: step, lo: append([]float64(nil), lo...), mid: make([]int32, d), tol: make([]float64, d)}
+	g := &grid{step: step, lo: append([]float64(nil), lo...), mid: make([]int32, d), span: make([]int32, d), tol: make([]float64, d)}
 	tol := g.tol
 	for j := range lo {
 		span := math.Round((hi[j] - lo[j]) / step)
 		if span > gridMaxLevels {
-			return nil, nil, nil
+			return nil
 		}
-		g.mid[j] = int32(span) / 2
+		g.mid[j], g.span[j] = int32(span)/2, int32(span)
 		tol[j] = 16*u*(math.Abs(lo[j])+math.Abs(hi[j])) + slack
 	}
-	// Pass 2: snap, check and store, stopping everywhere at the first
-	// failure.
-	x32 = make([]float32, n*d)
-	norms = make([]float64, n)
+	return g
+}
+
+// snapAll is findGrid's second pass: snap, check and store, stopping
+// everywhere at the first failure.
+func (g *grid) snapAll(x blas64.General, workers int) (*grid, []float32, []float64) {
+	n, d := x.Rows, x.Cols
+	tol, step := g.tol, g.step
+	x32 := make([]float32, n*d)
+	norms := make([]float64, n)
 	var off atomic.Bool
 	inv := 1 / step
 	par.For(workers, n, nil, func(i0, i1 int) {
@@ -230,4 +248,136 @@ func (g *grid) scale(em ElementMap) float64 {
 		return em.C * g.step
 	}
 	return em.C * g.step * g.step
+}
+
+// bits8 reports whether every column spans at most 255 steps, so that the
+// levels k_ij + mid_j (0 … span_j) fit a byte: 8-bit images and the like,
+// whose kernel rows native.Int8Map computes with exact integer products.
+func (g *grid) bits8() bool {
+	for _, s := range g.span {
+		if s > 255 {
+			return false
+		}
+	}
+	return true
+}
+
+// packInt8 packs the source's grid integers as 8-bit levels for
+// native.Int8Map when its grid is 8-bit and o lets the integer path run
+// (GramOptions.Int8); the source keeps its float32 integers for sources
+// off the 8-bit range.
+func (s *gramSource) packInt8(o GramOptions) {
+	if s.grid == nil || s.x32 == nil || !s.grid.bits8() || s.x.Cols > native.Int8MaxDim || !o.int8Wanted() {
+		return
+	}
+	n, d := s.x.Rows, s.x.Cols
+	mid := s.grid.mid
+	p, err := native.PackInt8(n, d, func(i int, dst []uint8) {
+		for a, v := range s.x32[i*d : (i+1)*d] {
+			dst[a] = uint8(int32(v) + mid[a])
+		}
+	})
+	if err == nil {
+		s.i8 = p
+	}
+}
+
+// snapInt8 is snapAll for an 8-bit grid: the levels k_ij + mid_j go
+// straight into native.Int8Map's packing (n·d bytes, no float32 copy), with
+// the squared norms of the shifted integers; nil when an entry is off the
+// grid.
+func (g *grid) snapInt8(x blas64.General, workers int) (*native.Int8Points, []float64) {
+	n, d := x.Rows, x.Cols
+	norms := make([]float64, n)
+	var off atomic.Bool
+	inv := 1 / g.step
+	pts, err := native.PackInt8(n, d, func(i int, dst []uint8) {
+		if off.Load() {
+			return
+		}
+		var sq int64
+		for j, v := range x.Data[i*x.Stride : i*x.Stride+d] {
+			r := v - g.lo[j]
+			k := math.Floor(r*inv + 0.5)
+			if !(math.Abs(r-k*g.step) <= g.tol[j]) || k < 0 || k > 255 {
+				off.Store(true)
+				return
+			}
+			dst[j] = uint8(k)
+			kk := int64(k) - int64(g.mid[j])
+			sq += kk * kk
+		}
+		norms[i] = float64(sq)
+	})
+	if err != nil || off.Load() {
+		return nil, nil
+	}
+	return pts, norms
+}
+
+// ensureX32 gives an 8-bit grid source packed by snapInt8 its float32
+// integers (k_ij − mid_j, from the packed levels) when a product needs
+// them: sources off the 8-bit range against it (native.Int8Map cannot
+// take them). Not safe for concurrent use, as KernelRows is not.
+func (s *gramSource) ensureX32() {
+	if s.x32 != nil || s.i8 == nil {
+		return
+	}
+	n, d := s.x.Rows, s.x.Cols
+	x32 := make([]float32, n*d)
+	mid := s.grid.mid
+	par.For(s.workers, n, nil, func(lo, hi int) {
+		buf := make([]uint8, d)
+		for i := lo; i < hi; i++ {
+			s.i8.Levels(i, buf)
+			for a, v := range buf {
+				x32[i*d+a] = float32(int32(v) - mid[a])
+			}
+		}
+	})
+	s.x32 = x32
+}
+
+// int8Landmarks returns rows [i0, i1) of s (on the grid of b, as onGrid
+// gives them) as landmarks of b's packed levels, or nil when a row has a
+// level outside 0…255 (a point beyond the data's range in some column).
+func (s *gramSource) int8Landmarks(b *gramSource, i0, i1 int) *native.Int8Landmarks {
+	if s == b {
+		// The data's own rows: their levels are packed already.
+		return b.i8.NewInt8Landmarks(i1-i0, func(j int, dst []uint8) { b.i8.Levels(i0+j, dst) })
+	}
+	if s.x32 == nil || s.grid != b.grid {
+		return nil
+	}
+	d := s.x.Cols
+	mid := b.grid.mid
+	for i := i0; i < i1; i++ {
+		for a, v := range s.x32[i*d : (i+1)*d] {
+			if l := int32(v) + mid[a]; l < 0 || l > 255 {
+				return nil
+			}
+		}
+	}
+	return b.i8.NewInt8Landmarks(i1-i0, func(j int, dst []uint8) {
+		for a, v := range s.x32[(i0+j)*d : (i0+j+1)*d] {
+			dst[a] = uint8(int32(v) + mid[a])
+		}
+	})
+}
+
+// crossInt8 is crossMapped by native.Int8Map: the points [j0, j1) of b in
+// parallel ranges of whole packed blocks.
+func crossInt8(a, b *gramSource, y *native.Int8Landmarks, out []float64, ld, j0, j1 int) {
+	const blk = native.Int8Block
+	first, last := j0/blk, (j1+blk-1)/blk
+	c, laplace := a.em.C, a.em.Kind == MapExpDist
+	// par.For over the blocks' points, its chunks rounded to whole blocks
+	// (a partition still, some chunks empty): parallel from two blocks on.
+	par.For(a.workers, (last-first)*blk, nil, func(lo, hi int) {
+		b0, b1 := first+(lo+blk-1)/blk, first+(hi+blk-1)/blk
+		p0, p1 := max(j0, b0*blk), min(j1, b1*blk)
+		if p0 < p1 {
+			a.build.Int8Map(b.i8, y, p0, p1, c, laplace, out[p0-j0:], ld)
+		}
+	})
 }

@@ -351,3 +351,100 @@ func TestGramTiles32SingleBlocksAsked(t *testing.T) {
 		s.Free()
 	}
 }
+
+// Kernel rows of 8-bit data by exact integer products
+// (NewKernelRowsInt8, native.Int8Map): on pixels over 255 — as given or
+// centred — every entry of Block (the data's own rows) and of Cross
+// (new points on the grid) is within a few ulp of the kernel of the exact
+// integer distances, on the VNNI kernel and on the portable loop; points
+// beyond the data's range or off the grid fall back to float32 integers or
+// float64 products and stay as accurate as those paths. Data that are not
+// 8-bit, or Int8 off, give nil.
+func TestKernelRowsInt8(t *testing.T) {
+	const n, d = 300, 101
+	k := pixelInts(11, n, d)
+	for j := 0; j < d; j++ {
+		k[j], k[d+j] = 255, 0 // both ends of every column's range
+	}
+	dist := func(a, b []int64) int64 {
+		var s int64
+		for i := range a {
+			e := a[i] - b[i]
+			s += e * e
+		}
+		return s
+	}
+	for _, centred := range []bool{false, true} {
+		x := pixelData(k, n, d, centred)
+		before := mat.DenseCopyOf(x)
+		for _, baseline := range []bool{false, true} {
+			for _, kern := range []Kernel{{Kind: Gaussian, Sigma: 2.5}, {Kind: Laplace, Sigma: 0.7}} {
+				o := GramOptions{Int8: GridOn, Baseline: baseline}
+				kr, err := NewKernelRowsInt8(x, kern.ElementMap(d), o)
+				require.NoError(t, err)
+				require.NotNil(t, kr, "centred=%v: the 8-bit grid is not found", centred)
+				require.True(t, kr.Int8())
+				require.True(t, kr.OnGrid())
+				require.Equal(t, ProductsFloat64, kr.Products())
+				require.Nil(t, kr.s.x32, "the integer path keeps no float32 copy")
+				block := make([]float64, 70*n)
+				kr.Block(block, n, 13, 83, 0, n) // rows and points inside packed blocks
+				for i := 13; i < 83; i++ {
+					for j := 0; j < n; j++ {
+						want := exactKernel(kern, dist(k[i*d:(i+1)*d], k[j*d:(j+1)*d]))
+						if i == j {
+							want = 1
+						}
+						require.InDelta(t, want, block[(i-13)*n+j], 4e-15*want, "Block (%d,%d) %v baseline=%v", i, j, kern.Kind, baseline)
+					}
+				}
+				// New points: on the grid and in range (integer path),
+				// one level beyond a column's range (float32 integers),
+				// and off the grid (float64 values), each set apart (one
+				// point off the grid takes the whole set to float64).
+				for _, variant := range []string{"in range", "level 256", "off the grid"} {
+					y := mat.DenseCopyOf(x.Slice(200, 210, 0, d))
+					yk := append([]int64(nil), k[200*d:210*d]...)
+					switch variant {
+					case "level 256":
+						y.Set(3, 5, y.At(3, 5)+1.0/255*float64(256-yk[3*d+5]))
+						yk[3*d+5] = 256
+					case "off the grid":
+						y.Set(7, 9, y.At(7, 9)+0.3/255)
+					}
+					c := make([]float64, 10*(n-40))
+					require.NoError(t, kr.Cross(c, n-40, y, 20, n-20))
+					for i := 0; i < 10; i++ {
+						for j := 20; j < n-20; j++ {
+							want := exactKernel(kern, dist(yk[i*d:(i+1)*d], k[j*d:(j+1)*d]))
+							tol := 4e-15
+							if variant == "off the grid" {
+								want = kernelFormula(kern, y.RawRowView(i), x.RawRowView(j))
+								tol = 1e-10
+							}
+							require.InDelta(t, want, c[i*(n-40)+j-20], tol*want, "Cross %s (%d,%d) %v baseline=%v", variant, i, j, kern.Kind, baseline)
+						}
+					}
+				}
+			}
+		}
+		require.True(t, mat.Equal(before, x), "the integer path modified its input")
+	}
+	// Not 8-bit: 300 levels in a column; off the grid; Int8 off.
+	k9 := append([]int64(nil), k...)
+	k9[5*d+3] = 300
+	kr, err := NewKernelRowsInt8(pixelData(k9, n, d, false), Kernel{Kind: Gaussian, Sigma: 2}.ElementMap(d), GramOptions{Int8: GridOn})
+	require.NoError(t, err)
+	require.Nil(t, kr)
+	off := pixelData(k, n, d, false)
+	off.Set(7, 7, off.At(7, 7)+0.25/255)
+	kr, err = NewKernelRowsInt8(off, Kernel{Kind: Gaussian, Sigma: 2}.ElementMap(d), GramOptions{Int8: GridOn})
+	require.NoError(t, err)
+	require.Nil(t, kr)
+	kr, err = NewKernelRowsInt8(pixelData(k, n, d, false), Kernel{Kind: Gaussian, Sigma: 2}.ElementMap(d), GramOptions{Int8: GridOff})
+	require.NoError(t, err)
+	require.Nil(t, kr)
+	kr, err = NewKernelRowsInt8(pixelData(k, n, d, false), Kernel{Kind: Polynomial, Degree: 2, Gamma: 1}.ElementMap(d), GramOptions{Int8: GridOn})
+	require.NoError(t, err)
+	require.Nil(t, kr, "not a distance kernel")
+}
