@@ -9,6 +9,7 @@ import (
 
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/native"
 )
 
 // Float32 storage: the trace error is still exactly tr(K − F·Fᵀ)/tr(K) of
@@ -110,4 +111,43 @@ func TestNystromFit32(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalid)
 	_, err = Nystrom{Rank: 3}.Fit32(x32, kernel.Kernel{Kind: kernel.Gaussian})
 	require.Error(t, err)
+}
+
+// 8-bit data (pixels over 255, with column offsets): where the processor
+// runs the exact integer kernel rows (linalg.NewKernelRowsInt8) the
+// float32 fit takes them and says so; either way it takes the same
+// landmarks as the float64 fit (exact kernel rows in both: the float64
+// path's grid products are exact too), the trace errors agree to float32
+// rounding and K − K̂ checks out against the explicit float64 kernel.
+func TestNystromEightBit(t *testing.T) {
+	const n, d = 180, 30
+	x := mat.NewDense(n, d, nil)
+	seed := uint32(3)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			seed = seed*1664525 + 1013904223
+			lev := float64(seed>>24) * float64((i/60)+1) / 3 // three brightness clusters
+			x.Set(i, j, math.Floor(lev)/255+0.1*float64(j))
+		}
+	}
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1.2}
+	a, err := Nystrom{Rank: 40, Seed: 4, Block: 16}.Fit(x, k)
+	require.NoError(t, err)
+	b, err := Nystrom{Rank: 40, Seed: 4, Block: 16, Float32: true, ResidualSample: 50}.Fit(x, k)
+	require.NoError(t, err)
+	if native.HasInt8() && linalg.Calibrate().Int8 {
+		require.Equal(t, "int8", b.Info().Products)
+	} else {
+		require.NotEqual(t, "int8", b.Info().Products)
+	}
+	require.Equal(t, a.Landmarks, b.Landmarks)
+	require.InDelta(t, a.Info().TraceError, b.Info().TraceError, 1e-6)
+	e := residual(t, x, k, b.Train())
+	tr := 0.0
+	for i := 0; i < n; i++ {
+		tr += e.At(i, i)
+	}
+	require.InDelta(t, tr/float64(n), b.Info().TraceError, 1e-6)
+	require.Greater(t, b.Info().ResidualNormLower, 0.0)
+	require.LessOrEqual(t, b.Info().ResidualNormLower, b.Info().EigenvalueBound*(1+1e-6))
 }

@@ -153,6 +153,10 @@ type Info struct {
 	ResidualNormLower float64 `json:"residual_norm_lower,omitempty"`
 	// Precision of the stored features: float32, or empty for float64.
 	Precision string `json:"precision,omitempty"`
+	// Products: the arithmetic of the kernel rows' inner products
+	// (linalg.KernelRows.Arithmetic: int8, grid, float32 or float64;
+	// Nyström only).
+	Products string `json:"products,omitempty"`
 	// Rounds of candidates (Nyström), Rejected candidates.
 	Rounds   int     `json:"rounds,omitempty"`
 	Rejected int     `json:"rejected,omitempty"`
@@ -260,7 +264,10 @@ func kernelDiag(x *mat.Dense, k kernel.Kernel) []float64 {
 
 // Fit builds the Nyström map of kernel k on the rows of x (n×d, not
 // modified). With Float32 the rows are first shifted by their mean and
-// rounded to float32 (a copy of n·d float32s), and F is stored in float32.
+// rounded to float32 (a copy of n·d float32s), and F is stored in float32;
+// rows on an 8-bit grid (images) instead get exact integer products where
+// the processor has them (linalg.NewKernelRowsInt8: n·d bytes, no float32
+// copy).
 func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	start := time.Now()
 	x := linalg.DenseOf(xm)
@@ -279,12 +286,23 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	}
 	src := nySource{n: n, dim: dim, row: func(i int, dst []float64) { copy(dst, x.RawRowView(i)) }}
 	if ny.Float32 {
+		// Data on an 8-bit grid (images) get exact integer kernel rows
+		// where the processor runs them faster (linalg.NewKernelRowsInt8);
+		// others a shifted float32 copy and sgemm.
+		rows, err := kernel.RowsInt8(x, k, linalg.GramOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if rows != nil {
+			src.rows, src.f32 = rows, true
+			return ny.fit(src, k, start)
+		}
 		x32, err := shiftedFloat32(x, k)
 		if err != nil {
 			return nil, err
 		}
 		defer x32.Free()
-		rows, err := kernel.Rows32(x32, k, linalg.GramOptions{})
+		rows, err = kernel.Rows32(x32, k, linalg.GramOptions{})
 		if err != nil {
 			return nil, err
 		}
@@ -620,7 +638,7 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 	chosen := make([]bool, n)
 	order := r.Perm(n) // Uniform's order
 	next := 0
-	info := Info{Method: "nystrom", Sampler: ny.Sampler.String()}
+	info := Info{Method: "nystrom", Sampler: ny.Sampler.String(), Products: rows.Arithmetic()}
 	if src.f32 {
 		info.Precision = "float32"
 	}
@@ -662,7 +680,7 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 			krow(i, xs.RawRowView(j))
 		}
 		// H = K(S, S) − F_S·F_Sᵀ (c×c), the residual among the candidates.
-		ks, err := kernel.Gram(xs, k)
+		ks, err := among(rows, cand, xs, k)
 		if err != nil {
 			return nil, err
 		}
@@ -801,14 +819,14 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 	info.EigenvalueBound = resTrace
 	if ny.ResidualSample > 0 {
 		p := min(ny.ResidualSample, n)
-		rows := r.Perm(n)[:p]
+		sample := r.Perm(n)[:p]
 		xs := mat.NewDense(p, dim, nil)
 		fs := mat.NewDense(p, kcols, nil)
-		for a, i := range rows {
+		for a, i := range sample {
 			src.row(i, xs.RawRowView(a))
 		}
-		fac.gather(rows, kcols, fs)
-		e, err := kernel.Gram(xs, k)
+		fac.gather(sample, kcols, fs)
+		e, err := among(src.rows, sample, xs, k)
 		if err != nil {
 			return nil, err
 		}
@@ -835,6 +853,18 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 		out.ft32 = ft32
 	}
 	return out, nil
+}
+
+// among returns the kernel among the data's rows idx: by the kernel rows'
+// exact integer products where they have them (linalg.KernelRows.Among),
+// else by the Gram engine on those rows (xs, as the kernel rows see them).
+func among(rows *linalg.KernelRows, idx []int, xs *mat.Dense, k kernel.Kernel) (*mat.SymDense, error) {
+	m := len(idx)
+	buf := make([]float64, m*m)
+	if rows.Among(idx, buf) {
+		return mat.NewSymDense(m, buf), nil
+	}
+	return kernel.Gram(xs, k)
 }
 
 func maxOf(v []float64) float64 {

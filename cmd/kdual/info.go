@@ -61,7 +61,13 @@ type gramInfo struct {
 	SingleFaster bool    `json:"single_faster"`
 	Symm64       float64 `json:"symm_float64_seconds"`
 	SymmSingle   float64 `json:"symm_single_seconds"`
-	Source       string  `json:"source"`
+	// Int8: kernel rows of 8-bit data by exact integer products
+	// (linalg GramOptions.Int8), with the probe's times.
+	Int8       bool    `json:"int8"`
+	Int8Secs   float64 `json:"int8_seconds"`
+	Int8Sgemm  float64 `json:"int8_sgemm_seconds"`
+	Int8Kernel bool    `json:"int8_vnni"`
+	Source     string  `json:"source"`
 }
 
 type spinInfo struct {
@@ -99,7 +105,8 @@ func runInfo(args []string, stdout io.Writer) error {
 	g := linalg.Calibrate()
 	r.Gram = gramInfo{Inner: g.Inner.String(), Map: g.Map.String(), Grid: g.Grid, GridDgemm: g.GridDgemm,
 		GridSgemm: g.GridSgemm, SymmNative: g.SymmNative, SingleFaster: g.SingleFaster, Symm64: g.Symm64,
-		SymmSingle: g.SymmSingle, Source: g.Source}
+		SymmSingle: g.SymmSingle, Int8: g.Int8, Int8Secs: g.Int8Seconds, Int8Sgemm: g.Int8Sgemm,
+		Int8Kernel: native.HasInt8(), Source: g.Source}
 	w := native.WideKernels()
 	r.Kernels = kernelsInfo{ISA: native.ISA(), AVX512: w.Supported, Symm512: w.Symm, Single512: w.Single, Symv512: w.Symv,
 		SymmAVX2s: w.Symm2, SymmAVX512s: w.Symm512, SingleAVX2s: w.Single2, SingleAVX512: w.Single512,
@@ -137,6 +144,16 @@ func runInfo(args []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "Gram:       inner products %s, map %s, blocks %s (float32 tiles in float32 arithmetic %s: %.2f ms against %.2f ms); data on an integer grid: %s (dgemm %.2f ms, sgemm %.2f ms; %s)\n",
 		g.Inner, g.Map, symm, single, 1e3*g.SymmSingle, 1e3*g.Symm64, grid, 1e3*g.GridDgemm, 1e3*g.GridSgemm, g.Source)
+	switch {
+	case !native.HasInt8():
+		fmt.Fprintln(stdout, "8-bit data: float32 products (no AVX-512 VNNI for exact integer ones)")
+	case g.Int8:
+		fmt.Fprintf(stdout, "8-bit data: exact integer products for kernel rows (VNNI %.2f ms, sgemm and map %.2f ms; %s)\n",
+			1e3*g.Int8Seconds, 1e3*g.Int8Sgemm, g.Source)
+	default:
+		fmt.Fprintf(stdout, "8-bit data: float32 products for kernel rows (VNNI %.2f ms, sgemm and map %.2f ms; %s)\n",
+			1e3*g.Int8Seconds, 1e3*g.Int8Sgemm, g.Source)
+	}
 	fmt.Fprintf(stdout, "kernels:    %s (%s)\n", r.Kernels.ISA, w.Reason)
 	return nil
 }

@@ -38,6 +38,11 @@ func TestInfo(t *testing.T) {
 	}
 	require.True(t, strings.HasPrefix(r.Kernels.ISA, "avx2+fma") || strings.HasPrefix(r.Kernels.ISA, "sse2"), r.Kernels.ISA)
 	require.NotEmpty(t, r.Kernels.Reason)
+	if !r.Gram.Int8Kernel {
+		require.False(t, r.Gram.Int8, "exact integer kernel rows without VNNI")
+	} else if r.Gram.Source == "measured" {
+		require.Equal(t, r.Gram.Int8Secs < r.Gram.Int8Sgemm, r.Gram.Int8)
+	}
 	if r.Kernels.Symm512 || r.Kernels.Single512 {
 		require.True(t, r.Kernels.AVX512)
 		require.Contains(t, r.Kernels.ISA, "avx-512")
@@ -46,6 +51,7 @@ func TestInfo(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "core:")
 	require.Contains(t, out, "kernels:")
+	require.Contains(t, out, "8-bit data:")
 }
 
 func TestEigRandSymJSON(t *testing.T) {
