@@ -426,15 +426,22 @@ type nySource struct {
 	f32  bool // store F in float32
 }
 
+// newRows are a round's accepted pivots: their indices T, their rows of
+// the data as the kernel rows see them (xt, t×d), their rows of F so far
+// (ft, t×kc; nil when kc = 0), and L (t×t lower triangular, K(T, T) −
+// F_T·F_Tᵀ = L·Lᵀ).
+type newRows struct {
+	idx       []int
+	xt, ft, l *mat.Dense
+}
+
 // factor is the storage of Fᵀ (m×n, one feature per row).
 type factor interface {
-	// update sets gt (c×n, stride n) −= F_S·Fᵀ over the first kc
-	// features, fs (c×kc) the rows F_S of F (as gather gives them).
-	update(gt []float64, fs *mat.Dense)
-	// store sets feature rows [e0, e0+t) to the t×n rows of src and
-	// subtracts their squares from the residual diagonal res, in one
-	// parallel pass over src.
-	store(e0 int, src *mat.Dense, res []float64)
+	// extend appends a round's features: rows [kc, kc+t) of Fᵀ become
+	// L⁻¹·(K(T, X) − F_T·Fᵀ), the pivots' columns set to L exactly (the
+	// earlier pivots' to 0, so that the landmarks' rows of F are lower
+	// triangular), and their squares leave the residual diagonal res.
+	extend(kc int, rows *linalg.KernelRows, r newRows, pivots []int, res []float64) error
 	// gather sets dst (len(idx)×kc) to the rows idx of F over its first
 	// kc features (dst[a][e] = F[idx[a]][e]), reading one stored feature
 	// row at a time.
@@ -446,29 +453,49 @@ type factor interface {
 
 type factor64 struct {
 	ft *mat.Dense
+	gt *[]float64 // a t×n panel, reused: fresh pages are slow to touch
 }
 
-func (f factor64) update(gt []float64, fs *mat.Dense) {
+func (f factor64) extend(kc int, rows *linalg.KernelRows, r newRows, pivots []int, res []float64) error {
 	_, n := f.ft.Dims()
-	c, kc := fs.Dims()
-	fk := f.ft.Slice(0, kc, 0, n).(*mat.Dense)
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, fs.RawMatrix(), fk.RawMatrix(), 1,
-		blas64.General{Rows: c, Cols: n, Stride: n, Data: gt})
-}
-
-func (f factor64) store(e0 int, src *mat.Dense, res []float64) {
-	t, n := src.Dims()
+	t := len(r.idx)
+	if cap(*f.gt) < t*n {
+		*f.gt = make([]float64, t*n)
+	}
+	gt := mat.NewDense(t, n, (*f.gt)[:t*n])
+	// G_Tᵀ = K(T, X) − F_T·Fᵀ (t×n): the kernel rows from the prepared
+	// source (the data's shift and norms computed once), then one gemm.
+	if err := rows.Cross(gt.RawMatrix().Data, n, r.xt, 0, n); err != nil {
+		return err
+	}
+	if kc > 0 {
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, r.ft.RawMatrix(), f.ft.Slice(0, kc, 0, n).(*mat.Dense).RawMatrix(), 1,
+			gt.RawMatrix())
+	}
+	// F_newᵀ = L⁻¹·G_Tᵀ (t×n), in place, then the pivots' columns.
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, lowerOf(r.l), gt.RawMatrix())
+	for e := 0; e < t; e++ {
+		row := gt.RawRowView(e)
+		for _, p := range pivots {
+			row[p] = 0
+		}
+		for a, p := range r.idx {
+			row[p] = r.l.At(a, e)
+		}
+	}
 	par.For(0, n, nil, func(lo, hi int) {
-		r := res[lo:hi]
+		rs := res[lo:hi]
 		for e := 0; e < t; e++ {
-			row := src.RawRowView(e)[lo:hi]
-			copy(f.ft.RawRowView(e0 + e)[lo:hi], row)
+			row := gt.RawRowView(e)[lo:hi]
+			copy(f.ft.RawRowView(kc + e)[lo:hi], row)
 			for a, z := range row {
-				r[a] -= z * z
+				rs[a] -= z * z
 			}
 		}
 	})
+	return nil
 }
+
 func (f factor64) gather(idx []int, kc int, dst *mat.Dense) {
 	gatherRows(idx, kc, dst, func(e int, out []float64) {
 		row := f.ft.RawRowView(e)
@@ -507,51 +534,77 @@ func (f factor64) train(kc int) mat.Matrix {
 	return f.ft.Slice(0, kc, 0, n).(*mat.Dense).T()
 }
 
-// factor32 keeps Fᵀ in float32; the update F_S·Fᵀ is one sgemm into a
-// reused float32 panel, added to the float64 gt.
+// factor32 keeps Fᵀ in float32 and builds each round's rows there in
+// float32 arithmetic: −F_T·Fᵀ by sgemm straight into the new rows, the
+// kernel rows added (by the exact integer kernel of 8-bit data in the
+// same pass, else from a float64 panel), then strsm. The rounding this
+// adds is of the order of what the float32 update has made already
+// (entries of G off by about 2⁻²⁴·(|K| + |F_T·Fᵀ|), times ‖L⁻¹‖ in F);
+// the residual diagonal subtracts the squares of the stored values, so
+// the trace error is that of the stored F.
 type factor32 struct {
-	ft      *linalg.Dense32
-	scratch *[]float32
+	ft *linalg.Dense32
+	gt *[]float64 // the float64 panel of kernel rows that lack AddRows32
 }
 
-func (f factor32) update(gt []float64, fs64 *mat.Dense) {
+func (f factor32) extend(kc int, rows *linalg.KernelRows, r newRows, pivots []int, res []float64) error {
 	n := f.ft.Cols
-	c, kc := fs64.Dims()
-	fs := make([]float32, c*kc)
-	for j := 0; j < c; j++ {
-		for e, v := range fs64.RawRowView(j) {
-			fs[j*kc+e] = float32(v) // exact: gathered from float32
+	t := len(r.idx)
+	dst := f.ft.Data[kc*n : (kc+t)*n]
+	dg := blas32.General{Rows: t, Cols: n, Stride: n, Data: dst}
+	if kc > 0 {
+		fs := make([]float32, t*kc)
+		for j := 0; j < t; j++ {
+			for e, v := range r.ft.RawRowView(j) {
+				fs[j*kc+e] = float32(v) // exact: gathered from float32
+			}
+		}
+		blas32.Gemm(blas.NoTrans, blas.NoTrans, -1, blas32.General{Rows: t, Cols: kc, Stride: kc, Data: fs},
+			blas32.General{Rows: kc, Cols: n, Stride: n, Data: f.ft.Data[:kc*n]}, 0, dg)
+	} else {
+		clear(dst)
+	}
+	if !rows.AddRows32(r.idx, dst, n) {
+		if cap(*f.gt) < t*n {
+			*f.gt = make([]float64, t*n)
+		}
+		gt := (*f.gt)[:t*n]
+		if err := rows.Cross(gt, n, r.xt, 0, n); err != nil {
+			return err
+		}
+		par.For(0, t*n, nil, func(lo, hi int) {
+			for i, v := range gt[lo:hi] {
+				dst[lo+i] = float32(v + float64(dst[lo+i]))
+			}
+		})
+	}
+	l32 := make([]float32, t*t)
+	for a := 0; a < t; a++ {
+		for e := 0; e <= a; e++ {
+			l32[a*t+e] = float32(r.l.At(a, e))
 		}
 	}
-	if cap(*f.scratch) < c*n {
-		*f.scratch = make([]float32, c*n)
-	}
-	buf := (*f.scratch)[:c*n]
-	blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, blas32.General{Rows: c, Cols: kc, Stride: kc, Data: fs},
-		blas32.General{Rows: kc, Cols: n, Stride: n, Data: f.ft.Data[:kc*n]}, 0,
-		blas32.General{Rows: c, Cols: n, Stride: n, Data: buf})
-	par.For(0, c, nil, func(lo, hi int) {
-		for a, v := range buf[lo*n : hi*n] {
-			gt[lo*n+a] -= float64(v)
+	blas32.Trsm(blas.Left, blas.NoTrans, 1, blas32.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: t, Stride: t, Data: l32}, dg)
+	for e := 0; e < t; e++ {
+		row := dst[e*n : (e+1)*n]
+		for _, p := range pivots {
+			row[p] = 0
 		}
-	})
-}
-
-// store narrows in parallel: the first touch of F's fresh pages is most
-// of its cost.
-func (f factor32) store(e0 int, src *mat.Dense, res []float64) {
-	t, n := src.Dims()
+		for a, p := range r.idx {
+			row[p] = float32(r.l.At(a, e))
+		}
+	}
 	par.For(0, n, nil, func(lo, hi int) {
-		r := res[lo:hi]
+		rs := res[lo:hi]
 		for e := 0; e < t; e++ {
-			dst := f.ft.Row(e0 + e)[lo:hi]
-			for i, v := range src.RawRowView(e)[lo:hi] {
-				dst[i] = float32(v)
-				r[i] -= v * v
+			for a, z := range dst[e*n+lo : e*n+hi] {
+				rs[a] -= float64(z) * float64(z)
 			}
 		}
 	})
+	return nil
 }
+
 func (f factor32) gather(idx []int, kc int, dst *mat.Dense) {
 	gatherRows(idx, kc, dst, func(e int, out []float64) {
 		row := f.ft.Row(e)
@@ -629,9 +682,9 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 		if ft32, err = linalg.NewDense32(m, n); err != nil {
 			return nil, err
 		}
-		fac = factor32{ft: ft32, scratch: new([]float32)}
+		fac = factor32{ft: ft32, gt: new([]float64)}
 	} else {
-		fac = factor64{ft: mat.NewDense(m, n, nil)}
+		fac = factor64{ft: mat.NewDense(m, n, nil), gt: new([]float64)}
 	}
 	kcols := 0
 	var pivots []int
@@ -643,7 +696,6 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 		info.Precision = "float32"
 	}
 	resTrace := trace
-	gtBuf := make([]float64, b*n)
 	empty := 0 // consecutive rounds that accepted nothing
 
 	for kcols < m {
@@ -743,49 +795,28 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 		}
 		empty = 0
 		t := len(acc)
-		// G_Tᵀ = K(T, X) − F_T·Fᵀ (t×n) for the accepted T only: the kernel
-		// rows from the prepared source (the data's shift and norms
-		// computed once), then one gemm.
-		xt := mat.NewDense(t, dim, nil)
+		// The accepted T's new features (their kernel rows only now).
+		nr := newRows{idx: make([]int, t), xt: mat.NewDense(t, dim, nil), l: mat.NewDense(t, t, nil)}
 		for a, j := range acc {
-			copy(xt.RawRowView(a), xs.RawRowView(j))
-		}
-		gt := mat.NewDense(t, n, gtBuf[:t*n]) // reused: fresh pages are slow to touch
-		if err := rows.Cross(gt.RawMatrix().Data, n, xt, 0, n); err != nil {
-			return nil, err
+			nr.idx[a] = cand[j]
+			copy(nr.xt.RawRowView(a), xs.RawRowView(j))
+			for e := 0; e <= a; e++ {
+				nr.l.Set(a, e, cols[e][j])
+			}
 		}
 		if kcols > 0 {
-			ft := mat.NewDense(t, kcols, nil)
+			nr.ft = mat.NewDense(t, kcols, nil)
 			for a, j := range acc {
-				copy(ft.RawRowView(a), fs.RawRowView(j))
-			}
-			fac.update(gt.RawMatrix().Data, ft)
-		}
-		// L_TT (lower) from the accepted columns, then F_new = G_T·L⁻ᵀ.
-		l := mat.NewDense(t, t, nil)
-		for a := 0; a < t; a++ {
-			for e := 0; e <= a; e++ {
-				l.Set(a, e, cols[e][acc[a]])
+				copy(nr.ft.RawRowView(a), fs.RawRowView(j))
 			}
 		}
-		// F_newᵀ = L⁻¹·G_Tᵀ (t×n), in place.
-		fnew := gt
-		blas64.Trsm(blas.Left, blas.NoTrans, 1, lowerOf(l), fnew.RawMatrix())
-		// Pivot columns: exactly L (earlier pivots exactly 0), so that the
-		// landmarks' rows of F are lower triangular.
-		for e := 0; e < t; e++ {
-			row := fnew.RawRowView(e)
-			for _, p := range pivots {
-				row[p] = 0
+		if err := fac.extend(kcols, rows, nr, pivots, res); err != nil {
+			if ft32 != nil {
+				ft32.Free()
 			}
-			for a, j := range acc {
-				row[cand[j]] = l.At(a, e)
-			}
+			return nil, err
 		}
-		for _, j := range acc {
-			pivots = append(pivots, cand[j])
-		}
-		fac.store(kcols, fnew, res)
+		pivots = append(pivots, nr.idx...)
 		resTrace = 0
 		for a, v := range res {
 			if v < 0 || chosen[a] {
@@ -799,7 +830,6 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 			ny.Progress(kcols, m)
 		}
 	}
-	gtBuf = nil
 	if kcols == 0 {
 		if ft32 != nil {
 			ft32.Free()

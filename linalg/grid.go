@@ -368,16 +368,24 @@ func (s *gramSource) int8Landmarks(b *gramSource, i0, i1 int) *native.Int8Landma
 // crossInt8 is crossMapped by native.Int8Map: the points [j0, j1) of b in
 // parallel ranges of whole packed blocks.
 func crossInt8(a, b *gramSource, y *native.Int8Landmarks, out []float64, ld, j0, j1 int) {
+	c, laplace := a.em.C, a.em.Kind == MapExpDist
+	int8Ranges(a.workers, j0, j1, func(p0, p1 int) {
+		a.build.Int8Map(b.i8, y, p0, p1, c, laplace, out[p0-j0:], ld)
+	})
+}
+
+// int8Ranges runs f on parallel ranges [p0, p1) covering [j0, j1), split
+// at packed blocks: par.For over the blocks' points, its chunks rounded to
+// whole blocks (a partition still, some chunks empty), so that the work is
+// parallel from two blocks on.
+func int8Ranges(workers, j0, j1 int, f func(p0, p1 int)) {
 	const blk = native.Int8Block
 	first, last := j0/blk, (j1+blk-1)/blk
-	c, laplace := a.em.C, a.em.Kind == MapExpDist
-	// par.For over the blocks' points, its chunks rounded to whole blocks
-	// (a partition still, some chunks empty): parallel from two blocks on.
-	par.For(a.workers, (last-first)*blk, nil, func(lo, hi int) {
+	par.For(workers, (last-first)*blk, nil, func(lo, hi int) {
 		b0, b1 := first+(lo+blk-1)/blk, first+(hi+blk-1)/blk
 		p0, p1 := max(j0, b0*blk), min(j1, b1*blk)
 		if p0 < p1 {
-			a.build.Int8Map(b.i8, y, p0, p1, c, laplace, out[p0-j0:], ld)
+			f(p0, p1)
 		}
 	})
 }

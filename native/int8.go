@@ -6,10 +6,10 @@ package native
 int kd_has_vnni512(void);
 void kd_i8_map_base(int t, int plo, int phi, int d4, const uint8_t *xp, const int8_t *y,
                     const int32_t *xs, const double *xn, const double *yn, double c, int laplace,
-                    double *out, int ldo);
+                    double *out, float *acc32, int ldo);
 void kd_i8_map_vnni(int t, int plo, int phi, int d4, const uint8_t *xp, const int8_t *y,
                     const int32_t *xs, const double *xn, const double *yn, double c, int laplace,
-                    double *out, int ldo);
+                    double *out, float *acc32, int ldo);
 */
 import "C"
 
@@ -155,20 +155,40 @@ func (p *Int8Points) NewInt8Landmarks(t int, level func(j int, dst []uint8)) *In
 // ranges; a range that starts or ends inside a block of 64 points
 // computes the whole block (ranges on multiples of Int8Block do not).
 func (b Build) Int8Map(p *Int8Points, y *Int8Landmarks, lo, hi int, c float64, laplace bool, out []float64, ldo int) {
-	if lo < 0 || hi > p.N || lo > hi || ldo < hi-lo || !(c <= 0) || (y.T > 0 && len(out) < (y.T-1)*ldo+hi-lo) || len(y.norms) != y.T {
-		panic(fmt.Sprintf("native: Int8Map: points [%d,%d) of %d, ldo %d, c %g, len(out) %d", lo, hi, p.N, ldo, c, len(out)))
-	}
-	if y.T == 0 || lo == hi {
+	if !b.int8Args("Int8Map", p, y, lo, hi, c, len(out), ldo) {
 		return
 	}
+	b.int8Call(p, y, lo, hi, c, laplace, (*C.double)(unsafe.Pointer(&out[0])), nil, ldo)
+}
+
+// Int8MapAdd32 is Int8Map adding each value to the float32 entry of out
+// instead (the sum in float64, rounded once): out[j·ldo + i − lo] +=
+// exp(c·δ).
+func (b Build) Int8MapAdd32(p *Int8Points, y *Int8Landmarks, lo, hi int, c float64, laplace bool, out []float32, ldo int) {
+	if !b.int8Args("Int8MapAdd32", p, y, lo, hi, c, len(out), ldo) {
+		return
+	}
+	b.int8Call(p, y, lo, hi, c, laplace, nil, (*C.float)(unsafe.Pointer(&out[0])), ldo)
+}
+
+// int8Args panics on arguments that do not fit and reports whether there
+// is work.
+func (b Build) int8Args(name string, p *Int8Points, y *Int8Landmarks, lo, hi int, c float64, size, ldo int) bool {
+	if lo < 0 || hi > p.N || lo > hi || ldo < hi-lo || !(c <= 0) || (y.T > 0 && size < (y.T-1)*ldo+hi-lo) || len(y.norms) != y.T {
+		panic(fmt.Sprintf("native: %s: points [%d,%d) of %d, ldo %d, c %g, output of %d", name, lo, hi, p.N, ldo, c, size))
+	}
+	return y.T > 0 && lo < hi
+}
+
+func (b Build) int8Call(p *Int8Points, y *Int8Landmarks, lo, hi int, c float64, laplace bool, o *C.double, o32 *C.float, ldo int) {
 	xp, yr := (*C.uint8_t)(unsafe.Pointer(&p.packed[0])), (*C.int8_t)(unsafe.Pointer(&y.rows[0]))
 	xs, xn := (*C.int32_t)(unsafe.Pointer(&p.sums[0])), (*C.double)(unsafe.Pointer(&p.norms[0]))
-	yn, o := (*C.double)(unsafe.Pointer(&y.norms[0])), (*C.double)(unsafe.Pointer(&out[0]))
+	yn := (*C.double)(unsafe.Pointer(&y.norms[0]))
 	if b.avx2 && hasVNNI {
-		C.kd_i8_map_vnni(C.int(y.T), C.int(lo), C.int(hi), C.int(p.d4), xp, yr, xs, xn, yn, C.double(c), cFlag(laplace), o, C.int(ldo))
+		C.kd_i8_map_vnni(C.int(y.T), C.int(lo), C.int(hi), C.int(p.d4), xp, yr, xs, xn, yn, C.double(c), cFlag(laplace), o, o32, C.int(ldo))
 		return
 	}
-	C.kd_i8_map_base(C.int(y.T), C.int(lo), C.int(hi), C.int(p.d4), xp, yr, xs, xn, yn, C.double(c), cFlag(laplace), o, C.int(ldo))
+	C.kd_i8_map_base(C.int(y.T), C.int(lo), C.int(hi), C.int(p.d4), xp, yr, xs, xn, yn, C.double(c), cFlag(laplace), o, o32, C.int(ldo))
 }
 
 // parallelBlocks runs f(b) for b < nb on GOMAXPROCS goroutines.
