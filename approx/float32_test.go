@@ -151,3 +151,29 @@ func TestNystromEightBit(t *testing.T) {
 	require.Greater(t, b.Info().ResidualNormLower, 0.0)
 	require.LessOrEqual(t, b.Info().ResidualNormLower, b.Info().EigenvalueBound*(1+1e-6))
 }
+
+// CenterTrain subtracts the means from the stored features in place, in
+// either precision, and refuses means of the wrong length.
+func TestCenterTrain(t *testing.T) {
+	x := data(t, 90, 3, 21)
+	for _, f32 := range []bool{false, true} {
+		ny, err := Nystrom{Rank: 12, Seed: 2, Float32: f32}.Fit(x, gauss)
+		require.NoError(t, err)
+		before := mat.DenseCopyOf(ny.Train())
+		mean := ColumnMeans(ny.Train())
+		require.NoError(t, ny.CenterTrain(mean))
+		after := ny.Train()
+		for i := 0; i < 90; i++ {
+			for e := 0; e < 12; e++ {
+				want := before.At(i, e) - mean[e]
+				require.InDelta(t, want, after.At(i, e), 1e-7*(math.Abs(want)+1e-3), "float32=%v", f32)
+			}
+		}
+		for _, m := range ColumnMeans(after) {
+			require.InDelta(t, 0, m, 1e-7)
+		}
+		require.ErrorIs(t, ny.CenterTrain(mean[:3]), ErrInvalid)
+		ny.ReleaseTrain()
+		require.ErrorIs(t, ny.CenterTrain(mean), ErrInvalid)
+	}
+}

@@ -209,6 +209,35 @@ func (m *NystromMap) ReleaseTrain() {
 // Info reports the map.
 func (m *NystromMap) Info() Info { return m.info }
 
+// CenterTrain subtracts mean (one value per feature) from the stored
+// training features in place, each difference rounded once to the
+// storage's precision: Train returns F − 1μᵀ afterwards. For a model that
+// needs only the centred features (kernel PCA's k×k problem) and would
+// otherwise centre a copy.
+func (m *NystromMap) CenterTrain(mean []float64) error {
+	t, ok := m.train.(mat.Transpose)
+	if !ok {
+		return invalidf("NystromMap.CenterTrain: no training features")
+	}
+	switch ft := t.Matrix.(type) {
+	case *linalg.Dense32:
+		return linalg.CenterRows32(ft, mean)
+	case *mat.Dense:
+		k, _ := ft.Dims()
+		if len(mean) != k {
+			return invalidf("NystromMap.CenterTrain: %d means for %d features", len(mean), k)
+		}
+		for e := 0; e < k; e++ {
+			row := ft.RawRowView(e)
+			for i := range row {
+				row[i] -= mean[e]
+			}
+		}
+		return nil
+	}
+	return invalidf("NystromMap.CenterTrain: features of type %T", t.Matrix)
+}
+
 // Map returns f(y)ᵀ = K(y, L)·R⁻ᵀ for the rows of y.
 func (m *NystromMap) Map(y *mat.Dense) (*mat.Dense, error) {
 	if y == nil || y.IsEmpty() {

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/bigmem"
@@ -141,6 +142,13 @@ func OuterT32(ft *Dense32, mean []float64) (*mat.SymDense, error) {
 	raw := out.RawSymmetric()
 	for j0 := 0; j0 < n; j0 += p {
 		w := min(p, n-j0)
+		if mean == nil {
+			// Not centred: ssyrk reads the block in place (stride n).
+			blas32.Syrk(blas.NoTrans, 1, blas32.General{Rows: k, Cols: w, Stride: n, Data: ft.Data[j0:]}, 0,
+				blas32.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: acc})
+			addUpper(raw, acc, k)
+			continue
+		}
 		par.For(0, k, nil, func(lo, hi int) {
 			for r := lo; r < hi; r++ {
 				src := ft.Data[r*n+j0 : r*n+j0+w]
@@ -157,16 +165,41 @@ func OuterT32(ft *Dense32, mean []float64) (*mat.SymDense, error) {
 		})
 		blas32.Syrk(blas.NoTrans, 1, blas32.General{Rows: k, Cols: w, Stride: w, Data: buf[:k*w]}, 0,
 			blas32.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: acc})
-		par.For(0, k, nil, func(lo, hi int) {
-			for r := lo; r < hi; r++ {
-				dst := raw.Data[r*raw.Stride+r : r*raw.Stride+k]
-				for j, v := range acc[r*k+r : r*k+k] {
-					dst[j] += float64(v)
-				}
-			}
-		})
+		addUpper(raw, acc, k)
 	}
 	return out, nil
+}
+
+// addUpper adds the upper triangle of the k×k float32 acc to raw's.
+func addUpper(raw blas64.Symmetric, acc []float32, k int) {
+	par.For(0, k, nil, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			dst := raw.Data[r*raw.Stride+r : r*raw.Stride+k]
+			for j, v := range acc[r*k+r : r*k+k] {
+				dst[j] += float64(v)
+			}
+		}
+	})
+}
+
+// CenterRows32 subtracts mean[r] from every entry of row r of ft in
+// place, each difference computed in float64 and rounded once: F − 1μᵀ
+// for F = ftᵀ, the values OuterT32 would centre block by block.
+func CenterRows32(ft *Dense32, mean []float64) error {
+	k, n := ft.Dims()
+	if len(mean) != k {
+		return invalidf("CenterRows32: %d means for %d rows", len(mean), k)
+	}
+	par.For(0, k, nil, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			mu := mean[r]
+			row := ft.Data[r*n : (r+1)*n]
+			for j, v := range row {
+				row[j] = float32(float64(v) - mu)
+			}
+		}
+	})
+	return nil
 }
 
 // MulT32 returns the n×s matrix (F − 1μᵀ)·W for F = ftᵀ (ft k×n) and W

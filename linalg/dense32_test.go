@@ -73,6 +73,21 @@ func TestDense32Products(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, mat.EqualApprox(&wantS, gotS, 1e-10))
 	}
+	// Centred in place, then not centred again: the values OuterT32 and
+	// MulT32 centred block by block.
+	fc32 := &Dense32{Rows: ft.Rows, Cols: ft.Cols, Data: append([]float32(nil), ft.Data...)}
+	require.NoError(t, CenterRows32(fc32, mean))
+	a, err := OuterT32(ft, mean)
+	require.NoError(t, err)
+	b, err := OuterT32(fc32, nil)
+	require.NoError(t, err)
+	require.True(t, mat.EqualApprox(a, b, 1e-9*mat.Norm(a, math.Inf(1))))
+	for r := 0; r < k; r++ {
+		for j := 0; j < n; j++ {
+			require.Equal(t, float32(float64(ft.Data[r*n+j])-mean[r]), fc32.Data[r*n+j])
+		}
+	}
+	require.ErrorIs(t, CenterRows32(fc32, mean[:1]), ErrInvalid)
 	x := mat.NewDense(n, 2, nil)
 	for i := 0; i < n; i++ {
 		x.Set(i, 0, float64(i%7)-3)
@@ -83,7 +98,7 @@ func TestDense32Products(t *testing.T) {
 	got := mat.NewDense(k, 2, nil)
 	MulTVec32(ft, x, got)
 	require.True(t, mat.EqualApprox(&want, got, 1e-9))
-	_, err := OuterT32(ft, []float64{1})
+	_, err = OuterT32(ft, []float64{1})
 	require.ErrorIs(t, err, ErrInvalid)
 	_, err = MulT32(ft, mat.NewDense(2, 2, nil), nil)
 	require.ErrorIs(t, err, ErrInvalid)

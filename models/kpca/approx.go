@@ -133,11 +133,16 @@ func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n in
 		// Centred without copying F: F_cᵀF_c = FᵀF − n·μμᵀ (r×r), or
 		// F_cF_cᵀ = F·Fᵀ with the double centring applied (n×n).
 		var e *linalg.Eigen
+		scoreMean := mean // subtracted from F in the scores (nil once F is centred)
 		if r <= n && f32 != nil {
-			// float32 features: blocks of F_c by ssyrk, summed in float64.
+			// float32 features: blocks of F_c by ssyrk, summed in float64;
+			// centred in place where the map allows it (no block copies).
 			var mu []float64
 			if !k.NoCenter {
 				mu = mean
+				if cm, ok := fm.(interface{ CenterTrain([]float64) error }); ok && cm.CenterTrain(mean) == nil {
+					mu, scoreMean = nil, nil
+				}
 			}
 			c, err := linalg.OuterT32(f32, mu)
 			if err != nil {
@@ -175,7 +180,7 @@ func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n in
 			// scores = F_c·V = F·V − 1·(μᵀV)
 			w = e.Vectors // r×s
 			if f32 != nil {
-				linalg.MulT32Into(scores, f32, w, mean)
+				linalg.MulT32Into(scores, f32, w, scoreMean)
 			} else {
 				scores.Mul(f, w)
 				mv := make([]float64, s)
