@@ -130,6 +130,22 @@ func TestBadInput(t *testing.T) {
 	bad.Set(2, 1, math.NaN())
 	_, err := Nystrom{Rank: 3}.Fit(bad, gauss)
 	require.ErrorIs(t, err, ErrInvalid)
+	// 8-bit data with one bad entry: the integer path refuses them and
+	// the check names the entry.
+	pix := mat.NewDense(40, 3, nil)
+	for i := 0; i < 40; i++ {
+		for j := 0; j < 3; j++ {
+			pix.Set(i, j, float64((i*37+j*11)%256)/255)
+		}
+	}
+	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		b := mat.DenseCopyOf(pix)
+		b.Set(17, 2, v)
+		_, err = Nystrom{Rank: 3, Float32: true}.Fit(b, gauss)
+		require.ErrorIs(t, err, ErrInvalid, "%g", v)
+	}
+	_, err = Nystrom{Rank: 3, Float32: true}.Fit(pix, gauss)
+	require.NoError(t, err)
 	_, err = Nystrom{Rank: 3}.Fit(nil, gauss)
 	require.ErrorIs(t, err, ErrInvalid)
 	_, err = RFF{Features: 0}.Fit(x, gauss)

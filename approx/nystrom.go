@@ -306,9 +306,6 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	if err := k.Check(); err != nil {
 		return nil, err
 	}
-	if err := linalg.CheckFinite("approx: Nystrom", x); err != nil {
-		return nil, err
-	}
 	n, dim := x.Dims()
 	if err := ny.check(n); err != nil {
 		return nil, err
@@ -316,7 +313,8 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	src := nySource{n: n, dim: dim, row: func(i int, dst []float64) { copy(dst, x.RawRowView(i)) }}
 	if ny.Float32 {
 		// Data on an 8-bit grid (images) get exact integer kernel rows
-		// where the processor runs them faster (linalg.NewKernelRowsInt8);
+		// where the processor runs them faster (linalg.NewKernelRowsInt8;
+		// every entry passed its grid check, so the data are finite);
 		// others a shifted float32 copy and sgemm.
 		rows, err := kernel.RowsInt8(x, k, linalg.GramOptions{})
 		if err != nil {
@@ -326,12 +324,17 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 			src.rows, src.f32 = rows, true
 			return ny.fit(src, k, start)
 		}
+	}
+	if err := linalg.CheckFinite("approx: Nystrom", x); err != nil {
+		return nil, err
+	}
+	if ny.Float32 {
 		x32, err := shiftedFloat32(x, k)
 		if err != nil {
 			return nil, err
 		}
 		defer x32.Free()
-		rows, err = kernel.Rows32(x32, k, linalg.GramOptions{})
+		rows, err := kernel.Rows32(x32, k, linalg.GramOptions{})
 		if err != nil {
 			return nil, err
 		}

@@ -291,21 +291,15 @@ func (g *grid) snapInt8(x blas64.General, workers int) (*native.Int8Points, []fl
 	norms := make([]float64, n)
 	var off atomic.Bool
 	inv := 1 / g.step
+	b := native.AVX2()
 	pts, err := native.PackInt8(n, d, func(i int, dst []uint8) {
 		if off.Load() {
 			return
 		}
-		var sq int64
-		for j, v := range x.Data[i*x.Stride : i*x.Stride+d] {
-			r := v - g.lo[j]
-			k := math.Floor(r*inv + 0.5)
-			if !(math.Abs(r-k*g.step) <= g.tol[j]) || k < 0 || k > 255 {
-				off.Store(true)
-				return
-			}
-			dst[j] = uint8(k)
-			kk := int64(k) - int64(g.mid[j])
-			sq += kk * kk
+		sq := b.Snap8(x.Data[i*x.Stride:i*x.Stride+d], g.lo, g.tol, g.mid, g.step, inv, dst)
+		if sq < 0 {
+			off.Store(true)
+			return
 		}
 		norms[i] = float64(sq)
 	})

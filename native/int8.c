@@ -112,7 +112,11 @@ void kd_i8_map_vnni(int t, int plo, int phi, int d4, const uint8_t *xp, const in
                             if (laplace) dd[l] = __builtin_sqrt(dd[l]);
                         }
                         kd_v8 e = kd_exp8(c * dd);
-                        if (row32) {
+                        if (row32 && p >= plo && p + 8 <= phi) {
+                            __m256 old = _mm256_loadu_ps(row32 + (p - plo));
+                            __m512d sum = _mm512_add_pd((__m512d)e, _mm512_cvtps_pd(old));
+                            _mm256_storeu_ps(row32 + (p - plo), _mm512_cvtpd_ps(sum));
+                        } else if (row32) {
                             for (int l = 0; l < 8; l++)
                                 if (p + l >= plo && p + l < phi)
                                     row32[p + l - plo] = (float)(e[l] + (double)row32[p + l - plo]);
@@ -128,3 +132,28 @@ void kd_i8_map_vnni(int t, int plo, int phi, int d4, const uint8_t *xp, const in
         }
     }
 }
+
+// KD_SNAP8 defines NAME, which snaps the d values v of a row onto an 8-bit
+// grid: level k_j = ⌊(v_j − lo_j)·inv + ½⌋ must lie within tol_j of v_j
+// (|v_j − lo_j − k_j·step| ≤ tol_j) and in 0…255; it writes the levels to
+// dst and returns Σ (k_j − mid_j)², or −1 at the first entry off the grid
+// (NaN included: its comparisons fail).
+#define KD_SNAP8(NAME, ATTR)                                                          \
+ATTR long long NAME(int d, const double *v, const double *lo, const double *tol,       \
+                    const int *mid, double step, double inv, uint8_t *dst) {           \
+    long long sq = 0;                                                                  \
+    int bad = 0;                                                                       \
+    for (int j = 0; j < d; j++) {                                                      \
+        double r = v[j] - lo[j];                                                       \
+        double k = __builtin_floor(r * inv + 0.5);                                     \
+        bad |= !(__builtin_fabs(r - k * step) <= tol[j]) | !(k >= 0) | !(k <= 255);    \
+        int ki = bad ? 0 : (int)k;                                                     \
+        dst[j] = (uint8_t)ki;                                                          \
+        long long c = ki - mid[j];                                                     \
+        sq += c * c;                                                                   \
+    }                                                                                  \
+    return bad ? -1 : sq;                                                              \
+}
+
+KD_SNAP8(kd_snap8_base, )
+KD_SNAP8(kd_snap8_avx2, __attribute__((target("avx2,fma,sse4.1"))))

@@ -4,6 +4,8 @@ package native
 #cgo CFLAGS: -O3
 #include <stdint.h>
 int kd_has_vnni512(void);
+long long kd_snap8_base(int d, const double *v, const double *lo, const double *tol, const int *mid, double step, double inv, uint8_t *dst);
+long long kd_snap8_avx2(int d, const double *v, const double *lo, const double *tol, const int *mid, double step, double inv, uint8_t *dst);
 void kd_i8_map_base(int t, int plo, int phi, int d4, const uint8_t *xp, const int8_t *y,
                     const int32_t *xs, const double *xn, const double *yn, double c, int laplace,
                     double *out, float *acc32, int ldo);
@@ -189,6 +191,27 @@ func (b Build) int8Call(p *Int8Points, y *Int8Landmarks, lo, hi int, c float64, 
 		return
 	}
 	C.kd_i8_map_base(C.int(y.T), C.int(lo), C.int(hi), C.int(p.d4), xp, yr, xs, xn, yn, C.double(c), cFlag(laplace), o, o32, C.int(ldo))
+}
+
+// Snap8 snaps the values v of a row onto an 8-bit grid with column minima
+// lo, tolerances tol and shifts mid (len(v) each) and step (inv = 1/step):
+// level k_j = ⌊(v_j − lo_j)/step + ½⌋, which must be within tol_j of v_j
+// and in 0…255. It writes the levels to dst and returns Σ (k_j − mid_j)²,
+// or −1 when an entry is off the grid (NaN and infinities included).
+func (b Build) Snap8(v, lo, tol []float64, mid []int32, step, inv float64, dst []uint8) int64 {
+	d := len(v)
+	if len(lo) < d || len(tol) < d || len(mid) < d || len(dst) < d {
+		panic(fmt.Sprintf("native: Snap8: %d values, %d minima, %d tolerances, %d shifts, %d levels", d, len(lo), len(tol), len(mid), len(dst)))
+	}
+	if d == 0 {
+		return 0
+	}
+	pv, pl, pt := (*C.double)(unsafe.Pointer(&v[0])), (*C.double)(unsafe.Pointer(&lo[0])), (*C.double)(unsafe.Pointer(&tol[0]))
+	pm, pd := (*C.int)(unsafe.Pointer(&mid[0])), (*C.uint8_t)(unsafe.Pointer(&dst[0]))
+	if b.avx2 {
+		return int64(C.kd_snap8_avx2(C.int(d), pv, pl, pt, pm, C.double(step), C.double(inv), pd))
+	}
+	return int64(C.kd_snap8_base(C.int(d), pv, pl, pt, pm, C.double(step), C.double(inv), pd))
 }
 
 // parallelBlocks runs f(b) for b < nb on GOMAXPROCS goroutines.

@@ -85,3 +85,36 @@ func TestInt8Map(t *testing.T) {
 	require.Panics(t, func() { AVX2().Int8Map(pts, land, 0, n+1, -1, false, make([]float64, m*(n+1)), n+1) })
 	require.Panics(t, func() { AVX2().Int8MapAdd32(pts, land, 0, n, -1, false, make([]float32, m*n-1), n) })
 }
+
+// Snap8 on both builds: levels and the shifted squared norm of rows on an
+// 8-bit grid; −1 for an entry off the grid, beyond 255 or below 0, NaN or
+// infinite.
+func TestSnap8(t *testing.T) {
+	const d, step = 9, 1.0 / 255
+	lo := []float64{0, 0.5, -1, 0, 0, 0, 2, 0, 0}
+	tol := make([]float64, d)
+	for j := range tol {
+		tol[j] = 1e-13
+	}
+	mid := []int32{127, 10, 0, 127, 3, 127, 127, 1, 50}
+	levels := []int{0, 255, 7, 128, 3, 254, 1, 2, 100}
+	v := make([]float64, d)
+	var want int64
+	for j, k := range levels {
+		v[j] = lo[j] + float64(k)*step
+		want += int64(k-int(mid[j])) * int64(k-int(mid[j]))
+	}
+	for _, b := range Builds() {
+		dst := make([]uint8, d)
+		require.Equal(t, want, b.Snap8(v, lo, tol, mid, step, 1/step, dst), b.Name())
+		for j, k := range levels {
+			require.Equal(t, uint8(k), dst[j])
+		}
+		for _, bad := range []float64{lo[5] + 10.4*step, lo[3] + 256*step, lo[4] - step, math.NaN(), math.Inf(1)} {
+			w := append([]float64(nil), v...)
+			w[5] = bad
+			require.Equal(t, int64(-1), b.Snap8(w, lo, tol, mid, step, 1/step, dst), "%s: %g", b.Name(), bad)
+		}
+	}
+	require.Panics(t, func() { AVX2().Snap8(v, lo[:3], tol, mid, step, 1/step, make([]uint8, d)) })
+}
