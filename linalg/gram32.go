@@ -246,7 +246,7 @@ func NewKernelRowsInt8(x *mat.Dense, em ElementMap, o GramOptions) (*KernelRows,
 	if g == nil || !g.bits8() {
 		return nil, nil
 	}
-	pts, norms := g.snapInt8(xg, o.Workers)
+	pts, norms := g.snapInt8(xg)
 	if pts == nil {
 		return nil, nil
 	}

@@ -286,27 +286,9 @@ func (s *gramSource) packInt8(o GramOptions) {
 // straight into native.Int8Map's packing (n·d bytes, no float32 copy), with
 // the squared norms of the shifted integers; nil when an entry is off the
 // grid.
-func (g *grid) snapInt8(x blas64.General, workers int) (*native.Int8Points, []float64) {
+func (g *grid) snapInt8(x blas64.General) (*native.Int8Points, []float64) {
 	n, d := x.Rows, x.Cols
-	norms := make([]float64, n)
-	var off atomic.Bool
-	inv := 1 / g.step
-	b := native.AVX2()
-	pts, err := native.PackInt8(n, d, func(i int, dst []uint8) {
-		if off.Load() {
-			return
-		}
-		sq := b.Snap8(x.Data[i*x.Stride:i*x.Stride+d], g.lo, g.tol, g.mid, g.step, inv, dst)
-		if sq < 0 {
-			off.Store(true)
-			return
-		}
-		norms[i] = float64(sq)
-	})
-	if err != nil || off.Load() {
-		return nil, nil
-	}
-	return pts, norms
+	return native.AVX2().PackSnap8(n, d, func(i int) []float64 { return x.Data[i*x.Stride : i*x.Stride+d] }, g.lo, g.tol, g.mid, g.step)
 }
 
 // ensureX32 gives an 8-bit grid source packed by snapInt8 its float32

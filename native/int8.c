@@ -133,27 +133,34 @@ void kd_i8_map_vnni(int t, int plo, int phi, int d4, const uint8_t *xp, const in
     }
 }
 
-// KD_SNAP8 defines NAME, which snaps the d values v of a row onto an 8-bit
-// grid: level k_j = ⌊(v_j − lo_j)·inv + ½⌋ must lie within tol_j of v_j
-// (|v_j − lo_j − k_j·step| ≤ tol_j) and in 0…255; it writes the levels to
-// dst and returns Σ (k_j − mid_j)², or −1 at the first entry off the grid
-// (NaN included: its comparisons fail).
-#define KD_SNAP8(NAME, ATTR)                                                          \
+// KD_SNAP8_PACK defines NAME, which snaps the d values v of a row onto an
+// 8-bit grid — level k_j = ⌊(v_j − lo_j)·inv + ½⌋, which must lie within
+// tol_j of v_j (|v_j − lo_j − k_j·step| ≤ tol_j) and in 0…255 — and writes
+// the levels into the packed layout of one point (dst = its block plus its
+// offset: feature j at dst[(j/4)·256 + j%4]), with the level sum and
+// squared norm in *sum and *norm. It returns Σ (k_j − mid_j)², or −1 when
+// an entry is off the grid (NaN included: its comparisons fail).
+#define KD_SNAP8_PACK(NAME, ATTR)                                                     \
 ATTR long long NAME(int d, const double *v, const double *lo, const double *tol,       \
-                    const int *mid, double step, double inv, uint8_t *dst) {           \
-    long long sq = 0;                                                                  \
+                    const int *mid, double step, double inv, uint8_t *dst,             \
+                    int *sum, double *norm) {                                          \
+    long long sq = 0, s = 0, nn = 0;                                                   \
     int bad = 0;                                                                       \
     for (int j = 0; j < d; j++) {                                                      \
         double r = v[j] - lo[j];                                                       \
         double k = __builtin_floor(r * inv + 0.5);                                     \
         bad |= !(__builtin_fabs(r - k * step) <= tol[j]) | !(k >= 0) | !(k <= 255);    \
         int ki = bad ? 0 : (int)k;                                                     \
-        dst[j] = (uint8_t)ki;                                                          \
+        dst[(j >> 2) * 256 + (j & 3)] = (uint8_t)ki;                                   \
         long long c = ki - mid[j];                                                     \
         sq += c * c;                                                                   \
+        s += ki;                                                                       \
+        nn += (long long)ki * ki;                                                      \
     }                                                                                  \
+    *sum = (int)s;                                                                     \
+    *norm = (double)nn;                                                                \
     return bad ? -1 : sq;                                                              \
 }
 
-KD_SNAP8(kd_snap8_base, )
-KD_SNAP8(kd_snap8_avx2, __attribute__((target("avx2,fma,sse4.1"))))
+KD_SNAP8_PACK(kd_snap8_pack_base, )
+KD_SNAP8_PACK(kd_snap8_pack_avx2, __attribute__((target("avx2,fma,sse4.1"))))

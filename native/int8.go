@@ -4,8 +4,8 @@ package native
 #cgo CFLAGS: -O3
 #include <stdint.h>
 int kd_has_vnni512(void);
-long long kd_snap8_base(int d, const double *v, const double *lo, const double *tol, const int *mid, double step, double inv, uint8_t *dst);
-long long kd_snap8_avx2(int d, const double *v, const double *lo, const double *tol, const int *mid, double step, double inv, uint8_t *dst);
+long long kd_snap8_pack_base(int d, const double *v, const double *lo, const double *tol, const int *mid, double step, double inv, uint8_t *dst, int *sum, double *norm);
+long long kd_snap8_pack_avx2(int d, const double *v, const double *lo, const double *tol, const int *mid, double step, double inv, uint8_t *dst, int *sum, double *norm);
 void kd_i8_map_base(int t, int plo, int phi, int d4, const uint8_t *xp, const int8_t *y,
                     const int32_t *xs, const double *xn, const double *yn, double c, int laplace,
                     double *out, float *acc32, int ldo);
@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -193,25 +194,52 @@ func (b Build) int8Call(p *Int8Points, y *Int8Landmarks, lo, hi int, c float64, 
 	C.kd_i8_map_base(C.int(y.T), C.int(lo), C.int(hi), C.int(p.d4), xp, yr, xs, xn, yn, C.double(c), cFlag(laplace), o, o32, C.int(ldo))
 }
 
-// Snap8 snaps the values v of a row onto an 8-bit grid with column minima
-// lo, tolerances tol and shifts mid (len(v) each) and step (inv = 1/step):
-// level k_j = ⌊(v_j − lo_j)/step + ½⌋, which must be within tol_j of v_j
-// and in 0…255. It writes the levels to dst and returns Σ (k_j − mid_j)²,
-// or −1 when an entry is off the grid (NaN and infinities included).
-func (b Build) Snap8(v, lo, tol []float64, mid []int32, step, inv float64, dst []uint8) int64 {
-	d := len(v)
-	if len(lo) < d || len(tol) < d || len(mid) < d || len(dst) < d {
-		panic(fmt.Sprintf("native: Snap8: %d values, %d minima, %d tolerances, %d shifts, %d levels", d, len(lo), len(tol), len(mid), len(dst)))
+// PackSnap8 is PackInt8 of n rows of float64 values on an 8-bit grid
+// (row(i) returns point i's d values): level k_j = ⌊(v_j − lo_j)/step + ½⌋
+// must lie within tol_j of v_j and in 0…255 (NaN and infinities never do);
+// each row is snapped and packed in one pass, in C. It returns the packed
+// points and each row's Σ (k_j − mid_j)², or nil when an entry is off
+// the grid. row is called concurrently for different i.
+func (b Build) PackSnap8(n, d int, row func(i int) []float64, lo, tol []float64, mid []int32, step float64) (*Int8Points, []float64) {
+	if n < 1 || d < 1 || d > Int8MaxDim || len(lo) < d || len(tol) < d || len(mid) < d {
+		panic(fmt.Sprintf("native: PackSnap8: %d points of %d features, %d minima, %d tolerances, %d shifts", n, d, len(lo), len(tol), len(mid)))
 	}
-	if d == 0 {
-		return 0
+	d4 := (d + 3) / 4
+	nb := (n + Int8Block - 1) / Int8Block
+	p := &Int8Points{N: n, D: d, d4: d4, packed: make([]uint8, nb*Int8Block*4*d4),
+		sums: make([]int32, nb*Int8Block), norms: make([]float64, nb*Int8Block)}
+	shifted := make([]float64, n)
+	var off atomic.Bool
+	pl, pt, pm := (*C.double)(unsafe.Pointer(&lo[0])), (*C.double)(unsafe.Pointer(&tol[0])), (*C.int)(unsafe.Pointer(&mid[0]))
+	inv := 1 / step
+	parallelBlocks(nb, func(bl int) {
+		for i := 0; i < Int8Block && bl*Int8Block+i < n && !off.Load(); i++ {
+			pt2 := bl*Int8Block + i
+			v := row(pt2)
+			if len(v) < d {
+				off.Store(true)
+				return
+			}
+			dst := &p.packed[bl*Int8Block*4*d4+(i/16)*64+(i%16)*4]
+			var sq C.longlong
+			if b.avx2 {
+				sq = C.kd_snap8_pack_avx2(C.int(d), (*C.double)(unsafe.Pointer(&v[0])), pl, pt, pm, C.double(step), C.double(inv),
+					(*C.uint8_t)(unsafe.Pointer(dst)), (*C.int)(unsafe.Pointer(&p.sums[pt2])), (*C.double)(unsafe.Pointer(&p.norms[pt2])))
+			} else {
+				sq = C.kd_snap8_pack_base(C.int(d), (*C.double)(unsafe.Pointer(&v[0])), pl, pt, pm, C.double(step), C.double(inv),
+					(*C.uint8_t)(unsafe.Pointer(dst)), (*C.int)(unsafe.Pointer(&p.sums[pt2])), (*C.double)(unsafe.Pointer(&p.norms[pt2])))
+			}
+			if sq < 0 {
+				off.Store(true)
+				return
+			}
+			shifted[pt2] = float64(sq)
+		}
+	})
+	if off.Load() {
+		return nil, nil
 	}
-	pv, pl, pt := (*C.double)(unsafe.Pointer(&v[0])), (*C.double)(unsafe.Pointer(&lo[0])), (*C.double)(unsafe.Pointer(&tol[0]))
-	pm, pd := (*C.int)(unsafe.Pointer(&mid[0])), (*C.uint8_t)(unsafe.Pointer(&dst[0]))
-	if b.avx2 {
-		return int64(C.kd_snap8_avx2(C.int(d), pv, pl, pt, pm, C.double(step), C.double(inv), pd))
-	}
-	return int64(C.kd_snap8_base(C.int(d), pv, pl, pt, pm, C.double(step), C.double(inv), pd))
+	return p, shifted
 }
 
 // parallelBlocks runs f(b) for b < nb on GOMAXPROCS goroutines.

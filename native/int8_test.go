@@ -86,35 +86,55 @@ func TestInt8Map(t *testing.T) {
 	require.Panics(t, func() { AVX2().Int8MapAdd32(pts, land, 0, n, -1, false, make([]float32, m*n-1), n) })
 }
 
-// Snap8 on both builds: levels and the shifted squared norm of rows on an
-// 8-bit grid; −1 for an entry off the grid, beyond 255 or below 0, NaN or
-// infinite.
-func TestSnap8(t *testing.T) {
-	const d, step = 9, 1.0 / 255
-	lo := []float64{0, 0.5, -1, 0, 0, 0, 2, 0, 0}
+// PackSnap8 packs rows of grid values as PackInt8 packs their levels
+// (same levels, sums and norms, so the same kernel), with Snap8's shifted
+// norms; nil when a row is off the grid.
+func TestPackSnap8(t *testing.T) {
+	const n, d, step = 130, 11, 0.5
+	lo := make([]float64, d)
 	tol := make([]float64, d)
-	for j := range tol {
-		tol[j] = 1e-13
+	mid := make([]int32, d)
+	for j := range lo {
+		lo[j], tol[j], mid[j] = float64(j)-3, 1e-12, int32(j*20)
 	}
-	mid := []int32{127, 10, 0, 127, 3, 127, 127, 1, 50}
-	levels := []int{0, 255, 7, 128, 3, 254, 1, 2, 100}
-	v := make([]float64, d)
-	var want int64
-	for j, k := range levels {
-		v[j] = lo[j] + float64(k)*step
-		want += int64(k-int(mid[j])) * int64(k-int(mid[j]))
+	lev := func(i, j int) int { return (i*31 + j*17) % 256 }
+	rows := make([][]float64, n)
+	for i := range rows {
+		rows[i] = make([]float64, d)
+		for j := range rows[i] {
+			rows[i][j] = lo[j] + float64(lev(i, j))*step
+		}
 	}
+	want, err := PackInt8(n, d, func(i int, dst []uint8) {
+		for j := range dst {
+			dst[j] = uint8(lev(i, j))
+		}
+	})
+	require.NoError(t, err)
 	for _, b := range Builds() {
-		dst := make([]uint8, d)
-		require.Equal(t, want, b.Snap8(v, lo, tol, mid, step, 1/step, dst), b.Name())
-		for j, k := range levels {
-			require.Equal(t, uint8(k), dst[j])
+		p, shifted := b.PackSnap8(n, d, func(i int) []float64 { return rows[i] }, lo, tol, mid, step)
+		require.NotNil(t, p, b.Name())
+		require.Equal(t, want.packed, p.packed)
+		require.Equal(t, want.sums, p.sums)
+		require.Equal(t, want.norms, p.norms)
+		for i := 0; i < n; i++ {
+			var sq int64
+			for j := 0; j < d; j++ {
+				c := int64(lev(i, j)) - int64(mid[j])
+				sq += c * c
+			}
+			require.Equal(t, float64(sq), shifted[i])
 		}
-		for _, bad := range []float64{lo[5] + 10.4*step, lo[3] + 256*step, lo[4] - step, math.NaN(), math.Inf(1)} {
-			w := append([]float64(nil), v...)
-			w[5] = bad
-			require.Equal(t, int64(-1), b.Snap8(w, lo, tol, mid, step, 1/step, dst), "%s: %g", b.Name(), bad)
+		for _, v := range []float64{lo[4] + 10.3*step, lo[4] + 256*step, lo[4] - step, math.NaN(), math.Inf(1)} {
+			bad := append([]float64(nil), rows[77]...)
+			bad[4] = v
+			p, _ = b.PackSnap8(n, d, func(i int) []float64 {
+				if i == 77 {
+					return bad
+				}
+				return rows[i]
+			}, lo, tol, mid, step)
+			require.Nil(t, p, "%s: %g", b.Name(), v)
 		}
 	}
-	require.Panics(t, func() { AVX2().Snap8(v, lo[:3], tol, mid, step, 1/step, make([]uint8, d)) })
 }
