@@ -567,11 +567,11 @@ func (f factor64) train(kc int) mat.Matrix {
 }
 
 // factor32 keeps Fᵀ in float32 and builds each round's rows there in
-// float32 arithmetic: −F_T·Fᵀ by sgemm straight into the new rows, the
-// kernel rows added (by the exact integer kernel of 8-bit data in the
-// same pass, else from a float64 panel), then strsm. The rounding this
-// adds is of the order of what the float32 update has made already
-// (entries of G off by about 2⁻²⁴·(|K| + |F_T·Fᵀ|), times ‖L⁻¹‖ in F);
+// float32 arithmetic: the kernel rows K(T, X) rounded into the new rows
+// (straight from the exact integer kernel of 8-bit data, else from a
+// float64 panel), −F_T·Fᵀ added by sgemm, then strsm. The rounding this
+// adds is of the order of what the float32 update makes anyway (entries
+// of G off by about 2⁻²⁴·(|K| + |F_T·Fᵀ|), times ‖L⁻¹‖ in F);
 // the residual diagonal subtracts the squares of the stored values, so
 // the trace error is that of the stored F.
 type factor32 struct {
@@ -584,19 +584,9 @@ func (f factor32) extend(kc int, rows *linalg.KernelRows, r newRows, pivots []in
 	t := len(r.idx)
 	dst := f.ft.Data[kc*n : (kc+t)*n]
 	dg := blas32.General{Rows: t, Cols: n, Stride: n, Data: dst}
-	if kc > 0 {
-		fs := make([]float32, t*kc)
-		for j := 0; j < t; j++ {
-			for e, v := range r.ft.RawRowView(j) {
-				fs[j*kc+e] = float32(v) // exact: gathered from float32
-			}
-		}
-		blas32.Gemm(blas.NoTrans, blas.NoTrans, -1, blas32.General{Rows: t, Cols: kc, Stride: kc, Data: fs},
-			blas32.General{Rows: kc, Cols: n, Stride: n, Data: f.ft.Data[:kc*n]}, 0, dg)
-	} else {
-		clear(dst)
-	}
-	if !rows.AddRows32(r.idx, dst, n) {
+	// K(T, X) into the new rows: by the exact integer kernel of 8-bit data
+	// in float32 directly, else from a float64 panel.
+	if !rows.Rows32(r.idx, dst, n) {
 		if cap(*f.gt) < t*n {
 			*f.gt = make([]float64, t*n)
 		}
@@ -606,9 +596,20 @@ func (f factor32) extend(kc int, rows *linalg.KernelRows, r newRows, pivots []in
 		}
 		par.For(0, t*n, nil, func(lo, hi int) {
 			for i, v := range gt[lo:hi] {
-				dst[lo+i] = float32(v + float64(dst[lo+i]))
+				dst[lo+i] = float32(v)
 			}
 		})
+	}
+	// − F_T·Fᵀ, added by sgemm (β = 1).
+	if kc > 0 {
+		fs := make([]float32, t*kc)
+		for j := 0; j < t; j++ {
+			for e, v := range r.ft.RawRowView(j) {
+				fs[j*kc+e] = float32(v) // exact: gathered from float32
+			}
+		}
+		blas32.Gemm(blas.NoTrans, blas.NoTrans, -1, blas32.General{Rows: t, Cols: kc, Stride: kc, Data: fs},
+			blas32.General{Rows: kc, Cols: n, Stride: n, Data: f.ft.Data[:kc*n]}, 1, dg)
 	}
 	l32 := make([]float32, t*t)
 	for a := 0; a < t; a++ {

@@ -391,24 +391,23 @@ func (k *KernelRows) Among(idx []int, out []float64) bool {
 	return true
 }
 
-// AddRows32 adds to out (len(idx) rows of stride ld ≥ N, float32) the
-// kernel rows of the data's rows idx against all N rows, out[a·ld + j] +=
-// k(x_idx[a], x_j) with each sum rounded once, and reports true, when the
-// blocks come from exact integer products (Int8); other KernelRows leave
-// out unchanged and report false.
-func (k *KernelRows) AddRows32(idx []int, out []float32, ld int) bool {
+// Rows32 sets out (len(idx) rows of stride ld ≥ N, float32) to the kernel
+// rows of the data's rows idx against all N rows, each entry rounded once
+// to float32, and reports true, when the blocks come from exact integer
+// products (Int8); other KernelRows leave out unchanged and report false.
+func (k *KernelRows) Rows32(idx []int, out []float32, ld int) bool {
 	s := k.s
 	m, n := len(idx), k.N()
 	if s.i8 == nil || m == 0 {
 		return false
 	}
 	if ld < n || len(out) < (m-1)*ld+n {
-		panic(fmt.Sprintf("linalg: KernelRows.AddRows32: %d rows of %d, ld %d, len(out) %d", m, n, ld, len(out)))
+		panic(fmt.Sprintf("linalg: KernelRows.Rows32: %d rows of %d, ld %d, len(out) %d", m, n, ld, len(out)))
 	}
 	land := s.i8.NewInt8Landmarks(m, func(j int, dst []uint8) { s.i8.Levels(idx[j], dst) })
 	c, laplace := s.em.C, s.em.Kind == MapExpDist
 	int8Ranges(s.workers, 0, n, func(p0, p1 int) {
-		s.build.Int8MapAdd32(s.i8, land, p0, p1, c, laplace, out[p0:], ld)
+		s.build.Int8Map32(s.i8, land, p0, p1, c, laplace, out[p0:], ld)
 	})
 	return true
 }

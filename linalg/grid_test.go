@@ -406,7 +406,7 @@ func TestKernelRowsInt8(t *testing.T) {
 				for i := range add {
 					add[i] = 0.5
 				}
-				require.True(t, kr.AddRows32(idx[1:3], add, n+3))
+				require.True(t, kr.Rows32(idx[1:3], add, n+3))
 				for a, i := range idx {
 					for b, j := range idx {
 						want := exactKernel(kern, dist(k[i*d:(i+1)*d], k[j*d:(j+1)*d]))
@@ -415,11 +415,11 @@ func TestKernelRowsInt8(t *testing.T) {
 				}
 				for a, i := range idx[1:3] {
 					for j := 0; j < n; j++ {
-						want := 0.5 + exactKernel(kern, dist(k[i*d:(i+1)*d], k[j*d:(j+1)*d]))
-						require.InDelta(t, want, float64(add[a*(n+3)+j]), 0x1p-24*want, "AddRows32 (%d,%d)", i, j)
+						want := exactKernel(kern, dist(k[i*d:(i+1)*d], k[j*d:(j+1)*d]))
+						require.InDelta(t, want, float64(add[a*(n+3)+j]), 0x1p-24*want, "Rows32 (%d,%d)", i, j)
 					}
 				}
-				require.Equal(t, float32(0.5), add[n], "AddRows32 wrote past a row")
+				require.Equal(t, float32(0.5), add[n], "Rows32 wrote past a row")
 				// New points: on the grid and in range (integer path),
 				// one level beyond a column's range (float32 integers),
 				// and off the grid (float64 values), each set apart (one
@@ -457,7 +457,7 @@ func TestKernelRowsInt8(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, plain.Int8())
 	require.False(t, plain.Among([]int{1, 2}, make([]float64, 4)))
-	require.False(t, plain.AddRows32([]int{1}, make([]float32, n), n))
+	require.False(t, plain.Rows32([]int{1}, make([]float32, n), n))
 	// Not 8-bit: 300 levels in a column; off the grid; Int8 off.
 	k9 := append([]int64(nil), k...)
 	k9[5*d+3] = 300

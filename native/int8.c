@@ -26,7 +26,7 @@ static inline uint8_t kd_i8_at(const uint8_t *xp, int d4, int b, int i, int a) {
 // products (exact in int64), distances and map, one entry at a time.
 void kd_i8_map_base(int t, int plo, int phi, int d4, const uint8_t *xp, const int8_t *y,
                     const int32_t *xs, const double *xn, const double *yn, double c, int laplace,
-                    double *out, float *acc32, int ldo) {
+                    double *out, float *out32, int ldo) {
     for (int b = plo / KD_I8_P; b * KD_I8_P < phi; b++)
         for (int i = 0; i < KD_I8_P; i++) {
             int p = b * KD_I8_P + i;
@@ -39,8 +39,8 @@ void kd_i8_map_base(int t, int plo, int phi, int d4, const uint8_t *xp, const in
                 dd = dd > 0 ? dd : 0;
                 if (laplace) dd = __builtin_sqrt(dd);
                 size_t o = (size_t)j * ldo + p - plo;
-                if (acc32)
-                    acc32[o] = (float)(__builtin_exp(c * dd) + (double)acc32[o]);
+                if (out32)
+                    out32[o] = (float)__builtin_exp(c * dd);
                 else
                     out[o] = __builtin_exp(c * dd);
             }
@@ -48,8 +48,8 @@ void kd_i8_map_base(int t, int plo, int phi, int d4, const uint8_t *xp, const in
 }
 
 // kd_i8_map_vnni sets out[j·ldo + p − plo] = exp(c·δ_jp) for landmark
-// rows j < t and the points plo ≤ p < phi (or, when acc32 is not NULL,
-// adds it to acc32's float32 entry instead, rounding the sum once), δ the
+// rows j < t and the points plo ≤ p < phi (or, when out32 is not NULL,
+// the value rounded to float32 in out32 instead), δ the
 // squared distance ‖x_p − y_j‖² in levels (laplace: its square root):
 // x_p·y_j = Σ_a x_pa·(y_ja − 128) + 128·xs[p] by vpdpbusd (unsigned levels
 // times signed y − 128, exact in int32: |·| ≤ d·255·128), then δ = xn[p] +
@@ -61,7 +61,7 @@ void kd_i8_map_base(int t, int plo, int phi, int d4, const uint8_t *xp, const in
 __attribute__((target("avx512f,avx512bw,avx512vnni,fma")))
 void kd_i8_map_vnni(int t, int plo, int phi, int d4, const uint8_t *xp, const int8_t *y,
                     const int32_t *xs, const double *xn, const double *yn, double c, int laplace,
-                    double *out, float *acc32, int ldo) {
+                    double *out, float *out32, int ldo) {
     const size_t ys = (size_t)4 * d4;
     for (int b = plo / KD_I8_P; b * KD_I8_P < phi; b++) {
         const uint8_t *xb = xp + (size_t)b * KD_I8_P * 4 * d4;
@@ -93,8 +93,8 @@ void kd_i8_map_vnni(int t, int plo, int phi, int d4, const uint8_t *xp, const in
 #undef KD_Z4
             int rows = t - j0 < KD_I8_R ? t - j0 : KD_I8_R;
             for (int r = 0; r < rows; r++) {
-                double *row = acc32 ? NULL : out + (size_t)(j0 + r) * ldo;
-                float *row32 = acc32 ? acc32 + (size_t)(j0 + r) * ldo : NULL;
+                double *row = out32 ? NULL : out + (size_t)(j0 + r) * ldo;
+                float *row32 = out32 ? out32 + (size_t)(j0 + r) * ldo : NULL;
                 double ny = yn[j0 + r];
                 for (int q = 0; q < 4; q++) {
                     __m512i v = _mm512_add_epi32(acc[r][q], _mm512_slli_epi32(_mm512_loadu_si512(xs + p0 + 16 * q), 7));
@@ -113,13 +113,10 @@ void kd_i8_map_vnni(int t, int plo, int phi, int d4, const uint8_t *xp, const in
                         }
                         kd_v8 e = kd_exp8(c * dd);
                         if (row32 && p >= plo && p + 8 <= phi) {
-                            __m256 old = _mm256_loadu_ps(row32 + (p - plo));
-                            __m512d sum = _mm512_add_pd((__m512d)e, _mm512_cvtps_pd(old));
-                            _mm256_storeu_ps(row32 + (p - plo), _mm512_cvtpd_ps(sum));
+                            _mm256_storeu_ps(row32 + (p - plo), _mm512_cvtpd_ps((__m512d)e));
                         } else if (row32) {
                             for (int l = 0; l < 8; l++)
-                                if (p + l >= plo && p + l < phi)
-                                    row32[p + l - plo] = (float)(e[l] + (double)row32[p + l - plo]);
+                                if (p + l >= plo && p + l < phi) row32[p + l - plo] = (float)e[l];
                         } else if (p >= plo && p + 8 <= phi) {
                             memcpy(row + (p - plo), &e, sizeof e);
                         } else {

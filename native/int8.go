@@ -8,10 +8,10 @@ long long kd_snap8_pack_base(int d, const double *v, const double *lo, const dou
 long long kd_snap8_pack_avx2(int d, const double *v, const double *lo, const double *tol, const int *mid, double step, double inv, uint8_t *dst, int *sum, double *norm);
 void kd_i8_map_base(int t, int plo, int phi, int d4, const uint8_t *xp, const int8_t *y,
                     const int32_t *xs, const double *xn, const double *yn, double c, int laplace,
-                    double *out, float *acc32, int ldo);
+                    double *out, float *out32, int ldo);
 void kd_i8_map_vnni(int t, int plo, int phi, int d4, const uint8_t *xp, const int8_t *y,
                     const int32_t *xs, const double *xn, const double *yn, double c, int laplace,
-                    double *out, float *acc32, int ldo);
+                    double *out, float *out32, int ldo);
 */
 import "C"
 
@@ -164,11 +164,9 @@ func (b Build) Int8Map(p *Int8Points, y *Int8Landmarks, lo, hi int, c float64, l
 	b.int8Call(p, y, lo, hi, c, laplace, (*C.double)(unsafe.Pointer(&out[0])), nil, ldo)
 }
 
-// Int8MapAdd32 is Int8Map adding each value to the float32 entry of out
-// instead (the sum in float64, rounded once): out[j·ldo + i − lo] +=
-// exp(c·δ).
-func (b Build) Int8MapAdd32(p *Int8Points, y *Int8Landmarks, lo, hi int, c float64, laplace bool, out []float32, ldo int) {
-	if !b.int8Args("Int8MapAdd32", p, y, lo, hi, c, len(out), ldo) {
+// Int8Map32 is Int8Map storing each value rounded to float32.
+func (b Build) Int8Map32(p *Int8Points, y *Int8Landmarks, lo, hi int, c float64, laplace bool, out []float32, ldo int) {
+	if !b.int8Args("Int8Map32", p, y, lo, hi, c, len(out), ldo) {
 		return
 	}
 	b.int8Call(p, y, lo, hi, c, laplace, nil, (*C.float)(unsafe.Pointer(&out[0])), ldo)
