@@ -153,20 +153,30 @@ func TestNystromEightBit(t *testing.T) {
 }
 
 // CenterTrain subtracts the means from the stored features in place, in
-// either precision, and refuses means of the wrong length.
+// either precision, and refuses means of the wrong length; the means the
+// float32 fit gathers on the way (by chunks of 4096 points: n = 5000 has
+// two) are the features' column means.
 func TestCenterTrain(t *testing.T) {
-	x := data(t, 90, 3, 21)
-	for _, f32 := range []bool{false, true} {
-		ny, err := Nystrom{Rank: 12, Seed: 2, Float32: f32}.Fit(x, gauss)
+	for _, c := range []struct {
+		f32 bool
+		n   int
+	}{{false, 90}, {true, 90}, {true, 5000}} {
+		x := data(t, c.n, 3, 21)
+		ny, err := Nystrom{Rank: 12, Seed: 2, Float32: c.f32}.Fit(x, gauss)
 		require.NoError(t, err)
 		before := mat.DenseCopyOf(ny.Train())
 		mean := ColumnMeans(ny.Train())
+		tm := ny.TrainMeans()
+		require.Len(t, tm, 12)
+		for e := range mean {
+			require.InDelta(t, mean[e], tm[e], 1e-12*(math.Abs(mean[e])+1e-3), "%+v feature %d", c, e)
+		}
 		require.NoError(t, ny.CenterTrain(mean))
 		after := ny.Train()
-		for i := 0; i < 90; i++ {
+		for i := 0; i < c.n; i++ {
 			for e := 0; e < 12; e++ {
 				want := before.At(i, e) - mean[e]
-				require.InDelta(t, want, after.At(i, e), 1e-7*(math.Abs(want)+1e-3), "float32=%v", f32)
+				require.InDelta(t, want, after.At(i, e), 1e-7*(math.Abs(want)+1e-3), "%+v", c)
 			}
 		}
 		for _, m := range ColumnMeans(after) {
@@ -175,5 +185,6 @@ func TestCenterTrain(t *testing.T) {
 		require.ErrorIs(t, ny.CenterTrain(mean[:3]), ErrInvalid)
 		ny.ReleaseTrain()
 		require.ErrorIs(t, ny.CenterTrain(mean), ErrInvalid)
+		require.Nil(t, ny.TrainMeans())
 	}
 }

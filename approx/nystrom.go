@@ -189,6 +189,7 @@ type NystromMap struct {
 	R         *mat.Dense // k×k lower triangular, K(L, L) = R·Rᵀ
 	train     mat.Matrix // F (n×k): the transpose of k×n float64 or float32 storage
 	ft32      *linalg.Dense32
+	means     []float64 // the training features' means, when the fit kept them
 	info      Info
 }
 
@@ -199,15 +200,30 @@ func (m *NystromMap) Train() mat.Matrix { return m.train }
 // ReleaseTrain drops the training features (and frees float32 storage):
 // Map, the landmarks and the factor stay; Train returns nil afterwards.
 func (m *NystromMap) ReleaseTrain() {
-	m.train = nil
+	m.train, m.means = nil, nil
 	if m.ft32 != nil {
-		m.ft32.Free()
+		// Unmapping tens of megabytes takes the system milliseconds:
+		// nothing waits for it (the storage is the map's alone).
+		go m.ft32.Free()
 		m.ft32 = nil
 	}
 }
 
 // Info reports the map.
 func (m *NystromMap) Info() Info { return m.info }
+
+// TrainMeans returns the training features' column means when the fit
+// computed them on the way (float32 features), else ColumnMeans of Train;
+// nil once the training features are released or centred.
+func (m *NystromMap) TrainMeans() []float64 {
+	if m.train == nil {
+		return nil
+	}
+	if m.means != nil {
+		return append([]float64(nil), m.means...)
+	}
+	return ColumnMeans(m.train)
+}
 
 // CenterTrain subtracts mean (one value per feature) from the stored
 // training features in place, each difference rounded once to the
@@ -219,6 +235,7 @@ func (m *NystromMap) CenterTrain(mean []float64) error {
 	if !ok {
 		return invalidf("NystromMap.CenterTrain: no training features")
 	}
+	m.means = nil
 	switch ft := t.Matrix.(type) {
 	case *linalg.Dense32:
 		return linalg.CenterRows32(ft, mean)
@@ -575,8 +592,9 @@ func (f factor64) train(kc int) mat.Matrix {
 // the residual diagonal subtracts the squares of the stored values, so
 // the trace error is that of the stored F.
 type factor32 struct {
-	ft *linalg.Dense32
-	gt *[]float64 // the float64 panel of kernel rows that lack AddRows32
+	ft   *linalg.Dense32
+	gt   *[]float64 // the float64 panel of kernel rows that lack Rows32
+	sums []float64  // each stored feature's sum over the points
 }
 
 func (f factor32) extend(kc int, rows *linalg.KernelRows, r newRows, pivots []int, res []float64) error {
@@ -627,14 +645,30 @@ func (f factor32) extend(kc int, rows *linalg.KernelRows, r newRows, pivots []in
 			row[p] = float32(r.l.At(a, e))
 		}
 	}
-	par.For(0, n, nil, func(lo, hi int) {
-		rs := res[lo:hi]
-		for e := 0; e < t; e++ {
-			for a, z := range dst[e*n+lo : e*n+hi] {
-				rs[a] -= float64(z) * float64(z)
+	// The squares leave the residual diagonal; the features' sums (for
+	// their means) come along, by chunks of points added in chunk order.
+	const chunk = 4096
+	parts := make([]float64, (n+chunk-1)/chunk*t)
+	par.For(0, (n+chunk-1)/chunk, nil, func(c0, c1 int) {
+		for c := c0; c < c1; c++ {
+			lo, hi := c*chunk, min((c+1)*chunk, n)
+			rs := res[lo:hi]
+			for e := 0; e < t; e++ {
+				sum := 0.0
+				for a, z := range dst[e*n+lo : e*n+hi] {
+					v := float64(z)
+					rs[a] -= v * v
+					sum += v
+				}
+				parts[c*t+e] = sum
 			}
 		}
 	})
+	for c := 0; c < (n+chunk-1)/chunk; c++ {
+		for e := 0; e < t; e++ {
+			f.sums[kc+e] += parts[c*t+e]
+		}
+	}
 	return nil
 }
 
@@ -715,7 +749,7 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 		if ft32, err = linalg.NewDense32(m, n); err != nil {
 			return nil, err
 		}
-		fac = factor32{ft: ft32, gt: new([]float64)}
+		fac = factor32{ft: ft32, gt: new([]float64), sums: make([]float64, m)}
 	} else {
 		fac = factor64{ft: mat.NewDense(m, n, nil), gt: new([]float64)}
 	}
@@ -914,6 +948,11 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 	out := &NystromMap{Kernel: k, Landmarks: pivots, XL: xl, R: rr, train: fac.train(kcols), info: info}
 	if ft32 != nil {
 		out.ft32 = ft32
+		sums := fac.(factor32).sums
+		out.means = make([]float64, kcols)
+		for e := range out.means {
+			out.means[e] = sums[e] / float64(n)
+		}
 	}
 	return out, nil
 }

@@ -132,6 +132,27 @@ const SignTies = 1e-9
 func SignFlips(v mat.Matrix) []bool {
 	r, c := v.Dims()
 	flip := make([]bool, c)
+	if d, ok := v.(*mat.Dense); ok {
+		// The same test row by row, reading the storage in order.
+		raw := d.RawMatrix()
+		big := make([]float64, c)
+		for i := 0; i < r; i++ {
+			for j, x := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+				big[j] = math.Max(big[j], math.Abs(x))
+			}
+		}
+		found := make([]bool, c)
+		left := c
+		for i := 0; i < r && left > 0; i++ {
+			for j, x := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+				if !found[j] && math.Abs(x) >= big[j]*(1-SignTies) {
+					found[j], flip[j] = true, x < 0
+					left--
+				}
+			}
+		}
+		return flip
+	}
 	for j := 0; j < c; j++ {
 		big := 0.0
 		for i := 0; i < r; i++ {

@@ -114,7 +114,11 @@ func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n in
 	k.fitKernel, k.fitCenter, k.fitAlpha = k.Kernel, !k.NoCenter, k.Alpha
 	mean := make([]float64, r)
 	if !k.NoCenter {
-		mean = approx.ColumnMeans(f)
+		if tm, ok := fm.(interface{ TrainMeans() []float64 }); ok {
+			mean = tm.TrainMeans()
+		} else {
+			mean = approx.ColumnMeans(f)
+		}
 	}
 	k.n, k.center, k.values = n, linalg.Centering{}, nil
 	solver := k.solverOf()
@@ -212,13 +216,14 @@ func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n in
 			}
 		}
 		flip := linalg.SignFlips(scores)
-		for j, fl := range flip {
-			if fl {
-				for i := 0; i < n; i++ {
-					scores.Set(i, j, -scores.At(i, j))
-				}
-				for i := 0; i < r; i++ {
-					w.Set(i, j, -w.At(i, j))
+		for _, m := range []*mat.Dense{scores, w} {
+			raw := m.RawMatrix()
+			for i := 0; i < raw.Rows; i++ {
+				row := raw.Data[i*raw.Stride : i*raw.Stride+s]
+				for j, fl := range flip {
+					if fl {
+						row[j] = -row[j]
+					}
 				}
 			}
 		}
