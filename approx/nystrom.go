@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/eig"
@@ -503,6 +504,7 @@ type factor interface {
 type factor64 struct {
 	ft *mat.Dense
 	gt *[]float64 // a t×n panel, reused: fresh pages are slow to touch
+	tr *[]float64 // gather's transposed buffer, reused
 }
 
 func (f factor64) extend(kc int, rows *linalg.KernelRows, r newRows, pivots []int, res []float64) error {
@@ -546,7 +548,7 @@ func (f factor64) extend(kc int, rows *linalg.KernelRows, r newRows, pivots []in
 }
 
 func (f factor64) gather(idx []int, kc int, dst *mat.Dense) {
-	gatherRows(idx, kc, dst, func(e int, out []float64) {
+	gatherRows(idx, kc, dst, f.tr, func(e int, out []float64) {
 		row := f.ft.RawRowView(e)
 		for a, i := range idx {
 			out[a] = row[i]
@@ -557,9 +559,9 @@ func (f factor64) gather(idx []int, kc int, dst *mat.Dense) {
 // gatherRows sets dst (len(idx)×kc) from feature rows: fill(e, out) puts
 // feature e of the points idx in out; the rows are gathered into a
 // transposed buffer (sequential writes) and transposed in 64×64 blocks.
-func gatherRows(idx []int, kc int, dst *mat.Dense, fill func(e int, out []float64)) {
+func gatherRows(idx []int, kc int, dst *mat.Dense, scratch *[]float64, fill func(e int, out []float64)) {
 	p := len(idx)
-	tr := make([]float64, kc*p)
+	tr := grow(scratch, kc*p)
 	par.For(0, kc, nil, func(lo, hi int) {
 		for e := lo; e < hi; e++ {
 			fill(e, tr[e*p:(e+1)*p])
@@ -594,6 +596,8 @@ func (f factor64) train(kc int) mat.Matrix {
 type factor32 struct {
 	ft   *linalg.Dense32
 	gt   *[]float64 // the float64 panel of kernel rows that lack Rows32
+	tr   *[]float64 // gather's transposed buffer, reused
+	fs   *[]float32 // F_T in float32, reused
 	sums []float64  // each stored feature's sum over the points
 }
 
@@ -620,7 +624,10 @@ func (f factor32) extend(kc int, rows *linalg.KernelRows, r newRows, pivots []in
 	}
 	// − F_T·Fᵀ, added by sgemm (β = 1).
 	if kc > 0 {
-		fs := make([]float32, t*kc)
+		if cap(*f.fs) < t*kc {
+			*f.fs = make([]float32, t*kc)
+		}
+		fs := (*f.fs)[:t*kc]
 		for j := 0; j < t; j++ {
 			for e, v := range r.ft.RawRowView(j) {
 				fs[j*kc+e] = float32(v) // exact: gathered from float32
@@ -673,7 +680,7 @@ func (f factor32) extend(kc int, rows *linalg.KernelRows, r newRows, pivots []in
 }
 
 func (f factor32) gather(idx []int, kc int, dst *mat.Dense) {
-	gatherRows(idx, kc, dst, func(e int, out []float64) {
+	gatherRows(idx, kc, dst, f.tr, func(e int, out []float64) {
 		row := f.ft.Row(e)
 		for a, i := range idx {
 			out[a] = float64(row[i])
@@ -749,9 +756,9 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 		if ft32, err = linalg.NewDense32(m, n); err != nil {
 			return nil, err
 		}
-		fac = factor32{ft: ft32, gt: new([]float64), sums: make([]float64, m)}
+		fac = factor32{ft: ft32, gt: new([]float64), tr: new([]float64), fs: new([]float32), sums: make([]float64, m)}
 	} else {
-		fac = factor64{ft: mat.NewDense(m, n, nil), gt: new([]float64)}
+		fac = factor64{ft: mat.NewDense(m, n, nil), gt: new([]float64), tr: new([]float64)}
 	}
 	kcols := 0
 	var pivots []int
@@ -764,6 +771,9 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 	}
 	resTrace := trace
 	empty := 0 // consecutive rounds that accepted nothing
+	// Per-round buffers, reused: fresh pages cost a fault each, and
+	// nothing collects garbage within a fit.
+	var scr struct{ ks, fs, h, ft []float64 }
 
 	for kcols < m {
 		if ny.TraceTol > 0 && resTrace <= ny.TraceTol*trace {
@@ -799,26 +809,26 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 			krow(i, xs.RawRowView(j))
 		}
 		// H = K(S, S) − F_S·F_Sᵀ (c×c), the residual among the candidates.
-		ks, err := among(rows, cand, xs, k)
+		ks, err := among(rows, cand, xs, k, grow(&scr.ks, c*c))
 		if err != nil {
 			return nil, err
 		}
 		var fs *mat.Dense // F_S (c×kcols)
 		if kcols > 0 {
-			fs = mat.NewDense(c, kcols, nil)
+			fs = mat.NewDense(c, kcols, grow(&scr.fs, c*kcols))
 			fac.gather(cand, kcols, fs)
 			ks.SymRankK(ks, -1, fs)
 		}
-		h := make([]float64, c*c)
+		h := grow(&scr.h, c*c)
+		kraw := ks.RawSymmetric()
 		for a := 0; a < c; a++ {
-			for e := a; e < c; e++ {
-				v := ks.At(a, e)
-				h[a*c+e], h[e*c+a] = v, v
+			for e, v := range kraw.Data[a*kraw.Stride+a : a*kraw.Stride+c] {
+				h[a*c+a+e], h[(a+e)*c+a] = v, v
 			}
 		}
 		// Accept in sampling order, eliminating each accepted candidate
-		// from the rows and columns of those after it (the rest of H is
-		// never read again).
+		// from the candidates after it (the rest of H is never read
+		// again).
 		var acc []int         // positions in cand
 		cols := [][]float64{} // Cholesky columns over cand (entries ≥ their own position)
 		for j := 0; j < c; j++ {
@@ -840,13 +850,11 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 			for a := j; a < c; a++ {
 				col[a] = h[a*c+j] / sq
 			}
+			// The lower triangle only: column j below the diagonal and
+			// the diagonal are all that later steps read.
 			for a := j + 1; a < c; a++ {
-				if col[a] == 0 {
-					continue
-				}
-				row := h[a*c : (a+1)*c]
-				for e := j + 1; e < c; e++ {
-					row[e] -= col[a] * col[e]
+				if col[a] != 0 {
+					floats.AddScaled(h[a*c+j+1:a*c+a+1], -col[a], col[j+1:a+1])
 				}
 			}
 			acc = append(acc, j)
@@ -872,7 +880,7 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 			}
 		}
 		if kcols > 0 {
-			nr.ft = mat.NewDense(t, kcols, nil)
+			nr.ft = mat.NewDense(t, kcols, grow(&scr.ft, t*kcols))
 			for a, j := range acc {
 				copy(nr.ft.RawRowView(a), fs.RawRowView(j))
 			}
@@ -923,7 +931,7 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 			src.row(i, xs.RawRowView(a))
 		}
 		fac.gather(sample, kcols, fs)
-		e, err := among(src.rows, sample, xs, k)
+		e, err := among(src.rows, sample, xs, k, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -960,13 +968,23 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 // among returns the kernel among the data's rows idx: by the kernel rows'
 // exact integer products where they have them (linalg.KernelRows.Among),
 // else by the Gram engine on those rows (xs, as the kernel rows see them).
-func among(rows *linalg.KernelRows, idx []int, xs *mat.Dense, k kernel.Kernel) (*mat.SymDense, error) {
+func among(rows *linalg.KernelRows, idx []int, xs *mat.Dense, k kernel.Kernel, buf []float64) (*mat.SymDense, error) {
 	m := len(idx)
-	buf := make([]float64, m*m)
+	if buf == nil {
+		buf = make([]float64, m*m)
+	}
 	if rows.Among(idx, buf) {
 		return mat.NewSymDense(m, buf), nil
 	}
 	return kernel.Gram(xs, k)
+}
+
+// grow returns (*b)[:size], allocating when the capacity is short.
+func grow(b *[]float64, size int) []float64 {
+	if cap(*b) < size {
+		*b = make([]float64, size)
+	}
+	return (*b)[:size]
 }
 
 func maxOf(v []float64) float64 {
