@@ -291,7 +291,7 @@ type GramPaths struct {
 	// Int8 reports whether kernel rows of 8-bit data by exact integer
 	// products (native.Int8Map: AVX-512 VNNI, the map fused) beat float32
 	// products by sgemm then the map (GramOptions.Int8): Int8Seconds and
-	// Int8Sgemm are the two times for 48 rows against 2048 points of depth
+	// Int8Sgemm are the two times for 48 rows against 1024 points of depth
 	// 784 (zero where the processor lacks VNNI: not measured).
 	Int8                   bool
 	Int8Seconds, Int8Sgemm float64
@@ -396,13 +396,13 @@ func int8Paths() GramPaths {
 	return int8Calib
 }
 
-// measureInt8 times the kernel rows of 48 landmarks against 2048 points of
+// measureInt8 times the kernel rows of 48 landmarks against 1024 points of
 // 784 levels both ways, on GOMAXPROCS goroutines as KernelRows runs them:
 // native.Int8Map, and sgemm of the float32 integers then the fused widening
-// map (native.RBFMap32); one untimed call of each, then the best of three
-// alternated (about 5 ms).
+// map (native.RBFMap32); one untimed call of each, then the better of two
+// alternated.
 func measureInt8() (int8s, sgemm float64) {
-	const m, n, d = 48, 2048, 784
+	const m, n, d = 48, 1024, 784
 	// Point i's levels: a window of one pseudo-random sequence.
 	seq := make([]uint8, n+d)
 	for i := range seq {
@@ -440,7 +440,7 @@ func measureInt8() (int8s, sgemm float64) {
 	f()
 	g()
 	int8s, sgemm = math.Inf(1), math.Inf(1)
-	for r := 0; r < 3; r++ {
+	for r := 0; r < 2; r++ {
 		t := time.Now()
 		f()
 		int8s = math.Min(int8s, time.Since(t).Seconds())
