@@ -188,3 +188,36 @@ func TestCenterTrain(t *testing.T) {
 		require.Nil(t, ny.TrainMeans())
 	}
 }
+
+// R, assembled round by round, is exactly the landmarks' stored rows of F
+// (lower triangular), in both precisions, and K(L, L) = R·Rᵀ to rounding.
+func TestNystromFactorR(t *testing.T) {
+	x := data(t, 200, 4, 23)
+	for _, f32 := range []bool{false, true} {
+		for _, rank := range []int{37, 200} {
+			ny, err := Nystrom{Rank: rank, Seed: 7, Block: 16, Float32: f32}.Fit(x, gauss)
+			require.NoError(t, err)
+			f := ny.Train()
+			k := len(ny.Landmarks)
+			require.Equal(t, []int{k, k}, []int{ny.R.RawMatrix().Rows, ny.R.RawMatrix().Cols})
+			for a, p := range ny.Landmarks {
+				for e := 0; e < k; e++ {
+					require.Equal(t, f.At(p, e), ny.R.At(a, e), "float32=%v rank %d landmark %d feature %d", f32, rank, a, e)
+				}
+			}
+			var rrt mat.Dense
+			rrt.Mul(ny.R, ny.R.T())
+			g, err := kernel.Gram(ny.XL, gauss)
+			require.NoError(t, err)
+			tol := 1e-10
+			if f32 {
+				tol = 1e-5
+			}
+			for a := 0; a < k; a++ {
+				for e := 0; e < k; e++ {
+					require.InDelta(t, g.At(a, e), rrt.At(a, e), tol)
+				}
+			}
+		}
+	}
+}

@@ -774,6 +774,7 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 	// Per-round buffers, reused: fresh pages cost a fault each, and
 	// nothing collects garbage within a fit.
 	var scr struct{ ks, fs, h, ft []float64 }
+	var rfull *mat.Dense // R's rows so far (m×m)
 
 	for kcols < m {
 		if ny.TraceTol > 0 && resTrace <= ny.TraceTol*trace {
@@ -892,6 +893,24 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 			return nil, err
 		}
 		pivots = append(pivots, nr.idx...)
+		// The new landmarks' rows of F, as stored: their earlier features
+		// (F_T), then L (pivot columns were set to it), zeros after.
+		if rfull == nil {
+			rfull = mat.NewDense(m, m, nil)
+		}
+		for a := 0; a < t; a++ {
+			row := rfull.RawRowView(kcols + a)
+			if kcols > 0 {
+				copy(row, nr.ft.RawRowView(a))
+			}
+			for e := 0; e <= a; e++ {
+				v := nr.l.At(a, e)
+				if src.f32 {
+					v = float64(float32(v))
+				}
+				row[kcols+e] = v
+			}
+		}
 		resTrace = 0
 		for a, v := range res {
 			if v < 0 || chosen[a] {
@@ -912,13 +931,15 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 		return nil, invalidf("Nystrom: no landmark was accepted (the kernel's residual is below the cut-off)")
 	}
 	xl := mat.NewDense(kcols, dim, nil)
-	rr := mat.NewDense(kcols, kcols, nil)
 	for a, p := range pivots {
 		src.row(p, xl.RawRowView(a))
 	}
-	// The landmarks' rows of F are lower triangular (pivot columns were
-	// set to L above): gather them whole.
-	fac.gather(pivots, kcols, rr)
+	// R: the landmarks' rows of F, lower triangular, assembled round by
+	// round.
+	rr := rfull
+	if kcols < m {
+		rr = mat.DenseCopyOf(rfull.Slice(0, kcols, 0, kcols))
+	}
 	info.Rank = kcols
 	info.TraceError = resTrace / trace
 	info.EigenvalueBound = resTrace
