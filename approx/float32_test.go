@@ -195,19 +195,34 @@ func TestNystromFactorR(t *testing.T) {
 	x := data(t, 200, 4, 23)
 	for _, f32 := range []bool{false, true} {
 		for _, rank := range []int{37, 200} {
-			ny, err := Nystrom{Rank: rank, Seed: 7, Block: 16, Float32: f32}.Fit(x, gauss)
+			ny := Nystrom{Rank: rank, Seed: 7, Block: 16, Float32: f32}
+			if rank == 200 {
+				// One round of 200 uniform landmarks (float32: several
+				// panels of kernel rows).
+				ny.Block, ny.Sampler = 0, Uniform
+			}
+			fit, err := ny.Fit(x, gauss)
 			require.NoError(t, err)
-			f := ny.Train()
-			k := len(ny.Landmarks)
-			require.Equal(t, []int{k, k}, []int{ny.R.RawMatrix().Rows, ny.R.RawMatrix().Cols})
-			for a, p := range ny.Landmarks {
+			f := fit.Train()
+			e := residual(t, x, gauss, f)
+			tr := 0.0
+			for i := 0; i < 200; i++ {
+				tr += e.At(i, i)
+			}
+			require.InDelta(t, tr/200, fit.Info().TraceError, 1e-5, "float32=%v rank %d", f32, rank)
+			if rank == 200 {
+				require.Less(t, mat.Norm(e, math.Inf(1)), 1e-3, "m = n reproduces K")
+			}
+			k := len(fit.Landmarks)
+			require.Equal(t, []int{k, k}, []int{fit.R.RawMatrix().Rows, fit.R.RawMatrix().Cols})
+			for a, p := range fit.Landmarks {
 				for e := 0; e < k; e++ {
-					require.Equal(t, f.At(p, e), ny.R.At(a, e), "float32=%v rank %d landmark %d feature %d", f32, rank, a, e)
+					require.Equal(t, f.At(p, e), fit.R.At(a, e), "float32=%v rank %d landmark %d feature %d", f32, rank, a, e)
 				}
 			}
 			var rrt mat.Dense
-			rrt.Mul(ny.R, ny.R.T())
-			g, err := kernel.Gram(ny.XL, gauss)
+			rrt.Mul(fit.R, fit.R.T())
+			g, err := kernel.Gram(fit.XL, gauss)
 			require.NoError(t, err)
 			tol := 1e-10
 			if f32 {

@@ -108,13 +108,18 @@ type Nystrom struct {
 	// Seed of the sampling; 0 means 1.
 	Seed uint64
 	// Float32 computes the kernel rows by OpenBLAS sgemm on a float32 copy
-	// of the data (shifted by its mean for distance kernels) and stores F
-	// in float32: half the memory of F and about twice the rate of its
-	// two big products, with kernel entries within
-	// linalg.KernelRows.EntryBound and F rounded to float32 (relative
-	// 2⁻²⁴ an entry); the residual diagonal and the traces stay float64,
-	// and Cutoff defaults to 1e-5 (float32 residuals below it are
-	// rounding noise). Fit32 implies it.
+	// of the data (shifted by its mean for distance kernels) — or, for data
+	// on an 8-bit grid (images), by exact integer products where the
+	// processor has AVX-512 VNNI (linalg.NewKernelRowsInt8) — and builds
+	// and stores F in float32: half the memory of F and about twice the
+	// rate of its big products. Kernel entries are within
+	// linalg.KernelRows.EntryBound; each round's rows of F come from a
+	// float32 update and a float32 triangular solve (errors of order
+	// 2⁻²⁴·‖L⁻¹‖ an entry, the order the float32 update makes anyway); the
+	// residual diagonal and the traces are float64 sums over the stored
+	// values, so the trace error is that of the stored F. Cutoff defaults
+	// to 1e-5 (float32 residuals below it are rounding noise). Fit32
+	// implies it.
 	Float32 bool
 	// ResidualSample, when > 0, estimates ‖K − K̂‖₂ from below on that
 	// many rows chosen uniformly (Info.ResidualNormLower): one p×p kernel
@@ -585,6 +590,10 @@ func (f factor64) train(kc int) mat.Matrix {
 	return f.ft.Slice(0, kc, 0, n).(*mat.Dense).T()
 }
 
+// crossChunk is the kernel rows factor32 computes at once where they come
+// through a float64 panel (data off the 8-bit grid).
+const crossChunk = 64
+
 // factor32 keeps Fᵀ in float32 and builds each round's rows there in
 // float32 arithmetic: the kernel rows K(T, X) rounded into the new rows
 // (straight from the exact integer kernel of 8-bit data, else from a
@@ -609,18 +618,26 @@ func (f factor32) extend(kc int, rows *linalg.KernelRows, r newRows, pivots []in
 	// K(T, X) into the new rows: by the exact integer kernel of 8-bit data
 	// in float32 directly, else from a float64 panel.
 	if !rows.Rows32(r.idx, dst, n) {
-		if cap(*f.gt) < t*n {
-			*f.gt = make([]float64, t*n)
+		// Through a float64 panel of crossChunk rows at a time, allocated
+		// once: its size (and the kernel rows' float32 scratch) stays
+		// fixed whatever t, so no round leaves a larger one behind
+		// (at n = 10⁶ a panel of t rows is 8t MB).
+		if *f.gt == nil {
+			*f.gt = make([]float64, crossChunk*n)
 		}
-		gt := (*f.gt)[:t*n]
-		if err := rows.Cross(gt, n, r.xt, 0, n); err != nil {
-			return err
-		}
-		par.For(0, t*n, nil, func(lo, hi int) {
-			for i, v := range gt[lo:hi] {
-				dst[lo+i] = float32(v)
+		for a0 := 0; a0 < t; a0 += crossChunk {
+			a1 := min(a0+crossChunk, t)
+			gt := (*f.gt)[:(a1-a0)*n]
+			if err := rows.Cross(gt, n, r.xt.Slice(a0, a1, 0, r.xt.RawMatrix().Cols).(*mat.Dense), 0, n); err != nil {
+				return err
 			}
-		})
+			out := dst[a0*n : a1*n]
+			par.For(0, len(gt), nil, func(lo, hi int) {
+				for i, v := range gt[lo:hi] {
+					out[lo+i] = float32(v)
+				}
+			})
+		}
 	}
 	// − F_T·Fᵀ, added by sgemm (β = 1).
 	if kc > 0 {
