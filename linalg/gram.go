@@ -396,6 +396,21 @@ func int8Paths() GramPaths {
 	return int8Calib
 }
 
+// alternated runs f and g in turn rounds times and returns the best time
+// of each.
+func alternated(rounds int, f, g func()) (tf, tg float64) {
+	tf, tg = math.Inf(1), math.Inf(1)
+	for r := 0; r < rounds; r++ {
+		t := time.Now()
+		f()
+		tf = math.Min(tf, time.Since(t).Seconds())
+		t = time.Now()
+		g()
+		tg = math.Min(tg, time.Since(t).Seconds())
+	}
+	return tf, tg
+}
+
 // measureInt8 times the kernel rows of 48 landmarks against 1024 points of
 // 784 levels both ways, on GOMAXPROCS goroutines as KernelRows runs them:
 // native.Int8Map, and sgemm of the float32 integers then the fused widening
@@ -439,16 +454,7 @@ func measureInt8() (int8s, sgemm float64) {
 	}
 	f()
 	g()
-	int8s, sgemm = math.Inf(1), math.Inf(1)
-	for r := 0; r < 2; r++ {
-		t := time.Now()
-		f()
-		int8s = math.Min(int8s, time.Since(t).Seconds())
-		t = time.Now()
-		g()
-		sgemm = math.Min(sgemm, time.Since(t).Seconds())
-	}
-	return int8s, sgemm
+	return alternated(2, f, g)
 }
 
 // applyGridEnv applies KDUAL_GRAM's grid=on|off to the grid's part.
@@ -700,16 +706,7 @@ func measureSingle(native bool) (float64s, single float64) {
 	s32.SingleBlocks = true
 	f64()
 	s32.MulBlock(yb, xb)
-	float64s, single = math.Inf(1), math.Inf(1)
-	for r := 0; r < 7; r++ {
-		t := time.Now()
-		f64()
-		float64s = math.Min(float64s, time.Since(t).Seconds())
-		t = time.Now()
-		s32.MulBlock(yb, xb)
-		single = math.Min(single, time.Since(t).Seconds())
-	}
-	return float64s, single
+	return alternated(7, f64, func() { s32.MulBlock(yb, xb) })
 }
 
 // singleWins is the probe's verdict: float32 block arithmetic wins when
