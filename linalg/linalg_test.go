@@ -507,6 +507,8 @@ func TestSignFlipsTies(t *testing.T) {
 		3 * (1 + 1e-13), 0,
 	})
 	require.Equal(t, []bool{true, true}, SignFlips(v))
+	// Any other mat.Matrix: the same test through At.
+	require.Equal(t, []bool{true, true}, SignFlips(struct{ mat.Matrix }{v}))
 	FixSigns(v)
 	require.Equal(t, 3.0, v.At(0, 0))
 	require.Equal(t, 2.0, v.At(1, 1))
