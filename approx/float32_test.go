@@ -1,6 +1,7 @@
 package approx
 
 import (
+	"github.com/kdual/kdual/paths"
 	"math"
 	"testing"
 
@@ -135,7 +136,7 @@ func TestNystromEightBit(t *testing.T) {
 	require.NoError(t, err)
 	b, err := Nystrom{Rank: 40, Seed: 4, Block: 16, Float32: true, ResidualSample: 50}.Fit(x, k)
 	require.NoError(t, err)
-	if native.HasInt8() && linalg.Calibrate().Int8 {
+	if native.HasInt8() && paths.Current().Int8 {
 		require.Equal(t, "int8", b.Info().Products)
 	} else {
 		require.NotEqual(t, "int8", b.Info().Products)

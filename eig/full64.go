@@ -125,11 +125,12 @@ func (f *Float64Full) Free() {
 // in full storage with its upper triangle written (Float64Full) or in
 // tiles (Float64Tiles), and why. Below bigmem.AdviseMin bytes (n < 2897)
 // it is full storage. Larger, full storage only costs its triangle when
-// pages are 4 KB: with huge pages (asked for because they measured
-// faster, see bigmem.Huge, or the system's "always") every 2 MB page
-// would be touched, 8n² bytes, and the tiles are kept. Its address
-// space, 8n², must also fit in half of the available memory (so the
-// system does not refuse the mapping).
+// pages are 4 KB: with huge pages (asked for by package paths, see
+// bigmem.Huge, or the system's "always") every 2 MB page would be
+// touched, 8n² bytes, and the tiles are kept. Its address space, 8n²,
+// must also fit in half of the memory (bigmem.Total, so the system does
+// not refuse the mapping; not the memory free at the moment, so the
+// layout is the same in every run).
 func float64Layout(n int) (full bool, why string) {
 	switch forceLayout {
 	case "full":
@@ -145,8 +146,8 @@ func float64Layout(n int) (full bool, why string) {
 	if h.Advise || h.System == "always" {
 		return false, "tiles: huge pages would make full storage resident in both triangles"
 	}
-	if avail := bigmem.Available(); avail > 0 && bytes > avail/2 {
-		return false, "tiles: full storage's address space exceeds half the available memory"
+	if total := bigmem.Total(); total > 0 && bytes > total/2 {
+		return false, "tiles: full storage's address space exceeds half the memory"
 	}
 	return true, "full storage, upper triangle (4 KB pages)"
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/paths"
 	"github.com/kdual/kdual/status"
 )
 
@@ -94,7 +95,7 @@ func (d *Dense) Apply(dst, x *mat.Dense) error {
 		}
 		return nil
 	}
-	if linalg.SymmNative() {
+	if paths.Current().SymmNative {
 		linalg.SymMulUpper(d.a, x, dst)
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/paths"
 )
 
 // OperatorKind names how a kernel matrix is stored and applied.
@@ -61,8 +62,7 @@ type PlanInput struct {
 	// Tol is the relative accuracy wanted of the eigenvalues (the
 	// solvers' Tol; 0 means their default 1e-10).
 	Tol float64
-	// Budget is the memory available in bytes; 0 means MemAvailable of
-	// /proc/meminfo less a margin of 10% and 512 MiB.
+	// Budget is the memory available in bytes; 0 means DefaultBudget.
 	Budget int64
 	// Dense is true when every eigenpair is wanted by LAPACK (the dense
 	// solver needs the float64 matrix and a copy).
@@ -80,20 +80,19 @@ type PlanInput struct {
 	OneVector bool
 	// SingleFaster reports whether float32 tiles with blocks in float32
 	// arithmetic multiply blocks faster than the float64 matrix on this
-	// machine; nil means linalg.SingleBlocksFaster (measured once per
-	// process). It is asked only when the answer decides the plan.
+	// machine; nil means the rule in force (paths.Current().SingleBlocks).
+	// It is asked only when the answer decides the plan.
 	SingleFaster func() bool
 }
 
 // Plan is the planner's choice.
 type Plan struct {
 	Operator OperatorKind
-	// Solver for the operator: eig.Auto on stored matrices (it times a
-	// pass of one and of eight vectors and picks Lanczos or block
-	// Krylov); block Krylov with blocks of max(3k, 32) matrix-free, where
-	// a pass costs a Gram build whatever its width: on Fashion-MNIST at
-	// n = 20 000, k = 20, tol 1e-6, blocks of 8, 32, 48 and 64 took 17,
-	// 13, 10 and 7 passes. nil when the dense solver is asked.
+	// Solver for the operator: eig.Auto on stored matrices (its rule
+	// picks Lanczos or block Krylov); block Krylov with blocks of
+	// max(3k, 32) matrix-free, where a pass costs a Gram build whatever its
+	// width, so wide blocks take fewer passes (docs/operators.md). nil when
+	// the dense solver is asked.
 	Solver Solver
 	// Bytes is the memory the operator and the solver's basis need;
 	// Budget the budget it was planned against.
@@ -140,10 +139,14 @@ func memMatrixFree(n, d, m int) int64 {
 	return 8*int64(n)*int64(2*d+m) + 8*int64(min(n, kernelPanelRows))*int64(min(n, kernelPanelCols))
 }
 
-// DefaultBudget returns MemAvailable less 10% and 512 MiB (0 when
-// /proc/meminfo cannot be read).
+// DefaultBudget returns the memory this process may use (bigmem.Total:
+// MemTotal, or the cgroup's limit when smaller) less 10% and 512 MiB, 0
+// when neither can be read. It does not follow the memory other processes
+// hold at the moment (MemAvailable), so the same machine plans the same
+// operator in every run; give a budget (KPCA.MemoryBudget, --memory) on a
+// shared machine.
 func DefaultBudget() int64 {
-	a := bigmem.Available()
+	a := bigmem.Total()
 	if a <= 0 {
 		return 0
 	}
@@ -152,9 +155,7 @@ func DefaultBudget() int64 {
 
 // minSpeedN is the smallest n for which PlanOperator stores float32 for
 // speed: below it the float64 matrix (at most 32 MB) is a few milliseconds
-// per pass either way (at n = 1500, block Krylov to 10⁻² and 10⁻⁴ took
-// 0.028 and 0.072 s on float64, 0.031 and 0.063 s on float32 here), and
-// the probe would cost more than it can save.
+// per pass either way (docs/operators.md).
 const minSpeedN = 2048
 
 // PlanOperator chooses how to store and apply the kernel matrix, by this
@@ -162,22 +163,16 @@ const minSpeedN = 2048
 // the kernel is nonnegative, the solver multiplies blocks (not OneVector,
 // not Dense), float32 half storage with blocks in float32 arithmetic keeps
 // u·√n + BlockRel within Tol and SingleFaster says such passes are faster
-// on this machine: then float32, for speed; float32 half storage when the
-// storage bound u·√n is at most Tol (the rounding of the storage adds at
-// most what the solver's own tolerance allows) and either float64 does not
-// fit or takes more than half the budget; float64 when it fits; otherwise
-// matrix-free (exact, a Gram build per pass) when the data fit. The speed
-// step is measured per machine (linalg.SingleBlocksFaster: a product of 8
-// columns with a 3072×3072 matrix both ways); on the 2-core development
-// machine at n = 7000 (Laplace kernel, tol 10⁻⁴) block Krylov then reached
-// η < 10⁻⁴ in 0.32–0.37 s instead of 0.46–0.49 s. The half-budget step is
-// measured: at n = 60 000 on the 2-core development machine (the paper's
-// protocol, one run each, one after the other) float64 (13.9 GiB of
-// 18.9 GiB available) built its kernel in 104.9 s and reached η < 10⁻⁴ by
-// block Krylov in 43.4 s, peak 15.9 GB, where float32 took 84.5 s and
-// 43.8 s, peak 8.9 GB: the first touch of that much fresh memory costs
-// more than float64's passes gain. A forced kind (Want) is taken as asked
-// if it fits. The reason is a sentence for people.
+// on this machine (by default the rule of package paths, Paths.SingleBlocks):
+// then float32, for speed; float32 half storage when the storage bound
+// u·√n is at most Tol (the rounding of the storage adds at most what the
+// solver's own tolerance allows) and either float64 does not fit or takes
+// more than half the budget (the first touch of that much fresh memory
+// costs more than float64's passes gain: docs/operators.md); float64 when
+// it fits; otherwise matrix-free (exact, a Gram build per pass) when the
+// data fit. A forced kind (Want) is taken as asked if it fits. The plan
+// depends on its inputs alone (the budget is an input: DefaultBudget when
+// zero), never on a timing. The reason is a sentence for people.
 func PlanOperator(in PlanInput) (Plan, error) {
 	if in.N < 1 || in.D < 1 || in.K < 1 || in.K > in.N {
 		return Plan{}, fmt.Errorf("eig: PlanOperator: n = %d, d = %d, k = %d: %w", in.N, in.D, in.K, ErrInvalid)
@@ -192,7 +187,7 @@ func PlanOperator(in PlanInput) (Plan, error) {
 	budget := in.Budget
 	source := "given"
 	if budget <= 0 {
-		budget, source = DefaultBudget(), "available"
+		budget, source = DefaultBudget(), "by default (total memory less 10% and 512 MiB)"
 	}
 	stored := 3*in.K + 8 // block Krylov basis, block 8
 	freeBlock := max(3*in.K, 32)
@@ -223,12 +218,12 @@ func PlanOperator(in PlanInput) (Plan, error) {
 		single := in.N >= minSpeedN && in.NonNegative && !in.Dense && !in.OneVector && bound32+linalg.BlockRel <= tol
 		faster := in.SingleFaster
 		if faster == nil {
-			faster = linalg.SingleBlocksFaster
+			faster = func() bool { return paths.Current().SingleBlocks }
 		}
 		switch {
 		case b64 <= budget/2 && single && b32 <= budget && faster():
 			p.Operator, p.Bytes, p.Solver, p.StorageBound = OperatorFloat32, b32, stock, bound32
-			p.Reason = fmt.Sprintf("float64 fits (%s of %s %s), but float32 half storage (%s) with blocks in float32 arithmetic stays within tol = %.1e (u·√n + %.1e = %.1e) and its block passes were measured faster on this machine",
+			p.Reason = fmt.Sprintf("float64 fits (%s of %s %s), but float32 half storage (%s) with blocks in float32 arithmetic stays within tol = %.1e (u·√n + %.1e = %.1e) and its block passes are faster here (paths: single blocks)",
 				bigmem.Size(b64), bigmem.Size(budget), source, bigmem.Size(b32), tol, linalg.BlockRel, bound32+linalg.BlockRel)
 		case b64 > budget/2 && b64 <= budget && !in.Dense && bound32 <= tol:
 			p.Operator, p.Bytes, p.Solver, p.StorageBound = OperatorFloat32, b32, stock, bound32

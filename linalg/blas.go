@@ -9,18 +9,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	kdlapack "github.com/kdual/kdual/lapack/gonum"
 	"github.com/kdual/kdual/status"
 	// libopenblas is linked here; netlib's cgo package resolves against it.
 	_ "github.com/kdual/kdual/native"
 )
-
-func init() {
-	// The one piece of global state in kdual: gonum's BLAS (float64 and
-	// float32) and gonum's LAPACK run on OpenBLAS, so every gonum
-	// decomposition in the process does (package lapack/gonum).
-	kdlapack.Use()
-}
 
 // ErrInvalid is wrapped by every error about bad input (status.ErrInvalid).
 var ErrInvalid = status.ErrInvalid

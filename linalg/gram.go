@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"sync"
-	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -18,6 +16,7 @@ import (
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/native"
+	"github.com/kdual/kdual/paths"
 	"github.com/kdual/kdual/status"
 )
 
@@ -86,7 +85,7 @@ func (e ElementMap) apply(g, nx, ny float64) float64 {
 type InnerPath int
 
 const (
-	// InnerAuto uses the calibrated choice (see Calibrate).
+	// InnerAuto uses the choice of package paths (Paths.InnerNative).
 	InnerAuto InnerPath = iota
 	// InnerBLAS uses OpenBLAS dsyrk/dgemm on panels of rows.
 	InnerBLAS
@@ -110,7 +109,7 @@ func (p InnerPath) String() string {
 type MapPath int
 
 const (
-	// MapAuto uses the calibrated choice (see Calibrate).
+	// MapAuto uses the choice of package paths (Paths.MapNative).
 	MapAuto MapPath = iota
 	// MapGo evaluates math.Exp element by element.
 	MapGo
@@ -130,8 +129,8 @@ func (p MapPath) String() string {
 	return fmt.Sprintf("MapPath(%d)", int(p))
 }
 
-// GramOptions tunes the Gram engine. The zero value uses the paths chosen
-// by Calibrate on this machine.
+// GramOptions tunes the Gram engine. The zero value uses the paths in
+// force (paths.Current: written rules unless a program set others).
 type GramOptions struct {
 	Inner InnerPath
 	Map   MapPath
@@ -165,13 +164,13 @@ type GramOptions struct {
 	SingleBlocks bool
 	// Grid chooses whether distance kernels with float64 products run on
 	// exact float32 products when the data lie on an integer grid (see
-	// grid.go): GridAuto where Calibrate measured sgemm faster than dgemm.
+	// grid.go): GridAuto by package paths's rule (Paths.Grid).
 	Grid GridPath
 	// Int8 chooses whether KernelRows on an 8-bit grid (every column
 	// spanning at most 255 steps) computes its blocks by exact integer
 	// products (native.Int8Map, AVX-512 VNNI) instead of float32 ones:
-	// GridAuto where the processor has VNNI and Calibrate measured it
-	// faster; GridOn also without VNNI (a portable loop: for tests).
+	// GridAuto where the processor has VNNI and package paths says so
+	// (Paths.Int8); GridOn also without VNNI (a portable loop: for tests).
 	Int8 GridPath
 }
 
@@ -181,7 +180,7 @@ type GramOptions struct {
 type GridPath int
 
 const (
-	// GridAuto uses them where Calibrate measured them faster.
+	// GridAuto uses them where package paths says so (Paths.Grid).
 	GridAuto GridPath = iota
 	// GridOff always computes float64 products.
 	GridOff
@@ -208,16 +207,15 @@ func (o GramOptions) gridWanted() bool {
 }
 
 // gridFaster reports whether o takes the exact float32 products for data
-// found on a grid: always for GridOn, else by gridPaths's measurement
-// (made on the first grid found, so data that are not on one never pay
-// for it).
+// found on a grid: always for GridOn, else by the rule of package paths
+// (Paths.Grid).
 func (o GramOptions) gridFaster() bool {
-	return o.Grid == GridOn || gridPaths().Grid
+	return o.Grid == GridOn || paths.Current().Grid
 }
 
 // int8Wanted reports whether o lets KernelRows take the integer path of
 // an 8-bit grid: always for Int8 = GridOn, never for GridOff, else where
-// the processor has VNNI and int8Paths measured it faster.
+// the processor has VNNI and package paths says so (Paths.Int8).
 func (o GramOptions) int8Wanted() bool {
 	switch o.Int8 {
 	case GridOn:
@@ -225,7 +223,7 @@ func (o GramOptions) int8Wanted() bool {
 	case GridOff:
 		return false
 	}
-	return native.HasInt8() && int8Paths().Int8
+	return native.HasInt8() && paths.Current().Int8
 }
 
 // cancelled returns the error of an ended context, nil while it runs.
@@ -237,8 +235,7 @@ func (o GramOptions) cancelled(where string) error {
 }
 
 // build is the native build o asks for. The engine runs element maps and
-// conversions, which have no AVX-512 forms: native.AVX2, so that a Gram
-// never waits for native.WideKernels' probe of the block kernels.
+// conversions, which have no AVX-512 forms: native.AVX2.
 func (o GramOptions) build() native.Build {
 	if o.Baseline {
 		return native.Baseline()
@@ -272,457 +269,22 @@ func (p ProductPrecision) String() string {
 	return fmt.Sprintf("ProductPrecision(%d)", int(p))
 }
 
-// GramPaths is the outcome of the calibration: the path of each part and
-// the times that decided it (seconds for the same sample work; 0 where
-// nothing was timed: a path not available on this processor, or the inner
-// products where OpenBLAS is the only path).
-type GramPaths struct {
-	Inner       InnerPath
-	Map         MapPath
-	InnerBLAS   float64
-	InnerNative float64
-	MapGo       float64
-	MapNative   float64
-	// Grid reports whether exact float32 products of data on an integer
-	// grid (sgemm, then widened) beat dgemm: GridDgemm and GridSgemm are
-	// the two times for a 256×512 product of depth 784.
-	Grid                 bool
-	GridDgemm, GridSgemm float64
-	// Int8 reports whether kernel rows of 8-bit data by exact integer
-	// products (native.Int8Map: AVX-512 VNNI, the map fused) beat float32
-	// products by sgemm then the map (GramOptions.Int8): Int8Seconds and
-	// Int8Sgemm are the two times for 48 rows against 1024 points of depth
-	// 784 (zero where the processor lacks VNNI: not measured).
-	Int8                   bool
-	Int8Seconds, Int8Sgemm float64
-	// SymmNative reports whether blocks of b ≥ 2 columns multiply a
-	// symmetric float64 matrix faster through SymMulUpper's tile kernel
-	// than through OpenBLAS dsymm (timed on a 3072×3072 matrix, 72 MB, larger
-	// than the caches as the kernels are, with b = 8).
-	SymmNative          bool
-	SymmBLAS, SymmTiled float64
-	// SingleFaster reports whether the same matrix stored as float32 tiles
-	// (SymTiles32) with blocks in float32 arithmetic (SingleBlocks)
-	// multiplies the 8 columns faster than the faster float64 product,
-	// timed in turn: Symm64 and SymmSingle are the two times.
-	// eig.PlanOperator reads it (SingleBlocksFaster) to store a nonnegative
-	// kernel in float32 for speed when the tolerance allows the rounding;
-	// it is measured apart, only when first asked (some 70 ms).
-	SingleFaster       bool
-	Symm64, SymmSingle float64
-	// Source is "measured" or "KDUAL_GRAM" when the environment variable
-	// KDUAL_GRAM (inner=blas|native,map=go|native,symm=…,single=…,grid=…)
-	// set a path.
-	Source string
-}
-
-var (
-	gramOnce, symmOnce, gridOnce, singleOnce, int8Once sync.Once
-	int8Calib                                          GramPaths // Int8 and its times
-	gramCalib                                          GramPaths // Inner, Map and their times
-	symmCalib                                          GramPaths // SymmNative and its times
-	singleCalib                                        GramPaths // SingleFaster and its times
-	gridCalib                                          GramPaths // Grid and its times
-)
-
-// Calibrate measures, once per process, which inner-product path and
-// which exponential map are faster on this machine for the Gram engine,
-// and which product serves float64 blocks (see SymmNative), and returns
-// the choice. The inner products compare OpenBLAS dgemm with
-// native.DotNT on a 512×512 product of depth 256 (only where the processor
-// has AVX-512; elsewhere OpenBLAS is the only path and nothing is timed);
-// the map compares math.Exp with native.RBFMap on 128×512 entries; the
-// integer grid (GramOptions.Grid) compares dgemm with sgemm plus widening
-// on a 256×512 product of depth 784. Each candidate runs three times
-// (the grid's twice, after one untimed call) and its fastest run counts. The
-// environment variable
-// KDUAL_GRAM=inner=blas|native,map=go|native,symm=blas|native,single=on|off,grid=on|off
-// overrides any choice.
-//
-// The four parts run separately, each on first need: the Gram engine
-// measures only its paths (a few milliseconds); the grid's probe (about
-// 16 ms) runs only when data are found on an integer grid; the
-// block-product probe (tens of milliseconds: a 72 MB matrix is written and
-// multiplied) runs only when a float64 block product asks SymmNative, so a
-// fit whose solver multiplies one vector at a time never pays for it; the
-// float32-blocks probe (SingleBlocksFaster: the same matrix again, also as
-// float32 tiles, about 70 ms) runs only when eig.PlanOperator's choice
-// depends on it.
-func Calibrate() GramPaths {
-	p := gramPaths()
-	s := symmPaths()
-	g := gridPaths()
-	p.SymmNative, p.SymmBLAS, p.SymmTiled = s.SymmNative, s.SymmBLAS, s.SymmTiled
-	q := singlePaths()
-	p.SingleFaster, p.Symm64, p.SymmSingle = q.SingleFaster, q.Symm64, q.SymmSingle
-	p.Grid, p.GridDgemm, p.GridSgemm = g.Grid, g.GridDgemm, g.GridSgemm
-	i := int8Paths()
-	p.Int8, p.Int8Seconds, p.Int8Sgemm = i.Int8, i.Int8Seconds, i.Int8Sgemm
-	if s.Source == "KDUAL_GRAM" || g.Source == "KDUAL_GRAM" || q.Source == "KDUAL_GRAM" || i.Source == "KDUAL_GRAM" {
-		p.Source = "KDUAL_GRAM"
-	}
-	return p
-}
-
-// gridPaths is the integer grid's third of Calibrate.
-func gridPaths() GramPaths {
-	gridOnce.Do(func() {
-		gridCalib = GramPaths{Source: "measured"}
-		gridCalib.GridDgemm, gridCalib.GridSgemm = measureGrid()
-		gridCalib.Grid = gridCalib.GridSgemm < gridCalib.GridDgemm
-		applyGridEnv(&gridCalib, os.Getenv("KDUAL_GRAM"))
-	})
-	return gridCalib
-}
-
-// int8Paths is the 8-bit grid's part of Calibrate: measured only where
-// the processor has VNNI (about 10 ms), on the first 8-bit data.
-func int8Paths() GramPaths {
-	int8Once.Do(func() {
-		int8Calib = GramPaths{Source: "measured"}
-		if native.HasInt8() {
-			int8Calib.Int8Seconds, int8Calib.Int8Sgemm = measureInt8()
-			int8Calib.Int8 = int8Calib.Int8Seconds < int8Calib.Int8Sgemm
-		}
-		for _, part := range splitComma(os.Getenv("KDUAL_GRAM")) {
-			switch part {
-			case "int8=off":
-				int8Calib.Int8, int8Calib.Source = false, "KDUAL_GRAM"
-			case "int8=on":
-				int8Calib.Int8, int8Calib.Source = native.HasInt8(), "KDUAL_GRAM"
-			}
-		}
-	})
-	return int8Calib
-}
-
-// alternated runs f and g in turn rounds times and returns the best time
-// of each.
-func alternated(rounds int, f, g func()) (tf, tg float64) {
-	tf, tg = math.Inf(1), math.Inf(1)
-	for r := 0; r < rounds; r++ {
-		t := time.Now()
-		f()
-		tf = math.Min(tf, time.Since(t).Seconds())
-		t = time.Now()
-		g()
-		tg = math.Min(tg, time.Since(t).Seconds())
-	}
-	return tf, tg
-}
-
-// measureInt8 times the kernel rows of 48 landmarks against 1024 points of
-// 784 levels both ways, on GOMAXPROCS goroutines as KernelRows runs them:
-// native.Int8Map, and sgemm of the float32 integers then the fused widening
-// map (native.RBFMap32); one untimed call of each, then the better of two
-// alternated.
-func measureInt8() (int8s, sgemm float64) {
-	const m, n, d = 48, 1024, 784
-	// Point i's levels: a window of one pseudo-random sequence.
-	seq := make([]uint8, n+d)
-	for i := range seq {
-		seq[i] = uint8((i * 7919) % 251)
-	}
-	lev := func(i int, dst []uint8) { copy(dst, seq[i:i+d]) }
-	pts, err := native.PackInt8(n, d, lev)
-	if err != nil {
-		return math.Inf(1), 0
-	}
-	land := pts.NewInt8Landmarks(m, lev)
-	x32 := make([]float32, n*d)
-	buf := make([]float32, m*n)
-	ni, nj := make([]float64, m), make([]float64, n)
-	for i := 0; i < n; i++ {
-		for a, v := range seq[i : i+d] {
-			x32[i*d+a] = float32(int(v) - 128)
-			nj[i] += float64(x32[i*d+a]) * float64(x32[i*d+a])
-		}
-	}
-	copy(ni, nj[:m])
-	out := make([]float64, m*n)
-	const c = -1e-6
-	b := native.AVX2()
-	f := func() {
-		par.For(0, n/native.Int8Block, nil, func(lo, hi int) {
-			b.Int8Map(pts, land, lo*native.Int8Block, hi*native.Int8Block, c, false, out[lo*native.Int8Block:], n)
-		})
-	}
-	g := func() {
-		blas32.Gemm(blas.NoTrans, blas.Trans, 1, blas32.General{Rows: m, Cols: d, Stride: d, Data: x32[:m*d]},
-			blas32.General{Rows: n, Cols: d, Stride: d, Data: x32}, 0, blas32.General{Rows: m, Cols: n, Stride: n, Data: buf})
-		par.For(0, m, nil, func(lo, hi int) { b.RBFMap32(hi-lo, n, buf[lo*n:], n, out[lo*n:], n, ni[lo:hi], nj, c, false) })
-	}
-	f()
-	g()
-	return alternated(2, f, g)
-}
-
-// applyGridEnv applies KDUAL_GRAM's grid=on|off to the grid's part.
-func applyGridEnv(p *GramPaths, env string) {
-	for _, part := range splitComma(env) {
-		switch part {
-		case "grid=off":
-			p.Grid, p.Source = false, "KDUAL_GRAM"
-		case "grid=on":
-			p.Grid, p.Source = true, "KDUAL_GRAM"
-		}
-	}
-}
-
-// gramPaths is the Gram engine's half of Calibrate.
-func gramPaths() GramPaths {
-	gramOnce.Do(func() {
-		gramCalib = measureGramPaths()
-		applyEnvOverride(&gramCalib, os.Getenv("KDUAL_GRAM"), false)
-	})
-	return gramCalib
-}
-
-// symmPaths is the block product's half of Calibrate.
-func symmPaths() GramPaths {
-	symmOnce.Do(func() {
-		symmCalib = measureSymm()
-		applyEnvOverride(&symmCalib, os.Getenv("KDUAL_GRAM"), true)
-	})
-	return symmCalib
-}
-
-// SymmNative reports whether blocks of b ≥ 2 columns multiply a symmetric
-// float64 matrix faster through SymMulUpper's tile kernel than through
-// OpenBLAS dsymm on this machine (measured once per process on first call,
-// see Calibrate; KDUAL_GRAM=symm=blas|native overrides).
-func SymmNative() bool { return symmPaths().SymmNative }
-
-// SingleBlocksFaster reports whether a symmetric matrix stored as float32
-// tiles multiplies blocks of 8 columns in float32 arithmetic
-// (SymTiles32.SingleBlocks) faster than the float64 matrix does through
-// the faster of its two products (SymmNative), on this machine: measured
-// once per process with SymmNative's probe (see Calibrate);
-// KDUAL_GRAM=single=on|off overrides.
-func SingleBlocksFaster() bool { return singlePaths().SingleFaster }
-
-// singlePaths is the float32 blocks' part of Calibrate: measured after
-// (and against) symmPaths' choice.
-func singlePaths() GramPaths {
-	singleOnce.Do(func() {
-		s := symmPaths()
-		singleCalib = GramPaths{Source: "measured"}
-		singleCalib.Symm64, singleCalib.SymmSingle = measureSingle(s.SymmNative)
-		singleCalib.SingleFaster = singleWins(singleCalib.SymmSingle, singleCalib.Symm64)
-		applyEnvOverride(&singleCalib, os.Getenv("KDUAL_GRAM"), true)
-	})
-	return singleCalib
-}
-
-// applyEnvOverride applies the KDUAL_GRAM settings of one half of the
-// calibration: the Gram engine's (inner=, map=) or, when symm is true, the
-// block product's (symm=).
-func applyEnvOverride(p *GramPaths, env string, symm bool) {
-	if env == "" {
-		return
-	}
-	for _, part := range splitComma(env) {
-		switch {
-		case part == "inner=blas" && !symm:
-			p.Inner, p.Source = InnerBLAS, "KDUAL_GRAM"
-		case part == "inner=native" && !symm:
-			if native.HasDotKernel() {
-				p.Inner, p.Source = InnerNative, "KDUAL_GRAM"
-			}
-		case part == "map=go" && !symm:
-			p.Map, p.Source = MapGo, "KDUAL_GRAM"
-		case part == "map=native" && !symm:
-			p.Map, p.Source = MapNative, "KDUAL_GRAM"
-		case part == "symm=blas" && symm:
-			p.SymmNative, p.Source = false, "KDUAL_GRAM"
-		case part == "symm=native" && symm:
-			p.SymmNative, p.Source = true, "KDUAL_GRAM"
-		case part == "single=off" && symm:
-			p.SingleFaster, p.Source = false, "KDUAL_GRAM"
-		case part == "single=on" && symm:
-			p.SingleFaster, p.Source = true, "KDUAL_GRAM"
-		}
-	}
-}
-
-func splitComma(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == ',' {
-			if i > start {
-				out = append(out, s[start:i])
-			}
-			start = i + 1
-		}
-	}
-	return out
-}
-
-func bestOf3(f func()) float64 {
-	best := math.Inf(1)
-	for r := 0; r < 3; r++ {
-		t := time.Now()
-		f()
-		best = math.Min(best, time.Since(t).Seconds())
-	}
-	return best
-}
-
-// measureGramPaths times the inner-product paths (when there are two) and
-// the two exponential maps.
-func measureGramPaths() GramPaths {
-	p := GramPaths{Inner: InnerBLAS, Map: MapNative, Source: "measured"}
-	if native.HasDotKernel() {
-		const m, d = 512, 256
-		x := make([]float64, m*d)
-		for i := range x {
-			x[i] = float64((i*7919)%1000)/1000 - 0.5
-		}
-		out := make([]float64, m*m)
-		a := blas64.General{Rows: m, Cols: d, Stride: d, Data: x}
-		p.InnerBLAS = bestOf3(func() {
-			blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, a, 0, blas64.General{Rows: m, Cols: m, Stride: m, Data: out})
-		})
-		p.InnerNative = bestOf3(func() {
-			runTiles(0, tilesOf(m, m, false), 0, func(t tile, _ []float64) {
-				native.DotNT(t.i1-t.i0, t.j1-t.j0, d, x[t.i0*d:], d, x[t.j0*d:], d, out[t.i0*m+t.j0:], m)
-			})
-		})
-		if p.InnerNative < p.InnerBLAS {
-			p.Inner = InnerNative
-		}
-	}
-	const mr, mc = 128, 512
-	g := make([]float64, mr*mc)
-	norms := make([]float64, mc)
-	for i := range norms {
-		norms[i] = 1 + float64(i%17)
-	}
-	fill := func() {
-		for i := range g {
-			g[i] = float64(i%31) / 31
-		}
-	}
-	em := ElementMap{Kind: MapExpSq, C: -0.05}
-	p.MapGo = bestOf3(func() { fill(); mapRows(g, mc, 0, mr, 0, mc, norms, norms, em, MapGo, native.AVX2()) })
-	p.MapNative = bestOf3(func() { fill(); mapRows(g, mc, 0, mr, 0, mc, norms, norms, em, MapNative, native.AVX2()) })
-	// fill is in both; the comparison stands.
-	if p.MapGo < p.MapNative {
-		p.Map = MapGo
-	}
-	return p
-}
-
-// measureGrid times the float64 products of a 256×784 panel against 512
-// rows by dgemm and the same products on an integer grid by sgemm, widened
-// to float64 (what the Gram engine does with them), after one untimed call
-// of each; the faster of two runs counts.
-func measureGrid() (dgemm, sgemm float64) {
-	const m, n, d = 256, 512, 784
-	x := make([]float64, n*d)
-	x32 := make([]float32, n*d)
-	for i := range x {
-		x32[i] = float32((i*7919)%256 - 128)
-		x[i] = float64(x32[i]) / 255
-	}
-	out := make([]float64, m*n)
-	buf := make([]float32, m*n)
-	a := blas64.General{Rows: m, Cols: d, Stride: d, Data: x}
-	b := blas64.General{Rows: n, Cols: d, Stride: d, Data: x}
-	o := blas64.General{Rows: m, Cols: n, Stride: n, Data: out}
-	a32 := blas32.General{Rows: m, Cols: d, Stride: d, Data: x32}
-	b32 := blas32.General{Rows: n, Cols: d, Stride: d, Data: x32}
-	o32 := blas32.General{Rows: m, Cols: n, Stride: n, Data: buf}
-	dg := func() { blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, o) }
-	sg := func() {
-		blas32.Gemm(blas.NoTrans, blas.Trans, 1, a32, b32, 0, o32)
-		par.For(0, m, nil, func(lo, hi int) { native.AVX2().Widen(hi-lo, n, buf[lo*n:], n, out[lo*n:], n) })
-	}
-	dg()
-	sg()
-	best := func(f func()) float64 {
-		t := time.Now()
-		f()
-		a := time.Since(t).Seconds()
-		t = time.Now()
-		f()
-		return math.Min(a, time.Since(t).Seconds())
-	}
-	return best(dg), best(sg)
-}
-
-// probeMatrix is the block-product probes' matrix: 3072×3072 symmetric
-// (72 MB, larger than the caches as the operators' matrices are), only its
-// upper triangle written (in parallel rows; the float64 products read no
-// other), with an 8-column block and its product's destination.
-func probeMatrix() (sa *mat.SymDense, xb, yb *mat.Dense) {
-	const ns, bs = 3072, 8
-	sa = mat.NewSymDense(ns, nil)
-	araw := sa.RawSymmetric()
-	par.For(0, ns, nil, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			row := araw.Data[i*araw.Stride+i : i*araw.Stride+ns]
-			for j := range row {
-				row[j] = float64((i+j)%97) / 97
-			}
-		}
-	})
-	xb = mat.NewDense(ns, bs, nil)
-	for i := 0; i < ns; i++ {
-		xb.Set(i, i%bs, 1)
-	}
-	return sa, xb, mat.NewDense(ns, bs, nil)
-}
-
-// measureSymm times OpenBLAS dsymm against SymMulUpper on probeMatrix.
-func measureSymm() GramPaths {
-	p := GramPaths{Source: "measured"}
-	sa, xb, yb := probeMatrix()
-	araw := sa.RawSymmetric()
-	p.SymmBLAS = bestOf3(func() { blas64.Symm(blas.Left, 1, araw, xb.RawMatrix(), 0, yb.RawMatrix()) })
-	p.SymmTiled = bestOf3(func() { SymMulUpper(sa, xb, yb) })
-	p.SymmNative = p.SymmTiled < p.SymmBLAS
-	return p
-}
-
-// measureSingle times probeMatrix stored as float32 tiles (19 MB) with the
-// blocks in float32 arithmetic against the faster float64 product (native
-// says which): one untimed call each, then in turn, seven rounds, the
-// fastest of each — a few milliseconds apart, so that a change in the
-// machine's speed meets both. It returns the two times.
-func measureSingle(native bool) (float64s, single float64) {
-	sa, xb, yb := probeMatrix()
-	araw := sa.RawSymmetric()
-	f64 := func() { blas64.Symm(blas.Left, 1, araw, xb.RawMatrix(), 0, yb.RawMatrix()) }
-	if native {
-		f64 = func() { SymMulUpper(sa, xb, yb) }
-	}
-	s32, err := TilesFromSym(sa)
-	if err != nil {
-		return 0, 0 // not reached: the probe's matrix is finite
-	}
-	defer s32.Free()
-	s32.SingleBlocks = true
-	f64()
-	s32.MulBlock(yb, xb)
-	return alternated(7, f64, func() { s32.MulBlock(yb, xb) })
-}
-
-// singleWins is the probe's verdict: float32 block arithmetic wins when
-// its time beats the float64 product's.
-func singleWins(single, float64s float64) bool { return single < float64s }
-
 // resolve returns the concrete paths of o on this machine.
 func (o GramOptions) resolve() (InnerPath, MapPath) {
 	inner, mp := o.Inner, o.Map
 	if inner == InnerAuto || mp == MapAuto {
-		c := gramPaths()
+		c := paths.Current()
 		if inner == InnerAuto {
-			inner = c.Inner
+			inner = InnerBLAS
+			if c.InnerNative {
+				inner = InnerNative
+			}
 		}
 		if mp == MapAuto {
-			mp = c.Map
+			mp = MapGo
+			if c.MapNative {
+				mp = MapNative
+			}
 		}
 	}
 	if inner == InnerNative && !native.HasDotKernel() {

@@ -10,6 +10,7 @@ import (
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/native"
+	"github.com/kdual/kdual/paths"
 )
 
 // TileSize is the side of the tiles of SymTiles32: a 256×256 float32 tile
@@ -655,7 +656,7 @@ func symmetricDiagTile[T float32 | float64](tile []T, t, rows int) {
 // tile rows run in parallel, each with a private accumulator (balanced by
 // the number of tiles), summed at the end. x and y must not alias. For a
 // band, y is the band's contribution (as MulBlock).
-func (s *SymTiles32) MulVec(y, x []float64) { s.MulVecOn(native.Best(), y, x) }
+func (s *SymTiles32) MulVec(y, x []float64) { s.MulVecOn(paths.Current().Build(), y, x) }
 
 // MulVecOn is MulVec on the native build b.
 func (s *SymTiles32) MulVecOn(b native.Build, y, x []float64) {
@@ -671,7 +672,7 @@ func (s *SymTiles32) MulVecOn(b native.Build, y, x []float64) {
 // tile rows). dst must not alias x. For a band, dst (still n×b) is the
 // band's contribution: the stored tiles times x, on both sides of the
 // diagonal.
-func (s *SymTiles32) MulBlock(dst, x *mat.Dense) { s.MulBlockOn(native.Best(), dst, x) }
+func (s *SymTiles32) MulBlock(dst, x *mat.Dense) { s.MulBlockOn(paths.Current().Build(), dst, x) }
 
 // MulBlockOn is MulBlock on the native build b.
 func (s *SymTiles32) MulBlockOn(b native.Build, dst, x *mat.Dense) {

@@ -2,6 +2,8 @@ package linalg
 
 import (
 	"fmt"
+	"github.com/kdual/kdual/internal/probe"
+	"github.com/kdual/kdual/paths"
 	"math"
 	"testing"
 
@@ -187,67 +189,39 @@ func TestKernelRowsBlocks(t *testing.T) {
 	}
 }
 
-// The calibration picks an available path (timing both candidates only
-// where there are two), and the environment override is parsed, each half
-// reading only its own settings.
-func TestCalibrate(t *testing.T) {
-	p := Calibrate()
-	require.Contains(t, []InnerPath{InnerBLAS, InnerNative}, p.Inner)
-	require.Contains(t, []MapPath{MapGo, MapNative}, p.Map)
-	require.Greater(t, p.MapGo, 0.0)
-	require.Greater(t, p.MapNative, 0.0)
-	require.Greater(t, p.SymmBLAS, 0.0)
-	require.Greater(t, p.SymmTiled, 0.0)
-	if p.Source == "measured" {
-		// Decided by the times (KDUAL_GRAM would override).
-		require.Equal(t, p.SymmTiled < p.SymmBLAS, p.SymmNative)
-	}
-	require.Equal(t, p.SymmNative, SymmNative())
-	require.Greater(t, p.SymmSingle, 0.0)
-	require.Greater(t, p.Symm64, 0.0)
-	if p.Source == "measured" {
-		require.Equal(t, p.SymmSingle < p.Symm64, p.SingleFaster)
-	}
-	require.Equal(t, p.SingleFaster, SingleBlocksFaster())
-	require.True(t, singleWins(4e-3, 5e-3))
-	require.False(t, singleWins(6e-3, 5e-3), "slower than the float64 product")
-	u := GramPaths{SingleFaster: true}
-	applyEnvOverride(&u, "single=off", false)
-	require.True(t, u.SingleFaster, "the Gram half ignores single=")
-	applyEnvOverride(&u, "symm=native,single=off", true)
-	require.Equal(t, GramPaths{SymmNative: true, Source: "KDUAL_GRAM"}, u)
-	applyEnvOverride(&u, "single=on", true)
-	require.True(t, u.SingleFaster)
+// Tune times every alternative, counts itself as a probe, and chooses the
+// faster of each pair it timed; the rules stay in force until a program
+// sets the tuned value.
+func TestTune(t *testing.T) {
+	before := probe.Count()
+	p, tm := Tune()
+	require.Greater(t, probe.Count(), before)
+	require.Equal(t, "tuned", p.Source)
+	require.Greater(t, tm.MapGo, 0.0)
+	require.Greater(t, tm.MapNative, 0.0)
+	require.Equal(t, tm.MapNative < tm.MapGo, p.MapNative)
+	require.Greater(t, tm.SymmBLAS, 0.0)
+	require.Greater(t, tm.SymmTiled, 0.0)
+	require.Equal(t, tm.SymmTiled < tm.SymmBLAS, p.SymmNative)
+	require.Greater(t, tm.SymmSingle, 0.0)
+	require.Greater(t, tm.Symm64, 0.0)
+	require.Equal(t, tm.SymmSingle < tm.Symm64, p.SingleBlocks)
+	require.Greater(t, tm.GridDgemm, 0.0)
+	require.Equal(t, tm.GridSgemm < tm.GridDgemm, p.Grid)
 	if native.HasDotKernel() {
-		require.Greater(t, p.InnerBLAS, 0.0)
-		require.Greater(t, p.InnerNative, 0.0)
+		require.Greater(t, tm.InnerBLAS, 0.0)
+		require.Equal(t, tm.InnerNative < tm.InnerBLAS, p.InnerNative)
 	} else {
-		require.Equal(t, InnerBLAS, p.Inner)
-		require.Zero(t, p.InnerBLAS)
+		require.False(t, p.InnerNative)
+		require.Zero(t, tm.InnerBLAS)
 	}
-	q := GramPaths{Inner: InnerNative, Map: MapNative, SymmNative: true}
-	applyEnvOverride(&q, "inner=blas,map=go,symm=blas", false)
-	require.Equal(t, InnerBLAS, q.Inner)
-	require.Equal(t, MapGo, q.Map)
-	require.True(t, q.SymmNative, "the Gram half ignores symm=")
-	require.Equal(t, "KDUAL_GRAM", q.Source)
-	r := GramPaths{Inner: InnerNative, Map: MapNative, SymmNative: true}
-	applyEnvOverride(&r, "inner=blas,map=go,symm=blas", true)
-	require.Equal(t, GramPaths{Inner: InnerNative, Map: MapNative, Source: "KDUAL_GRAM"}, r)
-	applyEnvOverride(&r, "symm=native", true)
-	require.True(t, r.SymmNative)
-	require.Greater(t, p.GridDgemm, 0.0)
-	require.Greater(t, p.GridSgemm, 0.0)
-	if p.Source == "measured" {
-		require.Equal(t, p.GridSgemm < p.GridDgemm, p.Grid)
+	if native.HasWide() {
+		require.Equal(t, tm.Symm512 < wideMargin*tm.Symm2, p.WideSymm)
+		require.Equal(t, tm.Single512 < wideMargin*tm.Single2, p.WideSingle)
+		require.Equal(t, tm.Symv512 < wideMargin*tm.Symv2, p.WideSymv)
 	}
-	g := GramPaths{Grid: true}
-	applyGridEnv(&g, "inner=blas,grid=off")
-	require.Equal(t, GramPaths{Source: "KDUAL_GRAM"}, g)
-	applyGridEnv(&g, "grid=on")
-	require.True(t, g.Grid)
-	applyEnvOverride(&g, "grid=off", false)
-	require.True(t, g.Grid, "the Gram half ignores grid=")
+	require.NoError(t, p.Check(paths.Detect()))
+	require.Equal(t, "rules", paths.Current().Source, "Tune put its value in force")
 }
 
 // SymMulUpper and the half-stored products agree with gonum's product for

@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"github.com/kdual/kdual/paths"
 	"math"
 	"testing"
 
@@ -310,24 +311,24 @@ func TestSymmetricDiagTile(t *testing.T) {
 	}
 }
 
-// GridAuto takes the grid exactly when the calibration says it pays.
-func TestGridAutoFollowsCalibration(t *testing.T) {
+// GridAuto takes the grid exactly when the paths in force say so.
+func TestGridAutoFollowsPaths(t *testing.T) {
 	x := pixelData(pixelInts(3, 200, 10), 200, 10, false)
 	em := Kernel{Kind: Gaussian, Sigma: 2}.ElementMap(10)
 	kr, err := NewKernelRows(x, em, GramOptions{})
 	require.NoError(t, err)
-	require.Equal(t, Calibrate().Grid, kr.OnGrid())
-	// Both verdicts, whatever this machine measured.
-	saved := gridPaths()
-	defer func() { gridCalib = saved }()
-	for _, faster := range []bool{false, true} {
-		gridCalib.Grid = faster
+	require.Equal(t, paths.Current().Grid, kr.OnGrid())
+	defer paths.Reset()
+	for _, on := range []bool{false, true} {
+		p := paths.Current()
+		p.Grid = on
+		require.NoError(t, paths.Set(p))
 		kr, err := NewKernelRows(x, em, GramOptions{})
 		require.NoError(t, err)
-		require.Equal(t, faster, kr.OnGrid())
+		require.Equal(t, on, kr.OnGrid())
 		kr, err = NewKernelRows(x, em, GramOptions{Grid: GridOn})
 		require.NoError(t, err)
-		require.True(t, kr.OnGrid(), "GridOn whatever the calibration")
+		require.True(t, kr.OnGrid(), "GridOn whatever the paths")
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/native"
+	"github.com/kdual/kdual/paths"
 )
 
 // tiledSymm sets dst = A·x for a symmetric n×n matrix A seen as t×t tiles
@@ -223,7 +224,9 @@ const symmTile = 256
 // x (b ≥ 1), reading only the upper triangle of a's storage, each entry
 // once, in float64 (native.TileSymm64 on 256×256 tiles in parallel
 // bands). dst must not alias x; neither a nor x is modified.
-func SymMulUpper(a *mat.SymDense, x, dst *mat.Dense) { SymMulUpperOn(native.Best(), a, x, dst) }
+func SymMulUpper(a *mat.SymDense, x, dst *mat.Dense) {
+	SymMulUpperOn(paths.Current().Build(), a, x, dst)
+}
 
 // SymMulUpperOn is SymMulUpper on the native build b.
 func SymMulUpperOn(b native.Build, a *mat.SymDense, x, dst *mat.Dense) {

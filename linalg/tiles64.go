@@ -7,6 +7,7 @@ import (
 
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/native"
+	"github.com/kdual/kdual/paths"
 )
 
 // TileSize64 is the tile side of a whole float64 kernel matrix in one
@@ -127,7 +128,7 @@ func GramTiles64Band(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int) 
 // reading every stored tile once (native.TileRowSymv64), bands of tile rows
 // in parallel with private accumulators summed at the end. x and y must
 // not alias.
-func (s *SymTiles64) MulVec(y, x []float64) { s.MulVecOn(native.Best(), y, x) }
+func (s *SymTiles64) MulVec(y, x []float64) { s.MulVecOn(paths.Current().Build(), y, x) }
 
 // MulVecOn is MulVec on the native build b.
 func (s *SymTiles64) MulVecOn(b native.Build, y, x []float64) {
@@ -140,7 +141,7 @@ func (s *SymTiles64) MulVecOn(b native.Build, y, x []float64) {
 // block x: the stored tiles times x on both sides of the diagonal (rows
 // above the band are zero), in parallel bands of tile rows with the native
 // tile kernel. dst must not alias x.
-func (s *SymTiles64) MulBlock(dst, x *mat.Dense) { s.MulBlockOn(native.Best(), dst, x) }
+func (s *SymTiles64) MulBlock(dst, x *mat.Dense) { s.MulBlockOn(paths.Current().Build(), dst, x) }
 
 // MulBlockOn is MulBlock on the native build b.
 func (s *SymTiles64) MulBlockOn(b native.Build, dst, x *mat.Dense) {

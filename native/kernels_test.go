@@ -702,34 +702,22 @@ func TestTileRowSymmS32ChunksPartialSums(t *testing.T) {
 // testBuilds: every build this processor runs, and Best.
 func testBuilds() []Build { return append(Builds(), Best()) }
 
-// The AVX-512 probe: KDUAL_AVX512=on and off decide without timing, the
-// measurement times every form and takes the AVX-512 one only when it
-// was at least 5 % faster, and Best runs what the probe chose. Where the
-// processor lacks AVX-512 nothing is chosen or timed.
-func TestWideProbe(t *testing.T) {
-	on, off, measured := probeWide("on"), probeWide("off"), probeWide("")
-	if !hasWide {
-		for _, p := range []WideProbe{on, off, measured} {
-			require.False(t, p.Supported || p.Symm || p.Single || p.Symv, "%+v", p)
-			require.Zero(t, p.Symm2+p.Symm512+p.Single2+p.Single512+p.Symv2+p.Symv512)
-		}
-		_, ok := Wide()
-		require.False(t, ok)
-		return
+// The AVX-512 forms: WithWide switches on only what the processor runs,
+// Best is the written rule (both block kernels in AVX-512 where present,
+// the one-vector kernel in AVX2), and Builds lists the all-wide build where
+// the processor has AVX-512.
+func TestWideRule(t *testing.T) {
+	all := AVX2().WithWide(true, true, true)
+	s, g, v := all.Wide512()
+	require.Equal(t, [3]bool{hasWide, hasWide, hasWide}, [3]bool{s, g, v})
+	s, g, v = Baseline().WithWide(true, true, true).Wide512()
+	require.False(t, s || g || v, "the SSE2 build has no AVX-512 forms")
+	require.Equal(t, AVX2().WithWide(true, true, false), Best())
+	_, ok := Wide()
+	require.Equal(t, hasWide, ok)
+	if hasWide {
+		require.Contains(t, Builds(), Build{avx2: true, symm512: true, single512: true, symv512: true})
 	}
-	require.True(t, on.Symm && on.Single && on.Symv, "%+v", on)
-	require.False(t, off.Symm || off.Single || off.Symv, "%+v", off)
-	require.Zero(t, on.Symm2+off.Symm2)
-	for _, pair := range [][3]float64{{measured.Symm2, measured.Symm512, b2f(measured.Symm)},
-		{measured.Single2, measured.Single512, b2f(measured.Single)}, {measured.Symv2, measured.Symv512, b2f(measured.Symv)}} {
-		require.Greater(t, pair[0], 0.0)
-		require.Greater(t, pair[1], 0.0)
-		require.Equal(t, pair[1] < wideMargin*pair[0], pair[2] == 1, "%+v", measured)
-	}
-	w := WideKernels()
-	b := Best()
-	require.Equal(t, Build{avx2: true, symm512: w.Symm, single512: w.Single, symv512: w.Symv}, b)
-	require.Contains(t, Builds(), Build{avx2: true, symm512: true, single512: true, symv512: true})
 }
 
 func b2f(b bool) float64 {

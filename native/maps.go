@@ -41,8 +41,8 @@ import (
 
 // Build selects a build of the portable kernels of this file: Best()
 // runs AVX2+FMA where the processor has them and SSE2 otherwise, and the
-// AVX-512 forms of the block kernels (wide.c) where the processor has
-// them and they were measured faster (WideKernels); Baseline() always runs
+// AVX-512 forms of the block kernels (wide.c) by the rule Best states;
+// Baseline() always runs
 // SSE2 and AVX2() the AVX2 forms, so tests can check that all agree. The
 // package-level functions use Best(). A Build is a value: nothing global
 // changes when one is chosen.
@@ -59,12 +59,13 @@ type Build struct {
 // detected is read once: the processor does not change.
 var detected = C.kd_has_avx2() != 0
 
-// Best is the fastest build this processor runs: AVX2 (or SSE2), with the
-// AVX-512 block kernels WideKernels measured faster.
-func Best() Build {
-	w := WideKernels()
-	return Build{avx2: detected, symm512: w.Symm, single512: w.Single, symv512: w.Symv}
-}
+// Best is the default build on this processor: AVX2 (or SSE2), with the
+// AVX-512 forms of the two block kernels where the processor has them and
+// the AVX2 form of the one-vector kernel — the rule package paths states
+// with its measurement (paths.Rules: WideSymm, WideSingle, WideSymv). No
+// timing is involved; package paths's value can choose other forms
+// (WithWide).
+func Best() Build { return AVX2().WithWide(true, true, false) }
 
 // Baseline is the SSE2 build, which every x86-64 processor runs.
 func Baseline() Build { return Build{} }

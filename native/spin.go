@@ -35,8 +35,6 @@ import "C"
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 	"sync"
 )
 
@@ -45,15 +43,11 @@ import (
 // says otherwise: about a tenth of a second after every threaded call.
 // kdual's own parallel loops (goroutines and the native kernels) run
 // between BLAS calls on the same cores, and the spinning threads take their
-// share of them. SpinDefault is the timeout kdual sets when the
-// environment does not: 2^24 cycles, about 7 ms at 2.4 GHz — longer than
-// the Go work between two Lanczos passes (so those find the threads
-// awake), far shorter than the native and Go phases of a block solve or an
-// L-BFGS iteration. Measured on the 2-core development machine (Fashion
-// n = 7000, Gaussian, k = 20, six alternated runs, solve seconds, OpenBLAS's
-// 2^28 against 2^24): block Krylov 0.914 → 0.746, Lanczos 0.641 → 0.593
-// (2^20: 0.609, and 3–7 % slower than 2^28 in two other series), dual
-// L-BFGS at n = 3000 1.056 → 0.871 (docs/operators.md).
+// share of them. SpinDefault is the timeout the kdual command sets when the
+// environment does not (2^24 cycles, a few milliseconds: longer than the Go
+// work between two Lanczos passes, far shorter than the native phases of a
+// block solve; docs/paths.md has the measurement). The library never sets
+// it on its own: a program calls ReloadThreads after setting the variable.
 const SpinDefault = 24
 
 var spinMu sync.Mutex
@@ -62,42 +56,23 @@ var spinMu sync.Mutex
 type SpinInfo struct {
 	// Exponent t: the threads spin 2^t cycles before sleeping (-1 unknown).
 	Exponent int
-	// Source: "kdual" (SpinDefault, set at start-up), "environment"
-	// (OPENBLAS_THREAD_TIMEOUT was set before the process started),
-	// "openblas" (OpenBLAS's own default: this build cannot change it),
-	// "SetThreadTimeout" (changed since), or "error: …" when setting it
-	// failed.
+	// Source: "openblas" (whatever OpenBLAS read when it loaded: its
+	// default or OPENBLAS_THREAD_TIMEOUT) until ReloadThreads records
+	// another, or "error: …" when reloading failed.
 	Source string
 }
 
-var spin SpinInfo
-
-// init sets SpinDefault unless OPENBLAS_THREAD_TIMEOUT was given.
-func init() {
-	switch {
-	case os.Getenv("OPENBLAS_THREAD_TIMEOUT") != "":
-		spin.Source = "environment"
-	case !SpinSupported():
-		spin.Source = "openblas"
-	default:
-		err := SetThreadTimeout(SpinDefault)
-		spin.Source = "kdual"
-		if err != nil {
-			spin.Source = "error: " + err.Error()
-		}
-	}
-	spin.Exponent = ThreadTimeout()
-}
+var spinSource = "openblas"
 
 // Spin reports the thread timeout in force and its source.
 func Spin() SpinInfo {
 	spinMu.Lock()
 	defer spinMu.Unlock()
-	return spin
+	return SpinInfo{Exponent: ThreadTimeout(), Source: spinSource}
 }
 
-// SpinSupported reports whether the linked OpenBLAS lets kdual change the
-// thread timeout (its pthreads builds do).
+// SpinSupported reports whether the linked OpenBLAS lets a program change
+// the thread timeout after it loaded (its pthreads builds do).
 func SpinSupported() bool { return C.kd_spin_supported() != 0 }
 
 // ThreadTimeout returns the exponent t of OpenBLAS's thread timeout (its
@@ -111,28 +86,23 @@ func ThreadTimeout() int {
 	return t
 }
 
-// SetThreadTimeout sets OpenBLAS's thread timeout to 2^t cycles (OpenBLAS
-// clamps t to [4, 30]) by setting OPENBLAS_THREAD_TIMEOUT, re-reading
-// OpenBLAS's environment and stopping its worker threads, which the next
-// threaded BLAS call starts again with the new timeout. It must not run
-// while another goroutine is inside a BLAS or LAPACK call; it is meant for
-// start-up (kdual's init does it once, see SpinDefault). The variable stays
-// in the process's environment, so programs it starts inherit it.
-func SetThreadTimeout(t int) error {
-	if t < 4 || t > 30 {
-		return fmt.Errorf("native: thread timeout exponent %d outside [4, 30]", t)
-	}
+// ReloadThreads has OpenBLAS re-read its environment variables (the thread
+// timeout OPENBLAS_THREAD_TIMEOUT among them) and stop its worker threads,
+// which the next threaded BLAS call starts again with what was read. It
+// must not run while another goroutine is inside a BLAS or LAPACK call: it
+// is meant for start-up, after the program set the variable (the kdual
+// command does, to SpinDefault, unless the user set it). source names who
+// set the variable, for Spin.
+func ReloadThreads(source string) error {
 	if !SpinSupported() {
-		return fmt.Errorf("native: this OpenBLAS (%s) has no thread timeout to set", Parallel())
+		return fmt.Errorf("native: this OpenBLAS (%s) cannot re-read its thread timeout", Parallel())
 	}
 	spinMu.Lock()
 	defer spinMu.Unlock()
-	if err := os.Setenv("OPENBLAS_THREAD_TIMEOUT", strconv.Itoa(t)); err != nil {
-		return fmt.Errorf("native: %w", err)
-	}
 	if C.kd_restart_threads() != 0 {
+		spinSource = "error: OpenBLAS did not stop its threads"
 		return fmt.Errorf("native: OpenBLAS did not stop its threads")
 	}
-	spin = SpinInfo{Exponent: ThreadTimeout(), Source: "SetThreadTimeout"}
+	spinSource = source
 	return nil
 }

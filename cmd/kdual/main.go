@@ -3,7 +3,8 @@
 //
 // Usage:
 //
-//	kdual info                  OpenBLAS build, core, threads, Go version
+//	kdual info                  OpenBLAS build, core, threads, Go version, code paths
+//	kdual tune --out FILE       time the code paths here; later commands load --profile FILE
 //	kdual eig [flags]           a symmetric eigensolve, checked end to end
 //	kdual bench kpca [flags]    KPCA solvers to accuracy η < δ (the paper's protocol)
 //	kdual kpca fit|transform    kernel PCA on CSV or IDX data
@@ -42,7 +43,8 @@ type command struct {
 }
 
 var commands = []command{
-	{"info", "print the OpenBLAS build, core, thread count and Go version", runInfo},
+	{"info", "print the OpenBLAS build, core, threads, Go version and every code path's rule", runInfo},
+	{"tune", "time the code paths' alternatives here and write a profile (--out FILE) for --profile", runTune},
 	{"eig", "eigendecomposition of a built-in symmetric matrix, with residual checks", runEig},
 	{"bench", "bench kpca: the dual-KPCA paper's training-time protocol", runBench},
 	{"kpca", "kpca fit|transform|robust|sparse: kernel PCA and the paper's experiments", runKPCA},
@@ -55,6 +57,13 @@ var commands = []command{
 var errUsage = errors.New("usage")
 
 func main() {
+	// OpenBLAS's core is fixed when the library loads: a generic choice is
+	// corrected by restarting before anything else (MPI included) runs.
+	restartForCore(os.Stderr)
+	if err := setupProcess(); err != nil {
+		fmt.Fprintf(os.Stderr, "kdual: %v\n", err)
+		os.Exit(2)
+	}
 	// The first Ctrl-C (or SIGTERM) cancels runCtx: long library calls stop
 	// within a panel or a pass and the command exits 130 with a message; a
 	// second one kills the process as usual. A command still running 3 s
@@ -147,6 +156,7 @@ func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("kdual "+name, flag.ContinueOnError)
 	fs.SetOutput(diag) // run's stderr
 	fs.Int("threads", 0, "threads for OpenBLAS and Go (0: OpenBLAS's default and every CPU)")
+	fs.String("profile", "", "load the code paths from FILE, written by kdual tune (default: the written rules, kdual info)")
 	return fs
 }
 
@@ -169,6 +179,11 @@ func parse(fs *flag.FlagSet, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if f := fs.Lookup("profile"); f != nil && f.Value.String() != "" {
+		if err := loadProfile(f.Value.String()); err != nil {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
 	}
 	if f := fs.Lookup("threads"); f != nil {
 		n, _ := strconv.Atoi(f.Value.String())

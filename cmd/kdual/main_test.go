@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/kdual/kdual/paths"
 	"math"
 	"os"
 	"path/filepath"
@@ -36,22 +37,28 @@ func TestInfo(t *testing.T) {
 	} else {
 		require.Equal(t, "openblas", r.CoreSource)
 	}
-	require.True(t, strings.HasPrefix(r.Kernels.ISA, "avx2+fma") || strings.HasPrefix(r.Kernels.ISA, "sse2"), r.Kernels.ISA)
-	require.NotEmpty(t, r.Kernels.Reason)
-	if !r.Gram.Int8Kernel {
-		require.False(t, r.Gram.Int8, "exact integer kernel rows without VNNI")
-	} else if r.Gram.Source == "measured" {
-		require.Equal(t, r.Gram.Int8Secs < r.Gram.Int8Sgemm, r.Gram.Int8)
+	require.True(t, strings.HasPrefix(r.Kernels, "avx2+fma") || strings.HasPrefix(r.Kernels, "sse2"), r.Kernels)
+	// Every path's choice is reported with its reason, by the rules (the
+	// test process sets none) and without a timing.
+	require.Equal(t, "rules", r.Paths.Source)
+	require.Len(t, r.Paths.Reasons, 8+btoi(r.Paths.Core.Want != ""))
+	for _, why := range r.Paths.Reasons {
+		require.NotEmpty(t, why.Why, why.Path)
 	}
-	if r.Kernels.Symm512 || r.Kernels.Single512 {
-		require.True(t, r.Kernels.AVX512)
-		require.Contains(t, r.Kernels.ISA, "avx-512")
+	require.Equal(t, paths.Rules(coreFacts()).InnerNative, r.Paths.InnerNative)
+	if !r.CPU.VNNI {
+		require.False(t, r.Paths.Int8, "exact integer kernel rows without VNNI")
+	}
+	if r.Paths.WideSymm || r.Paths.WideSingle {
+		require.True(t, r.CPU.AVX512F)
+		require.Contains(t, r.Kernels, "avx-512")
 	}
 	code, out, _ = runCLI(t, "info")
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "core:")
 	require.Contains(t, out, "kernels:")
-	require.Contains(t, out, "8-bit data:")
+	require.Contains(t, out, "paths:")
+	require.Contains(t, out, "int8:")
 }
 
 func TestEigRandSymJSON(t *testing.T) {
@@ -631,4 +638,11 @@ func TestKPCAInterruptedAndNumPyInput(t *testing.T) {
 	code, fromNPY, stderr := runCLI(t, "kpca", "fit", "--input", npy, "--components", "1", "--solver", "dense")
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, fromCSV, fromNPY)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

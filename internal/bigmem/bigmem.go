@@ -196,6 +196,20 @@ func Size(b int64) string {
 // cannot be read).
 func Available() int64 { return fileBytes("/proc/meminfo", "MemAvailable:") }
 
+// Total returns the memory this process may use in bytes: MemTotal of
+// /proc/meminfo, or the cgroup's memory.max when that is smaller (0 where
+// neither can be read). Unlike Available it does not move with other
+// processes, so a budget derived from it is the same in every run.
+func Total() int64 {
+	t := fileBytes("/proc/meminfo", "MemTotal:")
+	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
+		if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && v > 0 && (t == 0 || v < t) {
+			t = v
+		}
+	}
+	return t
+}
+
 func statusBytes(key string) int64 { return fileBytes("/proc/self/status", key) }
 
 func fileBytes(path, key string) int64 {

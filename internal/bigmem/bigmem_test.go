@@ -1,6 +1,7 @@
 package bigmem
 
 import (
+	"github.com/kdual/kdual/internal/probe"
 	"math"
 	"syscall"
 	"testing"
@@ -40,26 +41,25 @@ func TestFloat32sAndMemoryFigures(t *testing.T) {
 	require.Equal(t, 1.0, s[len(s)-1])
 }
 
-func TestHugeProbe(t *testing.T) {
-	t.Setenv("KDUAL_HUGEPAGES", "on")
-	h := probeHuge()
-	require.True(t, h.Advise)
-	require.Zero(t, h.HugeSeconds)
-	t.Setenv("KDUAL_HUGEPAGES", "off")
-	require.False(t, probeHuge().Advise)
-	t.Setenv("KDUAL_HUGEPAGES", "")
-	h = probeHuge()
-	require.NotEmpty(t, h.Reason)
-	order, reporting := reportingOrder()
-	if h.System == "madvise" && !(reporting && order <= hugeOrder) {
-		// The probe ran: both times measured, the faster one chosen.
-		require.Greater(t, h.HugeSeconds, 0.0)
-		require.Greater(t, h.SmallSeconds, 0.0)
-		require.Equal(t, h.HugeSeconds < h.SmallSeconds, h.Advise)
-	} else {
-		require.False(t, h.Advise, h.Reason)
-		require.Zero(t, h.HugeSeconds+h.SmallSeconds)
+// Huge pages are asked for only after SetHugePages(true) (nothing is
+// measured to decide it), and the measurement of an explicit tuning step
+// times both ways and counts itself.
+func TestHugePages(t *testing.T) {
+	require.False(t, Huge().Advise, "huge pages asked for before anyone set them")
+	SetHugePages(true)
+	require.True(t, Huge().Advise)
+	SetHugePages(false)
+	require.False(t, Huge().Advise)
+	before := probe.Count()
+	hs, ss, ok := MeasureHuge()
+	require.True(t, ok)
+	require.Greater(t, hs, 0.0)
+	require.Greater(t, ss, 0.0)
+	require.Equal(t, before+1, probe.Count())
+	if o, ok := ReportingOrder(); ok {
+		require.GreaterOrEqual(t, o, 0)
 	}
+	require.Contains(t, []string{"always", "madvise", "never", ""}, THPSetting())
 	// The probe's measurement itself, both ways, on any system.
 	for _, huge := range []bool{false, true} {
 		m, sec, ok := touchFresh(huge)

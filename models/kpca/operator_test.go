@@ -1,6 +1,7 @@
 package kpca
 
 import (
+	"github.com/kdual/kdual/paths"
 	"math"
 	"testing"
 
@@ -82,11 +83,19 @@ func TestPlanSpeedRuleSeesTheSolver(t *testing.T) {
 	m := &KPCA{Components: 3, Kernel: k, Solver: Eigen{Solver: eig.Lanczos{Tol: 1e-4}}}
 	require.NoError(t, m.Fit(x))
 	require.Equal(t, "float64", m.Info().Operator, m.Info().PlanReason)
-	if linalg.SingleBlocksFaster() {
+	defer paths.Reset()
+	for _, faster := range []bool{false, true} {
+		p := paths.Current()
+		p.SingleBlocks = faster
+		require.NoError(t, paths.Set(p))
 		m = &KPCA{Components: 3, Kernel: k, Solver: Eigen{Solver: eig.Auto{Tol: 1e-4}}}
 		require.NoError(t, m.Fit(x))
-		require.Equal(t, "float32", m.Info().Operator, m.Info().PlanReason)
-		require.Contains(t, m.Info().PlanReason, "measured faster")
+		if faster {
+			require.Equal(t, "float32", m.Info().Operator, m.Info().PlanReason)
+			require.Contains(t, m.Info().PlanReason, "faster here")
+		} else {
+			require.Equal(t, "float64", m.Info().Operator, m.Info().PlanReason)
+		}
 	}
 }
 

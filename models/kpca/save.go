@@ -78,6 +78,9 @@ func (k *KPCA) Save(w io.Writer) error {
 	}
 	if k.approx != nil {
 		ai := k.approx.fm.Info()
+		// A wall-clock time is not part of the model: the same fit saves
+		// the same bytes in every process.
+		ai.Seconds = 0
 		h.Approx = &ai
 		switch fm := k.approx.fm.(type) {
 		case *approx.NystromMap:

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kdual/kdual/internal/probe"
+	"github.com/kdual/kdual/paths"
+)
+
+// envAsCLI makes the test binary behave as the kdual command (main's
+// start-up, then run with the process's arguments), so that tests can run
+// the command in processes of its own.
+const envAsCLI = "KDUAL_TEST_AS_CLI"
+
+// The command's tests run run() in this process, under the settings main
+// makes (gonum on OpenBLAS, the thread timeout, the paths of the rules);
+// with envAsCLI set, the binary is the command.
+func TestMain(m *testing.M) {
+	if os.Getenv(envAsCLI) == "1" {
+		restartForCore(os.Stderr)
+		if err := setupProcess(); err != nil {
+			fmt.Fprintln(os.Stderr, "kdual:", err)
+			os.Exit(2)
+		}
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	if err := setupProcess(); err != nil {
+		panic(err)
+	}
+	os.Exit(m.Run())
+}
+
+// cliProcess runs the command in a process of its own and returns its
+// exit status, standard output and standard error.
+func cliProcess(t *testing.T, env []string, args ...string) (int, []byte, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), envAsCLI+"=1"), env...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		require.True(t, ok, "%v: %s", err, errOut.String())
+		code = ee.ExitCode()
+	}
+	return code, out.Bytes(), errOut.String()
+}
+
+// A generic core chosen by OpenBLAS (faked: this machine's OpenBLAS may
+// know its processor) makes the command restart itself once with the
+// matching core, say so on stderr and in kdual info; a core the user set
+// is never overridden.
+func TestCoreRestart(t *testing.T) {
+	if os.Getenv("OPENBLAS_CORETYPE") != "" {
+		t.Setenv("OPENBLAS_CORETYPE", "")
+		os.Unsetenv("OPENBLAS_CORETYPE")
+	}
+	want := paths.WantCore(paths.Detect().CPU)
+	code, out, stderr := cliProcess(t, []string{envFakeCore + "=Prescott"}, "info", "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	var r infoReport
+	require.NoError(t, json.Unmarshal(out, &r))
+	if want == "" {
+		require.NotContains(t, stderr, "restarting")
+		return
+	}
+	require.Contains(t, stderr, "restarting with OPENBLAS_CORETYPE="+want)
+	require.Equal(t, 1, strings.Count(stderr, "restarting"), "restarted more than once")
+	require.Equal(t, "kdual restart from Prescott", r.CoreSource)
+	require.True(t, strings.EqualFold(want, r.Core), "OpenBLAS runs %s, want %s", r.Core, want)
+	require.False(t, r.CoreCheck.Restart)
+	// The user's choice stands.
+	code, out, stderr = cliProcess(t, []string{envFakeCore + "=Prescott", "OPENBLAS_CORETYPE=Prescott"}, "info", "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, json.Unmarshal(out, &r))
+	require.NotContains(t, stderr, "restarting")
+	require.Equal(t, "OPENBLAS_CORETYPE=Prescott", r.CoreSource)
+}
+
+// Two processes with the same inputs and options (memory budget included)
+// give the same bytes: scores, eigenvalues (JSON) and saved models, for
+// every operator, Nyström in float64 and float32, and transform — one of
+// the two runs beside a competing load. n = 2100 is just above the
+// planner's float32-for-speed threshold (2048).
+func TestSameBitsEveryProcess(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "x.csv")
+	r := rand.New(rand.NewPCG(7, 8))
+	var b strings.Builder
+	for i := 0; i < 2100; i++ {
+		for j := 0; j < 12; j++ {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%.17g", r.NormFloat64()+float64(i%5))
+		}
+		b.WriteByte('\n')
+	}
+	require.NoError(t, os.WriteFile(csv, []byte(b.String()), 0o644))
+	base := []string{"kpca", "fit", "--input", csv, "--components", "4"}
+	for _, c := range [][]string{
+		{"--operator", "auto", "--tol", "1e-4", "--memory", "2GiB"},
+		{"--operator", "float64", "--memory", "2GiB"},
+		{"--operator", "float32", "--tol", "1e-4", "--memory", "2GiB"},
+		{"--operator", "float32", "--products", "float32", "--tol", "1e-4", "--memory", "2GiB"},
+		{"--operator", "matrix-free", "--tol", "1e-6", "--memory", "2GiB"},
+		{"--solver", "lbfgs", "--memory", "2GiB"},
+		{"--approx", "nystrom", "--landmarks", "200"},
+		{"--approx", "nystrom", "--landmarks", "200", "--approx-precision", "float32"},
+	} {
+		var outs [2][]byte
+		var models [2][]byte
+		for run := 0; run < 2; run++ {
+			model := filepath.Join(dir, fmt.Sprintf("m%d.npz", run))
+			args := append(append(append([]string{}, base...), c...), "--json", "-", "--save", model)
+			var stopLoad func()
+			if run == 1 {
+				stopLoad = competingLoad()
+			}
+			code, out, stderr := cliProcess(t, nil, args...)
+			if stopLoad != nil {
+				stopLoad()
+			}
+			require.Equal(t, 0, code, "%v: %s", c, stderr)
+			outs[run] = stripTimes(t, out)
+			m, err := os.ReadFile(model)
+			require.NoError(t, err)
+			models[run] = m
+		}
+		require.Equal(t, string(outs[0]), string(outs[1]), "%v: eigenvalues or scores differ between processes", c)
+		require.True(t, bytes.Equal(models[0], models[1]), "%v: saved models differ", c)
+		code, t1, stderr := cliProcess(t, nil, "kpca", "transform", "--model", filepath.Join(dir, "m0.npz"), "--input", csv)
+		require.Equal(t, 0, code, stderr)
+		stop := competingLoad()
+		code, t2, stderr := cliProcess(t, nil, "kpca", "transform", "--model", filepath.Join(dir, "m0.npz"), "--input", csv)
+		stop()
+		require.Equal(t, 0, code, stderr)
+		require.Equal(t, string(t1), string(t2), "%v: transform differs between processes", c)
+	}
+}
+
+// competingLoad keeps every CPU busy in this process until stopped.
+func competingLoad() (stop func()) {
+	var done atomic.Bool
+	for i := 0; i < runtime.NumCPU(); i++ {
+		go func() {
+			x := 1.0
+			for !done.Load() {
+				for k := 0; k < 1000; k++ {
+					x = x*1.0000001 + 1e-9
+				}
+			}
+			_ = x
+		}()
+	}
+	return func() { done.Store(true) }
+}
+
+// stripTimes removes the keys that hold wall-clock times from a JSON
+// report (everything else must be the same bits).
+func stripTimes(t *testing.T, doc []byte) []byte {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal(doc, &v), "%s", doc)
+	var walk func(x any) any
+	walk = func(x any) any {
+		switch y := x.(type) {
+		case map[string]any:
+			for k, e := range y {
+				if strings.HasSuffix(k, "seconds") || k == "peak_rss_bytes" || k == "memory_peak_bytes" {
+					delete(y, k)
+					continue
+				}
+				y[k] = walk(e)
+			}
+		case []any:
+			for i, e := range y {
+				y[i] = walk(e)
+			}
+		}
+		return x
+	}
+	out, err := json.Marshal(walk(v))
+	require.NoError(t, err)
+	return out
+}
+
+// No timing decides anything in a default run: fits of every operator,
+// Nyström, RFF, the eigensolver command and info time nothing (the
+// measurements live in linalg.Tune, which counts itself).
+func TestNoProbeInDefaultRuns(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "x.csv")
+	var b strings.Builder
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&b, "%d,%d,%g\n", i%17, (i*7)%13, float64(i%5)/3)
+	}
+	require.NoError(t, os.WriteFile(csv, []byte(b.String()), 0o644))
+	before := probe.Count()
+	for _, args := range [][]string{
+		{"info"},
+		{"eig", "--n", "60", "--components", "3"},
+		{"kpca", "fit", "--input", csv, "--operator", "float64"},
+		{"kpca", "fit", "--input", csv, "--operator", "float32", "--tol", "1e-4"},
+		{"kpca", "fit", "--input", csv, "--operator", "matrix-free", "--tol", "1e-6"},
+		{"kpca", "fit", "--input", csv, "--solver", "lbfgs"},
+		{"kpca", "fit", "--input", csv, "--approx", "nystrom", "--landmarks", "50", "--approx-precision", "float32"},
+		{"kpca", "fit", "--input", csv, "--approx", "rff", "--features", "64"},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		require.Equal(t, 0, code, "%v: %s", args, stderr)
+	}
+	require.Equal(t, before, probe.Count(), "a default run timed something")
+}

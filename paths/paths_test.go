@@ -1,0 +1,168 @@
+package paths
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kdual/kdual/native"
+)
+
+var (
+	noAVX2   = native.CPUFeatures{Vendor: "intel"}
+	haswell  = native.CPUFeatures{Vendor: "intel", AVX2: true}
+	skylakeX = native.CPUFeatures{Vendor: "intel", AVX2: true, AVX512F: true, AVX512VL: true, AVX512BW: true, AVX512DQ: true, VNNI: true}
+	sapphire = native.CPUFeatures{Vendor: "intel", AVX2: true, AVX512F: true, AVX512VL: true, AVX512BW: true, AVX512DQ: true, AVX512BF16: true, VNNI: true}
+	zen3     = native.CPUFeatures{Vendor: "amd", AVX2: true}
+	zen4     = native.CPUFeatures{Vendor: "amd", AVX2: true, AVX512F: true, AVX512VL: true, AVX512BW: true, AVX512DQ: true, AVX512BF16: true, VNNI: true}
+)
+
+// The core that matches a processor, by its features alone.
+func TestWantCore(t *testing.T) {
+	for _, c := range []struct {
+		cpu  native.CPUFeatures
+		want string
+	}{{noAVX2, ""}, {haswell, "Haswell"}, {skylakeX, "SkylakeX"}, {sapphire, "Cooperlake"}, {zen3, "Zen"}, {zen4, "Cooperlake"},
+		{native.CPUFeatures{Vendor: "other", AVX2: true}, "Haswell"}} {
+		require.Equal(t, c.want, WantCore(c.cpu), "%+v", c.cpu)
+	}
+}
+
+// The core check as a function of (features, chosen core, environment):
+// a restart only for a generic core, on a processor with AVX2, when the
+// user did not choose the core.
+func TestCheckCore(t *testing.T) {
+	for _, c := range []struct {
+		cpu     native.CPUFeatures
+		core    string
+		byUser  bool
+		generic bool
+		want    string
+		restart bool
+	}{
+		{sapphire, "Prescott", false, true, "Cooperlake", true},
+		{skylakeX, "Nehalem", false, true, "SkylakeX", true},
+		{haswell, "Core2", false, true, "Haswell", true},
+		{zen3, "Barcelona", false, true, "Zen", true},
+		{zen3, "barcelona", false, true, "Zen", true}, // case does not matter
+		{sapphire, "Prescott", true, true, "Cooperlake", false},
+		{noAVX2, "Prescott", false, true, "", false},
+		{sapphire, "Cooperlake", false, false, "", false},
+		{sapphire, "SkylakeX", false, false, "", false},
+		{zen4, "Zen", false, false, "", false},
+		{haswell, "Haswell", true, false, "", false},
+	} {
+		got := CheckCore(Facts{CPU: c.cpu, Core: c.core, CoreSetByUser: c.byUser})
+		require.Equal(t, c.generic, got.Generic, "%+v", c)
+		require.Equal(t, c.want, got.Want, "%+v", c)
+		require.Equal(t, c.restart, got.Restart, "%+v", c)
+		require.Equal(t, c.core, got.Core)
+		require.NotEmpty(t, got.Why)
+		if c.restart {
+			require.Contains(t, got.Why, "OPENBLAS_CORETYPE="+c.want)
+		}
+	}
+}
+
+// The rules on stated facts: portable paths without the features, the
+// fast ones with them, never a path the processor cannot run, and one
+// reason per path.
+func TestRules(t *testing.T) {
+	for _, cpu := range []native.CPUFeatures{noAVX2, haswell, skylakeX, sapphire, zen3, zen4} {
+		f := Facts{CPU: cpu, Core: WantCore(cpu), THP: "madvise", ReportingOrder: -1}
+		p := Rules(f)
+		require.NoError(t, p.Check(f), "%+v", cpu)
+		require.Equal(t, "rules", p.Source)
+		require.Equal(t, cpu.AVX512F, p.InnerNative, "%+v", cpu)
+		require.Equal(t, cpu.VNNI, p.Int8, "%+v", cpu)
+		require.Equal(t, cpu.AVX2, p.SingleBlocks, "%+v", cpu)
+		require.Equal(t, cpu.AVX512VL && cpu.AVX512DQ, p.WideSymm)
+		require.Equal(t, p.WideSymm, p.WideSingle)
+		require.False(t, p.WideSymv)
+		require.False(t, p.HugePages)
+		require.True(t, p.MapNative && p.Grid && p.SymmNative)
+		require.Len(t, p.Reasons, 8)
+		names := map[string]bool{}
+		for _, r := range p.Reasons {
+			require.NotEmpty(t, r.Why)
+			require.NotEmpty(t, r.Choice)
+			names[r.Path] = true
+		}
+		require.Len(t, names, 8)
+		g := Rules(Facts{CPU: cpu, Core: "Prescott"})
+		require.Len(t, g.Reasons, 8+btoi(cpu.AVX2), "a generic core adds its reason where a better one exists")
+	}
+	require.Contains(t, hugeWhy(Facts{THP: "madvise", ReportingOrder: 9}), "free page reporting")
+	require.Contains(t, hugeWhy(Facts{THP: "never"}), "never")
+	require.Contains(t, hugeWhy(Facts{THP: "always"}), "always")
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Check refuses what the processor lacks, naming the field.
+func TestCheck(t *testing.T) {
+	f := Facts{CPU: haswell}
+	for _, p := range []Paths{{InnerNative: true}, {Int8: true}, {WideSymm: true}, {WideSingle: true}, {WideSymv: true}} {
+		err := p.Check(f)
+		require.ErrorIs(t, err, ErrInvalid, "%+v", p)
+	}
+	require.NoError(t, Paths{MapNative: true, Grid: true, SymmNative: true, SingleBlocks: true, HugePages: true}.Check(f))
+}
+
+// Override sets each key both ways and refuses unknown keys and values.
+func TestOverride(t *testing.T) {
+	p := Paths{Source: "rules"}
+	require.NoError(t, p.Override("inner=native,map=native,symm=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"))
+	require.Equal(t, Paths{InnerNative: true, MapNative: true, SymmNative: true, SingleBlocks: true, Grid: true, Int8: true,
+		WideSymm: true, WideSingle: true, WideSymv: true, HugePages: true,
+		Source: "rules + inner=native,map=native,symm=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"}, p)
+	require.NoError(t, p.Override("inner=blas, map=go ,symm=blas,single=off,grid=off,int8=off,avx512=off,hugepages=off"))
+	p.Source = ""
+	require.Equal(t, Paths{}, p)
+	require.NoError(t, p.Override(""))
+	for _, bad := range []string{"inner", "inner=fast", "speed=on", "avx512=maybe"} {
+		require.ErrorIs(t, p.Override(bad), ErrInvalid, bad)
+	}
+}
+
+// A profile round-trips bit for bit; other versions, unknown fields and
+// garbage are refused.
+func TestSaveLoad(t *testing.T) {
+	p := Rules(Facts{CPU: sapphire, Core: "Prescott", THP: "madvise", ReportingOrder: -1})
+	p.HugePages = true
+	var buf bytes.Buffer
+	require.NoError(t, p.Save(&buf))
+	q, err := Load(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	require.Equal(t, p, q)
+	for _, bad := range []string{`{"version": 2, "paths": {}}`, `{"version": 1, "paths": {"turbo": true}}`, `not json`, ``} {
+		_, err := Load(bytes.NewReader([]byte(bad)))
+		require.ErrorIs(t, err, ErrInvalid, bad)
+	}
+}
+
+// Current is the rules until Set, Set refuses what this processor cannot
+// run and leaves the value as it was, Reset brings the rules back.
+func TestCurrentSetReset(t *testing.T) {
+	defer Reset()
+	rules := Rules(Detect())
+	require.Equal(t, rules, Current())
+	p := rules
+	p.Grid = !p.Grid
+	p.Source = "test"
+	require.NoError(t, Set(p))
+	require.Equal(t, p, Current())
+	if !Detect().CPU.AVX512F {
+		require.Error(t, Set(Paths{InnerNative: true}))
+		require.Equal(t, p, Current())
+	}
+	Reset()
+	require.Equal(t, rules, Current())
+	require.Equal(t, Current().Build(), native.Best(), "native's default build is the rules' build")
+}

@@ -1,0 +1,266 @@
+package paths
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/native"
+)
+
+// Facts are what the rules read: stated facts about the machine, the same
+// in every process on it.
+type Facts struct {
+	// CPU: the processor's features (cpuid).
+	CPU native.CPUFeatures
+	// Core: the OpenBLAS core in use (native.CoreName).
+	Core string
+	// CoreSetByUser: OPENBLAS_CORETYPE chose the core. The library reads
+	// no environment, so Detect leaves it false; the kdual command sets it.
+	CoreSetByUser bool
+	// THP: the kernel's transparent huge pages setting ("always",
+	// "madvise", "never" or "").
+	THP string
+	// ReportingOrder: the page order from which free memory is reported to
+	// a hypervisor (free page reporting), −1 where there is none.
+	ReportingOrder int
+}
+
+// Detect reads the facts of this machine and process.
+func Detect() Facts {
+	f := Facts{CPU: native.CPU(), Core: native.CoreName(), THP: bigmem.THPSetting(), ReportingOrder: -1}
+	if o, ok := bigmem.ReportingOrder(); ok {
+		f.ReportingOrder = o
+	}
+	return f
+}
+
+// Rules returns the default paths on the facts f. Each rule's reason,
+// recorded in Reasons and printed by `kdual info`, carries the
+// measurement behind it (docs/paths.md has the tables; every one was taken
+// on the alternatives in one process, best of several alternated runs):
+//
+//   - InnerNative where the processor has AVX-512 F and FMA (native.DotNT
+//     needs them). A 512×512 product of depth 256 took 2.73 / 1.82 /
+//     1.84 / 2.59 ms by DotNT against 4.34 / 2.27 / 1.75 / 3.41 ms by
+//     dgemm on OpenBLAS 0.3.21's Prescott / Haswell / SkylakeX /
+//     Cooperlake cores of a Xeon (Emerald Rapids, 2 cores): never more
+//     than 5 % behind, up to 1.6× ahead.
+//   - MapNative always: 128×512 Gaussian entries in 0.18–0.20 ms against
+//     0.96–1.05 ms by math.Exp, on every core above (the native map has an
+//     SSE2 build for processors without AVX2).
+//   - Grid always: a 256×512 product of depth 784 by sgemm and widening
+//     took 6.2 / 8.7 / 7.0 / 7.1 ms against dgemm's 11.9 / 26.3 / 14.6 /
+//     10.4 ms on the same four cores; sgemm runs at about twice dgemm's
+//     rate on every OpenBLAS core.
+//   - Int8 where the processor has AVX-512 VNNI (and BW): 48 kernel rows
+//     against 1024 points of depth 784 in 0.31–0.40 ms against 0.94–10.6
+//     ms by sgemm and the map.
+//   - SymmNative always: blocks of 8 columns with a 3072² matrix in
+//     2.7–7.0 ms by the tile kernel against 10.5–19.8 ms by dsymm.
+//   - SingleBlocks where the processor has AVX2: the same product on
+//     float32 tiles in float32 arithmetic took 1.6–2.6 ms against 2.3–8.2
+//     ms for the faster float64 product; the SSE2 build's float32 kernel
+//     was never measured faster, so it is not used for speed there.
+//   - WideSymm and WideSingle where the processor has AVX-512 F, VL and
+//     DQ: 0.26–0.28 against 0.42–0.44 ms (float64 blocks) and 0.19–0.20
+//     against 0.24–0.25 ms (float32 blocks) on the Xeon, and 2.0× and 1.6×
+//     on a Zen 5; WideSymv never: the one-vector kernel took 0.14–0.15 ms
+//     in AVX-512 against 0.12–0.13 ms in AVX2.
+//   - HugePages never by default: where the hypervisor takes free memory
+//     back (free page reporting of 2 MB blocks) a huge page comes back
+//     cold, and a float64 Gram of n = 20 000 spent 10.7–11.5 s in the
+//     kernel with huge pages against 3.4 s without; elsewhere only a tuned
+//     profile (which measures the first touch both ways) turns them on.
+func Rules(f Facts) Paths {
+	c := f.CPU
+	avx512 := c.AVX512F && c.AVX2
+	wide := avx512 && c.AVX512VL && c.AVX512DQ
+	p := Paths{
+		InnerNative:  avx512,
+		MapNative:    true,
+		Grid:         true,
+		Int8:         avx512 && c.VNNI && c.AVX512BW,
+		SymmNative:   true,
+		SingleBlocks: c.AVX2,
+		WideSymm:     wide,
+		WideSingle:   wide,
+		WideSymv:     false,
+		HugePages:    false,
+		Source:       "rules",
+		Core:         CheckCore(f),
+	}
+	onOff := func(b bool, on, off string) string {
+		if b {
+			return on
+		}
+		return off
+	}
+	p.Reasons = []Reason{
+		{"inner", onOff(p.InnerNative, "native", "blas"), onOff(avx512,
+			"AVX-512: native 64×64 tiles were never more than 5 % behind dgemm and up to 1.6× ahead on four OpenBLAS cores",
+			"no AVX-512: OpenBLAS dgemm/dsyrk is the only path")},
+		{"map", "native", "the vectorised exponential was 5× math.Exp on every core measured"},
+		{"grid", "on", "exact float32 products of integer-grid data: sgemm and widening 1.5–3× faster than dgemm on every core measured"},
+		{"int8", onOff(p.Int8, "on", "off"), onOff(p.Int8,
+			"AVX-512 VNNI: exact integer kernel rows 3–30× faster than sgemm and the map",
+			"no AVX-512 VNNI: 8-bit data take float32 products")},
+		{"symm", "native", "float64 blocks by the tile kernel 1.5–4× faster than dsymm"},
+		{"single", onOff(p.SingleBlocks, "on", "off"), onOff(p.SingleBlocks,
+			"AVX2: float32 tiles in float32 arithmetic 1.4–3× faster than the float64 block product",
+			"no AVX2: the SSE2 float32 kernel is not used for speed")},
+		{"avx512", onOff(wide, "float64 and float32 blocks", "none"), onOff(wide,
+			"AVX-512 F/VL/DQ: block kernels 1.3–2× faster in 512-bit form; the one-vector kernel 10–20 % slower, kept in AVX2",
+			"the processor lacks AVX-512 F/VL/DQ")},
+		{"huge pages", "off", hugeWhy(f)},
+	}
+	if p.Core.Generic && p.Core.Want != "" {
+		p.Reasons = append(p.Reasons, Reason{"openblas core", p.Core.Core, p.Core.Why})
+	}
+	return p
+}
+
+func hugeWhy(f Facts) string {
+	switch {
+	case f.THP == "always":
+		return "the system uses transparent huge pages always: no advice needed"
+	case f.THP != "madvise":
+		return "transparent huge pages are " + orUnknown(f.THP) + " here"
+	case f.ReportingOrder >= 0 && f.ReportingOrder <= bigmem.HugeOrder:
+		return fmt.Sprintf("free page reporting returns free blocks of order %d (≥ 2 MB) to the host: huge pages would come back cold", f.ReportingOrder)
+	}
+	return "not asked unless a tuned profile measured them faster (first touch can be slower in a virtual machine)"
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// CoreCheck is the verdict on OpenBLAS's core.
+type CoreCheck struct {
+	// Core is the core OpenBLAS runs.
+	Core string `json:"core"`
+	// Generic: OpenBLAS chose a core without the processor's AVX2 or
+	// AVX-512 kernels (its fallback for a processor it does not know).
+	Generic bool `json:"generic"`
+	// Want is the core that matches the processor's features, "" where
+	// Core already does or nothing better is known.
+	Want string `json:"want,omitempty"`
+	// Restart: a program should restart with OPENBLAS_CORETYPE=Want (the
+	// core is generic, Want is known and the user did not choose the core).
+	Restart bool `json:"restart"`
+	// Why says so in a sentence.
+	Why string `json:"why"`
+}
+
+// genericCores are OpenBLAS's cores whose kernels predate AVX2 (its
+// fallbacks for processors it does not recognise).
+var genericCores = map[string]bool{
+	"prescott": true, "core2": true, "penryn": true, "dunnington": true, "nehalem": true,
+	"atom": true, "barcelona": true, "opteron": true, "opteron_sse3": true, "bobcat": true,
+	"katmai": true, "coppermine": true, "northwood": true, "banias": true, "nano": true,
+	"sandybridge": true, "bulldozer": true, "piledriver": true, "steamroller": true, "generic": true,
+}
+
+// WantCore returns OpenBLAS's core that matches the processor features c:
+// Cooperlake with AVX-512 F/VL/BW/DQ and BF16, SkylakeX with AVX-512
+// F/VL/BW/DQ, Zen on AMD processors with AVX2, Haswell on others with AVX2
+// and FMA; "" without AVX2.
+func WantCore(c native.CPUFeatures) string {
+	avx512 := c.AVX2 && c.AVX512F && c.AVX512VL && c.AVX512BW && c.AVX512DQ
+	switch {
+	case !c.AVX2:
+		return ""
+	case c.Vendor == "amd" && !avx512:
+		return "Zen"
+	case avx512 && c.AVX512BF16:
+		return "Cooperlake"
+	case avx512:
+		return "SkylakeX"
+	case c.Vendor == "amd":
+		return "Zen"
+	}
+	return "Haswell"
+}
+
+// CheckCore says whether OpenBLAS runs a generic core on a processor that
+// has AVX2 or AVX-512, which core would match it, and whether to restart
+// with it: only when the user did not choose the core (f.CoreSetByUser).
+func CheckCore(f Facts) CoreCheck {
+	c := CoreCheck{Core: f.Core}
+	c.Generic = genericCores[strings.ToLower(strings.TrimSpace(f.Core))]
+	want := WantCore(f.CPU)
+	if !c.Generic || want == "" {
+		c.Why = "OpenBLAS's " + orUnknown(f.Core) + " core matches this processor"
+		if c.Generic {
+			c.Why = "OpenBLAS's generic " + f.Core + " core: this processor has no AVX2 for a better one"
+		}
+		return c
+	}
+	c.Want = want
+	if f.CoreSetByUser {
+		c.Why = fmt.Sprintf("OpenBLAS runs its generic %s kernels as OPENBLAS_CORETYPE asks; %s would match this processor", f.Core, want)
+		return c
+	}
+	c.Restart = true
+	c.Why = fmt.Sprintf("OpenBLAS chose its generic %s kernels on a processor with %s: %s matches it (set OPENBLAS_CORETYPE=%s before the process starts)",
+		f.Core, featureWords(f.CPU), want, want)
+	return c
+}
+
+func featureWords(c native.CPUFeatures) string {
+	switch {
+	case c.AVX512F && c.AVX512BF16:
+		return "AVX-512 (BF16)"
+	case c.AVX512F:
+		return "AVX-512"
+	}
+	return "AVX2"
+}
+
+// Override applies a comma-separated list of settings to p, each
+// key=value: inner=blas|native, map=go|native, symm=blas|native,
+// single=on|off, grid=on|off, int8=on|off, avx512=on|off (all three
+// AVX-512 kernel forms),
+// hugepages=on|off. An unknown key or value is an error wrapping
+// ErrInvalid. Source gains the text applied.
+func (p *Paths) Override(spec string) error {
+	if strings.TrimSpace(spec) == "" {
+		return nil
+	}
+	for _, part := range strings.Split(spec, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			return fmt.Errorf("paths: setting %q is not key=value: %w", part, ErrInvalid)
+		}
+		set, ok := map[string]*bool{
+			"inner": &p.InnerNative, "map": &p.MapNative, "symm": &p.SymmNative, "single": &p.SingleBlocks,
+			"grid": &p.Grid, "int8": &p.Int8, "hugepages": &p.HugePages,
+		}[k]
+		var on bool
+		switch v {
+		case "on", "native":
+			on = true
+		case "off", "blas", "go":
+		default:
+			return fmt.Errorf("paths: setting %q: unknown value %q: %w", part, v, ErrInvalid)
+		}
+		switch {
+		case k == "avx512":
+			p.WideSymm, p.WideSingle, p.WideSymv = on, on, on
+		case ok:
+			*set = on
+		default:
+			return fmt.Errorf("paths: setting %q: unknown key %q: %w", part, k, ErrInvalid)
+		}
+	}
+	p.Source += " + " + spec
+	return nil
+}
