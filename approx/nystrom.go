@@ -276,7 +276,7 @@ func (m *NystromMap) Map(y *mat.Dense) (*mat.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	blas64.Trsm(blas.Right, blas.Trans, 1, lowerOf(m.R), ky.RawMatrix())
+	linalg.B64.Trsm(blas.Right, blas.Trans, 1, lowerOf(m.R), ky.RawMatrix())
 	return ky, nil
 }
 
@@ -525,11 +525,11 @@ func (f factor64) extend(kc int, rows *linalg.KernelRows, r newRows, pivots []in
 		return err
 	}
 	if kc > 0 {
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, r.ft.RawMatrix(), f.ft.Slice(0, kc, 0, n).(*mat.Dense).RawMatrix(), 1,
+		linalg.B64.Gemm(blas.NoTrans, blas.NoTrans, -1, r.ft.RawMatrix(), f.ft.Slice(0, kc, 0, n).(*mat.Dense).RawMatrix(), 1,
 			gt.RawMatrix())
 	}
 	// F_newᵀ = L⁻¹·G_Tᵀ (t×n), in place, then the pivots' columns.
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, lowerOf(r.l), gt.RawMatrix())
+	linalg.B64.Trsm(blas.Left, blas.NoTrans, 1, lowerOf(r.l), gt.RawMatrix())
 	for e := 0; e < t; e++ {
 		row := gt.RawRowView(e)
 		for _, p := range pivots {
@@ -650,7 +650,7 @@ func (f factor32) extend(kc int, rows *linalg.KernelRows, r newRows, pivots []in
 				fs[j*kc+e] = float32(v) // exact: gathered from float32
 			}
 		}
-		blas32.Gemm(blas.NoTrans, blas.NoTrans, -1, blas32.General{Rows: t, Cols: kc, Stride: kc, Data: fs},
+		linalg.B32.Gemm(blas.NoTrans, blas.NoTrans, -1, blas32.General{Rows: t, Cols: kc, Stride: kc, Data: fs},
 			blas32.General{Rows: kc, Cols: n, Stride: n, Data: f.ft.Data[:kc*n]}, 1, dg)
 	}
 	l32 := make([]float32, t*t)
@@ -659,7 +659,7 @@ func (f factor32) extend(kc int, rows *linalg.KernelRows, r newRows, pivots []in
 			l32[a*t+e] = float32(r.l.At(a, e))
 		}
 	}
-	blas32.Trsm(blas.Left, blas.NoTrans, 1, blas32.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: t, Stride: t, Data: l32}, dg)
+	linalg.B32.Trsm(blas.Left, blas.NoTrans, 1, blas32.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: t, Stride: t, Data: l32}, dg)
 	for e := 0; e < t; e++ {
 		row := dst[e*n : (e+1)*n]
 		for _, p := range pivots {
@@ -835,7 +835,7 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 		if kcols > 0 {
 			fs = mat.NewDense(c, kcols, grow(&scr.fs, c*kcols))
 			fac.gather(cand, kcols, fs)
-			ks.SymRankK(ks, -1, fs)
+			linalg.SymRankK(ks, ks, -1, fs)
 		}
 		h := grow(&scr.h, c*c)
 		kraw := ks.RawSymmetric()
@@ -955,7 +955,7 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 	// round.
 	rr := rfull
 	if kcols < m {
-		rr = mat.DenseCopyOf(rfull.Slice(0, kcols, 0, kcols))
+		rr = linalg.CopyOf(rfull.Slice(0, kcols, 0, kcols))
 	}
 	info.Rank = kcols
 	info.TraceError = resTrace / trace
@@ -973,7 +973,7 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 		if err != nil {
 			return nil, err
 		}
-		e.SymRankK(e, -1, fs)
+		linalg.SymRankK(e, e, -1, fs)
 		// A Ritz value never exceeds λ_max: a Krylov estimate keeps the
 		// lower bound (and costs O(p²) a step, not the O(p³) of LAPACK).
 		op, err := eig.NewDense(e)

@@ -262,10 +262,10 @@ func (f *freeBand) MulBlock(dst, x *mat.Dense) {
 			j1 := min(j0+ld, n)
 			f.rows.Block(f.buf, ld, i0, i1, j0, j1)
 			p := blas64.General{Rows: i1 - i0, Cols: j1 - j0, Stride: ld, Data: f.buf}
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, p, sub(xg, j0, j1), 1, sub(yg, i0, i1))
+			linalg.B64.Gemm(blas.NoTrans, blas.NoTrans, 1, p, sub(xg, j0, j1), 1, sub(yg, i0, i1))
 			if off := max(0, i1-j0); j1-j0 > off {
 				q := blas64.General{Rows: i1 - i0, Cols: j1 - j0 - off, Stride: ld, Data: f.buf[off:]}
-				blas64.Gemm(blas.Trans, blas.NoTrans, 1, q, sub(xg, i0, i1), 1, sub(yg, j0+off, j1))
+				linalg.B64.Gemm(blas.Trans, blas.NoTrans, 1, q, sub(xg, i0, i1), 1, sub(yg, j0+off, j1))
 			}
 		}
 	}

@@ -149,7 +149,7 @@ func (c *Centered) Apply(dst, x *mat.Dense) error {
 		if err := c.setMeans(wr.Data[b:], wr.Stride); err != nil {
 			return err
 		}
-		dst.Copy(wide.Slice(0, n, 0, b))
+		linalg.Copy(dst, wide.Slice(0, n, 0, b))
 		c.xc = nil // the next pass takes b columns
 	}
 	rx := make([]float64, b) // rᵀx′
@@ -244,12 +244,12 @@ func (k *KernelOp) Apply(dst, x *mat.Dense) error {
 			k.kr.Block(k.buf, ld, i0, i1, j0, j1)
 			p := blas64.General{Rows: i1 - i0, Cols: j1 - j0, Stride: ld, Data: k.buf}
 			// y_I += K_IJ·x_J (the diagonal block, held whole, once).
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, p, sub(xg, j0, j1), 1, sub(yg, i0, i1))
+			linalg.B64.Gemm(blas.NoTrans, blas.NoTrans, 1, p, sub(xg, j0, j1), 1, sub(yg, i0, i1))
 			// y_J += K_IJᵀ·x_I for the columns right of the diagonal block.
 			off := max(0, i1-j0)
 			if j1-j0 > off {
 				q := blas64.General{Rows: i1 - i0, Cols: j1 - j0 - off, Stride: ld, Data: k.buf[off:]}
-				blas64.Gemm(blas.Trans, blas.NoTrans, 1, q, sub(xg, i0, i1), 1, sub(yg, j0+off, j1))
+				linalg.B64.Gemm(blas.Trans, blas.NoTrans, 1, q, sub(xg, i0, i1), 1, sub(yg, j0+off, j1))
 			}
 		}
 	}

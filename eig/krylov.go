@@ -216,7 +216,7 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 			}
 			// The next block and its coupling R.
 			next := v.Slice(0, n, cur, cur+b).(*mat.Dense)
-			next.Copy(w)
+			linalg.Copy(next, w)
 			if err := orthoBlock(next, rr, red); err != nil {
 				return nil, err
 			}
@@ -254,7 +254,7 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 		if nconv == k || restart >= maxRestarts {
 			res.Values = append([]float64(nil), theta[:k]...)
 			res.Vectors = mat.NewDense(n, k, nil)
-			res.Vectors.Mul(v.Slice(0, n, 0, m), s.Slice(0, m, 0, k))
+			linalg.Mul(res.Vectors, v.Slice(0, n, 0, m), s.Slice(0, m, 0, k))
 			if err := fixSigns(res.Vectors, offset, N, red); err != nil {
 				return nil, err
 			}
@@ -272,9 +272,9 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 		// Restart: keep p Ritz vectors, then the residual block.
 		p := max(pMin, floorTo(k+(m-b-k)/2, b))
 		kept := mat.NewDense(n, p, nil)
-		kept.Mul(v.Slice(0, n, 0, m), s.Slice(0, m, 0, p))
-		v.Slice(0, n, 0, p).(*mat.Dense).Copy(kept)
-		v.Slice(0, n, p, p+b).(*mat.Dense).Copy(v.Slice(0, n, m, m+b))
+		linalg.Mul(kept, v.Slice(0, n, 0, m), s.Slice(0, m, 0, p))
+		linalg.Copy(v.Slice(0, n, 0, p).(*mat.Dense), kept)
+		linalg.Copy(v.Slice(0, n, p, p+b).(*mat.Dense), v.Slice(0, n, m, m+b))
 		clear(hm)
 		for i := 0; i < p; i++ {
 			hm[i*m+i] = theta[i]
@@ -354,11 +354,11 @@ func (ks krylovSchur) repairBlock(v *mat.Dense, cur, b int, rr []float64, anorm 
 func project(h, v, w *mat.Dense) {
 	vr, wr, hr := v.RawMatrix(), w.RawMatrix(), h.RawMatrix()
 	if wr.Cols == 1 {
-		blas64.Gemv(blas.Trans, 1, vr, blas64.Vector{N: wr.Rows, Inc: wr.Stride, Data: wr.Data},
+		linalg.B64.Gemv(blas.Trans, 1, vr, blas64.Vector{N: wr.Rows, Inc: wr.Stride, Data: wr.Data},
 			0, blas64.Vector{N: hr.Rows, Inc: hr.Stride, Data: hr.Data})
 		return
 	}
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, vr, wr, 0, hr)
+	linalg.B64.Gemm(blas.Trans, blas.NoTrans, 1, vr, wr, 0, hr)
 }
 
 // subMul sets w −= v·h with one dgemm (dgemv for a single column) and no
@@ -366,11 +366,11 @@ func project(h, v, w *mat.Dense) {
 func subMul(w, v, h *mat.Dense) {
 	vr, wr, hr := v.RawMatrix(), w.RawMatrix(), h.RawMatrix()
 	if wr.Cols == 1 {
-		blas64.Gemv(blas.NoTrans, -1, vr, blas64.Vector{N: hr.Rows, Inc: hr.Stride, Data: hr.Data},
+		linalg.B64.Gemv(blas.NoTrans, -1, vr, blas64.Vector{N: hr.Rows, Inc: hr.Stride, Data: hr.Data},
 			1, blas64.Vector{N: wr.Rows, Inc: wr.Stride, Data: wr.Data})
 		return
 	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, vr, hr, 1, wr)
+	linalg.B64.Gemm(blas.NoTrans, blas.NoTrans, -1, vr, hr, 1, wr)
 }
 
 func ceilTo(x, b int) int  { return (x + b - 1) / b * b }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/linalg"
@@ -106,7 +105,7 @@ func (l *LowRank) Apply(dst, x *mat.Dense) error {
 	if l.f32 != nil {
 		linalg.MulTVec32(l.f32, x, y) // Fᵀx
 	} else {
-		y.Mul(l.f.T(), x) // Fᵀx
+		linalg.Mul(y, l.f.T(), x) // Fᵀx
 	}
 	if l.mean != nil {
 		// F_cᵀx = Fᵀx − μ·(1ᵀx)
@@ -132,7 +131,7 @@ func (l *LowRank) Apply(dst, x *mat.Dense) error {
 	if _, tr := l.f.(mat.Transpose); tr {
 		tf = blas.Trans
 	}
-	blas64.Gemm(tf, blas.NoTrans, 1, denseOrTranspose(l.f).RawMatrix(), y.RawMatrix(), 0, dst.RawMatrix())
+	linalg.B64.Gemm(tf, blas.NoTrans, 1, denseOrTranspose(l.f).RawMatrix(), y.RawMatrix(), 0, dst.RawMatrix())
 	if l.mean != nil {
 		// F_c·y = F·y − 1·(μᵀy)
 		my := make([]float64, b)

@@ -87,7 +87,7 @@ func (d *Dense) Apply(dst, x *mat.Dense) error {
 		// dsymv with a stride reads it by gathers and ran 3× slower.
 		xv := contiguous(x, make([]float64, n), true)
 		yv := contiguous(dst, make([]float64, n), false)
-		blas64.Symv(1, a, blas64.Vector{N: n, Inc: 1, Data: xv}, 0, blas64.Vector{N: n, Inc: 1, Data: yv})
+		linalg.B64.Symv(1, a, blas64.Vector{N: n, Inc: 1, Data: xv}, 0, blas64.Vector{N: n, Inc: 1, Data: yv})
 		if dr := dst.RawMatrix(); dr.Stride != 1 {
 			for i, v := range yv {
 				dr.Data[i*dr.Stride] = v
@@ -99,7 +99,7 @@ func (d *Dense) Apply(dst, x *mat.Dense) error {
 		linalg.SymMulUpper(d.a, x, dst)
 		return nil
 	}
-	blas64.Symm(blas.Left, 1, a, x.RawMatrix(), 0, dst.RawMatrix())
+	linalg.B64.Symm(blas.Left, 1, a, x.RawMatrix(), 0, dst.RawMatrix())
 	return nil
 }
 

@@ -137,14 +137,14 @@ func (rz Randomized) Solve(op Operator, k int) (*Result, error) {
 	normalize := func() error {
 		switch norm {
 		case NormQR:
-			qb.Copy(y)
+			linalg.Copy(qb, y)
 			return orth.InPlace(qb)
 		case NormLU:
-			qb.Copy(y)
+			linalg.Copy(qb, y)
 			lu.permutedL(qb)
 			return nil
 		}
-		qb.Copy(y)
+		linalg.Copy(qb, y)
 		return nil
 	}
 	if err := apply(); err != nil {
@@ -162,7 +162,7 @@ func (rz Randomized) Solve(op Operator, k int) (*Result, error) {
 	anorm := 0.0
 	for step := 0; ; step++ {
 		// Rayleigh–Ritz on span(Y).
-		qb.Copy(y)
+		linalg.Copy(qb, y)
 		if err := orth.InPlace(qb); err != nil {
 			return nil, err
 		}
@@ -170,7 +170,7 @@ func (rz Randomized) Solve(op Operator, k int) (*Result, error) {
 			return nil, err
 		}
 		b := mat.NewDense(l, l, nil)
-		b.Mul(qb.T(), y)
+		linalg.Mul(b, qb.T(), y)
 		e, err := linalg.SymEig(linalg.SymPart(b), 0)
 		if err != nil {
 			return nil, fmt.Errorf("eig: randomized: projected problem: %w", err)
@@ -179,9 +179,9 @@ func (rz Randomized) Solve(op Operator, k int) (*Result, error) {
 		anorm = math.Max(anorm, math.Max(math.Abs(theta[0]), math.Abs(theta[l-1])))
 		sk := e.Vectors.Slice(0, l, 0, k)
 		u := mat.NewDense(n, k, nil)
-		u.Mul(qb, sk)
+		linalg.Mul(u, qb, sk)
 		au := mat.NewDense(n, k, nil)
-		au.Mul(y, sk)
+		linalg.Mul(au, y, sk)
 		resid := make([]float64, k)
 		nconv := 0
 		for i := 0; i < k; i++ {

@@ -93,23 +93,23 @@ func orthoBlock(x *mat.Dense, rr []float64, red Reduction) error {
 		prev := blas64.General{Rows: n, Cols: c, Stride: raw.Stride, Data: raw.Data}
 		for pass := 0; pass < 2 && c > 0; pass++ {
 			dv := blas64.Vector{N: c, Inc: 1, Data: dots}
-			blas64.Gemv(blas.Trans, 1, prev, xc, 0, dv) // the first c columns' ·xc
+			linalg.B64.Gemv(blas.Trans, 1, prev, xc, 0, dv) // the first c columns' ·xc
 			if err := red.Sum(dots[:c]); err != nil {
 				return err
 			}
-			blas64.Gemv(blas.NoTrans, -1, prev, dv, 1, xc)
+			linalg.B64.Gemv(blas.NoTrans, -1, prev, dv, 1, xc)
 			for q := 0; q < c; q++ {
 				rr[q*b+c] += dots[q]
 			}
 		}
-		dots[0] = blas64.Dot(xc, xc)
+		dots[0] = linalg.B64.Dot(xc, xc)
 		if err := red.Sum(dots[:1]); err != nil {
 			return err
 		}
 		nrm := math.Sqrt(dots[0])
 		rr[c*b+c] = nrm
 		if nrm > 0 {
-			blas64.Scal(1/nrm, xc)
+			linalg.B64.Scal(1/nrm, xc)
 		}
 	}
 	return nil

@@ -63,7 +63,7 @@ func (r *RFF) Map(x *mat.Dense) (*mat.Dense, error) {
 		return nil, err
 	}
 	f := mat.NewDense(n, len(r.B), nil)
-	f.Mul(x, r.W)
+	linalg.Mul(f, x, r.W)
 	scale := math.Sqrt(2 / float64(len(r.B)))
 	// The n·D cosines in parallel: single-threaded they took as long as the
 	// product before them (n = 20 000, D = 2000: 1.0 s).

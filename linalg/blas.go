@@ -156,7 +156,7 @@ func DenseOf(a mat.Matrix) *mat.Dense {
 	if r, c := a.Dims(); r == 0 || c == 0 {
 		return nil
 	}
-	return mat.DenseCopyOf(a)
+	return CopyOf(a)
 }
 
 // CopyDense returns a copy of a (contiguous rows), written by parallel

@@ -144,7 +144,7 @@ func OuterT32(ft *Dense32, mean []float64) (*mat.SymDense, error) {
 		w := min(p, n-j0)
 		if mean == nil {
 			// Not centred: ssyrk reads the block in place (stride n).
-			blas32.Syrk(blas.NoTrans, 1, blas32.General{Rows: k, Cols: w, Stride: n, Data: ft.Data[j0:]}, 0,
+			B32.Syrk(blas.NoTrans, 1, blas32.General{Rows: k, Cols: w, Stride: n, Data: ft.Data[j0:]}, 0,
 				blas32.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: acc})
 			addUpper(raw, acc, k)
 			continue
@@ -163,7 +163,7 @@ func OuterT32(ft *Dense32, mean []float64) (*mat.SymDense, error) {
 				}
 			}
 		})
-		blas32.Syrk(blas.NoTrans, 1, blas32.General{Rows: k, Cols: w, Stride: w, Data: buf[:k*w]}, 0,
+		B32.Syrk(blas.NoTrans, 1, blas32.General{Rows: k, Cols: w, Stride: w, Data: buf[:k*w]}, 0,
 			blas32.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: acc})
 		addUpper(raw, acc, k)
 	}

@@ -189,7 +189,7 @@ func FixSigns(v *mat.Dense) {
 // of a small positive definite M). It panics without Vectors.
 func (e *Eigen) Func(f func(float64) float64) *mat.Dense {
 	n, k := e.Vectors.Dims()
-	scaled := mat.DenseCopyOf(e.Vectors)
+	scaled := CopyOf(e.Vectors)
 	for j := 0; j < k; j++ {
 		c := f(e.Values[j])
 		for i := 0; i < n; i++ {
@@ -197,7 +197,7 @@ func (e *Eigen) Func(f func(float64) float64) *mat.Dense {
 		}
 	}
 	out := mat.NewDense(n, n, nil)
-	out.Mul(scaled, e.Vectors.T())
+	Mul(out, scaled, e.Vectors.T())
 	return out
 }
 

@@ -1,6 +1,8 @@
 package linalg
 
 import (
+	"fmt"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/lapack"
@@ -55,4 +57,63 @@ func (lu *LUNormalizer) PermutedLInPlace(y *mat.Dense) {
 			}
 		}
 	}
+}
+
+// Solve sets dst = a⁻¹·b for a square a (LU with partial pivoting, LAPACK
+// dgetrf and dgetrs on OpenBLAS), like dst.Solve(a, b) of gonum: dst must
+// be empty or n×k. An exactly singular a gives an error wrapping
+// lapack.ErrSingular; one whose reciprocal condition number (dgecon, 1-norm)
+// is below 1e-16 gives a mat.Condition error with dst still set, as gonum
+// does; non-finite input is an error wrapping ErrInvalid.
+func Solve(dst *mat.Dense, a, b mat.Matrix) error {
+	n, c := a.Dims()
+	br, k := b.Dims()
+	if n != c || br != n {
+		return invalidf("Solve: a is %d×%d and b %d×%d", n, c, br, k)
+	}
+	if err := CheckFinite("Solve: a", a); err != nil {
+		return err
+	}
+	if err := CheckFinite("Solve: b", b); err != nil {
+		return err
+	}
+	// Column-major copies for LAPACK.
+	f := make([]float64, n*n)
+	x := make([]float64, n*k)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			f[j*n+i] = a.At(i, j)
+		}
+		for j := 0; j < k; j++ {
+			x[j*n+i] = b.At(i, j)
+		}
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(n, k)
+	}
+	if r, cc := dst.Dims(); r != n || cc != k {
+		return invalidf("Solve: dst is %d×%d, want %d×%d", r, cc, n, k)
+	}
+	if n == 0 {
+		return nil
+	}
+	anorm := lapack.Dlange('1', n, n, f, n)
+	ipiv := make([]int, n)
+	if err := lapack.Dgetrf(n, n, f, n, ipiv); err != nil {
+		return fmt.Errorf("linalg: Solve: %w", err)
+	}
+	rcond := lapack.Dgecon('1', n, f, n, anorm)
+	if k > 0 {
+		lapack.Dgetrs('N', n, k, f, n, ipiv, x, n)
+	}
+	raw := dst.RawMatrix()
+	for i := 0; i < n; i++ {
+		for j := 0; j < k; j++ {
+			raw.Data[i*raw.Stride+j] = x[j*n+i]
+		}
+	}
+	if rcond < 1e-16 {
+		return mat.Condition(1 / rcond)
+	}
+	return nil
 }

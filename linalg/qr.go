@@ -23,7 +23,7 @@ func QR(a *mat.Dense) (q, r *mat.Dense, err error) {
 	if err := CheckFinite("QR: a", a); err != nil {
 		return nil, nil, err
 	}
-	q = mat.DenseCopyOf(a)
+	q = CopyOf(a)
 	raw := q.RawMatrix()
 	tau := make([]float64, n)
 	var ws lapack.Workspace

@@ -164,7 +164,7 @@ func RandomStart(m, s int, seed uint64) (*mat.Dense, error) {
 func Defect(a *mat.Dense) float64 {
 	_, s := a.Dims()
 	var g mat.SymDense
-	g.SymOuterK(1, a.T())
+	linalg.SymOuterK(&g, 1, a.T())
 	d := 0.0
 	for i := 0; i < s; i++ {
 		for j := 0; j < s; j++ {
@@ -183,7 +183,7 @@ func Defect(a *mat.Dense) float64 {
 func Orthonormalize(a *mat.Dense) error {
 	_, s := a.Dims()
 	g := mat.NewSymDense(s, nil)
-	g.SymOuterK(1, a.T())
+	linalg.SymOuterK(g, 1, a.T())
 	e, err := linalg.SymEig(g, 0)
 	if err != nil {
 		return err
@@ -193,8 +193,8 @@ func Orthonormalize(a *mat.Dense) error {
 	}
 	isq := e.Func(func(x float64) float64 { return 1 / math.Sqrt(x) }) // (AᵀA)^{-1/2}
 	var out mat.Dense
-	out.Mul(a, isq)
-	a.Copy(&out)
+	linalg.Mul(&out, a, isq)
+	linalg.Copy(a, &out)
 	return nil
 }
 
@@ -222,7 +222,7 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 		if err := linalg.CheckFinite("stiefel: start", a0); err != nil {
 			return nil, err
 		}
-		a = mat.DenseCopyOf(a0)
+		a = linalg.CopyOf(a0)
 		if Defect(a) > 1e-8 {
 			if err := Orthonormalize(a); err != nil {
 				return nil, err
@@ -237,7 +237,7 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 		if math.IsNaN(f) || math.IsInf(f, 0) || !finite(w.g) {
 			return nil, fmt.Errorf("stiefel: objective gave f = %g or a non-finite gradient at step %d: %w", f, k, ErrInvalid)
 		}
-		gn := mat.Norm(w.g, 2)
+		gn := linalg.Norm2(w.g)
 		rg := w.riemannianNorm(a)
 		res.GradNorm = rg / math.Max(gn, math.SmallestNonzeroFloat64)
 		if st.Tol > 0 && (gn == 0 || res.GradNorm <= st.Tol) {
@@ -262,7 +262,7 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 		w.mom.Scale(r, w.mom)
 		alpha := stepSize(st.LR, w.normW(), st.Eps)
 		w.cayley(a, alpha, st.CayleyIters)
-		a.Copy(w.y)
+		linalg.Copy(a, w.y)
 		if Defect(a) > st.ReorthTol {
 			if err := Orthonormalize(a); err != nil {
 				return nil, err
@@ -340,7 +340,7 @@ func newWorkspace(m, s int) *workspace {
 
 // riemannianNorm is ‖G − A·sym(AᵀG)‖_F.
 func (w *workspace) riemannianNorm(a *mat.Dense) float64 {
-	w.ss.Mul(a.T(), w.g)
+	linalg.Mul(w.ss, a.T(), w.g)
 	_, s := a.Dims()
 	for i := 0; i < s; i++ {
 		for j := i + 1; j < s; j++ {
@@ -349,16 +349,16 @@ func (w *workspace) riemannianNorm(a *mat.Dense) float64 {
 			w.ss.Set(j, i, v)
 		}
 	}
-	w.tmp.Mul(a, w.ss)
+	linalg.Mul(w.tmp, a, w.ss)
 	w.tmp.Sub(w.g, w.tmp)
-	return mat.Norm(w.tmp, 2)
+	return linalg.Norm2(w.tmp)
 }
 
 // setW stores the factors of W = (P Aᵀ − A Pᵀ)/r, P = M − ½A(AᵀM).
 func (w *workspace) setW(a *mat.Dense, r float64) {
 	_, s := a.Dims()
-	w.ss.Mul(a.T(), w.mom)
-	w.tmp.Mul(a, w.ss)
+	linalg.Mul(w.ss, a.T(), w.mom)
+	linalg.Mul(w.tmp, a, w.ss)
 	w.tmp.Scale(-0.5, w.tmp)
 	w.tmp.Add(w.tmp, w.mom) // P
 	m, _ := a.Dims()
@@ -366,25 +366,25 @@ func (w *workspace) setW(a *mat.Dense, r float64) {
 	au := w.u.Slice(0, m, s, 2*s).(*mat.Dense)
 	av := w.vv.Slice(0, m, 0, s).(*mat.Dense)
 	pv := w.vv.Slice(0, m, s, 2*s).(*mat.Dense)
-	pu.Copy(w.tmp)
-	au.Copy(a)
-	av.Copy(a)
+	linalg.Copy(pu, w.tmp)
+	linalg.Copy(au, a)
+	linalg.Copy(av, a)
 	pv.Scale(-1, w.tmp)
 	w.r = r
 }
 
 // applyW sets dst = W·z (dst and z m×s; dst may not alias z).
 func (w *workspace) applyW(dst, z *mat.Dense) {
-	w.small.Mul(w.vv.T(), z)
-	dst.Mul(w.u, w.small)
+	linalg.Mul(w.small, w.vv.T(), z)
+	linalg.Mul(dst, w.u, w.small)
 	dst.Scale(1/w.r, dst)
 }
 
 // normW is ‖W‖_F = √Tr((UᵀU)(VᵀV))/r.
 func (w *workspace) normW() float64 {
 	var uu, vv mat.Dense
-	uu.Mul(w.u.T(), w.u)
-	vv.Mul(w.vv.T(), w.vv)
+	linalg.Mul(&uu, w.u.T(), w.u)
+	linalg.Mul(&vv, w.vv.T(), w.vv)
 	t := 0.0
 	n, _ := uu.Dims()
 	for i := 0; i < n; i++ {

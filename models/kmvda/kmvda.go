@@ -249,7 +249,7 @@ func (m *Model) Fit(views []*mat.Dense, labels [][]int) error {
 			} else {
 				r, _ := feats[j].Dims()
 				ks[j] = mat.NewSymDense(r, nil)
-				ks[j].SymOuterK(1, feats[j])
+				linalg.SymOuterK(ks[j], 1, feats[j])
 			}
 		}
 		d, s = dualScatters(ks, labels, classOf, sizes)
@@ -279,25 +279,25 @@ func (m *Model) Fit(views []*mat.Dense, labels [][]int) error {
 	off := 0
 	if primal {
 		for j := range views {
-			m.w[j] = mat.DenseCopyOf(z.Slice(off, off+m.dims[j], 0, l))
+			m.w[j] = linalg.CopyOf(z.Slice(off, off+m.dims[j], 0, l))
 			off += m.dims[j]
 		}
 	} else {
 		m.z = make([]*mat.Dense, v)
 		for j, x := range views {
 			r, _ := x.Dims()
-			m.z[j] = mat.DenseCopyOf(z.Slice(off, off+r, 0, l))
+			m.z[j] = linalg.CopyOf(z.Slice(off, off+r, 0, l))
 			off += r
 			if m.Kind == RFF {
 				// w_j = F_jᵀ z_j: projections in feature space.
 				m.w[j] = mat.NewDense(m.dims[j], l, nil)
-				m.w[j].Mul(feats[j].T(), m.z[j])
+				linalg.Mul(m.w[j], feats[j].T(), m.z[j])
 			}
 		}
 		if m.Kind == RBF {
 			m.x = make([]*mat.Dense, v)
 			for j, x := range views {
-				m.x[j] = mat.DenseCopyOf(x)
+				m.x[j] = linalg.CopyOf(x)
 			}
 		}
 	}
@@ -352,7 +352,7 @@ func (m *Model) Transform(j int, ym mat.Matrix) (*mat.Dense, error) {
 			return nil, invalidf("view %d has %d features, samples %d", j, m.dims[j], d)
 		}
 		out := mat.NewDense(r, len(m.values), nil)
-		out.Mul(y, m.w[j])
+		linalg.Mul(out, y, m.w[j])
 		return out, nil
 	case RFF:
 		f, err := m.rff[j].Map(y)
@@ -360,7 +360,7 @@ func (m *Model) Transform(j int, ym mat.Matrix) (*mat.Dense, error) {
 			return nil, err
 		}
 		out := mat.NewDense(r, len(m.values), nil)
-		out.Mul(f, m.w[j])
+		linalg.Mul(out, f, m.w[j])
 		return out, nil
 	}
 	k, err := kernel.CrossGram(y, m.x[j], kernel.Kernel{Kind: kernel.Gaussian, Sigma: m.fitSigma})
@@ -368,7 +368,7 @@ func (m *Model) Transform(j int, ym mat.Matrix) (*mat.Dense, error) {
 		return nil, err
 	}
 	out := mat.NewDense(r, len(m.values), nil)
-	out.Mul(k, m.z[j])
+	linalg.Mul(out, k, m.z[j])
 	return out, nil
 }
 
@@ -382,10 +382,10 @@ func Rank1(gallery, probe *mat.Dense, galleryLabels, probeLabels []int) (float64
 	}
 	// ‖a − b‖² = ‖a‖² + ‖b‖² − 2aᵀb, with one product.
 	var cross mat.Dense
-	cross.Mul(probe, gallery.T())
+	linalg.Mul(&cross, probe, gallery.T())
 	gn := make([]float64, g)
 	for i := 0; i < g; i++ {
-		gn[i] = mat.Dot(gallery.RowView(i), gallery.RowView(i))
+		gn[i] = linalg.Dot(gallery.RowView(i), gallery.RowView(i))
 	}
 	correct := 0
 	for i := 0; i < p; i++ {

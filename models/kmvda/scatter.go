@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/eig"
@@ -42,7 +41,7 @@ func primalScatters(feats []*mat.Dense, labels [][]int, classOf map[int]int, siz
 		}
 		// blockdiag(X_jᵀX_j).
 		block := mat.NewSymDense(dj, nil)
-		block.SymOuterK(1, f.T())
+		linalg.SymOuterK(block, 1, f.T())
 		for a := 0; a < dj; a++ {
 			for b := a; b < dj; b++ {
 				s.SetSym(offs[j]+a, offs[j]+b, block.At(a, b))
@@ -57,11 +56,11 @@ func primalScatters(feats []*mat.Dense, labels [][]int, classOf map[int]int, siz
 		}
 	}
 	between := mat.NewSymDense(p, nil)
-	between.SymOuterK(1, sc.T())
+	linalg.SymOuterK(between, 1, sc.T())
 	d = mat.NewSymDense(p, nil)
 	d.CopySym(between)
 	tv := mat.NewVecDense(p, t)
-	d.SymRankOne(d, -1/float64(n), tv)
+	linalg.SymRankOne(d, d, -1/float64(n), tv)
 	between.ScaleSym(-1, between)
 	s.AddSym(s, between)
 	return d, s
@@ -92,7 +91,7 @@ func dualScatters(ks []*mat.SymDense, labels [][]int, classOf map[int]int, sizes
 		// blockdiag(K_j K_j) = blockdiag(K_j K_jᵀ): one dsyrk (gonum has no
 		// BLAS path for a product of two SymDense).
 		kk := mat.NewSymDense(nj, nil)
-		kk.SymOuterK(1, mat.DenseCopyOf(k))
+		linalg.SymOuterK(kk, 1, linalg.CopyOf(k))
 		for a := 0; a < nj; a++ {
 			for b := a; b < nj; b++ {
 				s.SetSym(off+a, off+b, kk.At(a, b))
@@ -107,10 +106,10 @@ func dualScatters(ks []*mat.SymDense, labels [][]int, classOf map[int]int, sizes
 		}
 	}
 	between := mat.NewSymDense(n, nil)
-	between.SymOuterK(1, ke)
+	linalg.SymOuterK(between, 1, ke)
 	d = mat.NewSymDense(n, nil)
 	d.CopySym(between)
-	d.SymRankOne(d, -1/float64(n), mat.NewVecDense(n, kt))
+	linalg.SymRankOne(d, d, -1/float64(n), mat.NewVecDense(n, kt))
 	between.ScaleSym(-1, between)
 	s.AddSym(s, between)
 	return d, s
@@ -199,10 +198,10 @@ func solveGEP(solver eig.Solver, d, s, ridge *mat.SymDense, l int, reg, scale fl
 	}
 	u := ch.UTo().RawTriangular()
 	// C = U^{-T} D U^{-1}.
-	cm := mat.DenseCopyOf(d)
+	cm := linalg.CopyOf(d)
 	craw := cm.RawMatrix()
-	blas64.Trsm(blas.Left, blas.Trans, 1, u, craw)
-	blas64.Trsm(blas.Right, blas.NoTrans, 1, u, craw)
+	linalg.B64.Trsm(blas.Left, blas.Trans, 1, u, craw)
+	linalg.B64.Trsm(blas.Right, blas.NoTrans, 1, u, craw)
 	op, err := eig.NewDense(linalg.SymPart(cm))
 	if err != nil {
 		return nil, nil, eps, status.Status{}, err
@@ -214,7 +213,7 @@ func solveGEP(solver eig.Solver, d, s, ridge *mat.SymDense, l int, reg, scale fl
 	if err != nil {
 		return nil, nil, eps, status.Status{}, fmt.Errorf("kmvda: %w", err)
 	}
-	z := mat.DenseCopyOf(res.Vectors)
-	blas64.Trsm(blas.Left, blas.NoTrans, 1, u, z.RawMatrix())
+	z := linalg.CopyOf(res.Vectors)
+	linalg.B64.Trsm(blas.Left, blas.NoTrans, 1, u, z.RawMatrix())
 	return z, res.Values, eps, res.Status, nil
 }

@@ -157,14 +157,14 @@ func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n in
 			}
 		} else if r <= n {
 			c := mat.NewSymDense(r, nil)
-			c.SymOuterK(1, f.T())
+			linalg.SymOuterK(c, 1, f.T())
 			if !k.NoCenter {
-				c.SymRankOne(c, -float64(n), mat.NewVecDense(r, mean))
+				linalg.SymRankOne(c, c, -float64(n), mat.NewVecDense(r, mean))
 			}
 			e, small, err = topEig(c, s)
 		} else {
 			c := mat.NewSymDense(n, nil)
-			c.SymOuterK(1, f)
+			linalg.SymOuterK(c, 1, f)
 			if !k.NoCenter {
 				if _, err := linalg.CenterKernelInPlace(c); err != nil {
 					return err
@@ -186,7 +186,7 @@ func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n in
 			if f32 != nil {
 				linalg.MulT32Into(scores, f32, w, scoreMean)
 			} else {
-				scores.Mul(f, w)
+				linalg.Mul(scores, f, w)
 				mv := make([]float64, s)
 				for j := 0; j < s; j++ {
 					for i := 0; i < r; i++ {
@@ -204,7 +204,7 @@ func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n in
 			// U (n×s): scores = U·Λ^{1/2}, W = F_cᵀ·U·Λ^{-1/2} = Fᵀ·U·Λ^{-1/2}
 			// (U's columns sum to zero).
 			w = mat.NewDense(r, s, nil)
-			w.Mul(f.T(), e.Vectors)
+			linalg.Mul(w, f.T(), e.Vectors)
 			for j := 0; j < s; j++ {
 				sq := math.Sqrt(e.Values[j])
 				for i := 0; i < n; i++ {
@@ -227,7 +227,7 @@ func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n in
 				}
 			}
 		}
-		k.values, k.scores, k.h = e.Values, scores, mat.DenseCopyOf(scores)
+		k.values, k.scores, k.h = e.Values, scores, linalg.CopyOf(scores)
 		k.info = small
 		k.info.Cost, _ = OptimalCost(e.Values)
 	} else {
@@ -246,7 +246,7 @@ func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n in
 		if f32 != nil {
 			linalg.MulTVec32(f32, k.proj, w)
 		} else {
-			w.Mul(f.T(), k.proj)
+			linalg.Mul(w, f.T(), k.proj)
 		}
 		if !k.NoCenter {
 			// proj = U·Λ^{-1/2} with U ⟂ 1 up to rounding: subtract μ·(1ᵀproj)
@@ -290,7 +290,7 @@ func (k *KPCA) transformApprox(x *mat.Dense) (*mat.Dense, error) {
 	}
 	_, s := k.approx.w.Dims()
 	z := mat.NewDense(m, s, nil)
-	z.Mul(f, k.approx.w)
+	linalg.Mul(z, f, k.approx.w)
 	return z, nil
 }
 

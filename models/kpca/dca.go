@@ -3,6 +3,7 @@ package kpca
 import (
 	"context"
 	"fmt"
+	"github.com/kdual/kdual/linalg"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -89,7 +90,7 @@ func (l Loss) prox(y *mat.Dense) {
 			}
 		}
 	case HuberF:
-		if nf := mat.Norm(y, 2); nf > p {
+		if nf := linalg.Norm2(y); nf > p {
 			y.Scale(p/nf, y)
 		}
 	case EpsInf:
@@ -119,7 +120,7 @@ func (l Loss) conjugate(h *mat.Dense) float64 {
 	case Eps2:
 		t := 0.0
 		for i := 0; i < n; i++ {
-			t += mat.Norm(h.RowView(i), 2)
+			t += linalg.Norm2(h.RowView(i))
 		}
 		return l.Param * t
 	}
@@ -141,10 +142,10 @@ func KappaMax(h *mat.Dense, kind LossKind) float64 {
 		}
 	case Huber2:
 		for i := 0; i < n; i++ {
-			m = math.Max(m, mat.Norm(h.RowView(i), 2))
+			m = math.Max(m, linalg.Norm2(h.RowView(i)))
 		}
 	case HuberF:
-		m = mat.Norm(h, 2)
+		m = linalg.Norm2(h)
 	}
 	return m
 }
@@ -196,12 +197,12 @@ func (k *KPCA) fitDCA(ctx context.Context, op eig.Operator, o DCA) error {
 			return fmt.Errorf("kpca: dca iteration %d: %w", it, err)
 		}
 		var m mat.Dense
-		m.Mul(h.T(), gh)
+		linalg.Mul(&m, h.T(), gh)
 		ms, err := sqrtFactors(&m)
 		if err != nil {
 			return fmt.Errorf("kpca: dca iteration %d: %w", it, err)
 		}
-		nh := mat.Norm(h, 2)
+		nh := linalg.Norm2(h)
 		obj := 0.5*nh*nh + loss.conjugate(h) - ms.traceSqrt
 		k.info.Iterations, k.info.Cost = it, obj
 		if math.Abs(obj-prev) <= tol*math.Abs(obj) {
@@ -224,7 +225,7 @@ func (k *KPCA) fitDCA(ctx context.Context, op eig.Operator, o DCA) error {
 			return fmt.Errorf("kpca: dca: %w", err)
 		}
 		prev = obj
-		h.Mul(gh, ms.invSqrt)
+		linalg.Mul(h, gh, ms.invSqrt)
 		loss.prox(h)
 	}
 }

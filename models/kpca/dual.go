@@ -31,7 +31,7 @@ func DualCost(g eig.Operator, h *mat.Dense) (float64, *mat.Dense, error) {
 	}
 	buf := make([]float64, s*s+1)
 	m := mat.NewDense(s, s, buf[:s*s])
-	m.Mul(h.T(), gh)
+	linalg.Mul(m, h.T(), gh)
 	buf[s*s] = sumSquares(h)
 	if err := red.Sum(buf); err != nil {
 		return 0, nil, fmt.Errorf("kpca: DualCost: %w", err)
@@ -41,7 +41,7 @@ func DualCost(g eig.Operator, h *mat.Dense) (float64, *mat.Dense, error) {
 		return 0, nil, err
 	}
 	grad := mat.NewDense(n, s, nil)
-	grad.Mul(gh, ms.invSqrt)
+	linalg.Mul(grad, gh, ms.invSqrt)
 	grad.Sub(h, grad)
 	return 0.5*buf[s*s] - ms.traceSqrt, grad, nil
 }
@@ -145,13 +145,13 @@ func (d *dualProblem) Func(x, grad []float64) float64 {
 func (d *dualProblem) valueGrad(grad []float64) float64 {
 	ss := d.s * d.s
 	a0 := mat.NewDense(d.s, d.s, d.buf[:ss])
-	a0.Mul(d.h.T(), d.gh)
+	linalg.Mul(a0, d.h.T(), d.gh)
 	d.buf[ss] = sumSquares(d.h)
 	if err := d.red.Sum(d.buf[:ss+1]); err != nil {
 		d.lastError = fmt.Errorf("kpca: dual L-BFGS: %w", err)
 		return math.NaN()
 	}
-	d.a0.Copy(a0)
+	linalg.Copy(d.a0, a0)
 	d.hh = d.buf[ss]
 	ms, err := sqrtFactors(d.a0)
 	if err != nil {
@@ -159,7 +159,7 @@ func (d *dualProblem) valueGrad(grad []float64) float64 {
 		return math.NaN()
 	}
 	gv := d.view(grad)
-	gv.Mul(d.gh, ms.invSqrt)
+	linalg.Mul(gv, d.gh, ms.invSqrt)
 	gv.Sub(d.h, gv)
 	return 0.5*d.hh - ms.traceSqrt
 }
@@ -178,9 +178,9 @@ func (d *dualProblem) Direction(x, p []float64) {
 	}
 	ss := d.s * d.s
 	pgh := mat.NewDense(d.s, d.s, d.buf[:ss])
-	pgh.Mul(d.p.T(), d.gh)
+	linalg.Mul(pgh, d.p.T(), d.gh)
 	pgp := mat.NewDense(d.s, d.s, d.buf[ss:2*ss])
-	pgp.Mul(d.p.T(), d.gp)
+	linalg.Mul(pgp, d.p.T(), d.gp)
 	d.buf[2*ss] = dotLocal(d.h, d.h)
 	d.buf[2*ss+1] = dotLocal(d.h, d.p)
 	d.buf[2*ss+2] = dotLocal(d.p, d.p)
@@ -191,13 +191,13 @@ func (d *dualProblem) Direction(x, p []float64) {
 		}
 	}
 	d.a1.Add(pgh, pgh.T())
-	d.a2.Copy(pgp)
+	linalg.Copy(d.a2, pgp)
 	d.hh, d.hp, d.pp = d.buf[2*ss], d.buf[2*ss+1], d.buf[2*ss+2]
 }
 
 // dotLocal is ⟨a, b⟩ over the rows held here.
 func dotLocal(a, b *mat.Dense) float64 {
-	return mat.Dot(vecOf(a), vecOf(b))
+	return linalg.Dot(vecOf(a), vecOf(b))
 }
 
 func vecOf(m *mat.Dense) *mat.VecDense {

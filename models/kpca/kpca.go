@@ -351,7 +351,7 @@ func (k *KPCA) setFromEigen(values []float64, v *mat.Dense) {
 	// H = VΛ^{1/2} are also the training scores; proj = VΛ^{-1/2}. The
 	// values were checked positive.
 	k.h, _ = DualFromEigen(values, v)
-	k.scores = mat.DenseCopyOf(k.h)
+	k.scores = linalg.CopyOf(k.h)
 	k.proj = mat.NewDense(n, s, nil)
 	for i := 0; i < n; i++ {
 		for j := 0; j < s; j++ {
@@ -411,7 +411,7 @@ func SolveDual(op eig.Operator, s int, o DualOptions) (*DualResult, error) {
 		return nil, err
 	}
 	if o.StartOut != nil {
-		o.StartOut(mat.DenseCopyOf(h0))
+		o.StartOut(linalg.CopyOf(h0))
 	}
 	// ‖∇d‖ ≤ tol·‖H‖ (lbfgs's relative test: max(1, ‖H‖) is the wrong
 	// scale for small kernels) or a relative decrease of d below tol over 5
@@ -524,8 +524,8 @@ func RitzFromDual(h, gh *mat.Dense, red eig.Reduction) ([]float64, *mat.Dense, e
 	buf := make([]float64, 2*s*s)
 	c := mat.NewDense(s, s, buf[:s*s])
 	m := mat.NewDense(s, s, buf[s*s:])
-	c.Mul(h.T(), h)
-	m.Mul(h.T(), gh)
+	linalg.Mul(c, h.T(), h)
+	linalg.Mul(m, h.T(), gh)
 	if err := red.Sum(buf); err != nil {
 		return nil, nil, fmt.Errorf("kpca: Ritz problem: %w", err)
 	}
@@ -538,8 +538,8 @@ func RitzFromDual(h, gh *mat.Dense, red eig.Reduction) ([]float64, *mat.Dense, e
 	}
 	cInvSqrt := ce.Func(func(x float64) float64 { return 1 / math.Sqrt(x) })
 	var mt mat.Dense
-	mt.Mul(cInvSqrt, m)
-	mt.Mul(&mt, cInvSqrt)
+	linalg.Mul(&mt, cInvSqrt, m)
+	linalg.Mul(&mt, &mt, cInvSqrt)
 	me, err := linalg.SymEig(linalg.SymPart(&mt), 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("kpca: Ritz problem: %w", err)
@@ -550,7 +550,7 @@ func RitzFromDual(h, gh *mat.Dense, red eig.Reduction) ([]float64, *mat.Dense, e
 	}
 	// R = C^{-1/2} W Θ^{-1/2}: H·R = V Θ^{-1/2}.
 	r := mat.NewDense(s, s, nil)
-	r.Mul(cInvSqrt, me.Vectors)
+	linalg.Mul(r, cInvSqrt, me.Vectors)
 	for j := 0; j < s; j++ {
 		f := 1 / math.Sqrt(theta[j])
 		for i := 0; i < s; i++ {
@@ -571,9 +571,9 @@ func (k *KPCA) setFromDual(h, gh *mat.Dense) error {
 	k.values = theta
 	k.h = h
 	k.proj = mat.NewDense(n, s, nil)
-	k.proj.Mul(h, r)
+	linalg.Mul(k.proj, h, r)
 	k.scores = mat.NewDense(n, s, nil)
-	k.scores.Mul(gh, r)
+	linalg.Mul(k.scores, gh, r)
 	// Deterministic signs: fix by the projection columns, applied to both.
 	flip := linalg.SignFlips(k.proj)
 	for j, f := range flip {
@@ -601,7 +601,7 @@ func (k *KPCA) Scores() (*mat.Dense, error) {
 	if k == nil || !k.fitted {
 		return nil, ErrNotFitted
 	}
-	return mat.DenseCopyOf(k.scores), nil
+	return linalg.CopyOf(k.scores), nil
 }
 
 // Dual returns the n×s dual variable H.
@@ -609,7 +609,7 @@ func (k *KPCA) Dual() (*mat.Dense, error) {
 	if k == nil || !k.fitted {
 		return nil, ErrNotFitted
 	}
-	return mat.DenseCopyOf(k.h), nil
+	return linalg.CopyOf(k.h), nil
 }
 
 // Info reports the last fit.
@@ -670,7 +670,7 @@ func (k *KPCA) transformRows(kx *mat.Dense, owned bool) (*mat.Dense, error) {
 	}
 	if k.fitCenter {
 		if !owned {
-			kx = mat.DenseCopyOf(kx)
+			kx = linalg.CopyOf(kx)
 		}
 		if err := k.center.CenterCross(kx); err != nil {
 			return nil, err
@@ -678,7 +678,7 @@ func (k *KPCA) transformRows(kx *mat.Dense, owned bool) (*mat.Dense, error) {
 	}
 	_, s := k.proj.Dims()
 	z := mat.NewDense(m, s, nil)
-	z.Mul(kx, k.proj)
+	linalg.Mul(z, kx, k.proj)
 	return z, nil
 }
 

@@ -42,7 +42,7 @@ func (k *KPCA) fitInverse() error {
 	if err != nil {
 		return err
 	}
-	k.inverse = &preimage{z: mat.DenseCopyOf(k.scores), coef: coef}
+	k.inverse = &preimage{z: linalg.CopyOf(k.scores), coef: coef}
 	return nil
 }
 
@@ -67,6 +67,6 @@ func (k *KPCA) InverseTransform(zm mat.Matrix) (*mat.Dense, error) {
 		return nil, err
 	}
 	var out mat.Dense
-	out.Mul(kz, k.inverse.coef)
+	linalg.Mul(&out, kz, k.inverse.coef)
 	return &out, nil
 }

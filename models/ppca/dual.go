@@ -65,7 +65,7 @@ func (m *Dual) Fit(xm mat.Matrix) error {
 	if err := m.fitGram(g); err != nil {
 		return err
 	}
-	m.x = mat.DenseCopyOf(x)
+	m.x = linalg.CopyOf(x)
 	return nil
 }
 
@@ -213,7 +213,7 @@ func (m *Dual) A() (*mat.Dense, error) {
 	if !m.fitted {
 		return nil, ErrNotFitted
 	}
-	return mat.DenseCopyOf(m.a), nil
+	return linalg.CopyOf(m.a), nil
 }
 
 // KernelVectors returns the centred kernel vectors k_c(x) of the rows of x
@@ -246,7 +246,7 @@ func (m *Dual) TrainKernelVectors() (*mat.Dense, error) {
 	if err := m.check(); err != nil {
 		return nil, err
 	}
-	return mat.DenseCopyOf(m.kc), nil
+	return linalg.CopyOf(m.kc), nil
 }
 
 // Transform returns h_MAP of the rows of x (one row of q latent values
@@ -287,7 +287,7 @@ func (m *Dual) ProjectKernel(kc *mat.Dense) (*mat.Dense, error) {
 	}
 	rows, _ := kc.Dims()
 	h := mat.NewDense(rows, m.q, nil)
-	h.Mul(kc, m.a)
+	linalg.Mul(h, kc, m.a)
 	m.scaleMAP(h)
 	return h, nil
 }
@@ -312,7 +312,7 @@ func (m *Dual) Reconstruct(h *mat.Dense) (*mat.Dense, error) {
 		return nil, err
 	}
 	out := mat.NewDense(rows, m.n, nil)
-	out.Mul(h, m.ka.T())
+	linalg.Mul(out, h, m.ka.T())
 	return out, nil
 }
 
@@ -353,7 +353,7 @@ func (m *Dual) Generate(u *mat.Dense) (*mat.Dense, error) {
 		}
 	}
 	out := mat.NewDense(rows, m.n, nil)
-	out.Mul(u, b.T())
+	linalg.Mul(out, u, b.T())
 	return out, nil
 }
 

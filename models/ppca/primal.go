@@ -39,10 +39,10 @@ func (m *Primal) Fit(xm mat.Matrix) error {
 	if err := checkSettings(n, d, "d", m.Q, m.Sigma2); err != nil {
 		return err
 	}
-	xc := mat.DenseCopyOf(x)
+	xc := linalg.CopyOf(x)
 	m.mean = linalg.CenterColumns(xc)
 	c := mat.NewSymDense(d, nil)
-	c.SymOuterK(1, xc.T())
+	linalg.SymOuterK(c, 1, xc.T())
 	e, err := linalg.SymEig(c, 0)
 	if err != nil {
 		return err
@@ -80,7 +80,7 @@ func (m *Primal) W() (*mat.Dense, error) {
 	if !m.fitted {
 		return nil, ErrNotFitted
 	}
-	return mat.DenseCopyOf(m.w), nil
+	return linalg.CopyOf(m.w), nil
 }
 
 // Transform returns h_MAP = (WᵀW + σ²I)^{-1} Wᵀ(φ − μ) = N Λ_q^{-1} Wᵀ(φ − μ)
@@ -100,7 +100,7 @@ func (m *Primal) Transform(xm mat.Matrix) (*mat.Dense, error) {
 	if err := linalg.CheckFinite("ppca: Transform", x); err != nil {
 		return nil, err
 	}
-	xc := mat.DenseCopyOf(x)
+	xc := linalg.CopyOf(x)
 	for i := 0; i < rows; i++ {
 		row := xc.RawRowView(i)
 		for j := range row {
@@ -108,7 +108,7 @@ func (m *Primal) Transform(xm mat.Matrix) (*mat.Dense, error) {
 		}
 	}
 	h := mat.NewDense(rows, m.q, nil)
-	h.Mul(xc, m.w)
+	linalg.Mul(h, xc, m.w)
 	m.scaleMAP(h)
 	return h, nil
 }
@@ -134,7 +134,7 @@ func (m *Primal) InverseTransform(hm mat.Matrix) (*mat.Dense, error) {
 		return nil, err
 	}
 	out := mat.NewDense(rows, m.d, nil)
-	out.Mul(h, m.w.T())
+	linalg.Mul(out, h, m.w.T())
 	for i := 0; i < rows; i++ {
 		row := out.RawRowView(i)
 		for j := range row {

@@ -65,7 +65,7 @@ func (m *Model) Infer(target int, xs []*mat.Dense) (*mat.Dense, error) {
 			}
 			uv := m.u.Slice(m.views[v].offset, m.views[v].offset+m.views[v].dim, 0, s)
 			var t mat.Dense
-			t.Mul(phi, uv)
+			linalg.Mul(&t, phi, uv)
 			b.Add(b, &t)
 		}
 	} else {
@@ -78,21 +78,21 @@ func (m *Model) Infer(target int, xs []*mat.Dense) (*mat.Dense, error) {
 				return nil, err
 			}
 			var t mat.Dense
-			t.Mul(kc, m.h)
+			linalg.Mul(&t, kc, m.h)
 			b.Add(b, &t)
 		}
 	}
 	// h* = b (Γ − block)^{-1}, rows: solve (Γ − block) h*ᵀ = bᵀ.
 	var hs mat.Dense
-	if err := hs.Solve(it.a, b.T()); err != nil {
+	if err := linalg.Solve(&hs, it.a, b.T()); err != nil {
 		return nil, fmt.Errorf("rkm: Γ minus the target view's block is singular (the other views do not determine the latent variables): %v: %w", err, ErrSingular)
 	}
-	h := mat.DenseCopyOf(hs.T())
+	h := linalg.CopyOf(hs.T())
 	if tv.explicit {
 		// φ̂_v = U_v h* (U_v = Φ_vᵀH in the dual); the kernel vector
 		// against the training points is Φ_v φ̂_v.
 		phi := mat.NewDense(rows, tv.dim, nil)
-		phi.Mul(h, it.u.T())
+		linalg.Mul(phi, h, it.u.T())
 		if _, ok := tv.fm.(Identity); ok {
 			for i := 0; i < rows; i++ {
 				row := phi.RawRowView(i)
@@ -103,13 +103,13 @@ func (m *Model) Infer(target int, xs []*mat.Dense) (*mat.Dense, error) {
 			return phi, nil
 		}
 		kc := mat.NewDense(rows, m.n, nil)
-		kc.Mul(phi, tv.phi.T())
+		linalg.Mul(kc, phi, tv.phi.T())
 		out, _, err := kernel.Smoother(kc, tv.center.RowMeans, tv.x, 0)
 		return out, err
 	}
 	// k̂_v = K_v H h*.
 	kc := mat.NewDense(rows, m.n, nil)
-	kc.Mul(h, it.kh.T())
+	linalg.Mul(kc, h, it.kh.T())
 	out, _, err := kernel.Smoother(kc, tv.center.RowMeans, tv.x, 0)
 	return out, err
 }
@@ -132,11 +132,11 @@ func (m *Model) inferTarget(v int) (*target, error) {
 	var block mat.Dense
 	if m.setting == Primal {
 		ut := m.u.Slice(tv.offset, tv.offset+tv.dim, 0, s)
-		block.Mul(ut.T(), ut)
+		linalg.Mul(&block, ut.T(), ut)
 	} else {
 		it.kh = mat.NewDense(m.n, s, nil)
-		it.kh.Mul(tv.viewKernel(), m.h)
-		block.Mul(m.h.T(), it.kh)
+		linalg.Mul(it.kh, tv.viewKernel(), m.h)
+		linalg.Mul(&block, m.h.T(), it.kh)
 	}
 	if tv.explicit {
 		var err error
@@ -183,7 +183,7 @@ func (m *Model) testKernel(v int, x *mat.Dense) (*mat.Dense, error) {
 		}
 		r, _ := phi.Dims()
 		kc := mat.NewDense(r, m.n, nil)
-		kc.Mul(phi, fv.phi.T())
+		linalg.Mul(kc, phi, fv.phi.T())
 		return kc, nil
 	}
 	kc, err := kernel.CrossGram(x, fv.x, fv.kern)

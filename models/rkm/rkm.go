@@ -72,7 +72,7 @@ func (Identity) Map(x *mat.Dense) (*mat.Dense, error) {
 	if x == nil || x.IsEmpty() {
 		return nil, invalidf("empty view")
 	}
-	return mat.DenseCopyOf(x), nil
+	return linalg.CopyOf(x), nil
 }
 
 // View is one view's feature map or, when Features is nil, its kernel.
@@ -234,7 +234,7 @@ func (m *Model) FitContext(ctx context.Context, xs []*mat.Dense) error {
 	m.df = 0
 	for v, x := range xs {
 		fv := &m.views[v]
-		fv.x = mat.DenseCopyOf(x)
+		fv.x = linalg.CopyOf(x)
 		if err := m.prepareView(v, fv); err != nil {
 			return err
 		}
@@ -283,7 +283,7 @@ func (m *Model) prepareView(v int, fv *fitView) error {
 		fv.phi = phi
 		_, fv.dim = phi.Dims()
 		// Row means of the uncentred Gram φ_iᵀφ_j: φ_iᵀφ̄ = (φ_i,c + φ̄)ᵀφ̄.
-		mm := mat.Dot(mat.NewVecDense(len(fv.mean), fv.mean), mat.NewVecDense(len(fv.mean), fv.mean))
+		mm := linalg.Dot(mat.NewVecDense(len(fv.mean), fv.mean), mat.NewVecDense(len(fv.mean), fv.mean))
 		fv.center = linalg.Centering{RowMeans: make([]float64, m.n), Mean: mm}
 		for i := 0; i < m.n; i++ {
 			fv.center.RowMeans[i] = mm
@@ -309,7 +309,7 @@ func (fv *fitView) viewKernel() *mat.SymDense {
 	if fv.kc == nil {
 		n, _ := fv.phi.Dims()
 		fv.kc = mat.NewSymDense(n, nil)
-		fv.kc.SymOuterK(1, fv.phi)
+		linalg.SymOuterK(fv.kc, 1, fv.phi)
 	}
 	return fv.kc
 }
@@ -318,7 +318,7 @@ func (fv *fitView) viewKernel() *mat.SymDense {
 func (m *Model) features() *mat.Dense {
 	phi := mat.NewDense(m.n, m.df, nil)
 	for _, fv := range m.views {
-		phi.Slice(0, m.n, fv.offset, fv.offset+fv.dim).(*mat.Dense).Copy(fv.phi)
+		linalg.Copy(phi.Slice(0, m.n, fv.offset, fv.offset+fv.dim).(*mat.Dense), fv.phi)
 	}
 	return phi
 }
@@ -351,7 +351,7 @@ func (m *Model) H() (*mat.Dense, error) {
 	if m == nil || !m.fitted {
 		return nil, ErrNotFitted
 	}
-	return mat.DenseCopyOf(m.h), nil
+	return linalg.CopyOf(m.h), nil
 }
 
 // Gamma returns Γ (diagonal after eig training or rotation).
@@ -378,9 +378,9 @@ func (m *Model) U(v int) (*mat.Dense, error) {
 		return nil, invalidf("view %d has no explicit feature map", v)
 	}
 	if m.u != nil {
-		return mat.DenseCopyOf(m.u.Slice(fv.offset, fv.offset+fv.dim, 0, m.s)), nil
+		return linalg.CopyOf(m.u.Slice(fv.offset, fv.offset+fv.dim, 0, m.s)), nil
 	}
 	u := mat.NewDense(fv.dim, m.s, nil)
-	u.Mul(fv.phi.T(), m.h)
+	linalg.Mul(u, fv.phi.T(), m.h)
 	return u, nil
 }

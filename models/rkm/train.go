@@ -60,7 +60,7 @@ func (m *Model) stiefelTrain(dim int, apply func(dst, a *mat.Dense)) (*mat.Dense
 	ba := mat.NewDense(dim, s, nil)
 	apply(ba, a)
 	var at mat.Dense
-	at.Mul(a.T(), ba)
+	linalg.Mul(&at, a.T(), ba)
 	g := linalg.SymPart(&at)
 	if m.Rotate {
 		e, err := linalg.SymEig(g, 0)
@@ -68,8 +68,8 @@ func (m *Model) stiefelTrain(dim int, apply func(dst, a *mat.Dense)) (*mat.Dense
 			return nil, nil, err
 		}
 		var ao mat.Dense
-		ao.Mul(a, e.Vectors)
-		a = mat.DenseCopyOf(&ao)
+		linalg.Mul(&ao, a, e.Vectors)
+		a = linalg.CopyOf(&ao)
 		linalg.FixSigns(a)
 		g = diag(e.Values)
 	}
@@ -118,7 +118,7 @@ func (m *Model) fitPrimal() error {
 	var gamma *mat.SymDense
 	if m.Training == Eig {
 		c := mat.NewSymDense(m.df, nil)
-		c.SymOuterK(1, phi.T())
+		linalg.SymOuterK(c, 1, phi.T())
 		values, vectors, err := m.topEigen(c, s)
 		if err != nil {
 			return err
@@ -132,13 +132,13 @@ func (m *Model) fitPrimal() error {
 		var apply func(dst, a *mat.Dense)
 		if m.df <= m.n {
 			c := mat.NewSymDense(m.df, nil)
-			c.SymOuterK(1, phi.T())
-			apply = func(dst, a *mat.Dense) { dst.Mul(c, a) }
+			linalg.SymOuterK(c, 1, phi.T())
+			apply = func(dst, a *mat.Dense) { linalg.Mul(dst, c, a) }
 		} else {
 			tmp := mat.NewDense(m.n, s, nil)
 			apply = func(dst, a *mat.Dense) {
-				tmp.Mul(phi, a)
-				dst.Mul(phi.T(), tmp)
+				linalg.Mul(tmp, phi, a)
+				linalg.Mul(dst, phi.T(), tmp)
 			}
 		}
 		var err error
@@ -148,13 +148,13 @@ func (m *Model) fitPrimal() error {
 	}
 	m.gamma = gamma
 	// U = Ũ Γ^{1/2} (symmetric square root), unless the ablation.
-	m.u = mat.DenseCopyOf(ut)
+	m.u = linalg.CopyOf(ut)
 	if !m.NoRescale {
 		root, err := symPow(gamma, 0.5)
 		if err != nil {
 			return err
 		}
-		m.u.Mul(ut, root)
+		linalg.Mul(m.u, ut, root)
 	}
 	// H = Φ U Γ^{-1} (Eq. 6).
 	inv, err := symPow(gamma, -1)
@@ -162,9 +162,9 @@ func (m *Model) fitPrimal() error {
 		return err
 	}
 	var pu mat.Dense
-	pu.Mul(phi, m.u)
+	linalg.Mul(&pu, phi, m.u)
 	m.h = mat.NewDense(m.n, s, nil)
-	m.h.Mul(&pu, inv)
+	linalg.Mul(m.h, &pu, inv)
 	return nil
 }
 
@@ -185,7 +185,7 @@ func (m *Model) fitDual() error {
 		m.h, m.gamma = vectors, diag(values)
 	} else {
 		var err error
-		m.h, m.gamma, err = m.stiefelTrain(m.n, func(dst, a *mat.Dense) { dst.Mul(k, a) })
+		m.h, m.gamma, err = m.stiefelTrain(m.n, func(dst, a *mat.Dense) { linalg.Mul(dst, k, a) })
 		if err != nil {
 			return err
 		}
