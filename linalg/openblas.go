@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/netlib/blas/netlib"
+
+	"github.com/kdual/kdual/lapack"
 )
 
 // kdual reaches OpenBLAS explicitly: B64 and B32 are gonum's blas64 and
@@ -304,11 +306,20 @@ func SymRankOne(dst *mat.SymDense, a mat.Symmetric, alpha float64, x mat.Vector)
 	}
 }
 
-// Dot returns aᵀb, like mat.Dot, in plain Go.
+// Dot returns aᵀb, like mat.Dot: OpenBLAS ddot for *mat.VecDense
+// operands, plain Go otherwise.
 func Dot(a, b mat.Vector) float64 {
 	n := a.Len()
 	if b.Len() != n {
 		panic(mat.ErrShape)
+	}
+	if av, ok := a.(*mat.VecDense); ok {
+		if bv, ok := b.(*mat.VecDense); ok {
+			if n == 0 {
+				return 0
+			}
+			return B64.Dot(av.RawVector(), bv.RawVector())
+		}
 	}
 	s := 0.0
 	for i := 0; i < n; i++ {
@@ -318,10 +329,26 @@ func Dot(a, b mat.Vector) float64 {
 }
 
 // Norm2 returns the Frobenius norm of a matrix or the Euclidean norm of a
-// vector, like mat.Norm(a, 2), in plain Go with scaling against
-// overflow.
+// vector, like mat.Norm(a, 2): OpenBLAS dnrm2 for a *mat.VecDense, LAPACK
+// dlange for a *mat.Dense (the computations gonum's mat makes on
+// OpenBLAS), plain Go with scaling against overflow otherwise.
 func Norm2(a mat.Matrix) float64 {
 	r, c := a.Dims()
+	switch m := a.(type) {
+	case *mat.VecDense:
+		v := m.RawVector()
+		if v.N == 0 {
+			return 0
+		}
+		return ob.Dnrm2(v.N, v.Data, v.Inc)
+	case *mat.Dense:
+		if r == 0 || c == 0 {
+			return 0
+		}
+		raw := m.RawMatrix()
+		// Row-major r×c is column-major c×r: the same Frobenius norm.
+		return lapack.Dlange('F', c, r, raw.Data, raw.Stride)
+	}
 	scale, ssq := 0.0, 1.0
 	add := func(v float64) {
 		if v == 0 {
@@ -339,18 +366,9 @@ func Norm2(a mat.Matrix) float64 {
 			ssq += (av / scale) * (av / scale)
 		}
 	}
-	if d, ok := a.(*mat.Dense); ok {
-		raw := d.RawMatrix()
-		for i := 0; i < r; i++ {
-			for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
-				add(v)
-			}
-		}
-	} else {
-		for i := 0; i < r; i++ {
-			for j := 0; j < c; j++ {
-				add(a.At(i, j))
-			}
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			add(a.At(i, j))
 		}
 	}
 	if math.IsNaN(scale) {
