@@ -26,8 +26,12 @@ func formatf(format string, args ...any) error {
 type HeaderMode int
 
 const (
-	// HeaderAuto treats the first row as a header when any of its fields is
-	// not a number.
+	// HeaderAuto treats the first row as a header when none of its
+	// non-empty fields is a number (so ",a,b" and "sepal_length,…,species"
+	// are headers, and a first row with one number among bad fields is data,
+	// whose bad fields are then errors). A number is what strconv.ParseFloat
+	// reads, out of range included ("1e400"); a decimal comma ("1,5") is not
+	// one.
 	HeaderAuto HeaderMode = iota
 	// HeaderYes always treats the first row as a header.
 	HeaderYes
@@ -118,7 +122,7 @@ type Table struct {
 	Labels []string
 }
 
-// maxLine bounds one line of whitespace-separated input, so a malformed
+// maxLine bounds one line of input (every separator), so a malformed
 // file cannot exhaust memory.
 const maxLine = 16 << 20
 
@@ -160,19 +164,10 @@ func ReadCSV(r io.Reader, opt CSVOptions) (*Table, error) {
 			first = false
 			header := opt.Header == HeaderYes || (opt.Header == HeaderAuto && hasNames(opt.Columns))
 			if opt.Header == HeaderAuto && !header {
-				check, err := resolveColumns(opt.Columns, nil, len(fields), -2)
-				if err != nil {
-					return nil, err
-				}
-				for j, f := range fields {
-					if opt.LabelColumn != 0 && j == labelIndex(opt.LabelColumn, len(fields)) {
-						continue
-					}
-					if check != nil && !containsInt(check, j) {
-						continue
-					}
-					if _, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err != nil {
-						header = true
+				header = true
+				for _, f := range fields {
+					if isNumber(f) {
+						header = false
 						break
 					}
 				}
@@ -214,7 +209,15 @@ func ReadCSV(r io.Reader, opt CSVOptions) (*Table, error) {
 				continue
 			}
 			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-			if err != nil {
+			switch {
+			case err == nil:
+			case strings.TrimSpace(f) == "":
+				return nil, formatf("line %d column %d: empty field", line, j+1)
+			case errors.Is(err, strconv.ErrRange):
+				return nil, formatf("line %d column %d: %s is out of the range of float64", line, j+1, quote(f))
+			case strings.Contains(f, ","):
+				return nil, formatf("line %d column %d: %s is not a number (a decimal comma is not read as a decimal point)", line, j+1, quote(f))
+			default:
 				return nil, formatf("line %d column %d: %s is not a number", line, j+1, quote(f))
 			}
 			if !opt.AllowNonFinite && (math.IsNaN(v) || math.IsInf(v, 0)) {
@@ -244,6 +247,17 @@ func ReadCSV(r io.Reader, opt CSVOptions) (*Table, error) {
 	return &t, nil
 }
 
+// isNumber reports whether a CSV field is a number for the header rule:
+// what strconv.ParseFloat reads, out of range included.
+func isNumber(f string) bool {
+	f = strings.TrimSpace(f)
+	if f == "" {
+		return false
+	}
+	_, err := strconv.ParseFloat(f, 64)
+	return err == nil || errors.Is(err, strconv.ErrRange)
+}
+
 // labelIndex is the 0-based index of LabelColumn c among cols fields.
 func labelIndex(c, cols int) int {
 	if c < 0 {
@@ -255,6 +269,7 @@ func labelIndex(c, cols int) int {
 // rowsOf returns a function giving the rows of r with their line numbers,
 // io.EOF at the end.
 func rowsOf(r io.Reader, opt CSVOptions) (func() ([]string, int, error), error) {
+	r = &lineCap{r: stripBOM(r), max: maxLine}
 	if opt.Comma == ' ' {
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64<<10), maxLine)
@@ -305,6 +320,39 @@ func rowsOf(r io.Reader, opt CSVOptions) (func() ([]string, int, error), error) 
 			return rec, line, nil
 		}
 	}, nil
+}
+
+// stripBOM drops a UTF-8 byte order mark at the start of r.
+func stripBOM(r io.Reader) io.Reader {
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(3); err == nil && string(b) == "\uFEFF" {
+		_, _ = br.Discard(3)
+	}
+	return br
+}
+
+// lineCap fails a read once a line grows past max bytes, whatever the
+// separator, so one endless line cannot grow the reader's buffers without
+// bound.
+type lineCap struct {
+	r    io.Reader
+	max  int
+	line int // bytes since the last newline
+}
+
+func (l *lineCap) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for _, b := range p[:n] {
+		if b == '\n' {
+			l.line = 0
+			continue
+		}
+		l.line++
+		if l.line > l.max {
+			return 0, formatf("a line longer than %d MiB", l.max>>20)
+		}
+	}
+	return n, err
 }
 
 func containsInt(v []int, x int) bool {

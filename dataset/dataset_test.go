@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -554,4 +555,79 @@ func TestGrowFloats(t *testing.T) {
 	require.Equal(t, &g[0], &h[0])
 	require.Equal(t, []float64{0, 0, 0}, h[len(s):])
 	require.Len(t, growFloats(nil, 4), 4)
+}
+
+// The first row is a header only when none of its non-empty fields is a
+// number; otherwise it is data, and its bad fields are errors naming line
+// and column. A byte order mark is dropped.
+func TestCSVFirstRow(t *testing.T) {
+	rows := "1,2,3\n4,5,6\n"
+	for _, c := range []struct {
+		name, first string
+		header      bool
+		err         string
+	}{
+		{"names", "a,b,c", true, ""},
+		{"leading empty", ",b,c", true, ""},
+		{"names with a label", "sepal_length,sepal_width,species", true, ""},
+		{"data", "7,8,9", false, ""},
+		{"bom", "\uFEFF7,8,9", false, ""},
+		{"bom names", "\uFEFFa,b,c", true, ""},
+		{"out of range", "1e400,8,9", false, "line 1 column 1: \"1e400\" is out of the range"},
+		{"decimal comma", "\"1,5\",8,9", false, "line 1 column 1: \"1,5\" is not a number (a decimal comma"},
+		{"empty field", "7,,9", false, "line 1 column 2: empty field"},
+		{"word among numbers", "7,x,9", false, "line 1 column 2: \"x\" is not a number"},
+	} {
+		tab, err := ReadCSV(strings.NewReader(c.first+"\n"+rows), CSVOptions{})
+		if c.err != "" {
+			require.Error(t, err, c.name)
+			require.Contains(t, err.Error(), c.err, c.name)
+			continue
+		}
+		require.NoError(t, err, c.name)
+		n, d := tab.X.Dims()
+		require.Equal(t, 3, d, c.name)
+		if c.header {
+			require.Equal(t, 2, n, c.name)
+			require.Len(t, tab.Header, 3, c.name)
+			require.NotContains(t, tab.Header[0], "\uFEFF", c.name)
+		} else {
+			require.Equal(t, 3, n, c.name)
+			require.Equal(t, 7.0, tab.X.At(0, 0), c.name)
+		}
+	}
+}
+
+// One endless line is an error after maxLine bytes, whatever the
+// separator, without reading or keeping the rest: the bytes allocated stay
+// a small multiple of maxLine (encoding/csv's buffer doubles up to it),
+// not the line's length.
+func TestCSVLineCap(t *testing.T) {
+	for _, comma := range []rune{0, ';', '\t', ' '} {
+		long := io.MultiReader(strings.NewReader("1,2\n"), &repeatReader{b: '1', n: 4 * maxLine})
+		var ms0, ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms0)
+		_, err := ReadCSV(long, CSVOptions{Comma: comma})
+		runtime.ReadMemStats(&ms1)
+		require.Error(t, err, "separator %q", comma)
+		require.Less(t, ms1.TotalAlloc-ms0.TotalAlloc, uint64(12*maxLine), "separator %q", comma)
+	}
+}
+
+// repeatReader yields n copies of b.
+type repeatReader struct {
+	b byte
+	n int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), r.n)
+	for i := range p[:k] {
+		p[i] = r.b
+	}
+	r.n -= k
+	return k, nil
 }

@@ -82,6 +82,9 @@ func (k Kernel) Check() error {
 		if !(k.Sigma > 0) || math.IsInf(k.Sigma, 0) {
 			return invalidf("%s kernel: bandwidth σ = %g must be positive and finite", k.Kind, k.Sigma)
 		}
+		if math.IsInf(1/(2*k.Sigma*k.Sigma), 0) {
+			return invalidf("%s kernel: bandwidth σ = %g is too small: 1/(2σ²) overflows", k.Kind, k.Sigma)
+		}
 	case Polynomial:
 		if k.Degree < 0 {
 			return invalidf("polynomial kernel: degree %d < 0", k.Degree)

@@ -149,6 +149,9 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		if *nData < 2 {
 			return usagef("--data fashion needs --n ≥ 2")
 		}
+		if need, total := int64(*nData)*784*8, bigmem.Total(); total > 0 && need > total {
+			return usagef("--n %d: the images would take %s as float64, more than this machine's %s", *nData, bigmem.Size(need), bigmem.Size(total))
+		}
 		if x, err = dataset.FashionAugmented("", *nData, *seed); err != nil {
 			return err
 		}
@@ -177,6 +180,13 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		}
 	case set["sigma"] || set["bandwidth"]:
 		return usagef("--sigma is for the gaussian and laplace kernels, not %s", kind)
+	}
+	if err := k.Check(); err != nil {
+		flag := "--sigma"
+		if set["gamma"] {
+			flag = "--gamma"
+		}
+		return fmt.Errorf("%w: %s: %v", errUsage, flag, err)
 	}
 	if *useMPI {
 		for _, f := range []string{"approx", "save", "check", "apply", "model", "loss"} {
@@ -465,6 +475,9 @@ func kpcaSolver(name string, tol float64, seed uint64, loss kpca.Loss) (kpca.Sol
 
 // csvOptions reads --delimiter and --label-column.
 func csvOptions(delimiter string, labelColumn, maxRows int) (dataset.CSVOptions, error) {
+	if maxRows < 0 {
+		return dataset.CSVOptions{}, usagef("--max-rows %d: want a positive number, or 0 for all rows", maxRows)
+	}
 	o := dataset.CSVOptions{LabelColumn: labelColumn, MaxRows: maxRows}
 	switch delimiter {
 	case "":

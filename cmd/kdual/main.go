@@ -188,8 +188,8 @@ func parse(fs *flag.FlagSet, args []string) error {
 	if f := fs.Lookup("threads"); f != nil {
 		n, _ := strconv.Atoi(f.Value.String())
 		switch {
-		case n < 0:
-			return usagef("--threads %d: want a positive number, or 0 for the defaults", n)
+		case n < 0 || n > maxThreads:
+			return usagef("--threads %d: want 1 to %d, or 0 for the defaults", n, maxThreads)
 		case n > 0:
 			if err := native.SetThreads(n); err != nil {
 				return fmt.Errorf("%w: --threads: %v", errUsage, err)
@@ -199,6 +199,10 @@ func parse(fs *flag.FlagSet, args []string) error {
 	}
 	return nil
 }
+
+// maxThreads bounds --threads: OpenBLAS's builds are compiled for at most a
+// few hundred threads, and more than this oversubscribes any machine.
+const maxThreads = 1024
 
 // alias makes old a deprecated name of the flag name: it sets the same
 // value and warns on stderr. Old names keep working for one release.

@@ -646,3 +646,26 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// Numeric flags out of range are usage errors naming the flag, found
+// before any data is read or memory allocated.
+func TestFlagRanges(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "d.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("1,2\n3,4\n5,7\n2,2\n0,1\n"), 0o644))
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"kpca", "fit", "--input", csv, "--threads", "100000"}, "--threads"},
+		{[]string{"kpca", "fit", "--input", csv, "--threads", "-1"}, "--threads"},
+		{[]string{"kpca", "fit", "--input", csv, "--max-rows", "-3"}, "--max-rows"},
+		{[]string{"kpca", "fit", "--input", csv, "--sigma", "1e-300"}, "--sigma"},
+		{[]string{"kpca", "fit", "--input", csv, "--kernel", "laplace", "--sigma", "-2"}, "--sigma"},
+		{[]string{"kpca", "fit", "--data", "fashion", "--n", "100000000"}, "--n"},
+	} {
+		code, _, stderr := runCLI(t, c.args...)
+		require.Equal(t, 2, code, "%v: %s", c.args, stderr)
+		require.Contains(t, stderr, c.flag, "%v", c.args)
+	}
+}

@@ -3,6 +3,7 @@ package gonum
 import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"
+	"math"
 
 	klapack "github.com/kdual/kdual/lapack"
 )
@@ -48,6 +49,12 @@ func (Implementation) Dsyev(jobz lapack.EVJob, uplo blas.Uplo, n int, a []float6
 		panic(shortA)
 	case len(w) < n:
 		panic(shortW)
+	}
+	if nonFiniteTriangle(uplo, n, a, lda, true) {
+		// gonum's contract: no eigenvalues from a NaN or an infinity
+		// (LAPACK's dsyevd would return garbage or loop).
+		fillNaN(w[:n])
+		return false
 	}
 	err := klapack.NewWorkspace(work[:lwork]).Dsyevd(jz, uploFlip(uplo), n, a, lda, w)
 	if err != nil {
@@ -126,6 +133,13 @@ func (Implementation) Dgesvd(jobU, jobVT lapack.SVDJob, m, n int, a []float64, l
 		panic(shortU)
 	case (len(vt) < (n-1)*ldvt+n && wantva) || (len(vt) < (minmn-1)*ldvt+n && wantvs):
 		panic(shortVT)
+	}
+	if nonFinite(m, n, a, lda) {
+		// gonum's contract: ok = false with NaN values (OpenBLAS's
+		// dgesdd refuses a NaN as an illegal argument and never returns
+		// on an infinity).
+		fillNaN(s[:minmn])
+		return false
 	}
 	// cols is how many singular vectors dgesdd writes with job jz.
 	cols := func(full int) int {
@@ -226,6 +240,13 @@ func (Implementation) Dgeev(jobvl lapack.LeftEVJob, jobvr lapack.RightEVJob, n i
 		panic(shortVL)
 	case len(vr) < (n-1)*ldvr+n && wantvr:
 		panic(shortVR)
+	}
+	if nonFinite(n, n, a, lda) {
+		// No eigenvalue of a matrix with a NaN or an infinity: none is
+		// valid (first = n), so mat.Eigen says ok = false.
+		fillNaN(wr)
+		fillNaN(wi)
+		return n
 	}
 	ac := colMajor(n, n, a, lda)
 	var vlc, vrc []float64
@@ -332,4 +353,40 @@ func (impl Implementation) Dggsvd3(jobU, jobV, jobQ lapack.GSVDJob, m, n, p int,
 		fromColMajor(n, n, qc, q, ldq)
 	}
 	return k, l, err == nil
+}
+
+// nonFinite reports whether the m×n row-major matrix a holds a NaN or an
+// infinity.
+func nonFinite(m, n int, a []float64, lda int) bool {
+	for i := 0; i < m; i++ {
+		for _, v := range a[i*lda : i*lda+n] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nonFiniteTriangle is nonFinite on the uplo triangle of the n×n matrix a
+// (the part LAPACK reads); with inf false only NaN counts.
+func nonFiniteTriangle(uplo blas.Uplo, n int, a []float64, lda int, inf bool) bool {
+	for i := 0; i < n; i++ {
+		row := a[i*lda+i : i*lda+n]
+		if uplo == blas.Lower {
+			row = a[i*lda : i*lda+i+1]
+		}
+		for _, v := range row {
+			if math.IsNaN(v) || (inf && math.IsInf(v, 0)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func fillNaN(v []float64) {
+	for i := range v {
+		v[i] = math.NaN()
+	}
 }

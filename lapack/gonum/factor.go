@@ -29,6 +29,11 @@ func (Implementation) Dpotrf(ul blas.Uplo, n int, a []float64, lda int) (ok bool
 	if len(a) < (n-1)*lda+n {
 		panic(shortA)
 	}
+	if nonFiniteTriangle(ul, n, a, lda, false) {
+		// gonum's Dpotrf fails on a NaN pivot; OpenBLAS's compares
+		// pivots with ≤ 0 only and would say ok.
+		return false
+	}
 	return klapack.Dpotrf(uploFlip(ul), n, a, lda) == nil
 }
 
