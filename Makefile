@@ -58,7 +58,8 @@ test-mpi:
 	set +e; start=$$(date +%s); timeout 60 $(MPIRUN) -x KDUAL_TEST_KILL_RANK=1 -np 2 $$bin >/dev/null 2>&1; rc=$$?; \
 	secs=$$(( $$(date +%s) - start )); \
 	if [ $$rc -eq 0 ] || [ $$rc -eq 124 ]; then echo "test-mpi: a killed rank did not end the job (status $$rc after $$secs s)"; exit 1; fi; \
-	echo "test-mpi: a killed rank ended the job with status $$rc after $$secs s"
+	echo "test-mpi: a killed rank ended the job with status $$rc after $$secs s"; \
+	$(MAKE) --no-print-directory build >/dev/null; MPIRUN="$(MPIRUN)" scripts/test-mpi-faults.sh $(BIN)
 
 # The main job: the n = 7000 rows of the dual-KPCA paper's Tables 2/3 for
 # kdual (bench-kdual) and its peers (bench-peers: SciPy eigsh and L-BFGS-B,

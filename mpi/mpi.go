@@ -55,7 +55,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
+	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -117,6 +120,7 @@ func Size() (int, error) {
 
 // AllreduceSum replaces each x[i] by its sum over the ranks.
 func AllreduceSum(x []float64) error {
+	defer watch("MPI_Allreduce")()
 	if len(x) == 0 {
 		return nil
 	}
@@ -125,6 +129,7 @@ func AllreduceSum(x []float64) error {
 
 // AllreduceMax replaces each x[i] by its maximum over the ranks.
 func AllreduceMax(x []float64) error {
+	defer watch("MPI_Allreduce")()
 	if len(x) == 0 {
 		return nil
 	}
@@ -133,6 +138,7 @@ func AllreduceMax(x []float64) error {
 
 // AllreduceSumInt64 replaces each x[i] by its sum over the ranks.
 func AllreduceSumInt64(x []int64) error {
+	defer watch("MPI_Allreduce")()
 	if len(x) == 0 {
 		return nil
 	}
@@ -143,6 +149,7 @@ func AllreduceSumInt64(x []int64) error {
 // rank r's part goes to recv[displs[r] : displs[r]+counts[r]], and
 // len(send) must be counts[Rank()].
 func Allgatherv(send, recv []float64, counts, displs []int) error {
+	defer watch("MPI_Allgatherv")()
 	size, err := Size()
 	if err != nil {
 		return err
@@ -170,6 +177,7 @@ func Allgatherv(send, recv []float64, counts, displs []int) error {
 // rank r the part [Σ_{q<r} counts[q], Σ_{q≤r} counts[q]) of the sum in
 // recv (len(recv) ≥ counts[Rank()]; len(send) = Σ counts).
 func ReduceScatterSum(send, recv []float64, counts []int) error {
+	defer watch("MPI_Reduce_scatter")()
 	size, err := Size()
 	if err != nil {
 		return err
@@ -194,6 +202,7 @@ func ReduceScatterSum(send, recv []float64, counts []int) error {
 
 // Bcast copies root's x to every rank's x.
 func Bcast(x []float64, root int) error {
+	defer watch("MPI_Bcast")()
 	if len(x) == 0 {
 		return nil
 	}
@@ -201,7 +210,41 @@ func Bcast(x []float64, root int) error {
 }
 
 // Barrier waits for every rank.
-func Barrier() error { return check("MPI_Barrier", C.kd_barrier()) }
+func Barrier() error {
+	defer watch("MPI_Barrier")()
+	return check("MPI_Barrier", C.kd_barrier())
+}
 
 // Abort ends every rank of the job with code.
 func Abort(code int) { C.kd_abort(C.int(code)) }
+
+// The collective watchdog. A rank that waits in one collective longer than
+// the timeout (a rank stopped, hung, or on another path) writes which
+// collective it waited in and for how long, and exits with status 3, so
+// that mpirun ends the whole job. MPI is initialised MPI_THREAD_FUNNELED:
+// the watchdog's goroutine makes no MPI call, it only exits.
+var timeout atomic.Int64 // nanoseconds; 0: no watchdog
+
+// SetTimeout sets the longest wait in one collective (0: none, the
+// default).
+func SetTimeout(d time.Duration) { timeout.Store(int64(max(d, 0))) }
+
+// Timeout returns the watchdog's timeout (0: none).
+func Timeout() time.Duration { return time.Duration(timeout.Load()) }
+
+// stalled is what the watchdog does when a wait is too long; tests
+// replace it.
+var stalled = func(call string, waited time.Duration) {
+	fmt.Fprintf(os.Stderr, "kdual: rank %d: waited %v in %s for the other ranks (one stopped, hung or took another path); ending the job (--mpi-timeout)\n", rank, waited.Round(time.Second), call)
+	os.Exit(3)
+}
+
+// watch arms the watchdog for one collective and returns its disarm.
+func watch(call string) func() {
+	d := Timeout()
+	if d <= 0 {
+		return func() {}
+	}
+	t := time.AfterFunc(d, func() { stalled(call, d) })
+	return func() { t.Stop() }
+}

@@ -81,6 +81,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	traceTol := fs.Float64("trace-tol", 0, "--approx nystrom: stop adding landmarks once the relative trace error tr(K − K̂)/tr(K) is at most this (0: use all m)")
 	features := fs.Int("features", 0, "--approx rff: the random features")
 	approxPrec := fs.String("approx-precision", "float64", "--approx nystrom: float32 computes kernel rows by sgemm on a float32 copy of the data and stores the features in float32 (half the memory, about twice the rate; entries rounded to float32), float64 otherwise")
+	mpiTimeout := fs.Duration("mpi-timeout", 0, "with --mpi: end the job when a rank waits longer than this in one collective (a rank stopped or hung); 0: max(5m, 10 s per 10⁹·n²·d/ranks multiply-adds)")
 	useMPI := fs.Bool("mpi", false, "run across the ranks of mpirun (rows split by rank; --operator auto, float64, float32 or matrix-free, planned per rank; --solver auto, block, lanczos or lbfgs); only rank 0 writes")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -197,8 +198,14 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		if cmd != "fit" {
 			return usagef("--mpi is for kdual kpca fit")
 		}
+		if *mpiTimeout < 0 {
+			return usagef("--mpi-timeout %v: want a positive duration, or 0 for the default", *mpiTimeout)
+		}
 		return kpcaFitMPI(mpiJob{x: x, kernel: k, s: *s, solver: *solver, tol: *tol, seed: *seed, center: !*noCenter,
-			operator: *operator, products: *products, json: *jsonOut, memory: budget}, stdout)
+			operator: *operator, products: *products, json: *jsonOut, memory: budget, timeout: *mpiTimeout}, stdout)
+	}
+	if set["mpi-timeout"] {
+		return usagef("--mpi-timeout is for --mpi")
 	}
 	losses := map[string]kpca.LossKind{"square": kpca.Square, "huber1": kpca.Huber1, "huber2": kpca.Huber2,
 		"huberf": kpca.HuberF, "epsinf": kpca.EpsInf, "eps2": kpca.Eps2}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -668,4 +669,16 @@ func TestFlagRanges(t *testing.T) {
 		require.Equal(t, 2, code, "%v: %s", c.args, stderr)
 		require.Contains(t, stderr, c.flag, "%v", c.args)
 	}
+}
+
+// The collective watchdog's default: at least 5 minutes, then ten times a
+// Gram's n²·d multiply-adds per rank at 10⁹ a second; --mpi-timeout is
+// refused without --mpi.
+func TestMPITimeoutDefault(t *testing.T) {
+	require.Equal(t, 5*time.Minute, defaultMPITimeout(1000, 10, 2))
+	require.Equal(t, time.Duration(10*40000.0*40000*784/(1e9*4)*float64(time.Second)), defaultMPITimeout(40000, 784, 4))
+	require.Greater(t, defaultMPITimeout(40000, 784, 1), defaultMPITimeout(40000, 784, 4))
+	code, _, stderr := runCLI(t, "kpca", "fit", "--data", "fashion", "--n", "10", "--mpi-timeout", "30s")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "--mpi-timeout")
 }

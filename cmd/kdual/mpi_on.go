@@ -78,6 +78,17 @@ func planMPI(n, d, k int, tol float64, memory int64, want string) (dist.Kind, st
 	return dist.Kind(msg[0]), reason, nil
 }
 
+// agree stops the job, before any work, when the ranks were not given the
+// same command, flags and data (dist.Agree).
+func agree(fields [][2]string, x *mat.Dense) error {
+	var fs []dist.Field
+	for _, f := range fields {
+		fs = append(fs, dist.Field{Name: f[0], Value: f[1]})
+	}
+	fs = append(fs, dist.Field{Name: "the data (size and checksum)", Value: dist.Checksum(x)})
+	return dist.Agree(fs)
+}
+
 // buildMPI builds this rank's part of the planned operator.
 func buildMPI(job mpiJob) (*dist.Operator, string, error) {
 	_, d := job.x.Dims()
@@ -201,6 +212,15 @@ func kpcaFitMPI(job mpiJob, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	n, d := job.x.Dims()
+	timeout := job.timeout
+	if timeout == 0 {
+		timeout = defaultMPITimeout(n, d, ranks)
+	}
+	mpi.SetTimeout(timeout)
+	if err := agree(job.agreement("kpca fit"), job.x); err != nil {
+		return err
+	}
 	start := time.Now()
 	op, reason, err := buildMPI(job)
 	if err != nil {
@@ -215,7 +235,7 @@ func kpcaFitMPI(job mpiJob, stdout io.Writer) (err error) {
 	}
 	solveSeconds := time.Since(t).Seconds()
 	// The scores, gathered on every rank, signs fixed as kpca's.
-	n, s := op.GlobalDim(), job.s
+	s := job.s
 	local := make([]float64, op.Dim()*s)
 	for i := 0; i < op.Dim(); i++ {
 		copy(local[i*s:(i+1)*s], sol.scores.RawRowView(i)[:s])
