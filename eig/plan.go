@@ -3,6 +3,7 @@ package eig
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -170,7 +171,9 @@ const minSpeedN = 2048
 // more than half the budget (the first touch of that much fresh memory
 // costs more than float64's passes gain: docs/operators.md); float64 when
 // it fits; otherwise matrix-free (exact, a Gram build per pass) when the
-// data fit. A forced kind (Want) is taken as asked if it fits. The plan
+// data fit. A forced kind (Want) is taken as asked if it fits the budget,
+// and refused before anything is allocated otherwise (the error names the
+// size it needs and what would fit). The plan
 // depends on its inputs alone (the budget is an input: DefaultBudget when
 // zero), never on a timing. The reason is a sentence for people.
 func PlanOperator(in PlanInput) (Plan, error) {
@@ -204,6 +207,24 @@ func PlanOperator(in PlanInput) (Plan, error) {
 	p := Plan{Budget: budget}
 	stock := Auto{Tol: in.Tol}
 	free := BlockKrylov{Tol: in.Tol, Block: freeBlock}
+	switch in.Want {
+	case OperatorFloat64, OperatorFloat32, OperatorMatrixFree:
+		sizes := map[OperatorKind]int64{OperatorFloat64: b64, OperatorFloat32: b32, OperatorMatrixFree: bfree}
+		if need := sizes[in.Want]; budget > 0 && need > budget {
+			var fits []string
+			for _, k := range []OperatorKind{OperatorFloat64, OperatorFloat32, OperatorMatrixFree} {
+				if b := sizes[k]; b <= budget && !(in.Dense && k != OperatorFloat64) {
+					fits = append(fits, fmt.Sprintf("%v (%s)", k, bigmem.Size(b)))
+				}
+			}
+			what := "nothing fits"
+			if len(fits) > 0 {
+				what = "what fits: " + strings.Join(fits, ", ")
+			}
+			return Plan{}, fmt.Errorf("eig: PlanOperator: the %v operator asked for needs %s, over the budget of %s %s; %s: %w",
+				in.Want, bigmem.Size(need), bigmem.Size(budget), source, what, ErrInvalid)
+		}
+	}
 	switch in.Want {
 	case OperatorFloat64:
 		p.Operator, p.Bytes, p.Solver = OperatorFloat64, b64, stock

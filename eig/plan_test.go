@@ -145,3 +145,27 @@ func TestPlanOperator(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalid)
 	require.Greater(t, DefaultBudget(), int64(0))
 }
+
+// A forced operator that does not fit the budget is refused before
+// anything is allocated, with the size it needs and what would fit; one
+// that fits is taken as asked.
+func TestPlanForcedOperatorWithinBudget(t *testing.T) {
+	const mib = int64(1 << 20)
+	in := PlanInput{N: 20000, D: 784, K: 20, Tol: 1e-6, Budget: 512 * mib}
+	for _, want := range []OperatorKind{OperatorFloat64, OperatorFloat32} {
+		in.Want = want
+		_, err := PlanOperator(in)
+		require.ErrorIs(t, err, ErrInvalid, "%v", want)
+		require.Contains(t, err.Error(), "needs")
+		require.Contains(t, err.Error(), "what fits: matrix-free")
+	}
+	in.Want = OperatorMatrixFree
+	p, err := PlanOperator(in)
+	require.NoError(t, err)
+	require.Equal(t, OperatorMatrixFree, p.Operator)
+	require.LessOrEqual(t, p.Bytes, in.Budget)
+	in.Budget = mib
+	_, err = PlanOperator(in)
+	require.ErrorIs(t, err, ErrInvalid)
+	require.Contains(t, err.Error(), "nothing fits")
+}

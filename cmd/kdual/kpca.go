@@ -66,7 +66,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	format := fs.String("format", "csv", "deprecated: csv (scores, the default) or json (the same as --json -)")
 	jsonOut := fs.String("json", "", "write JSON (eigenvalues, scores, info; docs/json.md) to FILE, or - for standard output, instead of the scores as CSV")
 	operator := fs.String("operator", "auto", "kernel operator: auto (planned from n, d, s, --tol and --memory), float64, float32 (half storage) or matrix-free")
-	memory := fs.String("memory", "", "memory budget for the planner, e.g. 8GiB or 512MiB (default: the memory available)")
+	memory := fs.String("memory", "", "memory budget of the fit, e.g. 8GiB or 512MiB: the planner's and Go's heap limit; a forced --operator that does not fit is refused (default: total memory less 10% and 512 MiB)")
 	products := fs.String("products", "float64", "arithmetic of the kernel's inner products for the float32 and matrix-free operators: float64 or float32 (sgemm, each entry within a stated bound; the float32 operator then also multiplies blocks of more than six vectors in float32)")
 	check := fs.Bool("check", false, "after the fit, measure every pair's residual ‖K v − λ v‖ against the exact float64 kernel (one more pass, about a Gram build)")
 	delimiter := fs.String("delimiter", "", "CSV field separator: a character, tab or space (default: comma; tab for .tsv files)")
@@ -129,6 +129,11 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	budget, err := parseBytes(*memory)
 	if err != nil {
 		return err
+	}
+	if budget > 0 {
+		// Go's heap counts towards the budget too: the collector works
+		// harder rather than let the heap's headroom pass it.
+		debug.SetMemoryLimit(budget)
 	}
 	prec := linalg.ProductsFloat64
 	switch *products {

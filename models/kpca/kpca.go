@@ -59,7 +59,9 @@ type KPCA struct {
 	// accuracy allows; matrix-free otherwise); Info says what it chose
 	// and why.
 	Operator eig.OperatorKind
-	// MemoryBudget in bytes for the planner; 0 means the memory available.
+	// MemoryBudget in bytes for the planner; 0 means eig.DefaultBudget. A
+	// forced Operator that does not fit it is refused before any large
+	// allocation.
 	MemoryBudget int64
 	// Products is the arithmetic of the kernel's inner products for the
 	// float32 and matrix-free operators (float64 by default; float32 runs
