@@ -102,6 +102,9 @@ func Open(r io.Reader, kind error, header any) (rd *Reader, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: not an .npz archive: %v", kind, err)
 	}
+	if err := checkSizes(zr); err != nil {
+		return nil, fmt.Errorf("%w: %v", kind, err)
+	}
 	rd = &Reader{z: zr, kind: kind}
 	var head []uint8
 	if err := rd.read("header.npy", 1<<20, &head); err != nil {
@@ -113,6 +116,32 @@ func Open(r io.Reader, kind error, header any) (rd *Reader, err error) {
 		return nil, fmt.Errorf("%w: header: %v", kind, err)
 	}
 	return rd, nil
+}
+
+// maxRatio bounds a member's declared expansion (uncompressed over
+// compressed size) past its first MiB: the float64 arrays of a model
+// deflate by a few percent, a compression bomb by a thousand times.
+const maxRatio = 64
+
+// maxTotal bounds the archive's declared uncompressed size.
+const maxTotal = 64 << 30
+
+// checkSizes refuses an archive whose members declare more than the input
+// can justify, before any member is inflated: archive/zip then holds each
+// member to its declared size while reading.
+func checkSizes(z *zip.Reader) error {
+	var total uint64
+	for _, f := range z.File {
+		if f.UncompressedSize64 > 1<<20 && f.UncompressedSize64 > maxRatio*f.CompressedSize64 {
+			return fmt.Errorf("member %s declares %d bytes from %d compressed (over %d×: a compression bomb?)",
+				f.Name, f.UncompressedSize64, f.CompressedSize64, maxRatio)
+		}
+		total += f.UncompressedSize64
+		if total > maxTotal {
+			return fmt.Errorf("members declare over %d GiB in all", maxTotal>>30)
+		}
+	}
+	return nil
 }
 
 // Errorf returns an error wrapping the reader's kind.
