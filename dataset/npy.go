@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/kdual/kdual/internal/bigmem"
 	"io"
 	"math"
 	"path"
@@ -223,6 +224,13 @@ func ReadNPZ(r io.ReaderAt, size int64, opt CSVOptions) (*Table, error) {
 				pick = f
 				break
 			}
+		}
+	}
+	if pick != nil {
+		// The declared size bounds what inflating may allocate (archive/zip
+		// holds the member to it): refuse what cannot fit in memory.
+		if total := bigmem.Total(); total > 0 && pick.UncompressedSize64 > uint64(total) {
+			return nil, formatf(".npz: %s declares %d bytes, more than this machine's memory", pick.Name, pick.UncompressedSize64)
 		}
 	}
 	if pick == nil {
