@@ -397,6 +397,22 @@ func TestLBFGSDefaultAccuracy(t *testing.T) {
 		diff.Sub(ds, ls)
 		require.Less(t, mat.Norm(&diff, math.Inf(1)), 1e-6*mat.Norm(ds, math.Inf(1)), name)
 		require.Less(t, maxAbsEntry(&diff), 1e-6, "%s: scores", name)
+		// Held-out rows (the training rows shifted by noise), measured as
+		// the issue states: max |z − z_dense| / max |z_dense|.
+		r, c := x.Dims()
+		held := mat.NewDense(50, c, nil)
+		for i := 0; i < 50; i++ {
+			for j := 0; j < c; j++ {
+				held.Set(i, j, x.At((i*37)%r, j)+0.01*math.Sin(float64(i*c+j)))
+			}
+		}
+		dz, err := dense.Transform(held)
+		require.NoError(t, err)
+		lz, err := lb.Transform(held)
+		require.NoError(t, err)
+		diff.Reset()
+		diff.Sub(dz, lz)
+		require.Less(t, maxAbsEntry(&diff), 1e-6*maxAbsEntry(dz), "%s: held-out scores", name)
 	}
 }
 
