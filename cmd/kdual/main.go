@@ -238,6 +238,9 @@ func (d *deprecated) IsBoolFlag() bool {
 	return ok && b.IsBoolFlag()
 }
 
+// isHelp reports whether a is a request for help.
+func isHelp(a string) bool { return a == "-h" || a == "--help" || a == "-help" || a == "help" }
+
 func usagef(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
 }

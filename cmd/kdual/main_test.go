@@ -682,3 +682,14 @@ func TestMPITimeoutDefault(t *testing.T) {
 	require.Equal(t, 2, code, stderr)
 	require.Contains(t, stderr, "--mpi-timeout")
 }
+
+// -h and --help exit 0 on every command and subcommand.
+func TestHelpExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"bench"}, {"bench", "kpca"}, {"bench", "approx"}, {"rkm"}, {"rkm", "forecast"}, {"kpca", "fit"},
+		{"kpca", "transform"}, {"kmvda"}, {"ppca"}, {"eig"}, {"info"}, {"tune"}} {
+		for _, h := range []string{"-h", "--help"} {
+			code, _, stderr := runCLI(t, append(append([]string{}, args...), h)...)
+			require.Equal(t, 0, code, "%v %s: %s", args, h, stderr)
+		}
+	}
+}

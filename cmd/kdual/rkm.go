@@ -11,6 +11,10 @@ import (
 )
 
 func runRKM(args []string, stdout io.Writer) error {
+	if len(args) == 1 && isHelp(args[0]) {
+		fmt.Fprintln(diag, "usage: kdual rkm forecast [flags]  (kdual rkm forecast -h lists them)")
+		return flag.ErrHelp
+	}
 	if len(args) == 0 || args[0] != "forecast" {
 		return usagef("kdual rkm forecast [flags]")
 	}
