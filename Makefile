@@ -20,7 +20,7 @@ peer-deps: deps
 
 # bin/kdual is built with MPI (build tag mpi) when Open MPI is installed.
 build: deps
-	tags=$$(pkg-config --exists ompi-c 2>/dev/null && echo "-tags mpi"); $(GO) build $$tags -o $(BIN) ./cmd/kdual
+	tags=$$(pkg-config --exists ompi-c 2>/dev/null && echo "-tags mpi"); $(GO) build $$tags -ldflags "-X main.release=$$(cat VERSION) -X main.commit=$$(git describe --always --dirty 2>/dev/null)" -o $(BIN) ./cmd/kdual
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

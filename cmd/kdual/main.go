@@ -267,12 +267,34 @@ func writeJSON(path string, stdout io.Writer, v any) (err error) {
 
 // version is "kdual" with the module version and, for a build from a
 // repository, its revision, and the Go version.
+// release is the version in the repository's VERSION file, stamped by the
+// Makefile (-ldflags -X main.release=…); a plain go build leaves it
+// empty and the module's version stands in.
+var release string
+
+// commit is the repository's commit, stamped by the Makefile where the Go
+// build records none (GOFLAGS=-buildvcs=false, or a tarball).
+var commit string
+
+// version is "kdual X.Y.Z", then the commit (+modified for a build from a
+// changed tree) and the Go version.
 func version() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "kdual (unknown build)"
+		return "kdual " + release + " (unknown build)"
 	}
-	v := "kdual " + info.Main.Version
+	rel := release
+	if rel == "" {
+		rel = info.Main.Version
+	}
+	v := "kdual " + rel
+	vcs := false
+	for _, s := range info.Settings {
+		vcs = vcs || s.Key == "vcs.revision"
+	}
+	if !vcs && commit != "" {
+		v += " " + commit
+	}
 	for _, s := range info.Settings {
 		switch s.Key {
 		case "vcs.revision":

@@ -693,3 +693,16 @@ func TestHelpExitsZero(t *testing.T) {
 		}
 	}
 }
+
+// --version names the release of the VERSION file (stamped by make build;
+// a test binary has none, so the module's version stands in).
+func TestVersion(t *testing.T) {
+	code, out, _ := runCLI(t, "--version")
+	require.Equal(t, 0, code)
+	require.True(t, strings.HasPrefix(out, "kdual "), out)
+	old := release
+	defer func() { release = old }()
+	release = "1.2.3"
+	_, out, _ = runCLI(t, "--version")
+	require.True(t, strings.HasPrefix(out, "kdual 1.2.3"), out)
+}
