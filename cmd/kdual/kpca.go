@@ -113,7 +113,19 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if set["format"] {
 		fmt.Fprintln(diag, "kdual: warning: --format is deprecated and will be removed; use --json FILE or --json - for JSON (CSV scores are the default)")
 	}
+	if set["n"] && !set["data"] {
+		return usagef("--n is for --data (the built-in data); --input reads every row (--max-rows bounds them)")
+	}
 	if cmd == "transform" && *modelPath != "" {
+		// The model fixes everything the fit chose: a fit flag here would
+		// be ignored, so it is an error.
+		for _, f := range []string{"components", "kernel", "sigma", "bandwidth", "gamma", "solver", "loss", "param", "relative",
+			"no-center", "tol", "seed", "operator", "memory", "products", "check", "save", "approx", "landmarks", "sampler",
+			"trace-tol", "features", "approx-precision", "mpi", "mpi-timeout", "data", "n", "apply"} {
+			if set[f] {
+				return usagef("--%s has no effect with --model (the saved model fixes the fit); leave it out", f)
+			}
+		}
 		return kpcaTransformModel(*modelPath, *input, csvOpt, *scale, *jsonOut, stdout)
 	}
 	if cmd == "transform" {

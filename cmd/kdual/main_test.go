@@ -706,3 +706,28 @@ func TestVersion(t *testing.T) {
 	_, out, _ = runCLI(t, "--version")
 	require.True(t, strings.HasPrefix(out, "kdual 1.2.3"), out)
 }
+
+// Flags that would be ignored are errors naming them: fit flags on a
+// transform with --model, --n without --data.
+func TestIgnoredFlagsAreErrors(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "d.csv")
+	model := filepath.Join(dir, "m.npz")
+	require.NoError(t, os.WriteFile(csv, []byte("1,2\n3,4\n5,7\n2,2\n0,1\n"), 0o644))
+	code, _, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--components", "1", "--save", model)
+	require.Equal(t, 0, code, stderr)
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"kpca", "transform", "--model", model, "--input", csv, "--components", "5"}, "--components"},
+		{[]string{"kpca", "transform", "--model", model, "--input", csv, "--sigma", "3"}, "--sigma"},
+		{[]string{"kpca", "fit", "--input", csv, "--n", "3"}, "--n"},
+	} {
+		code, _, stderr := runCLI(t, c.args...)
+		require.Equal(t, 2, code, "%v: %s", c.args, stderr)
+		require.Contains(t, stderr, c.flag)
+	}
+	code, _, stderr = runCLI(t, "kpca", "transform", "--model", model, "--input", csv)
+	require.Equal(t, 0, code, stderr)
+}
