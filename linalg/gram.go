@@ -615,8 +615,8 @@ var gramChunkRows, gramChunkCols = 1024, 4096
 //
 // Cost: n²d flops for the inner products of the upper triangle, by panels
 // of 512 rows (OpenBLAS dsyrk for the diagonal block, dgemm for the rest,
-// or native.DotNT tiles where Calibrate measured them faster), each panel
-// then mapped element-wise (vectorised exponential where measured faster)
+// or native.DotNT tiles where paths.Current says so), each panel then
+// mapped element-wise (the vectorised exponential where paths says so)
 // and mirrored into the lower triangle while recent, in parallel. For the
 // distance maps (MapExpSq, MapExpDist) x is first shifted by its column
 // means (distances do not change; ‖x‖² + ‖y‖² − 2⟨x, y⟩ cancels less) and

@@ -29,15 +29,21 @@ var B64 BLAS64
 
 // Gemm is blas64.Gemm: c = alpha·op(a)·op(b) + beta·c.
 func (BLAS64) Gemm(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
-	m, k := a.Rows, a.Cols
-	if tA != blas.NoTrans {
-		m, k = a.Cols, a.Rows
-	}
-	n := b.Cols
-	if tB != blas.NoTrans {
-		n = b.Rows
-	}
+	m, n, k := gemmDims(tA, tB, a.Rows, a.Cols, b.Rows, b.Cols)
 	ob.Dgemm(tA, tB, m, n, k, alpha, a.Data, a.Stride, b.Data, b.Stride, beta, c.Data, c.Stride)
+}
+
+// gemmDims are the m, n, k of op(a)·op(b) for a ar×ac and b br×bc.
+func gemmDims(tA, tB blas.Transpose, ar, ac, br, bc int) (m, n, k int) {
+	m, k = ar, ac
+	if tA != blas.NoTrans {
+		m, k = ac, ar
+	}
+	n = bc
+	if tB != blas.NoTrans {
+		n = br
+	}
+	return m, n, k
 }
 
 // Gemv is blas64.Gemv: y = alpha·op(a)·x + beta·y.
@@ -100,14 +106,7 @@ var B32 BLAS32
 
 // Gemm is blas32.Gemm.
 func (BLAS32) Gemm(tA, tB blas.Transpose, alpha float32, a, b blas32.General, beta float32, c blas32.General) {
-	m, k := a.Rows, a.Cols
-	if tA != blas.NoTrans {
-		m, k = a.Cols, a.Rows
-	}
-	n := b.Cols
-	if tB != blas.NoTrans {
-		n = b.Rows
-	}
+	m, n, k := gemmDims(tA, tB, a.Rows, a.Cols, b.Rows, b.Cols)
 	ob.Sgemm(tA, tB, m, n, k, alpha, a.Data, a.Stride, b.Data, b.Stride, beta, c.Data, c.Stride)
 }
 
@@ -402,10 +401,10 @@ func Copy(dst *mat.Dense, a mat.Matrix) (r, c int) {
 // plain Go.
 func CopyOf(a mat.Matrix) *mat.Dense {
 	r, c := a.Dims()
-	out := mat.NewDense(max(r, 1), max(c, 1), nil)
 	if r == 0 || c == 0 {
 		return &mat.Dense{}
 	}
+	out := mat.NewDense(r, c, nil)
 	copyInto(out.RawMatrix(), a, r, c)
 	return out
 }

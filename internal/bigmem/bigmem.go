@@ -24,8 +24,7 @@ import (
 const madvHugepage = 14
 
 // AdviseMin is the smallest buffer (bytes) worth the huge-page question
-// (and the probe of Huge, once per process); smaller ones are never
-// advised.
+// (SetHugePages); smaller ones are never advised.
 const AdviseMin = 64 << 20
 
 // ErrNoMemory is returned when the system refuses a mapping.
