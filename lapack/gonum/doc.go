@@ -10,7 +10,9 @@
 //		...
 //	}
 //
-// Importing package linalg (or any kdual package above it) does the same.
+// Nothing is installed by importing a kdual package: kdual's own packages
+// call OpenBLAS through linalg without touching gonum's globals, and Use is
+// the only way gonum's mat comes to run here.
 //
 // # Semantics
 //
@@ -21,6 +23,18 @@
 // allocated), the same ok and first results, and panics with gonum's
 // messages on bad arguments (checked before any work is done). gonum's own
 // test suite, gonum.org/v1/gonum/lapack/testlapack, runs against it.
+//
+// # Non-finite input
+//
+// gonum's decompositions report a NaN or an infinity in their input through
+// ok = false, and LAPACK in libopenblas does not always: its dpotrf passes
+// a NaN pivot, dgesdd calls a NaN an illegal argument (and never returns on
+// an infinity), dggsvd3 returns finite values. So Dpotrf says false on a
+// NaN in the triangle it reads, and Dsyev, Dgesvd, Dgeev and Dggsvd3 check
+// their input first and return NaN values with ok = false (Dgeev: first =
+// n). Checked against gonum's own LAPACK on every mat decomposition with
+// NaN and ±Inf in several positions, a zero row, a zero matrix and 0×0
+// (nan_test.go).
 //
 // # Layout
 //

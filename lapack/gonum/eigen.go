@@ -326,6 +326,14 @@ func (impl Implementation) Dggsvd3(jobU, jobV, jobQ lapack.GSVDJob, m, n, p int,
 	case len(beta) != n:
 		panic(badLenBeta)
 	}
+	if nonFinite(m, n, a, lda) || nonFinite(p, n, b, ldb) {
+		// gonum's contract: ok = false (gonum's own dggsvd3 says its
+		// Jacobi iterations did not converge; LAPACK's returns
+		// finite-looking values from a NaN).
+		fillNaN(alpha)
+		fillNaN(beta)
+		return 0, 0, false
+	}
 	ac := colMajor(m, n, a, lda)
 	bc := colMajor(p, n, b, ldb)
 	var uc, vc, qc []float64
