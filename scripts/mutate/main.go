@@ -14,6 +14,10 @@
 //	test: ./pkg ./other/pkg
 //
 // It prints one line per mutant and the fraction killed.
+//
+// With -random N it instead draws N mutants at random from every
+// arithmetic operator, comparison and numeric constant of -pkgs (random.go
+// says how) and prints the mutation score per package.
 package main
 
 import (
@@ -114,7 +118,14 @@ func main() {
 	list := flag.String("list", "scripts/mutate/mutants.txt", "the mutant list")
 	only := flag.String("only", "", "run only the mutants whose name contains this")
 	timeout := flag.Duration("timeout", 10*time.Minute, "time limit per mutant")
+	random := flag.Int("random", 0, "test this many randomly drawn mutants of -pkgs instead of the list")
+	seed := flag.Uint64("seed", 1, "the random run's seed")
+	pkgs := flag.String("pkgs", "./models/... ./approx/... ./eig/... ./lbfgs/... ./stiefel/... ./lapack/gonum/...", "the random run's packages")
+	equivalents := flag.String("equivalents", "scripts/mutate/equivalent.txt", "the random run's equivalent mutants, each with its argument")
 	flag.Parse()
+	if *random > 0 {
+		os.Exit(runRandom(strings.Fields(*pkgs), *random, *seed, *equivalents))
+	}
 	ms, err := parse(*list)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
