@@ -1,6 +1,7 @@
 package eig
 
 import (
+	"github.com/kdual/kdual/internal/bigmem"
 	"math"
 	"testing"
 
@@ -144,6 +145,14 @@ func TestPlanOperator(t *testing.T) {
 	_, err = ParseOperatorKind("float16")
 	require.ErrorIs(t, err, ErrInvalid)
 	require.Greater(t, DefaultBudget(), int64(0))
+}
+
+// DefaultBudget is the documented formula: the process's memory less 10%
+// and 512 MiB.
+func TestDefaultBudgetFormula(t *testing.T) {
+	total := bigmem.Total()
+	require.Greater(t, total, int64(1<<30))
+	require.Equal(t, total-total/10-512<<20, DefaultBudget())
 }
 
 // A forced operator that does not fit the budget is refused before

@@ -2,6 +2,7 @@ package gonum
 
 import (
 	"fmt"
+	"github.com/stretchr/testify/require"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -180,8 +181,22 @@ func TestPanicsMatchGonum(t *testing.T) {
 		"Dgesvd ldu":    func(l lapack.Float64) { l.Dgesvd(lapack.SVDAll, lapack.SVDNone, 4, 4, a, 4, w, a, 3, a, 4, w, 64) },
 		"Dgesvd lwork":  func(l lapack.Float64) { l.Dgesvd(lapack.SVDNone, lapack.SVDNone, 4, 4, a, 4, w, a, 4, a, 4, w, 3) },
 		"Dsyev job":     func(l lapack.Float64) { l.Dsyev('x', blas.Upper, 4, a, 4, w, w, 64) },
-		"Dsyev short w": func(l lapack.Float64) { l.Dsyev(lapack.EVNone, blas.Upper, 4, a, 4, short, w, 64) },
-		"Dgeev jobvl":   func(l lapack.Float64) { l.Dgeev('x', lapack.RightEVNone, 4, a, 4, w[:4], w[:4], nil, 1, nil, 1, w, 64) },
+		"Dsyev short a": func(l lapack.Float64) { l.Dsyev(lapack.EVNone, blas.Upper, 4, a[:14], 4, w[:4], w, 64) },
+		"Dgesvd short a": func(l lapack.Float64) {
+			l.Dgesvd(lapack.SVDNone, lapack.SVDNone, 4, 4, a[:14], 4, w[:4], nil, 1, nil, 1, w, 64)
+		},
+		"Dgeev short a": func(l lapack.Float64) {
+			l.Dgeev(lapack.LeftEVNone, lapack.RightEVNone, 4, a[:14], 4, w[:4], w[4:8], nil, 1, nil, 1, w, 64)
+		},
+		"Dggsvd3 short b": func(l lapack.Float64) {
+			l.Dggsvd3(lapack.GSVDNone, lapack.GSVDNone, lapack.GSVDNone, 4, 4, 4, a, 4, a[:14], 4, w[:4], w[4:8], nil, 1, nil, 1, nil, 1, big, len(big), iw[:4])
+		},
+		"Dgetrf short a": func(l lapack.Float64) { l.Dgetrf(4, 4, a[:14], 4, iw[:4]) },
+		"Dgetrf n<0":     func(l lapack.Float64) { l.Dgetrf(4, -1, a, 4, iw) },
+		"Dgetrf lda":     func(l lapack.Float64) { l.Dgetrf(4, 4, a, 3, iw) },
+		"Dgetrs short b": func(l lapack.Float64) { l.Dgetrs(blas.NoTrans, 4, 2, a, 4, iw[:4], a[:7], 2) },
+		"Dsyev short w":  func(l lapack.Float64) { l.Dsyev(lapack.EVNone, blas.Upper, 4, a, 4, short, w, 64) },
+		"Dgeev jobvl":    func(l lapack.Float64) { l.Dgeev('x', lapack.RightEVNone, 4, a, 4, w[:4], w[:4], nil, 1, nil, 1, w, 64) },
 		"Dgeev ldvr": func(l lapack.Float64) {
 			l.Dgeev(lapack.LeftEVNone, lapack.RightEVCompute, 4, a, 4, w[:4], w[:4], nil, 1, a, 3, w, 64)
 		},
@@ -332,4 +347,15 @@ func TestLangeParallelAgreesWithGonum(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The plain-solve range of Dgecon: finite entries up to 2^900 in
+// magnitude, both signs, the bound itself included.
+func TestSolvedInRange(t *testing.T) {
+	require.True(t, solvedInRange([]float64{0, -1, 0x1p900, -0x1p900}))
+	require.False(t, solvedInRange([]float64{1, math.Nextafter(0x1p900, math.Inf(1))}))
+	require.False(t, solvedInRange([]float64{-math.Nextafter(0x1p900, math.Inf(1))}))
+	require.False(t, solvedInRange([]float64{math.NaN()}))
+	require.False(t, solvedInRange([]float64{math.Inf(-1)}))
+	require.True(t, solvedInRange(nil))
 }

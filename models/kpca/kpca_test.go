@@ -2,6 +2,7 @@ package kpca
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -531,3 +532,105 @@ type badSolver struct{}
 
 func (badSolver) Name() string { return "bad" }
 func (badSolver) kpcaSolver()  {}
+
+// LBFGS.Tol is the stopping tolerance whatever its size: a looser one
+// stops no later than a tighter one, and strictly earlier than the
+// default's (10⁻⁸ on the gradient, 10⁻¹² on the objective).
+func TestLBFGSTolIsUsed(t *testing.T) {
+	x := gaussData(t, 200, 6, 4)
+	iters := func(tol float64) int {
+		k := &KPCA{Components: 5, Kernel: rbf, Solver: LBFGS{Tol: tol, Seed: 3}}
+		require.NoError(t, k.Fit(x))
+		return k.Info().Iterations
+	}
+	def := iters(0)
+	loose, looser := iters(1e-3), iters(0.5)
+	require.Less(t, loose, def)
+	require.LessOrEqual(t, looser, loose)
+	require.LessOrEqual(t, iters(1e-10), iters(1e-14))
+}
+
+// The DCA starts at the square-loss solution H = V_s Λ_s^{1/2}, which is a
+// fixed point of H ← G·H·(HᵀGH)^{-1/2} with objective
+// ½‖H‖² − Tr√(HᵀGH) = −½ Σ λ_j: with a loss that equals the square loss
+// there (ε = 0, κ ≥ κ_max) the second iteration meets the stopping test
+// and the reported objective is that closed form.
+func TestDCAStartIsTheSquareLossFixedPoint(t *testing.T) {
+	x := gaussData(t, 120, 5, 8)
+	sq := &KPCA{Components: 3, Kernel: rbf, Solver: byName("dense")}
+	require.NoError(t, sq.Fit(x))
+	vals, _ := sq.Eigenvalues()
+	hsq, _ := sq.Dual()
+	want := -0.5 * (vals[0] + vals[1] + vals[2])
+	for _, loss := range []Loss{{Kind: EpsInf}, {Kind: Eps2}, {Kind: Huber1, Param: 1.01 * KappaMax(hsq, Huber1)}, {Kind: HuberF, Param: 1.01 * KappaMax(hsq, HuberF)}} {
+		k := &KPCA{Components: 3, Kernel: rbf, Solver: DCA{Loss: loss}}
+		require.NoError(t, k.Fit(x))
+		info := k.Info()
+		require.Equal(t, 2, info.Iterations, "loss %+v", loss)
+		require.InDelta(t, want, info.Cost, 1e-9*math.Abs(want), "loss %+v", loss)
+	}
+}
+
+// Each loss's prox is the proximal map of its Ψ*: p = prox(y) minimises
+// ½‖z − y‖² + Ψ*(z), so no z does better — checked against random points
+// of Ψ*'s domain and against small perturbations of p, with Ψ* the closed
+// forms ε‖H‖₁ (ℓ^∞_ε), ε Σᵢ‖hᵢ‖₂ (ℓ²_ε) and the indicator of the κ-ball
+// of the Huber losses (entries, rows, Frobenius).
+func TestProxIsTheProximalMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	const n, s = 7, 3
+	inBall := func(l Loss, z *mat.Dense) bool {
+		switch l.Kind {
+		case Huber1, Huber2, HuberF:
+			return KappaMax(z, l.Kind) <= l.Param*(1+1e-12)
+		}
+		return true
+	}
+	conj := func(l Loss, z *mat.Dense) float64 {
+		t := 0.0
+		switch l.Kind {
+		case EpsInf:
+			for _, v := range z.RawMatrix().Data {
+				t += math.Abs(v)
+			}
+		case Eps2:
+			for i := 0; i < n; i++ {
+				t += mat.Norm(z.RowView(i), 2)
+			}
+		}
+		return l.Param * t
+	}
+	value := func(l Loss, z, y *mat.Dense) float64 {
+		var d mat.Dense
+		d.Sub(z, y)
+		nd := mat.Norm(&d, 2)
+		return 0.5*nd*nd + conj(l, z)
+	}
+	for _, l := range []Loss{{Kind: EpsInf, Param: 0.7}, {Kind: Eps2, Param: 1.1}, {Kind: Huber1, Param: 0.6}, {Kind: Huber2, Param: 0.9}, {Kind: HuberF, Param: 1.5}} {
+		for trial := 0; trial < 20; trial++ {
+			y := mat.NewDense(n, s, nil)
+			for i := range y.RawMatrix().Data {
+				y.RawMatrix().Data[i] = 1.5 * r.NormFloat64()
+			}
+			p := mat.DenseCopyOf(y)
+			l.prox(p)
+			require.True(t, inBall(l, p), "loss %+v: prox left the ball", l)
+			require.InDelta(t, conj(l, p), l.conjugate(p), 1e-12*(1+conj(l, p)), "loss %+v: Ψ*", l)
+			best := value(l, p, y)
+			for k := 0; k < 200; k++ {
+				z := mat.DenseCopyOf(p)
+				step := 1e-3
+				if k%2 == 0 {
+					step = 1
+				}
+				for i := range z.RawMatrix().Data {
+					z.RawMatrix().Data[i] += step * r.NormFloat64()
+				}
+				if l.Kind == Huber1 || l.Kind == Huber2 || l.Kind == HuberF {
+					l.prox(z) // a point of the ball (the projection)
+				}
+				require.GreaterOrEqual(t, value(l, z, y), best-1e-12*(1+best), "loss %+v: a better point than the prox", l)
+			}
+		}
+	}
+}

@@ -527,3 +527,53 @@ func TestTransformNames(t *testing.T) {
 	_, err = p.InverseTransform(nil)
 	require.ErrorIs(t, err, ErrInvalid)
 }
+
+// chooseQ against its formulas: σ² = (trace − Σ_{p<q} λ_p)/(n·(dim − q))
+// from the top q, Σ_{p≥q} max(λ_p, 0)/(n·(dim − q)) from all pairs; with q
+// = 0 the largest q with σ² ≤ λ_q/n; typed errors for no spectrum, too
+// large q and σ² above λ_q/n.
+func TestChooseQFormulas(t *testing.T) {
+	values := []float64{8, 4, 2, 1, -1e-18}
+	const n, dim = 10, 5
+	q, s2, err := chooseQ(values, true, 15, n, dim, 2, 0)
+	require.NoError(t, err)
+	require.Equal(t, 2, q)
+	require.InDelta(t, (2+1+0.0)/(n*(dim-2)), s2, 1e-15)
+	q, s2, err = chooseQ(values[:3], false, 15, n, dim, 2, 0)
+	require.NoError(t, err)
+	require.Equal(t, 2, q)
+	require.InDelta(t, (15-8-4.0)/(n*(dim-2)), s2, 1e-15)
+	// q from σ²: λ_q/n = 0.8, 0.4, 0.2, 0.1.
+	for _, c := range []struct {
+		s2 float64
+		q  int
+	}{{0.8, 1}, {0.5, 1}, {0.4, 2}, {0.2, 3}, {0.15, 3}} {
+		q, s2, err = chooseQ(values, true, 15, n, dim, 0, c.s2)
+		require.NoError(t, err)
+		require.Equal(t, c.q, q, "σ² = %g", c.s2)
+		require.Equal(t, c.s2, s2)
+	}
+	_, _, err = chooseQ(values, true, 15, n, dim, 0, 0.81)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, _, err = chooseQ(values[:4], true, 15, n, 4, 0, 0.05) // keeps every dimension
+	require.ErrorIs(t, err, ErrInvalid)
+	// A single pair is a spectrum; none is not.
+	q, _, err = chooseQ([]float64{3}, true, 3, n, dim, 1, 0)
+	require.NoError(t, err)
+	require.Equal(t, 1, q)
+	_, _, err = chooseQ(nil, true, 0, n, dim, 1, 0)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, _, err = chooseQ([]float64{0, 0}, true, 0, n, dim, 1, 0)
+	require.ErrorIs(t, err, ErrInvalid)
+	// q beyond the numerical rank, σ² above λ_q/n.
+	_, _, err = chooseQ(values, true, 15, n, dim, 5, 0)
+	var re *status.RankError
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, 4, re.Rank)
+	_, _, err = chooseQ(values, true, 15, n, dim, 2, 0.41)
+	require.ErrorIs(t, err, ErrInvalid)
+	q, s2, err = chooseQ(values, true, 15, n, dim, 2, 0.4)
+	require.NoError(t, err)
+	require.Equal(t, 2, q)
+	require.Equal(t, 0.4, s2)
+}

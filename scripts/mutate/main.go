@@ -120,7 +120,7 @@ func main() {
 	timeout := flag.Duration("timeout", 10*time.Minute, "time limit per mutant")
 	random := flag.Int("random", 0, "test this many randomly drawn mutants of -pkgs instead of the list")
 	seed := flag.Uint64("seed", 1, "the random run's seed")
-	pkgs := flag.String("pkgs", "./models/... ./approx/... ./eig/... ./lbfgs/... ./stiefel/... ./lapack/gonum/...", "the random run's packages")
+	pkgs := flag.String("pkgs", "./models/... ./approx/... ./eig ./lbfgs/... ./stiefel/... ./lapack/gonum/...", "the random run's packages")
 	equivalents := flag.String("equivalents", "scripts/mutate/equivalent.txt", "the random run's equivalent mutants, each with its argument")
 	flag.Parse()
 	if *random > 0 {
