@@ -210,9 +210,13 @@ func TestGenerators(t *testing.T) {
 // The parsers must never panic and must either fail with ErrFormat or return
 // a consistent table.
 func FuzzReadCSV(f *testing.F) {
-	for _, s := range []string{"1,2\n3,4\n", "a,b\n1,2\n", "-0,NaN\n", "+Inf,-Inf\n", "4.9e-324,1\n", "1,,2\n", "\n\n", "1;2"} {
+	for _, s := range []string{"1,2\n3,4\n", "a,b\n1,2\n", "-0,NaN\n", "+Inf,-Inf\n", "4.9e-324,1\n", "1,,2\n", "\n\n", "1;2",
+		"\ufeff1,2\n3,4\n", "1e400,1\n2,3\n", "\"1,5\",2\n3,4\n", ",a,b\n1,2,3\n"} {
 		f.Add(s)
 	}
+	// Size amplification: one line past the cap, for both separators.
+	f.Add("1," + strings.Repeat("1", maxLine) + "\n")
+	f.Add("1 " + strings.Repeat("2", maxLine) + "\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		tb, err := ReadCSV(strings.NewReader(in), CSVOptions{})
 		if err != nil {
@@ -238,6 +242,15 @@ func FuzzReadIDX(f *testing.F) {
 	f.Add(idxBytes([]int{3}, []byte{1, 2}), 2)
 	f.Add([]byte{0, 0, 0x0D, 1, 0, 0, 0, 1, 0x7f, 0xc0, 0, 0}, 0)
 	f.Add([]byte{0x1f, 0x8b, 8, 0}, 0)
+	// Size amplification: declared shapes far beyond the bytes that
+	// follow, and a gzip stream inflating a thousand times.
+	f.Add(idxBytes([]int{1 << 30, 1 << 30}, []byte{1, 2, 3}), 0)
+	f.Add(idxBytes([]int{70000, 28, 28}, []byte{1, 2, 3}), 0)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write(idxBytes([]int{1 << 24}, make([]byte, 1<<24)))
+	_ = zw.Close()
+	f.Add(gz.Bytes(), 0)
 	f.Fuzz(func(t *testing.T, in []byte, maxItems int) {
 		a, err := ReadIDX(bytes.NewReader(in), maxItems)
 		if err != nil {

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,6 +111,9 @@ func FuzzReadNPY(f *testing.F) {
 		f.Add(raw, 0)
 		f.Add(raw, 2)
 	}
+	// Size amplification: a declared shape of 10¹⁶ values over 8 bytes.
+	f.Add(npyHeader("<f8", "(100000000, 100000000)", 8), 0)
+	f.Add(npyHeader("<f4", "(9223372036854775807, 2)", 8), 0)
 	f.Fuzz(func(t *testing.T, in []byte, maxRows int) {
 		tb, err := ReadNPY(bytes.NewReader(in), CSVOptions{MaxRows: maxRows})
 		if err != nil {
@@ -148,4 +152,17 @@ func TestColumns(t *testing.T) {
 	require.Equal(t, []float64{0, -1, 1.5, 0.5}, tb.X.RawMatrix().Data[:4])
 	_, err = ReadTable(filepath.Join("testdata", "npy", "f8.npy"), CSVOptions{Columns: []string{"a"}})
 	require.ErrorIs(t, err, ErrFormat)
+}
+
+// npyHeader is a version-1 .npy file: the header for descr and shape, then
+// data bytes of zeros.
+func npyHeader(descr, shape string, data int) []byte {
+	h := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape)
+	for (10+len(h)+1)%64 != 0 {
+		h += " "
+	}
+	h += "\n"
+	out := append([]byte("\x93NUMPY\x01\x00"), byte(len(h)), byte(len(h)>>8))
+	out = append(out, h...)
+	return append(out, make([]byte, data)...)
 }

@@ -1,7 +1,9 @@
 package kpca
 
 import (
+	"archive/zip"
 	"bytes"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -117,6 +119,36 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Add(buf.Bytes())
 	f.Add([]byte{})
+	// Size amplification: the model's first member replaced by 64 MiB of
+	// zeros that deflate to 64 KiB.
+	var bomb bytes.Buffer
+	zw := zip.NewWriter(&bomb)
+	zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for i, m := range zr.File {
+		w, err := zw.Create(m.Name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if i == 0 {
+			zeros := make([]byte, 1<<20)
+			for j := 0; j < 64; j++ {
+				w.Write(zeros)
+			}
+			continue
+		}
+		r, err := m.Open()
+		if err != nil {
+			f.Fatal(err)
+		}
+		io.Copy(w, r)
+	}
+	if err := zw.Close(); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(bomb.Bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = Load(bytes.NewReader(b))
 	})
