@@ -17,35 +17,165 @@ package mpi
 #cgo pkg-config: ompi-c
 #include <mpi.h>
 #include <stdlib.h>
+#include <time.h>
+#include <sched.h>
+
+// Arrivals: on entering its k-th collective each rank sends one message
+// to every other rank on a private communicator; a rank that waits too
+// long in a collective names the ranks whose k-th message has not come.
+static MPI_Comm kd_arrive_comm = MPI_COMM_NULL;
+static int kd_size_ = 1, kd_rank_ = 0;
+static long long kd_seq = 0;           // collectives this rank has entered
+static long long *kd_arrived = NULL;   // per rank: arrival messages received
+static long long *kd_inbox = NULL;     // per rank: one receive buffer
+static MPI_Request *kd_rreq = NULL;    // per rank: the posted receive
+static const long long kd_token = 1;   // what an arrival message carries
 
 static int kd_init(int *provided) {
 	int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, provided);
 	if (rc != MPI_SUCCESS) return rc;
-	return MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	if ((rc = MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)) != MPI_SUCCESS) return rc;
+	if ((rc = MPI_Comm_size(MPI_COMM_WORLD, &kd_size_)) != MPI_SUCCESS) return rc;
+	if ((rc = MPI_Comm_rank(MPI_COMM_WORLD, &kd_rank_)) != MPI_SUCCESS) return rc;
+	if ((rc = MPI_Comm_dup(MPI_COMM_WORLD, &kd_arrive_comm)) != MPI_SUCCESS) return rc;
+	kd_arrived = calloc(kd_size_, sizeof(long long));
+	kd_inbox = calloc(kd_size_, sizeof(long long));
+	kd_rreq = calloc(kd_size_, sizeof(MPI_Request));
+	for (int r = 0; r < kd_size_; r++) {
+		kd_rreq[r] = MPI_REQUEST_NULL;
+		if (r == kd_rank_) continue;
+		if ((rc = MPI_Irecv(&kd_inbox[r], 1, MPI_LONG_LONG, r, 0, kd_arrive_comm, &kd_rreq[r])) != MPI_SUCCESS) return rc;
+	}
+	return MPI_SUCCESS;
+}
+
+// kd_poll counts the arrival messages that have come.
+static int kd_poll(void) {
+	for (int r = 0; r < kd_size_; r++) {
+		while (kd_rreq != NULL && kd_rreq[r] != MPI_REQUEST_NULL) {
+			int flag = 0, rc = MPI_Test(&kd_rreq[r], &flag, MPI_STATUS_IGNORE);
+			if (rc != MPI_SUCCESS) return rc;
+			if (!flag) break;
+			kd_arrived[r]++;
+			if ((rc = MPI_Irecv(&kd_inbox[r], 1, MPI_LONG_LONG, r, 0, kd_arrive_comm, &kd_rreq[r])) != MPI_SUCCESS) return rc;
+		}
+	}
+	return MPI_SUCCESS;
+}
+
+// kd_enter announces this rank's next collective to every other rank.
+static int kd_enter(void) {
+	kd_seq++;
+	for (int r = 0; r < kd_size_; r++) {
+		if (r == kd_rank_) continue;
+		MPI_Request q;
+		int rc = MPI_Isend(&kd_token, 1, MPI_LONG_LONG, r, 0, kd_arrive_comm, &q);
+		if (rc != MPI_SUCCESS) return rc;
+		if ((rc = MPI_Request_free(&q)) != MPI_SUCCESS) return rc;
+	}
+	return MPI_SUCCESS;
+}
+
+// kd_wait completes req, polling on this thread: with timeout > 0 it gives
+// up after that many seconds and sets *late (req is then left pending).
+static int kd_wait(MPI_Request *req, double timeout, int *late) {
+	*late = 0;
+	if (timeout <= 0) return MPI_Wait(req, MPI_STATUS_IGNORE);
+	double start = MPI_Wtime();
+	for (long spins = 0;; spins++) {
+		int flag = 0, rc = MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS || flag) return rc;
+		if ((rc = kd_poll()) != MPI_SUCCESS) return rc;
+		if (MPI_Wtime() - start > timeout) { *late = 1; return MPI_SUCCESS; }
+		if (spins < 2000) {
+			sched_yield();
+		} else {
+			struct timespec ts = {0, 100000}; // 0.1 ms
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+// kd_missing writes the ranks that have not entered this rank's latest
+// collective to out (at most cap) and returns how many there are.
+static int kd_missing(int *out, int cap) {
+	kd_poll();
+	int k = 0;
+	for (int r = 0; r < kd_size_; r++) {
+		if (r != kd_rank_ && kd_arrived[r] < kd_seq) {
+			if (k < cap) out[k] = r;
+			k++;
+		}
+	}
+	return k;
+}
+
+static int kd_allreduce(double *x, int n, int max, double timeout, int *late) {
+	MPI_Request q;
+	int rc = kd_enter();
+	if (rc != MPI_SUCCESS) return rc;
+	rc = MPI_Iallreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, max ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD, &q);
+	return rc != MPI_SUCCESS ? rc : kd_wait(&q, timeout, late);
+}
+static int kd_allreduce_sum_long(long long *x, int n, double timeout, int *late) {
+	MPI_Request q;
+	int rc = kd_enter();
+	if (rc != MPI_SUCCESS) return rc;
+	rc = MPI_Iallreduce(MPI_IN_PLACE, x, n, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD, &q);
+	return rc != MPI_SUCCESS ? rc : kd_wait(&q, timeout, late);
+}
+static int kd_allgatherv(double *send, int count, double *recv, int *counts, int *displs, double timeout, int *late) {
+	MPI_Request q;
+	int rc = kd_enter();
+	if (rc != MPI_SUCCESS) return rc;
+	rc = MPI_Iallgatherv(send, count, MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD, &q);
+	return rc != MPI_SUCCESS ? rc : kd_wait(&q, timeout, late);
+}
+static int kd_reduce_scatter(double *send, double *recv, int *counts, double timeout, int *late) {
+	MPI_Request q;
+	int rc = kd_enter();
+	if (rc != MPI_SUCCESS) return rc;
+	rc = MPI_Ireduce_scatter(send, recv, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q);
+	return rc != MPI_SUCCESS ? rc : kd_wait(&q, timeout, late);
+}
+static int kd_bcast(double *x, int n, int root, double timeout, int *late) {
+	MPI_Request q;
+	int rc = kd_enter();
+	if (rc != MPI_SUCCESS) return rc;
+	rc = MPI_Ibcast(x, n, MPI_DOUBLE, root, MPI_COMM_WORLD, &q);
+	return rc != MPI_SUCCESS ? rc : kd_wait(&q, timeout, late);
+}
+static int kd_barrier(double timeout, int *late) {
+	MPI_Request q;
+	int rc = kd_enter();
+	if (rc != MPI_SUCCESS) return rc;
+	rc = MPI_Ibarrier(MPI_COMM_WORLD, &q);
+	return rc != MPI_SUCCESS ? rc : kd_wait(&q, timeout, late);
 }
 static int kd_rank(int *r) { return MPI_Comm_rank(MPI_COMM_WORLD, r); }
 static int kd_size(int *s) { return MPI_Comm_size(MPI_COMM_WORLD, s); }
-static int kd_allreduce_sum(double *x, int n) {
-	return MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-}
-static int kd_allreduce_max(double *x, int n) {
-	return MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-}
-static int kd_allreduce_sum_long(long long *x, int n) {
-	return MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-}
-static int kd_allgatherv(double *send, int count, double *recv, int *counts, int *displs) {
-	return MPI_Allgatherv(send, count, MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, MPI_COMM_WORLD);
-}
-static int kd_reduce_scatter(double *send, double *recv, int *counts) {
-	return MPI_Reduce_scatter(send, recv, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-}
-static int kd_bcast(double *x, int n, int root) {
-	return MPI_Bcast(x, n, MPI_DOUBLE, root, MPI_COMM_WORLD);
-}
-static int kd_barrier(void) { return MPI_Barrier(MPI_COMM_WORLD); }
 static int kd_abort(int code) { return MPI_Abort(MPI_COMM_WORLD, code); }
-static int kd_finalize(void) { return MPI_Finalize(); }
+
+// kd_finalize takes the arrival messages still on their way (every rank
+// entered the same collectives), cancels the posted receives and stops MPI.
+static int kd_finalize(void) {
+	double start = MPI_Wtime();
+	for (;;) {
+		int rc = kd_poll(), pending = 0;
+		if (rc != MPI_SUCCESS) return rc;
+		for (int r = 0; r < kd_size_; r++) pending += r != kd_rank_ && kd_arrived[r] < kd_seq;
+		if (!pending || MPI_Wtime() - start > 10) break;
+		sched_yield();
+	}
+	for (int r = 0; kd_rreq != NULL && r < kd_size_; r++) {
+		if (kd_rreq[r] == MPI_REQUEST_NULL) continue;
+		MPI_Cancel(&kd_rreq[r]);
+		MPI_Wait(&kd_rreq[r], MPI_STATUS_IGNORE);
+	}
+	if (kd_arrive_comm != MPI_COMM_NULL) MPI_Comm_free(&kd_arrive_comm);
+	return MPI_Finalize();
+}
+static long long kd_seq_now(void) { return kd_seq; }
 static int kd_initialized(int *flag) { return MPI_Initialized(flag); }
 static void kd_error_string(int code, char *buf, int *len) { MPI_Error_string(code, buf, len); }
 */
@@ -57,6 +187,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -120,36 +251,38 @@ func Size() (int, error) {
 
 // AllreduceSum replaces each x[i] by its sum over the ranks.
 func AllreduceSum(x []float64) error {
-	defer watch("MPI_Allreduce")()
 	if len(x) == 0 {
 		return nil
 	}
-	return check("MPI_Allreduce", C.kd_allreduce_sum((*C.double)(&x[0]), C.int(len(x))))
+	return collective("MPI_Allreduce", func(t C.double, late *C.int) C.int {
+		return C.kd_allreduce((*C.double)(&x[0]), C.int(len(x)), 0, t, late)
+	})
 }
 
 // AllreduceMax replaces each x[i] by its maximum over the ranks.
 func AllreduceMax(x []float64) error {
-	defer watch("MPI_Allreduce")()
 	if len(x) == 0 {
 		return nil
 	}
-	return check("MPI_Allreduce", C.kd_allreduce_max((*C.double)(&x[0]), C.int(len(x))))
+	return collective("MPI_Allreduce", func(t C.double, late *C.int) C.int {
+		return C.kd_allreduce((*C.double)(&x[0]), C.int(len(x)), 1, t, late)
+	})
 }
 
 // AllreduceSumInt64 replaces each x[i] by its sum over the ranks.
 func AllreduceSumInt64(x []int64) error {
-	defer watch("MPI_Allreduce")()
 	if len(x) == 0 {
 		return nil
 	}
-	return check("MPI_Allreduce", C.kd_allreduce_sum_long((*C.longlong)(unsafe.Pointer(&x[0])), C.int(len(x))))
+	return collective("MPI_Allreduce", func(t C.double, late *C.int) C.int {
+		return C.kd_allreduce_sum_long((*C.longlong)(unsafe.Pointer(&x[0])), C.int(len(x)), t, late)
+	})
 }
 
 // Allgatherv concatenates every rank's send into recv in rank order:
 // rank r's part goes to recv[displs[r] : displs[r]+counts[r]], and
 // len(send) must be counts[Rank()].
 func Allgatherv(send, recv []float64, counts, displs []int) error {
-	defer watch("MPI_Allgatherv")()
 	size, err := Size()
 	if err != nil {
 		return err
@@ -170,14 +303,15 @@ func Allgatherv(send, recv []float64, counts, displs []int) error {
 	if len(send) > 0 {
 		sp = (*C.double)(&send[0])
 	}
-	return check("MPI_Allgatherv", C.kd_allgatherv(sp, C.int(len(send)), (*C.double)(&recv[0]), &cc[0], &cd[0]))
+	return collective("MPI_Allgatherv", func(t C.double, late *C.int) C.int {
+		return C.kd_allgatherv(sp, C.int(len(send)), (*C.double)(&recv[0]), &cc[0], &cd[0], t, late)
+	})
 }
 
 // ReduceScatterSum sums send over the ranks element by element and gives
 // rank r the part [Σ_{q<r} counts[q], Σ_{q≤r} counts[q]) of the sum in
 // recv (len(recv) ≥ counts[Rank()]; len(send) = Σ counts).
 func ReduceScatterSum(send, recv []float64, counts []int) error {
-	defer watch("MPI_Reduce_scatter")()
 	size, err := Size()
 	if err != nil {
 		return err
@@ -197,32 +331,37 @@ func ReduceScatterSum(send, recv []float64, counts []int) error {
 	if len(recv) > 0 {
 		rp = (*C.double)(&recv[0])
 	}
-	return check("MPI_Reduce_scatter", C.kd_reduce_scatter((*C.double)(&send[0]), rp, &cc[0]))
+	return collective("MPI_Reduce_scatter", func(t C.double, late *C.int) C.int {
+		return C.kd_reduce_scatter((*C.double)(&send[0]), rp, &cc[0], t, late)
+	})
 }
 
 // Bcast copies root's x to every rank's x.
 func Bcast(x []float64, root int) error {
-	defer watch("MPI_Bcast")()
 	if len(x) == 0 {
 		return nil
 	}
-	return check("MPI_Bcast", C.kd_bcast((*C.double)(&x[0]), C.int(len(x)), C.int(root)))
+	return collective("MPI_Bcast", func(t C.double, late *C.int) C.int {
+		return C.kd_bcast((*C.double)(&x[0]), C.int(len(x)), C.int(root), t, late)
+	})
 }
 
 // Barrier waits for every rank.
 func Barrier() error {
-	defer watch("MPI_Barrier")()
-	return check("MPI_Barrier", C.kd_barrier())
+	return collective("MPI_Barrier", func(t C.double, late *C.int) C.int { return C.kd_barrier(t, late) })
 }
 
 // Abort ends every rank of the job with code.
 func Abort(code int) { C.kd_abort(C.int(code)) }
 
-// The collective watchdog. A rank that waits in one collective longer than
-// the timeout (a rank stopped, hung, or on another path) writes which
-// collective it waited in and for how long, and exits with status 3, so
-// that mpirun ends the whole job. MPI is initialised MPI_THREAD_FUNNELED:
-// the watchdog's goroutine makes no MPI call, it only exits.
+// The collective watchdog. Every collective is started non-blocking and
+// completed by polling on the calling thread (MPI is initialised
+// MPI_THREAD_FUNNELED: no other thread makes MPI calls); a rank that waits
+// in one collective longer than the timeout (a rank stopped, hung, or on
+// another path) writes which collective it waited in, for how long, and
+// which ranks had not entered it (each rank announces every collective it
+// enters to the others with a small message on a private communicator),
+// then exits with status 3, so that mpirun ends the whole job.
 var timeout atomic.Int64 // nanoseconds; 0: no watchdog
 
 // SetTimeout sets the longest wait in one collective (0: none, the
@@ -232,19 +371,35 @@ func SetTimeout(d time.Duration) { timeout.Store(int64(max(d, 0))) }
 // Timeout returns the watchdog's timeout (0: none).
 func Timeout() time.Duration { return time.Duration(timeout.Load()) }
 
-// stalled is what the watchdog does when a wait is too long; tests
-// replace it.
-var stalled = func(call string, waited time.Duration) {
-	fmt.Fprintf(os.Stderr, "kdual: rank %d: waited %v in %s for the other ranks (one stopped, hung or took another path); ending the job (--mpi-timeout)\n", rank, waited.Round(time.Second), call)
+// stalled is what the watchdog does when a wait is too long.
+var stalled = func(call string, seq int64, waited time.Duration, missing []int) {
+	who := "every rank had entered it (one stopped inside it)"
+	if len(missing) > 0 {
+		ranks := make([]string, len(missing))
+		for i, r := range missing {
+			ranks[i] = fmt.Sprint(r)
+		}
+		who = "rank(s) " + strings.Join(ranks, ", ") + " had not entered it (stopped, hung or on another path)"
+	}
+	fmt.Fprintf(os.Stderr, "kdual: rank %d: waited %v in %s (collective %d); %s; ending the job (--mpi-timeout)\n",
+		rank, waited.Round(time.Second), call, seq, who)
 	os.Exit(3)
 }
 
-// watch arms the watchdog for one collective and returns its disarm.
-func watch(call string) func() {
+// collective runs one collective under the watchdog.
+func collective(call string, f func(timeout C.double, late *C.int) C.int) error {
 	d := Timeout()
-	if d <= 0 {
-		return func() {}
+	var late C.int
+	rc := f(C.double(d.Seconds()), &late)
+	if late != 0 {
+		size, _ := Size()
+		buf := make([]C.int, max(size, 1))
+		k := int(C.kd_missing(&buf[0], C.int(len(buf))))
+		missing := make([]int, min(k, len(buf)))
+		for i := range missing {
+			missing[i] = int(buf[i])
+		}
+		stalled(call, int64(C.kd_seq_now()), d, missing)
 	}
-	t := time.AfterFunc(d, func() { stalled(call, d) })
-	return func() { t.Stop() }
+	return check(call, rc)
 }

@@ -37,7 +37,7 @@ else
   ( sleep 120; kill -KILL "$victim" $job 2>/dev/null ) & guard=$!
   wait $job; rc=$?; secs=$(( $(date +%s) - start ))
   kill $guard 2>/dev/null; kill -KILL "$victim" 2>/dev/null
-  if [ $rc -eq 0 ] || [ $secs -ge 120 ] || ! grep -q "waited" "$dir/err"; then
+  if [ $rc -eq 0 ] || [ $secs -ge 120 ] || ! grep -q "waited .* in MPI_.*(collective [0-9]*); .*entered it" "$dir/err"; then
     echo "test-mpi: a stopped rank: status $rc after $secs s, no watchdog message:"; cat "$dir/err"; fail=1
   else
     echo "test-mpi: a stopped rank ended the job with status $rc after $secs s: $(grep -m1 waited "$dir/err")"

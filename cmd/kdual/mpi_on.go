@@ -81,11 +81,19 @@ func planMPI(n, d, k int, tol float64, memory int64, want string) (dist.Kind, st
 // agree stops the job, before any work, when the ranks were not given the
 // same command, flags and data (dist.Agree).
 func agree(fields [][2]string, x *mat.Dense) error {
+	// The data right after the command and version: a different input
+	// changes what is derived from it (the median σ), and the input is the
+	// difference to name.
 	var fs []dist.Field
-	for _, f := range fields {
+	for i, f := range fields {
+		if i == min(2, len(fields)) {
+			fs = append(fs, dist.Field{Name: "the data (size and checksum)", Value: dist.Checksum(x)})
+		}
 		fs = append(fs, dist.Field{Name: f[0], Value: f[1]})
 	}
-	fs = append(fs, dist.Field{Name: "the data (size and checksum)", Value: dist.Checksum(x)})
+	if len(fields) <= 2 {
+		fs = append(fs, dist.Field{Name: "the data (size and checksum)", Value: dist.Checksum(x)})
+	}
 	return dist.Agree(fs)
 }
 
