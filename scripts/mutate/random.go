@@ -50,6 +50,8 @@ type site struct {
 	off, end  int // byte range replaced
 	old, new  string
 	inBody    bool // inside a function body
+	// The function body's first and last line.
+	body0, body1 int
 }
 
 func (s site) key() string {
@@ -101,11 +103,13 @@ func sites(pkg, root, file string) ([]site, error) {
 	var bodies [][2]token.Pos
 	add := func(pos token.Pos, old, new string) {
 		p := fset.Position(pos)
-		in := false
+		st := site{pkg: pkg, file: rel, line: p.Line, col: p.Column, off: p.Offset, end: p.Offset + len(old), old: old, new: new}
 		for _, b := range bodies {
-			in = in || pos >= b[0] && pos < b[1]
+			if pos >= b[0] && pos < b[1] {
+				st.inBody, st.body0, st.body1 = true, fset.Position(b[0]).Line, fset.Position(b[1]).Line
+			}
 		}
-		out = append(out, site{pkg: pkg, file: rel, line: p.Line, col: p.Column, off: p.Offset, end: p.Offset + len(old), old: old, new: new, inBody: in})
+		out = append(out, st)
 	}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -207,7 +211,13 @@ func measure(pkg string) (*coverage, error) {
 				continue
 			}
 			b.file = l[:colon+3]
-			if _, err := fmt.Sscanf(l[colon+4:], "%d.%d,%d.%d %d %d", &b.line0, &b.col0, &b.line1, &b.col1, &stmts, &count); err != nil || count == 0 {
+			if _, err := fmt.Sscanf(l[colon+4:], "%d.%d,%d.%d %d %d", &b.line0, &b.col0, &b.line1, &b.col1, &stmts, &count); err != nil {
+				continue
+			}
+			if count == 0 {
+				if _, ok := c.blocks[b]; !ok {
+					c.blocks[b] = nil // a block no test has executed yet
+				}
 				continue
 			}
 			c.blocks[b] = append(c.blocks[b], name)
@@ -216,26 +226,40 @@ func measure(pkg string) (*coverage, error) {
 	return c, nil
 }
 
-// testsFor returns the tests that execute the site's statement (nil: none),
-// and all of them for a site outside any block.
-func (c *coverage) testsFor(s site, inBody bool) []string {
-	if !inBody {
+// testsFor returns the tests that execute the site's statement (nil: none):
+// all of the package's for a site outside any function body, and those
+// that execute any statement of its function for a site outside every
+// coverage block (a case expression, say).
+func (c *coverage) testsFor(s site) []string {
+	if !s.inBody {
 		return c.tests
 	}
-	seen := map[string]bool{}
-	var out []string
-	for b, names := range c.blocks {
-		if b.holds(s) {
-			for _, n := range names {
-				if !seen[n] {
-					seen[n] = true
-					out = append(out, n)
+	collect := func(in func(block) bool) []string {
+		seen := map[string]bool{}
+		var out []string
+		for b, names := range c.blocks {
+			if in(b) {
+				for _, n := range names {
+					if !seen[n] {
+						seen[n] = true
+						out = append(out, n)
+					}
 				}
 			}
 		}
+		sort.Strings(out)
+		return out
 	}
-	sort.Strings(out)
-	return out
+	held := false
+	for b := range c.blocks {
+		held = held || b.holds(s)
+	}
+	if held {
+		return collect(func(b block) bool { return b.holds(s) })
+	}
+	return collect(func(b block) bool {
+		return strings.HasSuffix(b.file, "/"+s.file) && b.line0 >= s.body0 && b.line1 <= s.body1
+	})
 }
 
 type listed struct {
@@ -391,7 +415,7 @@ func runRandom(patterns []string, n int, seed uint64, eqPath string) int {
 			}
 			cov[s.pkg] = c
 		}
-		tests := cov[s.pkg].testsFor(s, s.inBody)
+		tests := cov[s.pkg].testsFor(s)
 		orig, err := os.ReadFile(s.file)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mutate:", err)
