@@ -21,8 +21,13 @@
 // optimal length in work[0]; any lwork at or above gonum's minimum is
 // accepted, and what the Fortran routine needs beyond the caller's work is
 // allocated), the same ok and first results, and panics with gonum's
-// messages on bad arguments (checked before any work is done). gonum's own
-// test suite, gonum.org/v1/gonum/lapack/testlapack, runs against it.
+// messages on bad arguments (checked before any work is done; every
+// argument of every method is checked against gonum's own with bad and
+// boundary values, args_test.go). Where gonum's own fails with a runtime
+// error (a pivot or permutation index out of range), this one panics with
+// a "lapack: …" message before LAPACK could read outside the matrix.
+// gonum's own test suite, gonum.org/v1/gonum/lapack/testlapack, runs
+// against it.
 //
 // # Non-finite input
 //

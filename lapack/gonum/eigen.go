@@ -189,7 +189,7 @@ func svdByte(j lapack.SVDJob) byte {
 // eigenvectors of a general matrix. The Hessenberg QR algorithm on Aᵀ would
 // order and normalise differently, so A is copied to column-major for dgeev
 // and the eigenvectors (and the Schur form left in A) transposed back.
-func (Implementation) Dgeev(jobvl lapack.LeftEVJob, jobvr lapack.RightEVJob, n int, a []float64, lda int, wr, wi []float64, vl []float64, ldvl int, vr []float64, ldvr int, work []float64, lwork int) (first int) {
+func (impl Implementation) Dgeev(jobvl lapack.LeftEVJob, jobvr lapack.RightEVJob, n int, a []float64, lda int, wr, wi []float64, vl []float64, ldvl int, vr []float64, ldvr int, work []float64, lwork int) (first int) {
 	wantvl := jobvl == lapack.LeftEVCompute
 	wantvr := jobvr == lapack.RightEVCompute
 	minwrk := max(1, 3*n)
@@ -229,6 +229,11 @@ func (Implementation) Dgeev(jobvl lapack.LeftEVJob, jobvr lapack.RightEVJob, n i
 		work[0] = float64(max(minwrk, klapack.DgeevWork(jl, jr, n)))
 		return 0
 	}
+	// gonum's own runs its workspace queries before it checks the
+	// lengths of a and the outputs, and those queries panic on some short
+	// slices: the same panics here.
+	var query [1]float64
+	impl.Implementation.Dgeev(jobvl, jobvr, n, a, lda, wr, wi, vl, ldvl, vr, ldvr, query[:], -1)
 	switch {
 	case len(a) < (n-1)*lda+n:
 		panic(shortA)
@@ -310,6 +315,10 @@ func (impl Implementation) Dggsvd3(jobU, jobV, jobQ lapack.GSVDJob, m, n, p int,
 	if lwork == -1 {
 		return impl.Implementation.Dggsvd3(jobU, jobV, jobQ, m, n, p, a, lda, b, ldb, alpha, beta, u, ldu, v, ldv, q, ldq, work, -1, iwork)
 	}
+	// gonum's own runs its workspace query (which panics on some
+	// inconsistent sizes) before it checks the lengths: the same here.
+	var query [1]float64
+	impl.Implementation.Dggsvd3(jobU, jobV, jobQ, m, n, p, a, lda, b, ldb, alpha, beta, u, ldu, v, ldv, q, ldq, query[:], -1, iwork)
 	switch {
 	case len(a) < (m-1)*lda+n:
 		panic(shortA)

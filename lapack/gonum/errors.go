@@ -31,6 +31,7 @@ const (
 	badLenAlpha   = "lapack: bad length of alpha"
 	badLenBeta    = "lapack: bad length of beta"
 	badLenIpiv    = "lapack: bad length of ipiv"
+	badIpiv       = "lapack: pivot index out of range" // kdual's: gonum's own fails with a runtime error
 	badLenJpvt    = "lapack: bad length of jpvt"
 	badLenK       = "lapack: bad length of k"
 	badLenPiv     = "lapack: bad length of piv"

@@ -321,6 +321,8 @@ func (impl Implementation) Dgetri(n int, a []float64, lda int, ipiv []int, work 
 		panic(shortA)
 	case len(ipiv) != n:
 		panic(badLenIpiv)
+	case !pivotsInRange(ipiv, n):
+		panic(badIpiv)
 	}
 	transposeSquare(n, a, lda)
 	err := klapack.NewWorkspace(work[:lwork]).Dgetri(n, a, lda, ipiv)
@@ -353,6 +355,8 @@ func (Implementation) Dgetrs(trans blas.Transpose, n, nrhs int, a []float64, lda
 		panic(shortB)
 	case len(ipiv) != n:
 		panic(badLenIpiv)
+	case !pivotsInRange(ipiv, n):
+		panic(badIpiv)
 	}
 	ac := colMajor(n, n, a, lda)
 	onColumns(n, nrhs, b, ldb, func(bc []float64) error {
@@ -566,7 +570,7 @@ func (Implementation) Dtbtrs(uplo blas.Uplo, trans blas.Transpose, diag blas.Dia
 	}
 	switch {
 	case len(a) < (n-1)*lda+kd+1:
-		panic(shortAB)
+		panic(shortA)
 	case len(b) < (n-1)*ldb+nrhs:
 		panic(shortB)
 	}
@@ -610,4 +614,16 @@ func (Implementation) Dtrcon(norm lapack.MatrixNorm, uplo blas.Uplo, diag blas.D
 		panic(shortIWork)
 	}
 	return klapack.Dtrcon(normFlip(norm), uploFlip(uplo), diagByte(diag), n, a, lda)
+}
+
+// pivotsInRange reports whether every pivot index is in [0, n): LAPACK
+// would read and write outside the matrix for any other (gonum's own
+// implementation fails with a runtime error there).
+func pivotsInRange(ipiv []int, n int) bool {
+	for _, p := range ipiv {
+		if p < 0 || p >= n {
+			return false
+		}
+	}
+	return true
 }

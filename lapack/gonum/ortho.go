@@ -126,8 +126,8 @@ func (impl Implementation) Dorgqr(m, n, k int, a []float64, lda int, tau, work [
 	switch {
 	case len(a) < (m-1)*lda+n:
 		panic(shortA)
-	case len(tau) < k:
-		panic(shortTau)
+	case len(tau) != k:
+		panic(badLenTau)
 	}
 	ws := klapack.NewWorkspace(work[:lwork])
 	if m == n && n >= squareQR {
@@ -218,8 +218,8 @@ func (impl Implementation) Dormqr(side blas.Side, trans blas.Transpose, m, n, k 
 	switch {
 	case len(a) < (nq-1)*lda+k:
 		panic(shortA)
-	case len(tau) < k:
-		panic(shortTau)
+	case len(tau) != k:
+		panic(badLenTau)
 	case len(c) < (m-1)*ldc+n:
 		panic(shortC)
 	}
@@ -273,6 +273,8 @@ func (impl Implementation) Dormlq(side blas.Side, trans blas.Transpose, m, n, k 
 		panic(shortTau)
 	case len(c) < (m-1)*ldc+n:
 		panic(shortC)
+	case ldc < max(1, n): // where gonum's Dlarfb checks it
+		panic(badLdC)
 	}
 	klapack.NewWorkspace(work[:lwork]).Dormqr(sideFlip(side), transByte(trans), n, m, k, a, lda, tau[:k], c, ldc)
 }
