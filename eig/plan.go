@@ -125,7 +125,8 @@ const Float32Unit = 1.0 / (1 << 24)
 
 // Memory estimates in bytes of the three operators for n points of
 // dimension d and a solver basis of m vectors (the data themselves, n·d
-// float64s, counted once in each).
+// float64s, counted once in each; the matrix-free operator's own copy of
+// them, its n row norms and one kernel panel besides).
 func memFloat64(n, d, m int) int64 {
 	t := int64(linalg.TileSide64For(n))
 	nn := (int64(n) + t - 1) / t * t
@@ -137,7 +138,7 @@ func memFloat32(n, d, m int) int64 {
 	return 2*nn*(nn+t) + 8*int64(n)*int64(2*d+m)
 }
 func memMatrixFree(n, d, m int) int64 {
-	return 8*int64(n)*int64(2*d+m) + 8*int64(min(n, kernelPanelRows))*int64(min(n, kernelPanelCols))
+	return 8*int64(n)*int64(2*d+m+1) + 8*int64(min(n, kernelPanelRows))*int64(min(n, kernelPanelCols))
 }
 
 // DefaultBudget returns the memory this process may use (bigmem.Total:
