@@ -202,3 +202,41 @@ func TestResidualNormSmallSample(t *testing.T) {
 	require.NoError(t, err)
 	require.LessOrEqual(t, ny.Info().ResidualNormLower, ev.Values[0]*(1+1e-10))
 }
+
+// Kernels without a unit diagonal (linear, polynomial): the diagonal comes
+// from the kernel itself, the reported trace error is tr(K − K̂)/tr(K) of
+// the explicit matrices, and a kernel of rank r (linear on d = 3: r = 3;
+// (γ⟨x, y⟩ + 1)² on d = 3: r = 10) stops at r landmarks with K reproduced.
+func TestNystromNonDistanceKernels(t *testing.T) {
+	x := data(t, 90, 3, 6)
+	for _, c := range []struct {
+		k    kernel.Kernel
+		rank int
+	}{
+		{kernel.Kernel{Kind: kernel.Linear}, 3},
+		{kernel.Kernel{Kind: kernel.Polynomial, Degree: 2, Gamma: 0.5, Coef0: 1}, 10},
+	} {
+		g, err := kernel.Gram(x, c.k)
+		require.NoError(t, err)
+		trK := 0.0
+		for i := 0; i < 90; i++ {
+			trK += g.At(i, i)
+		}
+		for _, sampler := range []Sampler{RPCholesky, Uniform} {
+			few, err := Nystrom{Rank: 2, Sampler: sampler, Seed: 2}.Fit(x, c.k)
+			require.NoError(t, err)
+			e := residual(t, x, c.k, few.Train())
+			tr := 0.0
+			for i := 0; i < 90; i++ {
+				tr += e.At(i, i)
+			}
+			require.InDelta(t, tr/trK, few.Info().TraceError, 1e-12, "%v %v", c.k.Kind, sampler)
+			require.Greater(t, few.Info().TraceError, 1e-3)
+			all, err := Nystrom{Rank: 40, Sampler: sampler, Seed: 2}.Fit(x, c.k)
+			require.NoError(t, err)
+			require.Equal(t, c.rank, all.Info().Rank, "%v %v", c.k.Kind, sampler)
+			e = residual(t, x, c.k, all.Train())
+			require.Less(t, mat.Norm(e, math.Inf(1)), 1e-9*mat.Norm(g, math.Inf(1)), "%v %v", c.k.Kind, sampler)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package kmvda
 
 import (
+	"bytes"
 	"math"
 	"testing"
 
@@ -355,5 +356,42 @@ func TestRFFDualFormEqualsPrimal(t *testing.T) {
 			cos := mat.Dot(a, b) / (mat.Norm(a, 2) * mat.Norm(b, 2))
 			require.InDelta(t, 1, math.Abs(cos), 1e-8, "view %d direction %d", j, c)
 		}
+	}
+}
+
+// Boundaries: two views save and load (the fewest there are), a gallery
+// and a probe of one item each score 0 or 1, kinds print their names and
+// an unknown kind its number.
+func TestBoundaries(t *testing.T) {
+	views, labels := multiView(t, 2, 5, 4, 6, 11)
+	m := &Model{Kind: RBF, Sigma: 3, Dim: 3}
+	require.NoError(t, m.Fit(views, labels))
+	var buf bytes.Buffer
+	require.NoError(t, m.Save(&buf))
+	l, err := Load(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	a, _ := m.Transform(1, views[1])
+	b, _ := l.Transform(1, views[1])
+	require.True(t, mat.Equal(a, b))
+
+	one := mat.NewDense(1, 2, []float64{1, 2})
+	acc, err := Rank1(one, one, []int{4}, []int{4})
+	require.NoError(t, err)
+	require.Equal(t, 1.0, acc)
+	acc, err = Rank1(one, mat.NewDense(2, 2, []float64{1, 2, 0, 0}), []int{4}, []int{4, 5})
+	require.NoError(t, err)
+	require.Equal(t, 0.5, acc)
+	_, err = Rank1(mat.NewDense(1, 2, nil), one, nil, []int{1})
+	require.ErrorIs(t, err, ErrInvalid)
+
+	require.Equal(t, "linear", Linear.String())
+	require.Equal(t, "rbf", RBF.String())
+	require.Equal(t, "rff", RFF.String())
+	require.Equal(t, "Kind(3)", Kind(3).String())
+	require.Equal(t, "Kind(-1)", Kind(-1).String())
+	for _, k := range []Kind{Linear, RBF, RFF} {
+		back, err := ParseKind(k.String())
+		require.NoError(t, err)
+		require.Equal(t, k, back)
 	}
 }
