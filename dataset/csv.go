@@ -122,9 +122,14 @@ type Table struct {
 	Labels []string
 }
 
-// maxLine bounds one line of input (every separator), so a malformed
-// file cannot exhaust memory.
-const maxLine = 16 << 20
+// maxLine bounds one line of input (every separator) and maxFields the
+// separators in one line, so a malformed file cannot exhaust memory: a
+// parsed field costs about 40 bytes besides its text, so a 16 MiB line of
+// one-character fields would take 300 MB to split.
+const (
+	maxLine   = 16 << 20
+	maxFields = 1 << 20
+)
 
 // quote shortens a field for an error message.
 func quote(f string) string {
@@ -269,7 +274,11 @@ func labelIndex(c, cols int) int {
 // rowsOf returns a function giving the rows of r with their line numbers,
 // io.EOF at the end.
 func rowsOf(r io.Reader, opt CSVOptions) (func() ([]string, int, error), error) {
-	r = &lineCap{r: stripBOM(r), max: maxLine}
+	comma := byte(',')
+	if opt.Comma != 0 && opt.Comma < 0x80 {
+		comma = byte(opt.Comma)
+	}
+	r = &lineCap{r: stripBOM(r), max: maxLine, comma: comma}
 	if opt.Comma == ' ' {
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64<<10), maxLine)
@@ -284,6 +293,9 @@ func rowsOf(r io.Reader, opt CSVOptions) (func() ([]string, int, error), error) 
 				return strings.Fields(text), line, nil
 			}
 			if err := sc.Err(); err != nil {
+				if errors.Is(err, ErrFormat) {
+					return nil, line, fmt.Errorf("line %d: %w", line+1, err)
+				}
 				return nil, line, formatf("reading line %d: %v", line+1, err)
 			}
 			return nil, line, io.EOF
@@ -311,6 +323,9 @@ func rowsOf(r io.Reader, opt CSVOptions) (func() ([]string, int, error), error) 
 				if errors.As(err, &pe) {
 					return nil, pe.Line, formatf("line %d column %d: %v", pe.Line, pe.Column, pe.Err)
 				}
+				if errors.Is(err, ErrFormat) {
+					return nil, 0, err // the line cap's own
+				}
 				return nil, 0, formatf("reading: %v", err)
 			}
 			line, _ := cr.FieldPos(0)
@@ -335,21 +350,28 @@ func stripBOM(r io.Reader) io.Reader {
 // separator, so one endless line cannot grow the reader's buffers without
 // bound.
 type lineCap struct {
-	r    io.Reader
-	max  int
-	line int // bytes since the last newline
+	r      io.Reader
+	max    int
+	line   int  // bytes since the last newline
+	comma  byte // the separator (' ': any run of spaces and tabs counts each)
+	fields int  // separators since the last newline
 }
 
 func (l *lineCap) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
 	for _, b := range p[:n] {
 		if b == '\n' {
-			l.line = 0
+			l.line, l.fields = 0, 0
 			continue
 		}
 		l.line++
 		if l.line > l.max {
 			return 0, formatf("a line longer than %d MiB", l.max>>20)
+		}
+		if b == l.comma || l.comma == ' ' && b == '\t' {
+			if l.fields++; l.fields >= maxFields {
+				return 0, formatf("a line with more than %d fields", maxFields)
+			}
 		}
 	}
 	return n, err

@@ -627,6 +627,32 @@ func TestCSVLineCap(t *testing.T) {
 	}
 }
 
+// A line of a million one-character fields (2 MiB, under the byte cap) is
+// an error naming the field cap, with the bytes allocated bounded by
+// what the cap allows (encoding/csv allocates about 160 bytes a field, growth included), for
+// every separator.
+func TestCSVFieldCap(t *testing.T) {
+	for _, comma := range []rune{',', ';', '\t', ' '} {
+		line := strings.Repeat("1"+string(comma), maxFields+10) + "1\n"
+		opt := CSVOptions{Comma: comma}
+		if comma == ',' {
+			opt.Comma = 0
+		}
+		var ms0, ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms0)
+		_, err := ReadCSV(strings.NewReader("1"+string(comma)+"2\n"+line), opt)
+		runtime.ReadMemStats(&ms1)
+		require.ErrorIs(t, err, ErrFormat, "separator %q", comma)
+		require.Contains(t, err.Error(), "fields", "separator %q", comma)
+		require.Less(t, ms1.TotalAlloc-ms0.TotalAlloc, uint64(len(line)+200*maxFields), "separator %q", comma)
+	}
+	// Just under the cap is a row like any other.
+	tb, err := ReadCSV(strings.NewReader(strings.Repeat("1,", 999)+"1\n"), CSVOptions{})
+	require.NoError(t, err)
+	_, c := tb.X.Dims()
+	require.Equal(t, 1000, c)
+}
+
 // repeatReader yields n copies of b.
 type repeatReader struct {
 	b byte
