@@ -110,6 +110,11 @@ func goodCalls() map[string]func() []any {
 	}
 }
 
+// outOfRange marks an index slice whose contents are out of range: where
+// gonum's own accepts it (it does not read those indices), OpenBLAS might,
+// so this implementation is not run on it.
+type outOfRange []int
+
 // variants of one argument: the bad (or boundary) values to try.
 func variants(v any) []any {
 	switch x := v.(type) {
@@ -136,7 +141,7 @@ func variants(v any) []any {
 			out = append(out, x[:len(x)-1])
 			bad := append([]int(nil), x...)
 			bad[0] = -2 // an index out of range
-			out = append(out, bad)
+			out = append(out, outOfRange(bad))
 		}
 		return out
 	}
@@ -155,6 +160,9 @@ func call(impl any, name string, args []any) (msg string) {
 	m := reflect.ValueOf(impl).MethodByName(name)
 	in := make([]reflect.Value, len(args))
 	for i, a := range args {
+		if o, ok := a.(outOfRange); ok {
+			a = []int(o)
+		}
 		if a == nil {
 			in[i] = reflect.Zero(m.Type().In(i))
 		} else {
@@ -175,9 +183,11 @@ func call(impl any, name string, args []any) (msg string) {
 // zero sizes, sizes one off, a slice one short or nil, an index out of
 // range, an enum out of range, a negative or NaN norm); wherever gonum's
 // own implementation panics, this one panics with the same message (with a
-// clear "lapack: …" one where gonum's fails with a runtime error). Where
-// gonum's accepts the arguments this one is not run (OpenBLAS would get
-// what gonum's checks let through, such as pivot indices it never reads).
+// clear "lapack: …" one where gonum's fails with a runtime error), and
+// where gonum's accepts the arguments (a zero size, a larger leading
+// dimension or workspace) this one does too — except index contents out of
+// range that gonum's never reads, which this one is not given (OpenBLAS
+// might read them).
 func TestEveryArgumentCheckMatchesGonum(t *testing.T) {
 	lf := reflect.TypeOf((*lapack.Float64)(nil)).Elem()
 	calls := goodCalls()
@@ -192,7 +202,7 @@ func TestEveryArgumentCheckMatchesGonum(t *testing.T) {
 			for _, bad := range variants(arg) {
 				theirs := func() []any { a := good(); a[i] = bad; return a }
 				want := call(native.Implementation{}, name, theirs())
-				if want == "" {
+				if _, contents := bad.(outOfRange); want == "" && contents {
 					continue
 				}
 				compared++
