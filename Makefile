@@ -8,7 +8,7 @@ DEPS     := libopenblas-dev dataset-fashion-mnist libopenmpi-dev openmpi-bin
 PEERDEPS := python3-scipy python3-sklearn
 FUZZTIME ?= 15s
 
-.PHONY: all deps peer-deps build test test-mpi vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-model bench-eig bench-dual bench-kernelpca bench-approx ppca rkm fuzz mutate clean
+.PHONY: all deps peer-deps build install demo test test-mpi vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-model bench-eig bench-dual bench-kernelpca bench-approx ppca rkm fuzz mutate clean
 
 all: build
 
@@ -21,6 +21,18 @@ peer-deps: deps
 # bin/kdual is built with MPI (build tag mpi) when Open MPI is installed.
 build: deps
 	tags=$$(pkg-config --exists ompi-c 2>/dev/null && echo "-tags mpi"); $(GO) build $$tags -ldflags "-X main.release=$$(cat VERSION) -X main.commit=$$(git describe --always --dirty 2>/dev/null)" -o $(BIN) ./cmd/kdual
+
+# make install copies bin/kdual to $(PREFIX)/bin.
+PREFIX ?= /usr/local
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kdual
+
+# The short main job: kernel PCA of the first 5000 Fashion-MNIST images,
+# kdual beside scikit-learn's KernelPCA (arpack and randomized), medians of
+# 3 alternated runs, one table (the full paper benchmark is make bench).
+demo: peer-deps build
+	$(PYTHON) bench/peers/kernelpca.py $(BIN) --n 5000 --s 10 --repeat 3 --solvers auto --settle 1
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -42,6 +54,7 @@ test: deps fmt-check vet build
 	  export OPENBLAS_CORETYPE=$$core; \
 	fi; \
 	set -e; $(GO) test -count=1 ./...; \
+	scripts/test-clone-use.sh; \
 	$(MAKE) --no-print-directory test-mpi
 
 # The MPI packages (build tag mpi) under mpirun with 2 and 3 ranks (uneven

@@ -281,3 +281,43 @@ func TestApproxSmallProblemSolvers(t *testing.T) {
 		require.Equal(t, "dense (k×k)", many.Info().Solver)
 	}
 }
+
+// Both forms of the approximate fit — the r×r feature covariance (r ≤ n)
+// and the n×n feature Gram matrix (r > n: more random features than
+// points) — give the same model: eigenvalues, training scores, and
+// Transform of the training rows equal to their scores; centred and not.
+func TestApproxFeatureFormsAgree(t *testing.T) {
+	x := gaussData(t, 60, 3, 41)
+	for _, center := range []bool{true, false} {
+		// The same 200 random features, seen through both forms by
+		// fitting all 60 points (r > n) and 240 copies of them (r ≤ n, the
+		// covariance of four copies is four times the one of one).
+		wide := &KPCA{Components: 4, Kernel: rbf, NoCenter: !center, Approx: approx.RFF{Features: 200, Seed: 5}}
+		require.NoError(t, wide.Fit(x))
+		ev, _ := wide.Eigenvalues()
+		sc, _ := wide.Scores()
+		z, err := wide.Transform(x)
+		require.NoError(t, err)
+		var d mat.Dense
+		d.Sub(z, sc)
+		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-9*mat.Norm(sc, math.Inf(1)), "r > n, centred %v", center)
+
+		four := mat.NewDense(240, 3, nil)
+		for i := 0; i < 240; i++ {
+			four.SetRow(i, x.RawRowView(i%60))
+		}
+		tall := &KPCA{Components: 4, Kernel: rbf, NoCenter: !center, Approx: approx.RFF{Features: 200, Seed: 5}}
+		require.NoError(t, tall.Fit(four))
+		tv, _ := tall.Eigenvalues()
+		for j := range ev {
+			require.InDelta(t, 4*ev[j], tv[j], 1e-9*4*ev[0], "λ_%d, centred %v", j, center)
+		}
+		z4, err := tall.Transform(x)
+		require.NoError(t, err)
+		for i := 0; i < 60; i++ {
+			for j := 0; j < 4; j++ {
+				require.InDelta(t, math.Abs(sc.At(i, j)), math.Abs(z4.At(i, j)), 1e-8*mat.Norm(sc, math.Inf(1)), "score (%d, %d), centred %v", i, j, center)
+			}
+		}
+	}
+}

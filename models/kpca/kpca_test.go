@@ -1,8 +1,13 @@
 package kpca
 
 import (
+	"context"
+	"github.com/kdual/kdual/approx"
+	"github.com/kdual/kdual/eig/eigtest"
+	"github.com/kdual/kdual/internal/rng"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -633,4 +638,88 @@ func TestProxIsTheProximalMap(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Components must be below n (the centred kernel has rank ≤ n − 1), on
+// every entry point, and the refusal comes before any work: no kernel is
+// built (n = 2000: a float64 kernel would be 32 MB).
+func TestComponentsBelowNRefusedFirst(t *testing.T) {
+	const n = 2000
+	x := gaussData(t, n, 3, 12)
+	x32, err := linalg.Dense32Of(x)
+	require.NoError(t, err)
+	defer x32.Free()
+	g := mat.NewSymDense(6, nil)
+	for i := 0; i < 6; i++ {
+		g.SetSym(i, i, 1)
+	}
+	for _, s := range []int{0, n, n + 1} {
+		var ms0, ms1 runtime.MemStats
+		runtime.ReadMemStats(&ms0)
+		err := (&KPCA{Components: s, Kernel: rbf}).Fit(x)
+		runtime.ReadMemStats(&ms1)
+		require.ErrorIs(t, err, ErrInvalid, "s = %d", s)
+		require.Contains(t, err.Error(), "Components")
+		require.Less(t, ms1.TotalAlloc-ms0.TotalAlloc, uint64(1<<20), "s = %d: allocated before refusing", s)
+		err = (&KPCA{Components: s, Kernel: rbf, Approx: approx.Nystrom{Rank: 10}}).FitFloat32(context.Background(), x32)
+		require.ErrorIs(t, err, ErrInvalid, "FitFloat32, s = %d", s)
+		require.Contains(t, err.Error(), "Components")
+	}
+	for _, s := range []int{0, 6} {
+		err := (&KPCA{Components: s}).FitGram(g)
+		require.ErrorIs(t, err, ErrInvalid, "FitGram, s = %d", s)
+		require.Contains(t, err.Error(), "Components")
+	}
+	require.NoError(t, (&KPCA{Components: 2, Kernel: rbf}).Fit(x.Slice(0, 3, 0, 3)))
+}
+
+// The dual starts: StartNormal is Ω, the seeded standard normal n×s
+// block; StartSketch is G·Ω scaled so that ‖H₀‖²_F = Tr(ΩᵀGΩ)/s (an
+// estimate of Tr G, so an upper bound of the optimum's ‖H*‖²_F = Σ λ_i).
+func TestDualStarts(t *testing.T) {
+	const n, s = 40, 3
+	lambda := make([]float64, n)
+	for i := range lambda {
+		lambda[i] = 100 / float64(i+1)
+	}
+	a := eigtest.WithSpectrum(7, lambda)
+	op, err := eig.NewDense(a)
+	require.NoError(t, err)
+	data, err := rng.StandardNormal(n, s, 9)
+	require.NoError(t, err)
+	omega := mat.NewDense(n, s, data)
+	var h0 *mat.Dense
+	capture := func(h *mat.Dense) { h0 = h }
+	_, err = SolveDual(op, s, DualOptions{Start: StartNormal, Seed: 9, MaxIter: 1, StartOut: capture})
+	if err != nil {
+		require.ErrorIs(t, err, ErrNotConverged)
+	}
+	require.True(t, mat.Equal(omega, h0), "StartNormal is Ω")
+	_, err = SolveDual(op, s, DualOptions{Start: StartSketch, Seed: 9, MaxIter: 1, StartOut: capture})
+	if err != nil {
+		require.ErrorIs(t, err, ErrNotConverged)
+	}
+	var y, oy mat.Dense
+	y.Mul(a, omega)
+	oy.Mul(omega.T(), &y)
+	tr := mat.Trace(&oy)
+	nh := mat.Norm(h0, 2)
+	require.InDelta(t, tr/s, nh*nh, 1e-10*tr)
+	// H₀ is a positive multiple of G·Ω.
+	c := h0.At(0, 0) / y.At(0, 0)
+	require.Greater(t, c, 0.0)
+	var d mat.Dense
+	d.Scale(c, &y)
+	d.Sub(&d, h0)
+	require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-12*mat.Norm(h0, math.Inf(1)))
+}
+
+// KappaMax against its definitions, with the extreme in the first row and
+// column (where an off-by-one would miss it).
+func TestKappaMaxDefinitions(t *testing.T) {
+	h := mat.NewDense(3, 2, []float64{-7, 1, 2, 3, 0.5, -4})
+	require.Equal(t, 7.0, KappaMax(h, Huber1))
+	require.InDelta(t, math.Sqrt(50), KappaMax(h, Huber2), 1e-15)
+	require.InDelta(t, math.Sqrt(49+1+4+9+0.25+16), KappaMax(h, HuberF), 1e-14)
+	require.Equal(t, 0.0, KappaMax(h, Square))
 }

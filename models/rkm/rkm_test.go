@@ -355,3 +355,42 @@ func TestRankBelowComponents(t *testing.T) {
 		require.ErrorIs(t, err, status.ErrInvalid)
 	}
 }
+
+// The time-series helpers against their definitions: the standardiser is
+// the training series' mean and population standard deviation (two values
+// are enough), Apply and Invert are inverse maps; LagEmbed's pair i is the
+// window (x_{i+p}, …, x_i), newest first, and the target x_{i+p+1}.
+func TestTimeSeriesHelpers(t *testing.T) {
+	s, err := FitStandardizer([]float64{1, 3})
+	require.NoError(t, err)
+	require.Equal(t, 2.0, s.Mean)
+	require.Equal(t, 1.0, s.Std)
+	series := []float64{2, 4, 4, 4, 5, 5, 7, 9}
+	s, err = FitStandardizer(series)
+	require.NoError(t, err)
+	require.InDelta(t, 5.0, s.Mean, 1e-15)
+	require.InDelta(t, 2.0, s.Std, 1e-15) // the textbook example
+	z := s.Apply(series)
+	require.InDelta(t, -1.5, z[0], 1e-15)
+	require.InDelta(t, 2.0, z[7], 1e-15)
+	require.InDeltaSlice(t, series, s.Invert(z), 1e-14)
+	require.Equal(t, 2.0, series[0], "Apply works on a copy")
+	_, err = FitStandardizer([]float64{1})
+	require.ErrorIs(t, err, ErrInvalid)
+
+	x := []float64{10, 11, 12, 13, 14, 15}
+	in, tg, err := LagEmbed(x, 2)
+	require.NoError(t, err)
+	r, c := in.Dims()
+	require.Equal(t, []int{3, 3}, []int{r, c}) // T − p − 1 = 3 pairs of p + 1 values
+	for i := 0; i < r; i++ {
+		require.Equal(t, []float64{x[i+2], x[i+1], x[i]}, in.RawRowView(i), "pair %d", i)
+		require.Equal(t, x[i+3], tg.At(i, 0), "pair %d", i)
+	}
+	in, tg, err = LagEmbed(x[:3], 0) // lag 0: (x_ℓ) → x_{ℓ+1}
+	require.NoError(t, err)
+	require.Equal(t, []float64{10, 11}, in.RawMatrix().Data)
+	require.Equal(t, []float64{11, 12}, tg.RawMatrix().Data)
+	_, _, err = LagEmbed(x[:3], 1) // one pair only
+	require.ErrorIs(t, err, ErrInvalid)
+}
