@@ -240,3 +240,32 @@ func TestNystromNonDistanceKernels(t *testing.T) {
 		}
 	}
 }
+
+// A map rebuilt from its landmarks and factor (as a loaded model does)
+// maps points as the fitted one; a factor of the wrong shape or with a
+// diagonal entry that is not positive (the last one included) is refused.
+func TestNewNystromMap(t *testing.T) {
+	x := data(t, 80, 3, 8)
+	ny, err := Nystrom{Rank: 12, Seed: 4}.Fit(x, gauss)
+	require.NoError(t, err)
+	back, err := NewNystromMap(gauss, ny.XL, ny.R, ny.Info())
+	require.NoError(t, err)
+	a, err := ny.Map(x)
+	require.NoError(t, err)
+	b, err := back.Map(x)
+	require.NoError(t, err)
+	require.True(t, mat.Equal(a, b))
+	require.Equal(t, ny.Info(), back.Info())
+	require.Nil(t, back.Train())
+	k, _ := ny.R.Dims()
+	for _, i := range []int{0, k - 1} {
+		bad := mat.DenseCopyOf(ny.R)
+		bad.Set(i, i, 0)
+		_, err = NewNystromMap(gauss, ny.XL, bad, ny.Info())
+		require.ErrorIs(t, err, ErrInvalid, "diagonal %d", i)
+	}
+	_, err = NewNystromMap(gauss, ny.XL, ny.R.Slice(0, k-1, 0, k-1).(*mat.Dense), ny.Info())
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = NewNystromMap(kernel.Kernel{Kind: kernel.Gaussian}, ny.XL, ny.R, ny.Info())
+	require.ErrorIs(t, err, ErrInvalid)
+}

@@ -101,3 +101,84 @@ func TestPlannedBytesAreTheOperatorsBytes(t *testing.T) {
 		Release(op)
 	}
 }
+
+// ceilTo rounds up to a multiple of b.
+func TestCeilTo(t *testing.T) {
+	for _, c := range [][3]int{{1, 8, 8}, {8, 8, 8}, {9, 8, 16}, {0, 8, 0}, {7, 1, 7}, {20, 6, 24}} {
+		require.Equal(t, c[2], ceilTo(c[0], c[1]), "ceilTo(%d, %d)", c[0], c[1])
+	}
+}
+
+// The plan's sizes: a stored operator with the block Krylov basis of
+// 3k + 8 vectors, the dense solver's 16n² more for float64 (the matrix in
+// LAPACK's layout and its eigenvectors), the matrix-free operator with a
+// basis of 3k + 2·max(3k, 32); an unset tolerance is 1e-10, so float32
+// storage (whose bound u·√n exceeds it) is never planned for accuracy.
+func TestPlanSizesAndDefaultTol(t *testing.T) {
+	const n, d, k = 5000, 10, 4
+	big := int64(1) << 40
+	for _, c := range []struct {
+		want  OperatorKind
+		dense bool
+		bytes int64
+	}{
+		{OperatorFloat64, false, memFloat64(n, d, 3*k+8)},
+		{OperatorFloat64, true, memFloat64(n, d, 3*k+8) + 16*n*n},
+		{OperatorFloat32, false, memFloat32(n, d, 3*k+8)},
+		{OperatorMatrixFree, false, memMatrixFree(n, d, 3*k+2*32)},
+	} {
+		p, err := PlanOperator(PlanInput{N: n, D: d, K: k, Budget: big, Want: c.want, Dense: c.dense})
+		require.NoError(t, err)
+		require.Equal(t, c.want, p.Operator)
+		require.Equal(t, c.bytes, p.Bytes, "%v dense %v", c.want, c.dense)
+	}
+	// float64 fits but takes more than half the budget: float32 only if
+	// its bound meets the tolerance.
+	budget := int64(20) << 30
+	p, err := PlanOperator(PlanInput{N: 60000, D: 784, K: 20, Budget: budget})
+	require.NoError(t, err)
+	require.Equal(t, OperatorFloat64, p.Operator, p.Reason)
+	require.Zero(t, p.StorageBound)
+	p, err = PlanOperator(PlanInput{N: 60000, D: 784, K: 20, Budget: budget, Tol: 1e-4})
+	require.NoError(t, err)
+	require.Equal(t, OperatorFloat32, p.Operator, p.Reason)
+	require.InDelta(t, Float32Unit*math.Sqrt(60000), p.StorageBound, 1e-18)
+}
+
+// The pre-faulting of the float64 layout: the two halves split the upper
+// triangle's entries evenly (within one row), and their ranges cover every
+// upper-triangle entry exactly once, in order, starting on the diagonal,
+// with gaps between ranges of at least 512 entries.
+func TestUpperRanges(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 10, 100, 513, 700, 2000} {
+		h := upperHalf(n)
+		first := 0
+		for i := 0; i < h; i++ {
+			first += n - i
+		}
+		total := n * (n + 1) / 2
+		require.GreaterOrEqual(t, 2*first, total, "n = %d", n)
+		require.Less(t, 2*(first-(n-h+1)), total, "n = %d: the half is the first row past half", n)
+		covered := make([]int, n*n)
+		prevHi := -1
+		for _, part := range [][2]int{{0, h}, {h, n}} {
+			for k, r := range upperRanges(part[0], part[1], n) {
+				require.Less(t, r[0], r[1])
+				require.Equal(t, 0, r[0]/n*n+r[0]/n-r[0], "n = %d: range %d starts on the diagonal", n, k)
+				if prevHi >= 0 && k > 0 {
+					require.GreaterOrEqual(t, r[0]-prevHi, 512, "n = %d: ranges closer than a page were not joined", n)
+				}
+				prevHi = r[1]
+				for e := r[0]; e < r[1]; e++ {
+					covered[e]++
+				}
+			}
+		}
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				require.Equal(t, 1, covered[i*n+j], "n = %d: entry (%d, %d)", n, i, j)
+			}
+		}
+	}
+	require.Empty(t, upperRanges(0, 0, 5))
+}

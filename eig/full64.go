@@ -60,31 +60,51 @@ func newFloat64Full(x *mat.Dense, em linalg.ElementMap, o linalg.GramOptions) (*
 }
 
 // populateUpper makes resident the pages of the n×n row-major mem that
-// hold its upper triangle (rows whose segments lie within a page of each
-// other in one call), in two halves of equal size in parallel.
+// hold its upper triangle, in two halves of equal size in parallel.
 func populateUpper(mem *bigmem.Float64s, n int) {
-	half, acc := n, 0
+	half := upperHalf(n)
+	done := make(chan struct{})
+	go func() {
+		for _, r := range upperRanges(half, n, n) {
+			mem.PopulateRange(r[0], r[1])
+		}
+		close(done)
+	}()
+	for _, r := range upperRanges(0, half, n) {
+		mem.PopulateRange(r[0], r[1])
+	}
+	<-done
+}
+
+// upperHalf is the first row h with rows [0, h) holding at least half of
+// the upper triangle's n(n+1)/2 entries (n for n < 1).
+func upperHalf(n int) int {
+	acc := 0
 	for i := 0; i < n; i++ {
 		if acc += n - i; 2*acc >= n*(n+1)/2 {
-			half = i + 1
-			break
+			return i + 1
 		}
 	}
-	rows := func(i0, i1 int) {
-		for i := i0; i < i1; {
-			lo, hi := i*n+i, (i+1)*n
+	return n
+}
+
+// upperRanges returns the element ranges [lo, hi) of the n×n row-major
+// matrix that hold the upper triangle of rows [i0, i1), in order: a row's
+// segment [i·n + i, (i+1)·n) joins the previous range when the gap between
+// them (the next row's lower part) is under 512 entries (4 KB: within one
+// page).
+func upperRanges(i0, i1, n int) [][2]int {
+	var out [][2]int
+	for i := i0; i < i1; {
+		lo, hi := i*n+i, (i+1)*n
+		i++
+		for i < i1 && i*n+i-hi < 512 {
+			hi = (i + 1) * n
 			i++
-			for i < i1 && i*n+i-hi < 512 {
-				hi = (i + 1) * n
-				i++
-			}
-			mem.PopulateRange(lo, hi)
 		}
+		out = append(out, [2]int{lo, hi})
 	}
-	done := make(chan struct{})
-	go func() { rows(half, n); close(done) }()
-	rows(0, half)
-	<-done
+	return out
 }
 
 // Dim returns n.

@@ -262,3 +262,28 @@ func TestContextStops(t *testing.T) {
 	require.Equal(t, status.Stopped, res.Status.Code)
 	require.LessOrEqual(t, Defect(res.A), 1e-10)
 }
+
+// The documented defaults, and the smallest valid settings accepted.
+func TestDefaultsAndBounds(t *testing.T) {
+	d := (&Settings{}).defaults()
+	require.Equal(t, Settings{LR: 10, Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, CayleyIters: 2, ReorthTol: 1e-12, MaxIter: 10000, Tol: 1e-8, Seed: 1}, d)
+	sgd := (&Settings{Method: SGD}).defaults()
+	require.Equal(t, 0.01, sgd.LR)
+	kept := Settings{LR: 3, Beta1: 0.5, Beta2: 0.7, Eps: 1e-6, CayleyIters: 1, ReorthTol: 1e-9, MaxIter: 7, Tol: -1, Seed: 4}
+	require.Equal(t, kept, kept.defaults())
+	// One Cayley iteration is valid; zero (after defaults: none given) and
+	// negative counts, β outside [0, 1) and LR ≤ 0 are not.
+	b := testmat.WithSpectrum(dataset.NewRand(3), spectrum(12))
+	res, err := Minimize(traceObjective{b}, 12, 2, nil, Settings{CayleyIters: 1, MaxIter: 5, Tol: -1})
+	require.NoError(t, err)
+	require.Less(t, Defect(res.A), 1e-10)
+	for _, bad := range []Settings{{CayleyIters: -1}, {Beta1: 1}, {Beta2: 1}, {Beta1: -0.1}, {LR: -1}} {
+		_, err := Minimize(traceObjective{b}, 12, 2, nil, bad)
+		require.ErrorIs(t, err, ErrInvalid, "%+v", bad)
+	}
+	_, err = RandomStart(0, 1, 1)
+	require.ErrorIs(t, err, ErrInvalid)
+	a, err := RandomStart(1, 1, 1)
+	require.NoError(t, err)
+	require.InDelta(t, 1, math.Abs(a.At(0, 0)), 1e-15)
+}

@@ -373,7 +373,8 @@ func (m *Model) Transform(j int, ym mat.Matrix) (*mat.Dense, error) {
 }
 
 // Rank1 is the rank-1 recognition rate: the fraction of probes whose
-// nearest gallery item (Euclidean, in the common space) has their label.
+// nearest gallery item (Euclidean, in the common space; of equally near
+// ones the first in gallery order) has their label.
 func Rank1(gallery, probe *mat.Dense, galleryLabels, probeLabels []int) (float64, error) {
 	g, dg := gallery.Dims()
 	p, dp := probe.Dims()

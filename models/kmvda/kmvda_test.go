@@ -395,3 +395,15 @@ func TestBoundaries(t *testing.T) {
 		require.Equal(t, k, back)
 	}
 }
+
+// Rank1's tie rule: of equally near gallery items the first counts.
+func TestRank1Ties(t *testing.T) {
+	gal := mat.NewDense(3, 1, []float64{1, 1, 5})
+	probe := mat.NewDense(1, 1, []float64{1})
+	acc, err := Rank1(gal, probe, []int{7, 8, 9}, []int{7})
+	require.NoError(t, err)
+	require.Equal(t, 1.0, acc)
+	acc, err = Rank1(gal, probe, []int{8, 7, 9}, []int{7})
+	require.NoError(t, err)
+	require.Equal(t, 0.0, acc)
+}

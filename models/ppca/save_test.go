@@ -2,6 +2,8 @@ package ppca
 
 import (
 	"bytes"
+	"github.com/kdual/kdual/internal/modelfile"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -125,4 +127,29 @@ func FuzzLoadDual(f *testing.F) {
 		_, _ = m.Transform(x)
 		_, _ = m.Sample(2, 1)
 	})
+}
+
+// positiveTop names the first eigenvalue (1-based) that is not positive or
+// not in decreasing order; λ beyond q are not its business.
+func TestPositiveTop(t *testing.T) {
+	var buf bytes.Buffer
+	w := modelfile.NewWriter(&buf, struct{ Format string }{"x"})
+	require.NoError(t, w.Close())
+	var head struct{ Format string }
+	mr, err := modelfile.Open(bytes.NewReader(buf.Bytes()), ErrModelFile, &head)
+	require.NoError(t, err)
+	require.NoError(t, positiveTop(mr, []float64{3, 2, 2, -5}, 3))
+	for _, c := range []struct {
+		values []float64
+		want   string
+	}{
+		{[]float64{3, -1}, "eigenvalue 2 is -1"},
+		{[]float64{0, 1}, "eigenvalue 1 is 0"},
+		{[]float64{1, 2}, "eigenvalue 2 is 2"},
+		{[]float64{4, 3, math.NaN()}, "eigenvalue 3 is NaN"},
+	} {
+		err := positiveTop(mr, c.values, len(c.values))
+		require.ErrorIs(t, err, ErrModelFile)
+		require.Contains(t, err.Error(), c.want)
+	}
 }
