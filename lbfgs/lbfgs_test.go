@@ -378,3 +378,62 @@ func TestSumErrorEndsRun(t *testing.T) {
 	_, err := Minimize(&rosenbrock{}, []float64{-1.2, 1, -1.2, 1}, Settings{Sum: sum})
 	require.ErrorIs(t, err, boom)
 }
+
+// The line search against Moré and Thuente's own results (ACM TOMS 20,
+// 1994, Tables I–VI): for their six test functions and starts α₀ = 10⁻³,
+// 10⁻¹, 10, 10³, the same number of evaluations and the same step (to the
+// two digits the tables give), with the strong Wolfe conditions met.
+func TestMoreThuenteTables(t *testing.T) {
+	phi1 := func(a float64) (float64, float64) { // (5.1), β = 2
+		return -a / (a*a + 2), (a*a - 2) / ((a*a + 2) * (a*a + 2))
+	}
+	phi2 := func(a float64) (float64, float64) { // (5.2), β = 0.004
+		b := a + 0.004
+		return math.Pow(b, 5) - 2*math.Pow(b, 4), 5*math.Pow(b, 4) - 8*math.Pow(b, 3)
+	}
+	phi3 := func(a float64) (float64, float64) { // (5.3), β = 0.01, l = 39
+		const b, l = 0.01, 39.0
+		var p, dp float64
+		switch {
+		case a <= 1-b:
+			p, dp = 1-a, -1
+		case a >= 1+b:
+			p, dp = a-1, 1
+		default:
+			p, dp = (a-1)*(a-1)/(2*b)+b/2, (a-1)/b
+		}
+		return p + 2*(1-b)/(l*math.Pi)*math.Sin(l*math.Pi/2*a), dp + (1-b)*math.Cos(l*math.Pi/2*a)
+	}
+	yanai := func(b1, b2 float64) lineFunc { // (5.4)–(5.6)
+		g := func(b float64) float64 { return math.Sqrt(1+b*b) - b }
+		return func(a float64) (float64, float64) {
+			s1, s2 := math.Sqrt((1-a)*(1-a)+b2*b2), math.Sqrt(a*a+b1*b1)
+			return g(b1)*s1 + g(b2)*s2, -g(b1)*(1-a)/s1 + g(b2)*a/s2
+		}
+	}
+	for _, c := range []struct {
+		table    string
+		f        lineFunc
+		mu, eta  float64
+		evals    [4]int
+		stepsTwo [4]float64 // the step to two significant digits
+	}{
+		{"I", phi1, 1e-3, 0.1, [4]int{6, 3, 1, 4}, [4]float64{1.4, 1.4, 10, 37}},
+		{"II", phi2, 0.1, 0.1, [4]int{12, 8, 8, 11}, [4]float64{1.6, 1.6, 1.6, 1.6}},
+		{"III", phi3, 0.1, 0.1, [4]int{12, 12, 10, 13}, [4]float64{1.0, 1.0, 1.0, 1.0}},
+		{"IV", yanai(0.001, 0.001), 0.001, 0.001, [4]int{4, 1, 3, 4}, [4]float64{0.085, 0.10, 0.35, 0.83}},
+		{"V", yanai(0.01, 0.001), 0.001, 0.001, [4]int{6, 3, 7, 8}, [4]float64{0.075, 0.078, 0.073, 0.076}},
+		{"VI", yanai(0.001, 0.01), 0.001, 0.001, [4]int{13, 11, 8, 11}, [4]float64{0.93, 0.93, 0.92, 0.92}},
+	} {
+		p0, g0 := c.f(0)
+		for i, a0 := range []float64{1e-3, 1e-1, 1e1, 1e3} {
+			r := moreThuente(c.f, p0, g0, a0, c.mu, c.eta, 1e20, 100)
+			require.True(t, r.ok, "table %s, α₀ = %g", c.table, a0)
+			require.Equal(t, c.evals[i], r.evals, "table %s, α₀ = %g: evaluations", c.table, a0)
+			digits := math.Pow(10, math.Floor(math.Log10(c.stepsTwo[i]))-1)
+			require.InDelta(t, c.stepsTwo[i], math.Round(r.alpha/digits)*digits, 1e-12, "table %s, α₀ = %g: step %g", c.table, a0, r.alpha)
+			require.LessOrEqual(t, r.phi, p0+c.mu*r.alpha*g0, "sufficient decrease")
+			require.LessOrEqual(t, math.Abs(r.dphi), c.eta*math.Abs(g0), "curvature")
+		}
+	}
+}
