@@ -839,9 +839,11 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 		}
 		h := grow(&scr.h, c*c)
 		kraw := ks.RawSymmetric()
+		// H's lower triangle (all that the elimination below reads) from
+		// the upper one of ks.
 		for a := 0; a < c; a++ {
 			for e, v := range kraw.Data[a*kraw.Stride+a : a*kraw.Stride+c] {
-				h[a*c+a+e], h[(a+e)*c+a] = v, v
+				h[(a+e)*c+a] = v
 			}
 		}
 		// Accept in sampling order, eliminating each accepted candidate
