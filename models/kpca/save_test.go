@@ -3,7 +3,12 @@ package kpca
 import (
 	"archive/zip"
 	"bytes"
+	"fmt"
 	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -166,4 +171,51 @@ func TestSaveLoadLargeArrays(t *testing.T) {
 	got, err := back.Transform(x)
 	require.NoError(t, err)
 	require.True(t, mat.Equal(want, got))
+}
+
+// A model file of format version 1 (testdata/golden_v1.npz, written by
+// this test with KDUAL_WRITE_GOLDEN=1 and committed) still loads and
+// transforms to the scores stored beside it (testdata/golden_v1_scores.csv):
+// saved models keep their meaning; another version is refused.
+func TestGoldenModelFile(t *testing.T) {
+	x := mat.NewDense(8, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1, 2, 1, 1, 2, 3, 3, 0.5, 2})
+	y := mat.NewDense(3, 2, []float64{0.2, 0.1, 1.5, 1.5, -1, 0})
+	if os.Getenv("KDUAL_WRITE_GOLDEN") != "" {
+		m := &KPCA{Components: 2, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1.3}}
+		require.NoError(t, m.Fit(x))
+		var buf bytes.Buffer
+		require.NoError(t, m.Save(&buf))
+		require.NoError(t, os.WriteFile("testdata/golden_v1.npz", buf.Bytes(), 0o644))
+		z, err := m.Transform(y)
+		require.NoError(t, err)
+		var csv strings.Builder
+		for i := 0; i < 3; i++ {
+			fmt.Fprintf(&csv, "%s,%s\n", strconv.FormatFloat(z.At(i, 0), 'g', -1, 64), strconv.FormatFloat(z.At(i, 1), 'g', -1, 64))
+		}
+		require.NoError(t, os.WriteFile("testdata/golden_v1_scores.csv", []byte(csv.String()), 0o644))
+	}
+	require.Equal(t, 1, ModelVersion)
+	raw, err := os.ReadFile("testdata/golden_v1.npz")
+	require.NoError(t, err)
+	m, err := Load(bytes.NewReader(raw))
+	require.NoError(t, err)
+	z, err := m.Transform(y)
+	require.NoError(t, err)
+	text, err := os.ReadFile("testdata/golden_v1_scores.csv")
+	require.NoError(t, err)
+	for i, line := range strings.Split(strings.TrimSpace(string(text)), "\n") {
+		for j, f := range strings.Split(line, ",") {
+			want, err := strconv.ParseFloat(f, 64)
+			require.NoError(t, err)
+			require.InDelta(t, want, z.At(i, j), 1e-12*math.Max(1, math.Abs(want)), "score (%d, %d)", i, j)
+		}
+	}
+	// Another version is refused, naming it.
+	var buf bytes.Buffer
+	require.NoError(t, m.Save(&buf))
+	bad := bytes.Replace(buf.Bytes(), []byte(`"version":1`), []byte(`"version":2`), 1)
+	if !bytes.Equal(bad, buf.Bytes()) {
+		_, err = Load(bytes.NewReader(bad))
+		require.ErrorIs(t, err, ErrModelFile)
+	}
 }
