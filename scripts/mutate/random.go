@@ -12,6 +12,12 @@ package main
 //	integer k: 1 → 0, otherwise k+1
 //	float x: 1 and 2 → 0, otherwise → 1
 //
+// Not mutated: the other results of a return statement whose last result
+// is built there — a call such as fmt.Errorf(…) or a &SomeError{…} — which
+// in this code is always an error on a failure path (by Go's convention
+// callers do not read the other results, so every such mutant would be
+// equivalent).
+//
 // A mutant that does not compile is not counted and the next site in the
 // shuffle takes its place. Before the first mutant of a package, each of its
 // tests (and examples) is run alone on the unmutated code with coverage, to
@@ -100,8 +106,13 @@ func sites(pkg, root, file string) ([]site, error) {
 	}
 	rel, _ := filepath.Rel(root, file)
 	var out []site
-	var bodies [][2]token.Pos
+	var bodies, skip [][2]token.Pos
 	add := func(pos token.Pos, old, new string) {
+		for _, r := range skip {
+			if pos >= r[0] && pos < r[1] {
+				return
+			}
+		}
 		p := fset.Position(pos)
 		st := site{pkg: pkg, file: rel, line: p.Line, col: p.Column, off: p.Offset, end: p.Offset + len(old), old: old, new: new}
 		for _, b := range bodies {
@@ -116,6 +127,17 @@ func sites(pkg, root, file string) ([]site, error) {
 		case *ast.FuncDecl:
 			if n.Body != nil {
 				bodies = append(bodies, [2]token.Pos{n.Body.Pos(), n.Body.End()})
+			}
+		case *ast.ReturnStmt:
+			// return v₁, …, fmt.Errorf(…) (or &SomeError{…}): by Go's
+			// convention callers do not read the other results.
+			if k := len(n.Results); k >= 2 {
+				switch n.Results[k-1].(type) {
+				case *ast.CallExpr, *ast.UnaryExpr, *ast.CompositeLit:
+					for _, r := range n.Results[:k-1] {
+						skip = append(skip, [2]token.Pos{r.Pos(), r.End()})
+					}
+				}
 			}
 		case *ast.GenDecl:
 			// Imports carry no arithmetic; build constraints and
