@@ -8,7 +8,7 @@ DEPS     := libopenblas-dev dataset-fashion-mnist libopenmpi-dev openmpi-bin
 PEERDEPS := python3-scipy python3-sklearn
 FUZZTIME ?= 15s
 
-.PHONY: all deps peer-deps build install demo test test-mpi vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-model bench-eig bench-dual bench-kernelpca bench-approx ppca rkm fuzz mutate clean
+.PHONY: all deps peer-deps build install demo test test-mpi vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-model bench-eig bench-dual bench-kernelpca bench-approx ppca rkm fuzz mutate mutate-random clean
 
 all: build
 
@@ -234,6 +234,18 @@ rkm: build
 
 mutate: deps
 	$(GO) run ./scripts/mutate
+
+# The sampled mutation score: MUTANTS mutants drawn with MUTATE_SEED from
+# every arithmetic operator, comparison and numeric constant of the
+# packages below (dist/ is left out: its tests need mpirun), each tested
+# with the tests that execute it; equivalents are listed with their
+# argument in scripts/mutate/equivalent.txt. About an hour on 2 cores.
+MUTANTS     ?= 300
+MUTATE_SEED ?= 1
+MUTATE_PKGS ?= ./models/... ./approx/... ./eig ./lbfgs/... ./stiefel/... ./lapack/gonum/...
+mutate-random: build
+	@core=$$($(BIN) info --restarted-core 2>/dev/null); if [ -n "$$core" ]; then export OPENBLAS_CORETYPE=$$core; fi; \
+	$(GO) run ./scripts/mutate -random $(MUTANTS) -seed $(MUTATE_SEED) -pkgs "$(MUTATE_PKGS)"
 
 fuzz: deps
 	$(GO) test ./dataset -run '^$$' -fuzz '^FuzzReadCSV$$' -fuzztime $(FUZZTIME)
