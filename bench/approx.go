@@ -47,6 +47,9 @@ type ApproxConfig struct {
 	// otherwise it is computed here (ExactTol, the planner's operator).
 	ExactFrom string
 	ExactTol  float64
+	// Context, when set, stops the run (within a kernel panel or a solver
+	// pass of a fit) with an error wrapping status.ErrStopped.
+	Context context.Context
 }
 
 // ApproxRow is one method at one rank.
@@ -82,6 +85,14 @@ type ApproxReport struct {
 	Sigma float64     `json:"sigma"`
 	Exact ApproxExact `json:"exact"`
 	Rows  []ApproxRow `json:"rows"`
+}
+
+// ctxOf is ctx, or the background context for nil.
+func ctxOf(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
 }
 
 // Approx runs the comparison. It returns the report and the exact
@@ -121,7 +132,7 @@ func Approx(cfg ApproxConfig, progress func(string)) (*ApproxReport, *mat.Dense,
 		}
 		start := time.Now()
 		ex := &kpca.KPCA{Components: cfg.S, Kernel: k, Solver: kpca.Eigen{Solver: eig.Lanczos{Tol: tol}}}
-		if err := ex.Fit(x); err != nil {
+		if err := ex.FitContext(ctxOf(cfg.Context), x); err != nil {
 			return nil, nil, fmt.Errorf("bench approx: exact: %w", err)
 		}
 		vals, _ := ex.Eigenvalues()
@@ -169,7 +180,7 @@ func Approx(cfg ApproxConfig, progress func(string)) (*ApproxReport, *mat.Dense,
 			for r := 0; r < cfg.Repeat; r++ {
 				model = &kpca.KPCA{Components: cfg.S, Kernel: k, Approx: v.am(m)}
 				start := time.Now()
-				if err := model.Fit(x); err != nil {
+				if err := model.FitContext(ctxOf(cfg.Context), x); err != nil {
 					return nil, nil, fmt.Errorf("bench approx: %s m = %d: %w", v.name, m, err)
 				}
 				times = append(times, time.Since(start).Seconds())
@@ -300,7 +311,7 @@ type ApproxLargeReport struct {
 // 70 000 Fashion-MNIST images, then shifted noisy copies of the training
 // images — stored in float32 and centred by the 70 000 images' mean
 // pixel; σ is the median heuristic (the first 1000 images).
-func ApproxLarge(n, m, s int, seed uint64, progress func(string)) (*ApproxLargeReport, error) {
+func ApproxLarge(ctx context.Context, n, m, s int, seed uint64, progress func(string)) (*ApproxLargeReport, error) {
 	start := time.Now()
 	base, err := dataset.FashionAugmented("", min(n, 70000), seed)
 	if err != nil {
@@ -338,7 +349,7 @@ func ApproxLarge(n, m, s int, seed uint64, progress func(string)) (*ApproxLargeR
 		}
 	}
 	fitStart := time.Now()
-	if err := model.FitFloat32(context.Background(), x); err != nil {
+	if err := model.FitFloat32(ctxOf(ctx), x); err != nil {
 		return nil, err
 	}
 	rep.FitSeconds = time.Since(fitStart).Seconds()

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -33,7 +34,9 @@ type RobustRow struct {
 // the kernel exp(−‖z−y‖²/2), s components, the square loss against H²κ
 // (κ = 0.8κ_max) and H¹κ (κ = 0.6κ_max) by DCA; pre-images by kernel ridge
 // regression (α = 1). MSE = mean over test points of ‖x − x̂‖².
-func RobustIris(taus []float64, seeds, s int, omega float64) ([]RobustRow, error) {
+// It stops with ctx (between fits, and inside each through FitContext)
+// with an error wrapping status.ErrStopped.
+func RobustIris(ctx context.Context, taus []float64, seeds, s int, omega float64) ([]RobustRow, error) {
 	iris, err := dataset.Iris()
 	if err != nil {
 		return nil, err
@@ -70,7 +73,7 @@ func RobustIris(taus []float64, seeds, s int, omega float64) ([]RobustRow, error
 				if loss.Kind == kpca.Square {
 					m.Solver = kpca.Eigen{Solver: eig.DenseSolver{}}
 				}
-				if err := m.Fit(train); err != nil {
+				if err := m.FitContext(ctx, train); err != nil {
 					return nil, fmt.Errorf("bench: robust τ=%g seed %d: %w", tau, seed, err)
 				}
 				mse, err := reconstructionMSE(m, test)
@@ -148,7 +151,9 @@ type SparseRow struct {
 // grid. The reconstruction error is that of the training points in feature
 // space, Σᵢ‖φ_c(xᵢ) − P φ_c(xᵢ)‖² = Tr G_c − ‖G_c·proj‖²_F (the learned
 // directions are orthonormal), and the ratio is to the square loss's.
-func SparseRows(n, d, s int, eps []float64, seed uint64) ([]SparseRow, error) {
+// It stops with ctx (inside each fit) with an error wrapping
+// status.ErrStopped.
+func SparseRows(ctx context.Context, n, d, s int, eps []float64, seed uint64) ([]SparseRow, error) {
 	x, err := dataset.StandardNormal(n, d, seed)
 	if err != nil {
 		return nil, err
@@ -175,7 +180,7 @@ func SparseRows(n, d, s int, eps []float64, seed uint64) ([]SparseRow, error) {
 		m := &kpca.KPCA{Components: s, NoCenter: true, Solver: kpca.DCA{Loss: kpca.Loss{Kind: kpca.Eps2, Param: e}}}
 		gc := mat.NewSymDense(n, nil)
 		gc.CopySym(g)
-		if err := m.FitGram(gc); err != nil {
+		if err := m.FitGramContext(ctx, gc); err != nil {
 			return nil, fmt.Errorf("bench: sparse ε=%g: %w", e, err)
 		}
 		scores, _ := m.Scores()

@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kdual/kdual/status"
 	"io"
 	"math"
 	"sort"
@@ -25,6 +27,9 @@ type MvTask struct {
 	ViewNames   []string
 	Pairs       [][2]int // (gallery view, probe view)
 	Note        string
+	// Context, when set, is checked before every fit: once it has ended,
+	// Evaluate (and so Choose) returns an error wrapping status.ErrStopped.
+	Context context.Context
 }
 
 // SketchTask is kdual's CUFSF stand-in (dataset.SketchViews on the first
@@ -105,7 +110,7 @@ func (t *MvTask) split(val int) *MvTask {
 	for _, id := range all[len(all)-val:] {
 		held[id] = true
 	}
-	out := &MvTask{Name: t.Name + "-validation", Pairs: t.Pairs, ViewNames: t.ViewNames}
+	out := &MvTask{Name: t.Name + "-validation", Pairs: t.Pairs, ViewNames: t.ViewNames, Context: t.Context}
 	for j, v := range t.Train {
 		_, c := v.Dims()
 		var tr, te []float64
@@ -157,6 +162,9 @@ type MvScore struct {
 // Evaluate trains m on the task's training part and scores the test part
 // for every l in ls (each at most the model's l).
 func (t *MvTask) Evaluate(m *kmvda.Model, ls []int) (*MvScore, error) {
+	if t.Context != nil && t.Context.Err() != nil {
+		return nil, status.Cancelled(context.Cause(t.Context), "before a kmvda fit")
+	}
 	if err := m.Fit(t.Train, t.TrainLabels); err != nil {
 		return nil, err
 	}

@@ -70,7 +70,7 @@ func MvTaskFor(data string, train, test int, testFrac float64, seed uint64) (*Mv
 	// The top testFrac of the identities are the test part: the same
 	// split by identities as the validation split of the experiments.
 	held := len(all) - int(float64(len(all))*(1-testFrac))
-	full := &MvTask{Name: "csv", Train: views, TrainLabels: labels, ViewNames: t.ViewNames}
+	full := &MvTask{Name: "csv", Train: views, TrainLabels: labels, ViewNames: t.ViewNames, Context: t.Context}
 	for j := 1; j < len(views); j++ {
 		full.Pairs = append(full.Pairs, [2]int{0, j}, [2]int{j, 0})
 	}

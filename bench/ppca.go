@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"context"
 	"fmt"
+	"github.com/kdual/kdual/status"
 	"image"
 	"image/color"
 	"math"
@@ -42,6 +44,10 @@ type PPCAOptions struct {
 	Plot          string
 	// Save, when set, is a file the fitted dual model is written to.
 	Save string
+	// Context, when set, stops the run (within a kernel panel or a solver
+	// pass) with an error wrapping status.ErrStopped; no file is written
+	// then.
+	Context context.Context
 }
 
 // PPCAReport is the outcome of RunPPCA (kdual ppca prints it).
@@ -91,15 +97,14 @@ func RunPPCA(o PPCAOptions) (*PPCAReport, error) {
 	default:
 		return nil, fmt.Errorf("bench: ppca kernel %q: want rbf or linear: %w", o.Kernel, linalg.ErrInvalid)
 	}
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	m := &ppca.Dual{Q: o.Q, Sigma2: o.Sigma2, Kernel: k}
 	start := time.Now()
-	if err := m.Fit(x); err != nil {
+	if err := m.FitContext(ctx, x); err != nil {
 		return nil, err
-	}
-	if o.Save != "" {
-		if err := modelfile.WriteFile(o.Save, m.Save); err != nil {
-			return nil, err
-		}
 	}
 	rep.FitSeconds = time.Since(start).Seconds()
 	explained, err := m.ExplainedVariance()
@@ -127,7 +132,7 @@ func RunPPCA(o PPCAOptions) (*PPCAReport, error) {
 		return nil, err
 	}
 	kp := &ppca.Dual{Q: rep.Q, Sigma2: 1e-300, Kernel: k}
-	if err := kp.Fit(x); err != nil {
+	if err := kp.FitContext(ctx, x); err != nil {
 		return nil, err
 	}
 	kpRecon, _, err := ppcaReconstruct(kp, o.Nearest)
@@ -147,6 +152,15 @@ func RunPPCA(o PPCAOptions) (*PPCAReport, error) {
 			return nil, err
 		}
 		rep.Fallbacks += sfb
+	}
+	// Files only once everything is computed.
+	if ctx.Err() != nil {
+		return nil, status.Cancelled(context.Cause(ctx), "before writing the results")
+	}
+	if o.Save != "" {
+		if err := modelfile.WriteFile(o.Save, m.Save); err != nil {
+			return nil, err
+		}
 	}
 	if o.Plot != "" {
 		rep.PlotPath = o.Plot

@@ -65,7 +65,7 @@ func runBenchApprox(args []string, stdout io.Writer) error {
 		if mlist[0] > *large || *s >= *large {
 			return usagef("--large %d with --m %d and --components %d", *large, mlist[0], *s)
 		}
-		rep, err := bench.ApproxLarge(*large, mlist[0], *s, *seed, progress)
+		rep, err := bench.ApproxLarge(runCtx, *large, mlist[0], *s, *seed, progress)
 		if err != nil {
 			return err
 		}
@@ -91,7 +91,7 @@ func runBenchApprox(args []string, stdout io.Writer) error {
 			return usagef("--methods: %q, want rpcholesky, uniform or rff", f)
 		}
 	}
-	rep, u, err := bench.Approx(bench.ApproxConfig{N: *n, S: *s, Ms: mlistOK, Methods: list, Precisions: precs,
+	rep, u, err := bench.Approx(bench.ApproxConfig{Context: runCtx, N: *n, S: *s, Ms: mlistOK, Methods: list, Precisions: precs,
 		Repeat: *repeat, Seed: *seed, ExactFrom: *exact, ExactTol: *exactTol}, progress)
 	if err != nil {
 		return err

@@ -46,6 +46,7 @@ func runKMvDA(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	task.Context = runCtx
 	trainIDs := distinct(task.TrainLabels[0])
 	if *val == 0 {
 		*val = max(2, trainIDs/4)
@@ -177,6 +178,7 @@ func runKMvDATable(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
+		t.Context = runCtx
 		ex, err := bench.RunMvExperiment(t, ls, ms, *mTable, max(2, distinct(t.TrainLabels[0])/4), *seed, os.Stderr)
 		if err != nil {
 			return err

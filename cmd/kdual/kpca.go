@@ -404,7 +404,7 @@ func runKPCARobust(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rows, err := bench.RobustIris(ts, *seeds, *s, *omega)
+	rows, err := bench.RobustIris(runCtx, ts, *seeds, *s, *omega)
 	if err != nil {
 		return err
 	}
@@ -433,7 +433,7 @@ func runKPCASparse(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rows, err := bench.SparseRows(*n, *d, *s, es, *seed)
+	rows, err := bench.SparseRows(runCtx, *n, *d, *s, es, *seed)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func runPPCA(args []string, stdout io.Writer) error {
 	if *kern != "rbf" && *kern != "gaussian" && *kern != "linear" {
 		return usagef("--kernel %q: want rbf or linear", *kern)
 	}
-	rep, err := bench.RunPPCA(bench.PPCAOptions{Data: *data, Classes: *classes, N: *n, Q: *q, Sigma2: *sigma2,
+	rep, err := bench.RunPPCA(bench.PPCAOptions{Context: runCtx, Data: *data, Classes: *classes, N: *n, Q: *q, Sigma2: *sigma2,
 		Kernel: *kern, Sigma: *sigma, Sample: *sample, Nearest: *nearest, Seed: *seed, Plot: *plotOut, Save: *save})
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 
 	"github.com/sbinet/npyio/npy"
 	"github.com/sbinet/npyio/npz"
@@ -316,16 +317,24 @@ func (r *Reader) Kernel(h Kernel) (kernel.Kernel, error) {
 	return k, nil
 }
 
-// WriteFile creates path and writes a model to it with save (a model's
-// Save method), closing the file and reporting the first error.
+// WriteFile writes a model to path with save (a model's Save method): into
+// a temporary file beside it, renamed to path only when everything was
+// written, so that a failed or interrupted save never leaves a partial
+// file (nor replaces an existing one).
 func WriteFile(path string, save func(io.Writer) error) (err error) {
-	f, err := os.Create(path)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if cerr := f.Close(); err == nil {
 			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), path)
+		}
+		if err != nil {
+			os.Remove(f.Name())
 		}
 	}()
 	return save(f)

@@ -1,6 +1,7 @@
 package ppca
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -53,16 +54,27 @@ type Dual struct {
 
 // Fit fits the model to the rows of x with the model's kernel. x is kept
 // for pre-images.
-func (m *Dual) Fit(xm mat.Matrix) error {
+func (m *Dual) Fit(xm mat.Matrix) error { return m.FitContext(context.Background(), xm) }
+
+// FitContext is Fit stopped by ctx: the kernel is built in panels with ctx
+// checked before each, and an iterative Solver checks it before every
+// pass (LAPACK's dense eigensolve, one call, runs to its end). A stopped
+// fit returns an error wrapping status.ErrStopped and leaves the model
+// unfitted.
+func (m *Dual) FitContext(ctx context.Context, xm mat.Matrix) error {
+	m.fitted = false
 	x := linalg.DenseOf(xm)
 	if x == nil {
 		return invalidf("Fit: empty data")
 	}
-	g, err := kernel.Gram(x, m.Kernel)
-	if err != nil {
+	if err := m.Kernel.Check(); err != nil {
 		return err
 	}
-	if err := m.fitGram(g); err != nil {
+	g, err := kernel.GramWith(x, m.Kernel, linalg.GramOptions{Context: ctx})
+	if err != nil {
+		return fmt.Errorf("ppca: %w", err)
+	}
+	if err := m.fitGram(ctx, g); err != nil {
 		return err
 	}
 	m.x = linalg.CopyOf(x)
@@ -78,18 +90,21 @@ func (m *Dual) FitKernel(k *mat.SymDense) error {
 	}
 	g := mat.NewSymDense(k.SymmetricDim(), nil)
 	g.CopySym(k)
-	if err := m.fitGram(g); err != nil {
+	if err := m.fitGram(context.Background(), g); err != nil {
 		return err
 	}
 	m.x = nil
 	return nil
 }
 
-func (m *Dual) fitGram(g *mat.SymDense) error {
+func (m *Dual) fitGram(ctx context.Context, g *mat.SymDense) error {
 	*m = Dual{Q: m.Q, Sigma2: m.Sigma2, Kernel: m.Kernel, Solver: m.Solver}
 	n := g.SymmetricDim()
 	if err := checkSettings(n, n, "N", m.Q, m.Sigma2); err != nil {
 		return err
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("ppca: %w", status.Cancelled(context.Cause(ctx), "after the kernel"))
 	}
 	c, err := linalg.CenterKernelInPlace(g)
 	if err != nil {
@@ -114,7 +129,7 @@ func (m *Dual) fitGram(g *mat.SymDense) error {
 		if err != nil {
 			return err
 		}
-		res, err := m.Solver.Solve(op, m.Q)
+		res, err := m.Solver.Solve(eig.WithContext(ctx, op), m.Q)
 		if res != nil {
 			m.status = res.Status
 		}
