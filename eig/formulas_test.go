@@ -182,3 +182,50 @@ func TestUpperRanges(t *testing.T) {
 	}
 	require.Empty(t, upperRanges(0, 0, 5))
 }
+
+// Every solver's zero-valued options are its documented defaults: a run
+// with the zero value and one with the defaults spelled out give the same
+// bits (and one with another value does not, so the comparison can fail).
+func TestSolverDefaultsAreDocumented(t *testing.T) {
+	const n, k = 300, 4
+	a := symWithSpectrum(8, spectrum(n, func(i int) float64 { return 1 / float64(i+1) }))
+	d, err := NewDense(a)
+	require.NoError(t, err)
+	same := func(x, y *Result) bool {
+		return mat.Equal(x.Vectors, y.Vectors) && x.Iterations == y.Iterations && x.Values[0] == y.Values[0]
+	}
+	run := func(s Solver) *Result {
+		res, err := s.Solve(d, k)
+		require.NoError(t, err, "%#v", s)
+		return res
+	}
+	// q = 7 for k < 0.1·n (4 otherwise); the normalizer LU for q > 2.
+	for _, c := range []struct {
+		zero, spelled, other Solver
+	}{
+		{Lanczos{}, Lanczos{NCV: max(2*k+1, 20), Tol: 1e-10, MaxRestarts: 1000, Seed: 1}, Lanczos{NCV: 21}},
+		{Lanczos{}, Lanczos{NCV: 20}, Lanczos{Seed: 2}},
+		{Lanczos{}, Lanczos{Tol: 1e-10}, Lanczos{Tol: 1e-4}},
+		{BlockKrylov{}, BlockKrylov{Tol: 1e-10}, BlockKrylov{Tol: 1e-4}},
+		{BlockKrylov{}, BlockKrylov{Block: 8, NCV: max(3*k+8, 4*8), Tol: 1e-10, MaxRestarts: 1000, Seed: 1}, BlockKrylov{Block: 7}},
+		{BlockKrylov{}, BlockKrylov{NCV: 32}, BlockKrylov{NCV: 40}},
+		{Randomized{}, Randomized{Oversample: 10, PowerIters: 7, Normalizer: NormLU, Seed: 1}, Randomized{Oversample: 11}},
+		{Randomized{}, Randomized{PowerIters: 7}, Randomized{PowerIters: 6}},
+		{Randomized{PowerIters: 2}, Randomized{PowerIters: 2, Normalizer: NormNone}, Randomized{PowerIters: 2, Normalizer: NormLU}},
+		{Randomized{PowerIters: 3}, Randomized{PowerIters: 3, Normalizer: NormLU}, Randomized{PowerIters: 3, Normalizer: NormNone}},
+		{Randomized{Tol: 1e-6}, Randomized{Tol: 1e-6, MaxIter: 500}, Randomized{Tol: 1e-6, Seed: 3}},
+	} {
+		z := run(c.zero)
+		require.True(t, same(z, run(c.spelled)), "%#v against %#v", c.zero, c.spelled)
+		require.False(t, same(z, run(c.other)), "%#v against %#v", c.zero, c.other)
+	}
+	// q = 4 when k ≥ 0.1·n.
+	small := symWithSpectrum(9, spectrum(30, func(i int) float64 { return 1 / float64(i+1) }))
+	ds, err := NewDense(small)
+	require.NoError(t, err)
+	r0, err := Randomized{}.Solve(ds, 4)
+	require.NoError(t, err)
+	r1, err := Randomized{PowerIters: 4}.Solve(ds, 4)
+	require.NoError(t, err)
+	require.True(t, mat.Equal(r0.Vectors, r1.Vectors))
+}
