@@ -269,3 +269,36 @@ func TestNewNystromMap(t *testing.T) {
 	_, err = NewNystromMap(kernel.Kernel{Kind: kernel.Gaussian}, ny.XL, ny.R, ny.Info())
 	require.ErrorIs(t, err, ErrInvalid)
 }
+
+// The zero-valued options are the documented defaults (same landmarks and
+// factor as spelled out; another value differs): Block min(Rank, 256),
+// Cutoff 1e-12, Seed 1.
+func TestNystromDefaultsAreDocumented(t *testing.T) {
+	x := data(t, 700, 4, 9)
+	fit := func(ny Nystrom) *NystromMap {
+		m, err := ny.Fit(x, gauss)
+		require.NoError(t, err)
+		return m
+	}
+	same := func(a, b *NystromMap) bool {
+		if len(a.Landmarks) != len(b.Landmarks) {
+			return false
+		}
+		for i := range a.Landmarks {
+			if a.Landmarks[i] != b.Landmarks[i] {
+				return false
+			}
+		}
+		return mat.Equal(a.R, b.R)
+	}
+	for _, c := range []struct{ zero, spelled, other Nystrom }{
+		{Nystrom{Rank: 300}, Nystrom{Rank: 300, Block: 256, Cutoff: 1e-12, Seed: 1}, Nystrom{Rank: 300, Block: 255}},
+		{Nystrom{Rank: 40}, Nystrom{Rank: 40, Block: 40}, Nystrom{Rank: 40, Block: 39}},
+		{Nystrom{Rank: 40}, Nystrom{Rank: 40, Seed: 1}, Nystrom{Rank: 40, Seed: 2}},
+		{Nystrom{Rank: 40, Sampler: Uniform}, Nystrom{Rank: 40, Sampler: Uniform, Seed: 1}, Nystrom{Rank: 40, Sampler: Uniform, Seed: 2}},
+	} {
+		z := fit(c.zero)
+		require.True(t, same(z, fit(c.spelled)), "%+v against %+v", c.zero, c.spelled)
+		require.False(t, same(z, fit(c.other)), "%+v against %+v", c.zero, c.other)
+	}
+}

@@ -723,3 +723,25 @@ func TestKappaMaxDefinitions(t *testing.T) {
 	require.InDelta(t, math.Sqrt(49+1+4+9+0.25+16), KappaMax(h, HuberF), 1e-14)
 	require.Equal(t, 0.0, KappaMax(h, Square))
 }
+
+// The solvers' zero-valued options are their documented defaults: DCA Tol
+// 1e-9 and MaxIter 10 000, LBFGS MaxIter 10 000 and Seed 1 (same bits as
+// spelled out; another value differs).
+func TestKPCASolverDefaultsAreDocumented(t *testing.T) {
+	x := gaussData(t, 120, 5, 8)
+	fit := func(sv Solver) *mat.Dense {
+		k := &KPCA{Components: 3, Kernel: rbf, Solver: sv}
+		require.NoError(t, k.Fit(x))
+		h, _ := k.Dual()
+		return h
+	}
+	loss := Loss{Kind: Huber1, Param: 0.5, Relative: true}
+	for _, c := range []struct{ zero, spelled, other Solver }{
+		{DCA{Loss: loss}, DCA{Loss: loss, Tol: 1e-9, MaxIter: 10000}, DCA{Loss: loss, Tol: 1e-6}},
+		{LBFGS{}, LBFGS{MaxIter: 10000, Seed: 1}, LBFGS{Seed: 2}},
+	} {
+		z := fit(c.zero)
+		require.True(t, mat.Equal(z, fit(c.spelled)), "%#v against %#v", c.zero, c.spelled)
+		require.False(t, mat.Equal(z, fit(c.other)), "%#v against %#v", c.zero, c.other)
+	}
+}
