@@ -139,6 +139,7 @@ func TestPositiveTop(t *testing.T) {
 	mr, err := modelfile.Open(bytes.NewReader(buf.Bytes()), ErrModelFile, &head)
 	require.NoError(t, err)
 	require.NoError(t, positiveTop(mr, []float64{3, 2, 2, -5}, 3))
+	require.NoError(t, positiveTop(mr, []float64{0.5, 1e-300}, 2))
 	for _, c := range []struct {
 		values []float64
 		want   string
