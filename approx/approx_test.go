@@ -1,6 +1,7 @@
 package approx
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 
@@ -301,4 +302,16 @@ func TestNystromDefaultsAreDocumented(t *testing.T) {
 		require.True(t, same(z, fit(c.spelled)), "%+v against %+v", c.zero, c.spelled)
 		require.False(t, same(z, fit(c.other)), "%+v against %+v", c.zero, c.other)
 	}
+}
+
+// Random features have no trace error: their Info's JSON leaves it out;
+// Nyström's always has it, 0 included.
+func TestInfoJSONTraceError(t *testing.T) {
+	b, err := json.Marshal(Info{Method: "rff", Rank: 5})
+	require.NoError(t, err)
+	require.NotContains(t, string(b), "trace_error")
+	require.Contains(t, string(b), `"rank":5`)
+	b, err = json.Marshal(Info{Method: "nystrom", Rank: 5})
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"trace_error":0`)
 }

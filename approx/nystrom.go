@@ -10,6 +10,7 @@ package approx
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -144,7 +145,7 @@ type Info struct {
 	// TraceError is tr(K − K̂)/tr(K) (Nyström: exact, since K − K̂ is
 	// positive semi-definite and its diagonal is known — up to the
 	// cut-off: a point whose residual fell below Cutoff·max diag K counts
-	// as 0; random features: not known, 0).
+	// as 0; random features: not known, 0, and left out of the JSON).
 	TraceError float64 `json:"trace_error"`
 	// EigenvalueBound bounds the eigenvalue error of the centred kernel
 	// (Nyström): λ_i(K̂_c) ≤ λ_i(K_c) ≤ λ_i(K̂_c) + EigenvalueBound, with
@@ -183,6 +184,19 @@ type FeatureMap interface {
 	// ReleaseTrain drops the training features (a model keeps only what
 	// Map needs); Train returns nil afterwards.
 	ReleaseTrain()
+}
+
+// MarshalJSON writes the fields above, without trace_error for random
+// features (they have none).
+func (i Info) MarshalJSON() ([]byte, error) {
+	type plain Info
+	if i.Method != "rff" {
+		return json.Marshal(plain(i))
+	}
+	return json.Marshal(struct {
+		plain
+		TraceError *float64 `json:"trace_error,omitempty"`
+	}{plain: plain(i)})
 }
 
 // NystromMap is the Nyström feature map of a kernel on training points X:

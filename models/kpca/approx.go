@@ -267,7 +267,14 @@ func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n in
 	}
 	fm.ReleaseTrain() // the model keeps the map, not the n×k training features
 	k.approx = &approxState{fm: fm, mean: mean, w: w}
-	k.info.Operator, k.info.PlanReason = "low-rank "+ai.Method, fmt.Sprintf("%s approximation of rank %d (trace error %.3g)", ai.Method, r, ai.TraceError)
+	k.info.Operator = "low-rank " + ai.Method
+	if _, rff := fm.(*approx.RFFMap); rff {
+		// Random features have no trace error to report (their kernel
+		// is not a Nyström projection of K).
+		k.info.PlanReason = fmt.Sprintf("%s approximation with %d random features", ai.Method, r)
+	} else {
+		k.info.PlanReason = fmt.Sprintf("%s approximation of rank %d (trace error %.3g)", ai.Method, r, ai.TraceError)
+	}
 	k.info.Approx = &ai
 	k.info.KernelSeconds, k.info.SolveSeconds = kernelSeconds, time.Since(solveStart).Seconds()
 	k.x = nil // not kept: memory O(n·k) (CheckResidualsWith takes the data)
