@@ -74,7 +74,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	columns := fs.String("columns", "", "the feature columns, comma-separated: numbers (1 the first, -1 the last) or header names; other columns are not read (default: every column but the label)")
 	save := fs.String("save", "", "fit: write the fitted model to this file (a NumPy .npz archive; kdual kpca transform --model reads it)")
 	modelPath := fs.String("model", "", "transform: the model file written by fit --save; --input is then the new data to project")
-	quiet := fs.Bool("quiet", false, "no progress line on stderr (shown only when stderr is a terminal and the fit takes over 2 s)")
+	quiet := fs.Bool("quiet", false, "nothing on stderr but errors: no progress line (otherwise shown when stderr is a terminal and the fit takes over 2 s), no line on what was read or planned")
 	approxName := fs.String("approx", "", "approximate the kernel: nystrom (with --landmarks) or rff (random Fourier features, gaussian kernel, with --features); memory O(n·m), never n×n")
 	landmarks := fs.Int("landmarks", 0, "--approx nystrom: the most landmarks m")
 	sampler := fs.String("sampler", "rpcholesky", "--approx nystrom: how landmarks are chosen, rpcholesky or uniform")
@@ -101,6 +101,9 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *quiet {
+		diag = io.Discard
+	}
 	switch *format {
 	case "csv":
 	case "json":
@@ -521,11 +524,30 @@ func csvOptions(delimiter string, labelColumn, maxRows int) (dataset.CSVOptions,
 
 // readTable reads the features of a data file (dataset.ReadTable; labels,
 // when a label column is named, are left out).
+// readTable reads a data file and says on diag what it read: the shape,
+// and the header and label column when there are (so that a numeric label
+// column read as a feature, or a first row taken as a header, shows).
 func readTable(path string, o dataset.CSVOptions) (*mat.Dense, error) {
 	t, err := dataset.ReadTable(path, o)
 	if err != nil {
 		return nil, err
 	}
+	r, c := t.X.Dims()
+	var notes []string
+	if len(t.Header) > 0 {
+		notes = append(notes, "header row")
+	}
+	if o.LabelColumn != 0 {
+		notes = append(notes, fmt.Sprintf("label column %d left out", o.LabelColumn))
+	}
+	if len(o.Columns) > 0 {
+		notes = append(notes, "columns "+strings.Join(o.Columns, ","))
+	}
+	note := ""
+	if len(notes) > 0 {
+		note = " (" + strings.Join(notes, "; ") + ")"
+	}
+	fmt.Fprintf(diag, "kdual: read %d×%d from %s%s\n", r, c, path, note)
 	return t.X, nil
 }
 

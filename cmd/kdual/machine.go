@@ -56,7 +56,9 @@ func restartForCore(stderr io.Writer) {
 	if !c.Restart {
 		return
 	}
-	fmt.Fprintf(stderr, "kdual: OpenBLAS chose its generic %s kernels for this processor; restarting with OPENBLAS_CORETYPE=%s\n", c.Core, c.Want)
+	if !quietArgs(os.Args[1:]) {
+		fmt.Fprintf(stderr, "kdual: OpenBLAS chose its generic %s kernels for this processor; restarting with OPENBLAS_CORETYPE=%s\n", c.Core, c.Want)
+	}
 	env := append(os.Environ(), "OPENBLAS_CORETYPE="+c.Want, envRestarted+"="+c.Core)
 	exe, err := os.Executable()
 	if err == nil {
@@ -179,4 +181,18 @@ func dirOf(path string) string {
 		return path[:i]
 	}
 	return "."
+}
+
+// quietArgs reports whether the command line asks for --quiet (read
+// before the flags are parsed, for the restart notice).
+func quietArgs(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--quiet" || a == "-quiet" || a == "--quiet=true" || a == "-quiet=true" {
+			return true
+		}
+	}
+	return false
 }

@@ -19,6 +19,18 @@ import (
 	"github.com/kdual/kdual/dataset"
 )
 
+// withoutNotes drops the lines that say what was read or planned
+// ("kdual: read …", "kdual: operator …"), leaving errors and warnings.
+func withoutNotes(stderr string) string {
+	var keep []string
+	for _, l := range strings.SplitAfter(stderr, "\n") {
+		if !strings.HasPrefix(l, "kdual: read ") && !strings.HasPrefix(l, "kdual: operator ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "")
+}
+
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
@@ -623,7 +635,7 @@ func TestKPCAInterruptedAndNumPyInput(t *testing.T) {
 	require.Equal(t, exitStopped, code, stderr)
 	require.Empty(t, out)
 	require.Contains(t, stderr, "interrupted")
-	require.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one line: %q", stderr)
+	require.Equal(t, 1, strings.Count(strings.TrimSpace(withoutNotes(stderr)), "\n")+1, "one line: %q", stderr)
 
 	// The same five rows as an .npy file (float64, C order).
 	npy := filepath.Join(dir, "d.npy")
@@ -730,4 +742,23 @@ func TestIgnoredFlagsAreErrors(t *testing.T) {
 	}
 	code, _, stderr = runCLI(t, "kpca", "transform", "--model", model, "--input", csv)
 	require.Equal(t, 0, code, stderr)
+}
+
+// What was read is said on stderr (shape, header, label column), and
+// --quiet says nothing but errors.
+func TestReadLineAndQuiet(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "d.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("a,b,c\n1,2,x\n3,4,y\n5,7,x\n2,2,y\n"), 0o644))
+	code, _, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--label-column", "3", "--components", "1")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "kdual: read 4×2 from "+csv+" (header row; label column 3 left out)\n")
+	require.Contains(t, stderr, "kdual: operator ")
+	code, out, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--label-column", "3", "--components", "1", "--quiet")
+	require.Equal(t, 0, code, stderr)
+	require.Empty(t, stderr)
+	require.NotEmpty(t, out)
+	require.True(t, quietArgs([]string{"kpca", "fit", "--quiet"}))
+	require.False(t, quietArgs([]string{"kpca", "fit", "--", "--quiet"}))
+	require.False(t, quietArgs([]string{"kpca", "fit", "--quiet=false"}))
 }

@@ -301,7 +301,7 @@ func TestExitCodesAndOneLineErrors(t *testing.T) {
 		code, _, stderr := runCLI(t, c.args...)
 		require.Equal(t, c.code, code, "%v: %s", c.args, stderr)
 		if c.code == 1 {
-			line := strings.TrimRight(stderr, "\n")
+			line := strings.TrimRight(withoutNotes(stderr), "\n")
 			require.NotContains(t, line, "\n", "%v: one line: %q", c.args, stderr)
 			require.Less(t, len(line), 400, "%v: bounded: %d bytes", c.args, len(line))
 			require.True(t, strings.HasPrefix(line, "kdual "), "%v: %q", c.args, line)
