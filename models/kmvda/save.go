@@ -88,7 +88,7 @@ func Load(r io.Reader) (*Model, error) {
 	var h modelHeader
 	mr, err := modelfile.Open(r, ErrModelFile, &h)
 	if err != nil {
-		return nil, fmt.Errorf("kmvda: Load: %w", err)
+		return nil, err // it names the model kind already
 	}
 	if err := mr.Check(h.Format, h.Version, modelFormat, ModelVersion); err != nil {
 		return nil, err

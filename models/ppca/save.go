@@ -85,7 +85,7 @@ func LoadDual(r io.Reader) (*Dual, error) {
 	var h modelHeader
 	mr, err := modelfile.Open(r, ErrModelFile, &h)
 	if err != nil {
-		return nil, fmt.Errorf("ppca: Load: %w", err)
+		return nil, err // it names the model kind already
 	}
 	if err := mr.Check(h.Format, h.Version, formatDual, ModelVersion); err != nil {
 		return nil, err
@@ -185,7 +185,7 @@ func LoadPrimal(r io.Reader) (*Primal, error) {
 	var h modelHeader
 	mr, err := modelfile.Open(r, ErrModelFile, &h)
 	if err != nil {
-		return nil, fmt.Errorf("ppca: Load: %w", err)
+		return nil, err // it names the model kind already
 	}
 	if err := mr.Check(h.Format, h.Version, formatPrimal, ModelVersion); err != nil {
 		return nil, err

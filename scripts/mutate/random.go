@@ -2,7 +2,7 @@ package main
 
 // The random mutation run: every arithmetic operator, comparison and
 // numeric constant in the compiled Go files of the named packages is a
-// mutation site; a seeded shuffle orders the sites, and the first N that
+// mutation site; a seeded hash of each site's stable name orders them, and the first N that
 // compile are tested, each alone, against its own package's tests.
 //
 // The rewrites (one per site):
@@ -27,8 +27,11 @@ package main
 // without a run ("not covered"). A mutant is killed when those tests fail or
 // run past the time limit (twice the unmutated package's time plus 30 s); it
 // survives when they pass. Mutants listed in the equivalents file (one
-// per line: the mutant's key, a tab, the one-line argument) are reported
-// but not counted.
+// per line: the mutant's stable name, a tab, the one-line argument) are reported
+// but not counted. A mutant's stable name (file:function#k:old→new, k the
+// like sites before it in that function) keys both the sample order (a
+// seeded hash, so edits elsewhere leave the sample alone) and the
+// equivalents file.
 
 import (
 	"bufio"
@@ -38,7 +41,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"math/rand/v2"
+	"hash/fnv"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -58,6 +61,10 @@ type site struct {
 	inBody    bool // inside a function body
 	// The function body's first and last line.
 	body0, body1 int
+	// stable names the site independently of lines elsewhere: the file,
+	// the enclosing function and the count of like sites (same rewrite)
+	// before it in that function.
+	stable string
 }
 
 func (s site) key() string {
@@ -107,6 +114,11 @@ func sites(pkg, root, file string) ([]site, error) {
 	rel, _ := filepath.Rel(root, file)
 	var out []site
 	var bodies, skip [][2]token.Pos
+	var funcs []struct {
+		name     string
+		from, to token.Pos
+	}
+	seen := map[string]int{}
 	add := func(pos token.Pos, old, new string) {
 		for _, r := range skip {
 			if pos >= r[0] && pos < r[1] {
@@ -120,6 +132,15 @@ func sites(pkg, root, file string) ([]site, error) {
 				st.inBody, st.body0, st.body1 = true, fset.Position(b[0]).Line, fset.Position(b[1]).Line
 			}
 		}
+		fn := "(package)"
+		for _, f := range funcs {
+			if pos >= f.from && pos < f.to {
+				fn = f.name
+			}
+		}
+		like := rel + ":" + fn + ":" + old + "→" + new
+		st.stable = fmt.Sprintf("%s:%s#%d:%s→%s", rel, fn, seen[like], old, new)
+		seen[like]++
 		out = append(out, st)
 	}
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -128,6 +149,20 @@ func sites(pkg, root, file string) ([]site, error) {
 			if n.Body != nil {
 				bodies = append(bodies, [2]token.Pos{n.Body.Pos(), n.Body.End()})
 			}
+			name := n.Name.Name
+			if n.Recv != nil && len(n.Recv.List) == 1 {
+				t := n.Recv.List[0].Type
+				if st, ok := t.(*ast.StarExpr); ok {
+					t = st.X
+				}
+				if id, ok := t.(*ast.Ident); ok {
+					name = id.Name + "." + name
+				}
+			}
+			funcs = append(funcs, struct {
+				name     string
+				from, to token.Pos
+			}{name, n.Pos(), n.End()})
 		case *ast.ReturnStmt:
 			// return v₁, …, fmt.Errorf(…) (or &SomeError{…}): by Go's
 			// convention callers do not read the other results.
@@ -401,8 +436,14 @@ func runRandom(patterns []string, n int, seed uint64, eqPath string) int {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
 		return 2
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x6b6475616c))
-	rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+	// The order: a seeded hash of each site's stable name, so that an edit
+	// elsewhere does not reshuffle the sample.
+	rank := func(st site) uint64 {
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%d\x00%s", seed, st.stable)
+		return h.Sum64()
+	}
+	sort.SliceStable(all, func(i, j int) bool { return rank(all[i]) < rank(all[j]) })
 	fmt.Printf("%d mutation sites in %s; seed %d; testing the first %d that compile\n", len(all), strings.Join(patterns, " "), seed, n)
 
 	// Restore the file being mutated on an interrupt.
@@ -482,15 +523,15 @@ func runRandom(patterns []string, n int, seed uint64, eqPath string) int {
 		switch {
 		case v == killed:
 			t.killed++
-		case eq[s.key()] != "":
+		case eq[s.stable] != "":
 			t.equivalent++
-			state, why = "equivalent", eq[s.key()]
+			state, why = "equivalent", eq[s.stable]
 		default:
 			t.survived++
 			state = "SURVIVED  "
-			survivors = append(survivors, s.key())
+			survivors = append(survivors, s.key()+"  "+s.stable)
 		}
-		fmt.Printf("%3d %s %-60s %5.1fs %s\n", tested, state, s.key(), took.Seconds(), why)
+		fmt.Printf("%3d %s %-60s %5.1fs %s  [%s]\n", tested, state, s.key(), took.Seconds(), why, s.stable)
 	}
 	var pkgs []string
 	for p := range per {
