@@ -315,3 +315,31 @@ func TestInfoJSONTraceError(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(b), `"trace_error":0`)
 }
+
+// The float32 copy of the data for distance kernels is shifted by the
+// exact column means (summed in blocks of 256 rows: several blocks here);
+// other kernels are copied unshifted.
+func TestShiftedFloat32(t *testing.T) {
+	x := data(t, 700, 3, 10)
+	for i := 0; i < 700; i++ {
+		x.Set(i, 1, x.At(i, 1)+5) // a mean far from 0
+	}
+	mean := make([]float64, 3)
+	for i := 0; i < 700; i++ {
+		for j := 0; j < 3; j++ {
+			mean[j] += x.At(i, j) / 700
+		}
+	}
+	got, err := shiftedFloat32(x, gauss)
+	require.NoError(t, err)
+	defer got.Free()
+	for _, i := range []int{0, 255, 256, 511, 699} {
+		for j := 0; j < 3; j++ {
+			require.InDelta(t, float32(x.At(i, j)-mean[j]), got.Row(i)[j], 1e-6, "row %d col %d", i, j)
+		}
+	}
+	lin, err := shiftedFloat32(x, kernel.Kernel{Kind: kernel.Linear})
+	require.NoError(t, err)
+	defer lin.Free()
+	require.Equal(t, float32(x.At(300, 1)), lin.Row(300)[1])
+}

@@ -229,3 +229,51 @@ func TestSolverDefaultsAreDocumented(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, mat.Equal(r0.Vectors, r1.Vectors))
 }
+
+// LowRank against the explicit matrices, for every storage of F (n×k
+// dense, the transpose of a k×n dense, the transpose of float32 k×n), plain
+// and centred (F_c = F − 1·μᵀ with μ the column means): Apply(X) = F·Fᵀ·X
+// or F_c·F_cᵀ·X.
+func TestLowRankOperator(t *testing.T) {
+	const n, k, b = 90, 6, 3
+	f := randData(21, n, k)
+	for i := 0; i < n; i++ {
+		f.Set(i, 2, f.At(i, 2)+3) // a column with a mean far from 0
+	}
+	// Round F to float32 values so that every storage holds the same F.
+	for i, v := range f.RawMatrix().Data {
+		f.RawMatrix().Data[i] = float64(float32(v))
+	}
+	ft := mat.DenseCopyOf(f.T())
+	f32, err := linalg.Dense32Of(ft)
+	require.NoError(t, err)
+	defer f32.Free()
+	x := randData(22, n, b)
+	for _, center := range []bool{false, true} {
+		fc := mat.DenseCopyOf(f)
+		if center {
+			for j := 0; j < k; j++ {
+				m := 0.0
+				for i := 0; i < n; i++ {
+					m += f.At(i, j) / n
+				}
+				for i := 0; i < n; i++ {
+					fc.Set(i, j, f.At(i, j)-m)
+				}
+			}
+		}
+		var ftx, want mat.Dense
+		ftx.Mul(fc.T(), x)
+		want.Mul(fc, &ftx)
+		for name, m := range map[string]mat.Matrix{"dense": f, "transpose": ft.T(), "float32": f32.T()} {
+			op, err := NewLowRank(m, center)
+			require.NoError(t, err, name)
+			require.Equal(t, n, op.Dim())
+			got := mat.NewDense(n, b, nil)
+			require.NoError(t, op.Apply(got, x), name)
+			var d mat.Dense
+			d.Sub(got, &want)
+			require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-10*mat.Norm(&want, math.Inf(1)), "%s, centred %v", name, center)
+		}
+	}
+}
