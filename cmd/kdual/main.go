@@ -171,11 +171,26 @@ func parse(fs *flag.FlagSet, args []string) error {
 			}
 		}
 	}
-	if err := fs.Parse(args); err != nil {
+	// The flag package would print the error and every flag; kdual
+	// prints the flags for -h only, and one line for a mistake.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(diag)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(diag, "Usage of %s:\n", fs.Name())
+			fs.PrintDefaults()
 			return err
 		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+		msg := err.Error()
+		if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+			msg = fmt.Sprintf("unknown flag --%s", name)
+			if near := closestFlag(fs, name); near != "" {
+				msg += fmt.Sprintf("; did you mean --%s?", near)
+			}
+		}
+		return fmt.Errorf("%w: %s (%s -h lists the flags)", errUsage, msg, fs.Name())
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
@@ -336,4 +351,37 @@ func progressLine(quiet bool) (update func(stage string, done, total int64), don
 			shown = false
 		}
 	}
+}
+
+// closestFlag returns the flag of fs nearest to name by edit distance
+// (at most a third of its length, and at least 1 edit), or "".
+func closestFlag(fs *flag.FlagSet, name string) string {
+	best, bestD := "", len(name)/3+1
+	fs.VisitAll(func(f *flag.Flag) {
+		if d := editDistance(name, f.Name); d < bestD || (d == bestD && best == "" && d <= 2) {
+			best, bestD = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -762,3 +762,22 @@ func TestReadLineAndQuiet(t *testing.T) {
 	require.False(t, quietArgs([]string{"kpca", "fit", "--", "--quiet"}))
 	require.False(t, quietArgs([]string{"kpca", "fit", "--quiet=false"}))
 }
+
+// A mistyped flag is one line naming the nearest flag and how to list
+// them (exit 2); -h lists the command's flags and exits 0.
+func TestFlagTypoSuggestion(t *testing.T) {
+	code, _, stderr := runCLI(t, "kpca", "fit", "--compnents", "3")
+	require.Equal(t, 2, code)
+	require.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one line: %q", stderr)
+	require.Contains(t, stderr, "unknown flag --compnents; did you mean --components?")
+	require.Contains(t, stderr, "kdual kpca fit -h")
+	code, _, stderr = runCLI(t, "ppca", "--zzzzzz")
+	require.Equal(t, 2, code)
+	require.NotContains(t, stderr, "did you mean")
+	code, _, stderr = runCLI(t, "kpca", "fit", "-h")
+	require.Equal(t, 0, code)
+	require.Contains(t, stderr, "-components")
+	require.Equal(t, 1, editDistance("compnents", "components"))
+	require.Equal(t, 3, editDistance("kitten", "sitting"))
+	require.Equal(t, 0, editDistance("", ""))
+}
