@@ -26,6 +26,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -194,6 +195,9 @@ func parse(fs *flag.FlagSet, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if err := checkOutputs(fs); err != nil {
+		return err
 	}
 	if f := fs.Lookup("profile"); f != nil && f.Value.String() != "" {
 		if err := loadProfile(f.Value.String()); err != nil {
@@ -384,4 +388,38 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// outputFlags are the flags that name a file (or, when their usage says
+// "directory", a directory) a command writes.
+var outputFlags = map[string]bool{"save": true, "json": true, "plot": true, "png": true, "out": true,
+	"start-out": true, "data-out": true, "vectors-out": true}
+
+// checkOutputs checks, before any work, that every output given can be
+// written: its directory exists and a probe file can be created there
+// (and is removed).
+func checkOutputs(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		path := f.Value.String()
+		if err != nil || !outputFlags[f.Name] || path == "" || path == "-" {
+			return
+		}
+		dir := filepath.Dir(path)
+		if strings.Contains(f.Usage, "directory") {
+			dir = path
+		}
+		if st, serr := os.Stat(dir); serr != nil || !st.IsDir() {
+			err = fmt.Errorf("%w: --%s %s: the directory %s does not exist", errUsage, f.Name, path, dir)
+			return
+		}
+		probe, perr := os.CreateTemp(dir, ".kdual-probe-*")
+		if perr != nil {
+			err = fmt.Errorf("%w: --%s %s: cannot write in %s: %v", errUsage, f.Name, path, dir, perr)
+			return
+		}
+		probe.Close()
+		os.Remove(probe.Name())
+	})
+	return err
 }

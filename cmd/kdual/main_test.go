@@ -781,3 +781,35 @@ func TestFlagTypoSuggestion(t *testing.T) {
 	require.Equal(t, 3, editDistance("kitten", "sitting"))
 	require.Equal(t, 0, editDistance("", ""))
 }
+
+// Output paths are checked before any work: a missing or unwritable
+// directory is a usage error naming the flag, at once; the probe file is
+// removed.
+func TestOutputPathsCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"kpca", "fit", "--data", "fashion", "--n", "20000", "--save", filepath.Join(dir, "no", "m.npz")},
+		{"kpca", "fit", "--data", "fashion", "--n", "20000", "--json", filepath.Join(dir, "no", "r.json")},
+		{"ppca", "--plot", filepath.Join(dir, "no", "p.png")},
+		{"rkm", "forecast", "--save", filepath.Join(dir, "no", "r.npz")},
+		{"kmvda", "table", "--out", filepath.Join(dir, "no")},
+		{"tune", "--out", filepath.Join(dir, "no", "profile.json")},
+	} {
+		start := time.Now()
+		code, _, stderr := runCLI(t, args...)
+		require.Equal(t, 2, code, "%v: %s", args, stderr)
+		require.Contains(t, stderr, "does not exist", "%v", args)
+		require.Less(t, time.Since(start), time.Second, "%v", args)
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "no probe left behind")
+	// A read-only directory (not for root, who may write anywhere).
+	if os.Geteuid() != 0 {
+		ro := filepath.Join(dir, "ro")
+		require.NoError(t, os.Mkdir(ro, 0o555))
+		code, _, stderr := runCLI(t, "kpca", "fit", "--data", "fashion", "--n", "100", "--save", filepath.Join(ro, "m.npz"))
+		require.Equal(t, 2, code, stderr)
+		require.Contains(t, stderr, "cannot write")
+	}
+}
