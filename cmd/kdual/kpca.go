@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"errors"
 	"flag"
 	"fmt"
@@ -528,6 +529,9 @@ func csvOptions(delimiter string, labelColumn, maxRows int) (dataset.CSVOptions,
 // and the header and label column when there are (so that a numeric label
 // column read as a feature, or a first row taken as a header, shows).
 func readTable(path string, o dataset.CSVOptions) (*mat.Dense, error) {
+	if isModelFile(path) {
+		return nil, usagef("%s is a kdual model file (it has a header.npy member), not data: give it with --model", path)
+	}
 	t, err := dataset.ReadTable(path, o)
 	if err != nil {
 		return nil, err
@@ -598,4 +602,23 @@ func approxMethod(set map[string]bool, name string, landmarks int, sampler strin
 		return approx.RFF{Features: features, Seed: seed}, nil
 	}
 	return nil, usagef("--approx %q: want nystrom or rff", name)
+}
+
+// isModelFile reports whether path is a .npz archive holding header.npy,
+// as every kdual model file does (data archives hold arrays only).
+func isModelFile(path string) bool {
+	if !strings.HasSuffix(strings.ToLower(path), ".npz") {
+		return false
+	}
+	z, err := zip.OpenReader(path)
+	if err != nil {
+		return false
+	}
+	defer z.Close()
+	for _, f := range z.File {
+		if f.Name == "header.npy" {
+			return true
+		}
+	}
+	return false
 }

@@ -813,3 +813,16 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 		require.Contains(t, stderr, "cannot write")
 	}
 }
+
+// A model file given as data is refused, pointing at --model.
+func TestModelFileAsInputRefused(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "d.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("1,2\n3,4\n5,7\n2,2\n0,1\n"), 0o644))
+	model := filepath.Join(dir, "m.npz")
+	code, _, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--components", "1", "--save", model)
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = runCLI(t, "kpca", "fit", "--input", model, "--components", "1")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "--model")
+}
