@@ -1,5 +1,7 @@
 package eig
 
+import "fmt"
+
 // Auto picks a solver by this rule, with n = op.Dim():
 //   - n ≤ 600, or k > n/5: DenseSolver (LAPACK is faster than any
 //     iteration at these sizes, or when a large part of the spectrum is
@@ -38,13 +40,26 @@ const autoBlock = 8
 
 // Solve runs the chosen solver.
 func (a Auto) Solve(op Operator, k int) (*Result, error) {
-	n, err := checkK(op, k)
-	if err != nil {
+	if _, err := checkK(op, k); err != nil {
 		return nil, err
 	}
+	s, _ := a.Resolve(op, k)
+	return s.Solve(op, k)
+}
+
+// Resolve returns the solver Solve runs on op for k pairs, and why: block
+// Krylov for an operator whose rows are split across processes (whatever
+// n), otherwise Choose's rule.
+func (a Auto) Resolve(op Operator, k int) (Solver, string) {
+	n := op.Dim()
 	if _, dist := op.(Distributed); dist {
-		// Rows split across processes: block Krylov, whatever n.
-		return BlockKrylov{Block: autoBlock, Tol: a.Tol, Seed: a.Seed}.Solve(op, k)
+		return BlockKrylov{Block: autoBlock, Tol: a.Tol, Seed: a.Seed}, "rows split across processes: block Krylov in blocks of 8"
 	}
-	return a.Choose(n, k).Solve(op, k)
+	switch {
+	case n <= 600:
+		return a.Choose(n, k), fmt.Sprintf("n = %d ≤ 600: dense LAPACK", n)
+	case 5*k > n:
+		return a.Choose(n, k), fmt.Sprintf("k = %d > n/5 = %d: dense LAPACK", k, n/5)
+	}
+	return a.Choose(n, k), fmt.Sprintf("n = %d > 600 and k = %d ≤ n/5: block Krylov in blocks of 8", n, k)
 }

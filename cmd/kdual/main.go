@@ -281,6 +281,7 @@ func writeJSON(path string, stdout io.Writer, v any) (err error) {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // "n > 600" reads as written
 	return enc.Encode(v)
 }
 

@@ -118,8 +118,11 @@ type Progress struct {
 
 // Info reports how the fit went (its JSON keys are snake_case).
 type Info struct {
-	Solver     string `json:"solver"`
-	Iterations int    `json:"iterations"`
+	// Solver is the solver that ran (dense, lanczos, block, randomized,
+	// lbfgs, dca): for auto, the one it chose, and SolverReason why.
+	Solver       string `json:"solver"`
+	SolverReason string `json:"solver_reason,omitempty"`
+	Iterations   int    `json:"iterations"`
 	// Passes over G (Apply calls). For lbfgs: one per iteration, one for
 	// the start (two for StartSketch) and one per failed line search.
 	Passes         int     `json:"passes"`
@@ -292,12 +295,14 @@ func (k *KPCA) fitOperator(ctx context.Context, op eig.Operator, auto eig.Solver
 		es := sv.Solver
 		if a, ok := es.(eig.Auto); ok || es == nil {
 			// The planner's pairing: blocks of max(3s, 32) for the
-			// matrix-free operator, eig.Auto for stored matrices.
-			es = a
+			// matrix-free operator, eig.Auto's rule for stored matrices.
+			var why string
+			es, why = a.Resolve(op, s)
 			if b, ok := auto.(eig.BlockKrylov); ok && n > 600 && 5*s <= n {
 				b.Tol, b.Seed = a.Tol, a.Seed
-				es = b
+				es, why = b, fmt.Sprintf("the matrix-free operator's pairing: block Krylov in blocks of %d (a pass costs a kernel build whatever its width)", b.Block)
 			}
+			k.info.Solver, k.info.SolverReason = eigName(es), "auto: "+why
 		}
 		err = k.fitEig(counter, es)
 	default:
