@@ -338,6 +338,25 @@ func TestShiftedFloat32(t *testing.T) {
 			require.InDelta(t, float32(x.At(i, j)-mean[j]), got.Row(i)[j], 1e-6, "row %d col %d", i, j)
 		}
 	}
+	// Exactly: the column sums of blocks of 256 rows, added in block
+	// order (the same bits whatever the number of goroutines).
+	exact := make([]float64, 3)
+	for b0 := 0; b0 < 700; b0 += 256 {
+		part := make([]float64, 3)
+		for i := b0; i < min(b0+256, 700); i++ {
+			for j := range part {
+				part[j] += x.At(i, j)
+			}
+		}
+		for j := range exact {
+			exact[j] += part[j]
+		}
+	}
+	for i := 0; i < 700; i++ {
+		for j := 0; j < 3; j++ {
+			require.Equal(t, float32(x.At(i, j)-exact[j]/700), got.Row(i)[j], "row %d col %d", i, j)
+		}
+	}
 	lin, err := shiftedFloat32(x, kernel.Kernel{Kind: kernel.Linear})
 	require.NoError(t, err)
 	defer lin.Free()

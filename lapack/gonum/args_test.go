@@ -263,5 +263,33 @@ func TestEveryArgumentCheckMatchesGonum(t *testing.T) {
 			}
 		}
 	}
-	require.Greater(t, compared, 500)
+	// Pairs of integer arguments zero at once (a zero size with a zero
+	// leading dimension or workspace, say): the same panic or none.
+	for key, good := range calls {
+		name := strings.Fields(key)[0]
+		args := good()
+		for i := range args {
+			for j := i + 1; j < len(args); j++ {
+				_, iInt := args[i].(int)
+				_, jInt := args[j].(int)
+				if !iInt || !jInt {
+					continue
+				}
+				zeroed := func() []any { a := good(); a[i], a[j] = 0, 0; return a }
+				want := call(native.Implementation{}, name, zeroed())
+				got := call(impl, name, zeroed())
+				compared++
+				if strings.HasPrefix(want, "runtime error") {
+					if !strings.HasPrefix(got, "lapack: ") {
+						t.Errorf("%s, arguments %d and %d zero: panic %q where gonum's fails with %q", key, i, j, got, want)
+					}
+					continue
+				}
+				if got != want {
+					t.Errorf("%s, arguments %d and %d zero: panic %q, gonum's %q", key, i, j, got, want)
+				}
+			}
+		}
+	}
+	require.Greater(t, compared, 1000)
 }

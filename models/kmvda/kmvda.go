@@ -107,7 +107,8 @@ type Model struct {
 	// Reg sets ε = Reg·tr(S)/dim; 0 means 1e-3; negative: unregularised
 	// (see the package documentation).
 	Reg float64
-	// Seed of the random features; 0 means 1.
+	// Seed of the random features; 0 means 1. View j draws its own
+	// features with seed Seed + 7919·j (kernel.NewRFF, normalised).
 	Seed uint64
 	// Solver computes the top l eigenpairs of the whitened problem
 	// U⁻ᵀ D U⁻¹; nil means eig.Auto{}.

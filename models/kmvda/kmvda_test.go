@@ -407,3 +407,32 @@ func TestRank1Ties(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0.0, acc)
 }
+
+// The random features of view j are kernel.NewRFF(d, Features, σ,
+// Seed + 7919·j), normalised; Features 0 means 1024 and Seed 0 means 1.
+func TestRFFFeaturesPerView(t *testing.T) {
+	views, labels := multiView(t, 3, 5, 4, 6, 13)
+	for _, c := range []struct {
+		m        Model
+		features int
+		seed     uint64
+	}{
+		{Model{Kind: RFF, Sigma: 3, Dim: 2}, 1024, 1},
+		{Model{Kind: RFF, Sigma: 3, Dim: 2, Features: 40, Seed: 9}, 40, 9},
+	} {
+		m := c.m
+		require.NoError(t, m.Fit(views, labels))
+		require.Len(t, m.rff, 3)
+		for j, x := range views {
+			_, d := x.Dims()
+			want, err := kernel.NewRFF(d, c.features, 3, c.seed+uint64(j)*7919)
+			require.NoError(t, err)
+			want.Normalize = true
+			a, err := want.Map(x)
+			require.NoError(t, err)
+			b, err := m.rff[j].Map(x)
+			require.NoError(t, err)
+			require.True(t, mat.Equal(a, b), "view %d", j)
+		}
+	}
+}
