@@ -6,103 +6,9 @@ import (
 	"sync"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/eig/eigtest"
 )
-
-// world is P in-process parts that exchange through shared slots and a
-// cyclic barrier: a stand-in for MPI, to check that the Krylov solvers
-// run on row-distributed operators through eig.Distributed alone.
-type world struct {
-	parts int
-	mu    sync.Mutex
-	cond  *sync.Cond
-	count int
-	round int
-	slots [][]float64
-	xg    *mat.Dense // the gathered block
-}
-
-func newWorld(parts int) *world {
-	w := &world{parts: parts, slots: make([][]float64, parts)}
-	w.cond = sync.NewCond(&w.mu)
-	return w
-}
-
-func (w *world) barrier() {
-	w.mu.Lock()
-	r := w.round
-	w.count++
-	if w.count == w.parts {
-		w.count = 0
-		w.round++
-		w.cond.Broadcast()
-	} else {
-		for r == w.round {
-			w.cond.Wait()
-		}
-	}
-	w.mu.Unlock()
-}
-
-// part is one part's view: rows [off, off+rows) of the n×n matrix a.
-type part struct {
-	w         *world
-	id        int
-	a         *mat.SymDense
-	off, rows int
-}
-
-func (p *part) Dim() int                 { return p.rows }
-func (p *part) GlobalDim() int           { return p.a.SymmetricDim() }
-func (p *part) RowOffset() int           { return p.off }
-func (p *part) Reduction() eig.Reduction { return p }
-func (p *part) Sum(x []float64) error    { return p.reduce(x, false) }
-func (p *part) MaxAbs(x []float64) error { return p.reduce(x, true) }
-
-func (p *part) reduce(x []float64, maxAbs bool) error {
-	p.w.slots[p.id] = append([]float64(nil), x...)
-	p.w.barrier()
-	for i := range x {
-		acc := 0.0
-		for q := 0; q < p.w.parts; q++ {
-			v := p.w.slots[q][i]
-			switch {
-			case !maxAbs:
-				acc += v
-			case math.Abs(v) > math.Abs(acc):
-				acc = v
-			}
-		}
-		x[i] = acc
-	}
-	p.w.barrier()
-	return nil
-}
-
-func (p *part) Apply(dst, x *mat.Dense) error {
-	n := p.a.SymmetricDim()
-	_, b := x.Dims()
-	if p.id == 0 {
-		p.w.mu.Lock()
-		p.w.xg = mat.NewDense(n, b, nil)
-		p.w.mu.Unlock()
-	}
-	p.w.barrier()
-	p.w.xg.Slice(p.off, p.off+p.rows, 0, b).(*mat.Dense).Copy(x)
-	p.w.barrier()
-	rows := mat.NewDense(p.rows, n, nil)
-	for i := 0; i < p.rows; i++ {
-		for j := 0; j < n; j++ {
-			rows.Set(i, j, p.a.At(p.off+i, j))
-		}
-	}
-	dst.Mul(rows, p.w.xg)
-	p.w.barrier()
-	return nil
-}
 
 // A row-distributed run over 3 parts gives the same eigenpairs as one
 // process with the same seed: eigenvalues to 1e-10 relative, every part
@@ -120,7 +26,7 @@ func TestKrylovOnDistributedOperator(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := newWorld(3)
+		w := eigtest.NewWorld(3)
 		bounds := []int{0, 100, 220, 301}
 		results := make([]*eig.Result, 3)
 		errs := make([]error, 3)
@@ -129,7 +35,7 @@ func TestKrylovOnDistributedOperator(t *testing.T) {
 			wg.Add(1)
 			go func(id int) {
 				defer wg.Done()
-				p := &part{w: w, id: id, a: a, off: bounds[id], rows: bounds[id+1] - bounds[id]}
+				p := eigtest.NewPart(w, id, a, bounds[id], bounds[id+1]-bounds[id])
 				var op eig.Operator = p
 				if id == 1 {
 					// A context wrapper keeps the operator distributed.
@@ -163,8 +69,8 @@ func TestKrylovOnDistributedOperator(t *testing.T) {
 		}
 	}
 	// The solvers that need every row refuse.
-	w := newWorld(1)
-	p := &part{w: w, a: a, rows: 301}
+	w := eigtest.NewWorld(1)
+	p := eigtest.NewPart(w, 0, a, 0, 301)
 	for _, s := range []eig.Solver{eig.DenseSolver{}, eig.Randomized{}} {
 		if _, err := s.Solve(p, k); err == nil {
 			t.Errorf("%T accepted a distributed operator", s)

@@ -23,6 +23,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -344,4 +345,120 @@ func RunOperator(t *testing.T, op eig.Operator, a *mat.SymDense, tol float64) {
 	if err := op.Apply(mat.NewDense(n, 2, nil), mat.NewDense(n, 3, nil)); !errors.Is(err, eig.ErrInvalid) {
 		t.Errorf("a block of the wrong shape: %v, want an error wrapping ErrInvalid", err)
 	}
+}
+
+// World is P in-process parts that exchange through shared slots and a
+// cyclic barrier: a stand-in for MPI, to check that solvers run on
+// row-distributed operators through eig.Distributed alone.
+type World struct {
+	parts int
+	mu    sync.Mutex
+	cond  *sync.Cond
+	count int
+	round int
+	slots [][]float64
+	xg    *mat.Dense // the gathered block
+}
+
+// NewWorld returns a world of parts parts.
+func NewWorld(parts int) *World {
+	w := &World{parts: parts, slots: make([][]float64, parts)}
+	w.cond = sync.NewCond(&w.mu)
+	return w
+}
+
+func (w *World) barrier() {
+	w.mu.Lock()
+	r := w.round
+	w.count++
+	if w.count == w.parts {
+		w.count = 0
+		w.round++
+		w.cond.Broadcast()
+	} else {
+		for r == w.round {
+			w.cond.Wait()
+		}
+	}
+	w.mu.Unlock()
+}
+
+// Part is one part's view, an eig.Distributed operator: rows [off,
+// off+rows) of the n×n matrix a. Every part of a world must call Apply
+// and the reductions together (one goroutine each).
+type Part struct {
+	w         *World
+	id        int
+	a         *mat.SymDense
+	off, rows int
+}
+
+func (p *Part) Dim() int                 { return p.rows }
+func (p *Part) GlobalDim() int           { return p.a.SymmetricDim() }
+func (p *Part) RowOffset() int           { return p.off }
+func (p *Part) Reduction() eig.Reduction { return p }
+func (p *Part) Sum(x []float64) error    { return p.reduce(x, false) }
+func (p *Part) MaxAbs(x []float64) error { return p.reduce(x, true) }
+
+func (p *Part) reduce(x []float64, maxAbs bool) error {
+	p.w.slots[p.id] = append([]float64(nil), x...)
+	p.w.barrier()
+	for i := range x {
+		acc := 0.0
+		for q := 0; q < p.w.parts; q++ {
+			v := p.w.slots[q][i]
+			switch {
+			case !maxAbs:
+				acc += v
+			case math.Abs(v) > math.Abs(acc):
+				acc = v
+			}
+		}
+		x[i] = acc
+	}
+	p.w.barrier()
+	return nil
+}
+
+func (p *Part) Apply(dst, x *mat.Dense) error {
+	n := p.a.SymmetricDim()
+	_, b := x.Dims()
+	if p.id == 0 {
+		p.w.mu.Lock()
+		p.w.xg = mat.NewDense(n, b, nil)
+		p.w.mu.Unlock()
+	}
+	p.w.barrier()
+	p.w.xg.Slice(p.off, p.off+p.rows, 0, b).(*mat.Dense).Copy(x)
+	p.w.barrier()
+	rows := mat.NewDense(p.rows, n, nil)
+	for i := 0; i < p.rows; i++ {
+		for j := 0; j < n; j++ {
+			rows.Set(i, j, p.a.At(p.off+i, j))
+		}
+	}
+	dst.Mul(rows, p.w.xg)
+	p.w.barrier()
+	return nil
+}
+
+// NewPart returns part id of w: rows [off, off+rows) of a.
+func NewPart(w *World, id int, a *mat.SymDense, off, rows int) *Part {
+	return &Part{w: w, id: id, a: a, off: off, rows: rows}
+}
+
+// RunParts runs f on every part of a (rows split at bounds: part q holds
+// rows [bounds[q], bounds[q+1])), one goroutine each, and returns once all
+// have returned.
+func RunParts(a *mat.SymDense, bounds []int, f func(id int, op *Part)) {
+	w := NewWorld(len(bounds) - 1)
+	var wg sync.WaitGroup
+	for id := 0; id+1 < len(bounds); id++ {
+		wg.Add(1)
+		go func(id int) {
+			defer wg.Done()
+			f(id, NewPart(w, id, a, bounds[id], bounds[id+1]-bounds[id]))
+		}(id)
+	}
+	wg.Wait()
 }

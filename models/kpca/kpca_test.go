@@ -745,3 +745,45 @@ func TestKPCASolverDefaultsAreDocumented(t *testing.T) {
 		require.False(t, mat.Equal(z, fit(c.other)), "%#v against %#v", c.zero, c.other)
 	}
 }
+
+// The dual L-BFGS on a row-distributed operator (3 in-process parts, the
+// stand-in for MPI) is the one-process solve up to the order of its sums:
+// every part the same iterations and cost, the cost the one-process cost,
+// and the parts' rows of H together the one-process H up to the rotation
+// the dual cost leaves free (H·Hᵀ compared).
+func TestSolveDualDistributed(t *testing.T) {
+	const n, s = 120, 3
+	lambda := make([]float64, n)
+	for i := range lambda {
+		lambda[i] = math.Pow(0.8, float64(i))
+	}
+	a := eigtest.WithSpectrum(4, lambda)
+	op, err := eig.NewDense(a)
+	require.NoError(t, err)
+	for _, start := range []Start{StartNormal, StartSketch} {
+		o := DualOptions{Start: start, Seed: 5, Tol: 1e-12}
+		want, err := SolveDual(op, s, o)
+		require.NoError(t, err)
+		bounds := []int{0, 37, 80, n}
+		got := make([]*DualResult, 3)
+		errs := make([]error, 3)
+		eigtest.RunParts(a, bounds, func(id int, p *eigtest.Part) {
+			got[id], errs[id] = SolveDual(p, s, o)
+		})
+		h := mat.NewDense(n, s, nil)
+		for id := 0; id < 3; id++ {
+			require.NoError(t, errs[id], "part %d", id)
+			require.Equal(t, got[0].Iterations, got[id].Iterations, "part %d", id)
+			require.Equal(t, got[0].Cost, got[id].Cost, "part %d", id)
+			require.InDelta(t, want.Cost, got[id].Cost, 1e-10*math.Abs(want.Cost), "part %d", id)
+			r, _ := got[id].H.Dims()
+			require.Equal(t, bounds[id+1]-bounds[id], r)
+			h.Slice(bounds[id], bounds[id+1], 0, s).(*mat.Dense).Copy(got[id].H)
+		}
+		var hh, ww, d mat.Dense
+		hh.Mul(h, h.T())
+		ww.Mul(want.H, want.H.T())
+		d.Sub(&hh, &ww)
+		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-6*mat.Norm(&ww, math.Inf(1)), "start %v", start)
+	}
+}
