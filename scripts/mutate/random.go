@@ -14,9 +14,9 @@ package main
 //
 // Not mutated: the other results of a return statement whose last result
 // is built there — a call such as fmt.Errorf(…) or a &SomeError{…} — which
-// in this code is always an error on a failure path (by Go's convention
-// callers do not read the other results, so every such mutant would be
-// equivalent).
+// in this code is always an error on a failure path, or is false (the
+// comma-ok idiom): by Go's convention callers do not read the other
+// results, so every such mutant would be equivalent.
 //
 // A mutant that does not compile is not counted and the next site in the
 // shuffle takes its place. Before the first mutant of a package, each of its
@@ -166,9 +166,14 @@ func sites(pkg, root, file string) ([]site, error) {
 		case *ast.ReturnStmt:
 			// return v₁, …, fmt.Errorf(…) (or &SomeError{…}): by Go's
 			// convention callers do not read the other results.
+			// Likewise v, false (the comma-ok idiom).
 			if k := len(n.Results); k >= 2 {
-				switch n.Results[k-1].(type) {
-				case *ast.CallExpr, *ast.UnaryExpr, *ast.CompositeLit:
+				last := n.Results[k-1]
+				id, isIdent := last.(*ast.Ident)
+				_, isCall := last.(*ast.CallExpr)
+				_, isUnary := last.(*ast.UnaryExpr)
+				_, isLit := last.(*ast.CompositeLit)
+				if isCall || isUnary || isLit || isIdent && id.Name == "false" {
 					for _, r := range n.Results[:k-1] {
 						skip = append(skip, [2]token.Pos{r.Pos(), r.End()})
 					}
