@@ -437,3 +437,23 @@ func TestMoreThuenteTables(t *testing.T) {
 		}
 	}
 }
+
+// A step into a region where φ is undefined (NaN past α = 2 here) is
+// halved back towards the last good step, and the search still ends at a
+// strong Wolfe point inside the defined region.
+func TestLineSearchBacksOffFromNaN(t *testing.T) {
+	f := func(a float64) (float64, float64) {
+		if a > 2 {
+			return math.NaN(), math.NaN()
+		}
+		return (a - 1.5) * (a - 1.5), 2 * (a - 1.5)
+	}
+	p0, g0 := f(0)
+	for _, a0 := range []float64{3, 10, 1000} {
+		r := moreThuente(f, p0, g0, a0, 1e-3, 0.1, 1e20, 30)
+		require.True(t, r.ok, "α₀ = %g", a0)
+		require.LessOrEqual(t, r.alpha, 2.0)
+		require.Greater(t, r.alpha, 0.0)
+		require.LessOrEqual(t, math.Abs(r.dphi), 0.1*math.Abs(g0))
+	}
+}
