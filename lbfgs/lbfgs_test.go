@@ -446,10 +446,12 @@ func TestLineSearchBacksOffFromNaN(t *testing.T) {
 		if a > 2 {
 			return math.NaN(), math.NaN()
 		}
-		return (a - 1.5) * (a - 1.5), 2 * (a - 1.5)
+		return (a - 1.9) * (a - 1.9), 2 * (a - 1.9)
 	}
 	p0, g0 := f(0)
-	for _, a0 := range []float64{3, 10, 1000} {
+	// From α₀ = 0.1, 0.3, 0.45 the extrapolation leaves the region after a
+	// good step, from which the halving starts.
+	for _, a0 := range []float64{0.1, 0.3, 0.45, 3, 10, 1000} {
 		r := moreThuente(f, p0, g0, a0, 1e-3, 0.1, 1e20, 30)
 		require.True(t, r.ok, "α₀ = %g", a0)
 		require.LessOrEqual(t, r.alpha, 2.0)
