@@ -2,6 +2,7 @@ package kmvda
 
 import (
 	"bytes"
+	"github.com/kdual/kdual/internal/modelfile"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -66,4 +67,36 @@ func FuzzLoad(f *testing.F) {
 		}
 		_, _ = l.Transform(0, views[0])
 	})
+}
+
+// Every integer header field changed: refused, or a model that transforms
+// exactly like the original (see modelfile.HeaderVariants).
+func TestHeaderVariantsRefusedOrHarmless(t *testing.T) {
+	views, labels := multiView(t, 3, 5, 4, 6, 11)
+	for _, m := range []*Model{
+		{Kind: Linear},
+		{Kind: RBF, Sigma: 3, Dim: 3},
+		{Kind: RFF, Sigma: 3, Features: 16, Dim: 3},
+	} {
+		require.NoError(t, m.Fit(views, labels))
+		var buf bytes.Buffer
+		require.NoError(t, m.Save(&buf))
+		variants, err := modelfile.HeaderVariants(buf.Bytes(), "sigma")
+		require.NoError(t, err)
+		require.NotEmpty(t, variants)
+		for _, v := range variants {
+			l, err := Load(bytes.NewReader(v.File))
+			if err != nil {
+				require.ErrorIs(t, err, ErrModelFile, "%v: %s = %g", m.Kind, v.Path, v.Value)
+				continue
+			}
+			for j := range views {
+				a, err := m.Transform(j, views[j])
+				require.NoError(t, err)
+				b, err := l.Transform(j, views[j])
+				require.NoError(t, err, "%v: %s = %g", m.Kind, v.Path, v.Value)
+				require.True(t, mat.Equal(a, b), "%v: %s = %g: loaded a different model", m.Kind, v.Path, v.Value)
+			}
+		}
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"fmt"
+	"github.com/kdual/kdual/approx"
+	"github.com/kdual/kdual/internal/modelfile"
 	"io"
 	"math"
 	"os"
@@ -217,5 +219,40 @@ func TestGoldenModelFile(t *testing.T) {
 	if !bytes.Equal(bad, buf.Bytes()) {
 		_, err = Load(bytes.NewReader(bad))
 		require.ErrorIs(t, err, ErrModelFile)
+	}
+}
+
+// Every numeric header field changed (to 0, −1, v ± 1, 2v, 2²⁵): the
+// file is refused with ErrModelFile, or the model loads and transforms
+// exactly like the original (the field did not matter) — never a panic,
+// never a silently different model. For the exact, Nyström and
+// random-feature forms.
+func TestHeaderVariantsRefusedOrHarmless(t *testing.T) {
+	x := gaussData(t, 40, 3, 77)
+	y := gaussData(t, 5, 3, 78)
+	for _, m := range []*KPCA{
+		{Components: 3, Kernel: rbf},
+		{Components: 2, Kernel: kernel.Kernel{Kind: kernel.Polynomial, Degree: 2, Coef0: 1}, FitInverse: true, Alpha: 0.1},
+		{Components: 3, Kernel: rbf, Approx: approx.Nystrom{Rank: 15}},
+		{Components: 3, Kernel: rbf, Approx: approx.RFF{Features: 20}},
+	} {
+		require.NoError(t, m.Fit(x))
+		want, err := m.Transform(y)
+		require.NoError(t, err)
+		var buf bytes.Buffer
+		require.NoError(t, m.Save(&buf))
+		variants, err := modelfile.HeaderVariants(buf.Bytes())
+		require.NoError(t, err)
+		require.NotEmpty(t, variants)
+		for _, v := range variants {
+			l, err := Load(bytes.NewReader(v.File))
+			if err != nil {
+				require.ErrorIs(t, err, ErrModelFile, "%s = %g", v.Path, v.Value)
+				continue
+			}
+			got, err := l.Transform(y)
+			require.NoError(t, err, "%s = %g loaded", v.Path, v.Value)
+			require.True(t, mat.Equal(want, got), "%s = %g: loaded a different model", v.Path, v.Value)
+		}
 	}
 }

@@ -123,10 +123,13 @@ func LoadDual(r io.Reader) (*Dual, error) {
 		return nil, err
 	}
 	m.center = linalg.Centering{RowMeans: means, Mean: h.Mean}
-	if h.D > 0 {
+	switch {
+	case h.D > 0:
 		if m.x, err = mr.Mat("x", n, h.D); err != nil {
 			return nil, err
 		}
+	case h.D < 0 || mr.Has("x"):
+		return nil, mr.Errorf("d = %d with%s training inputs", h.D, map[bool]string{true: "", false: "out"}[mr.Has("x")])
 	}
 	if err := m.status.Code.UnmarshalText([]byte(h.Status)); err != nil {
 		return nil, mr.Errorf("status: %v", err)

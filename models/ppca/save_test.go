@@ -154,3 +154,52 @@ func TestPositiveTop(t *testing.T) {
 		require.Contains(t, err.Error(), c.want)
 	}
 }
+
+// Every integer header field changed: refused, or a model that projects
+// exactly like the original (see modelfile.HeaderVariants).
+func TestHeaderVariantsRefusedOrHarmless(t *testing.T) {
+	x := randData(t, 40, 4, 31)
+	test := randData(t, 5, 4, 32)
+	gauss := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}
+	check := func(name string, raw []byte, load func([]byte) (func() (*mat.Dense, error), error), want *mat.Dense, skip ...string) {
+		variants, err := modelfile.HeaderVariants(raw, append(skip, "sigma2")...)
+		require.NoError(t, err)
+		require.NotEmpty(t, variants)
+		for _, v := range variants {
+			project, err := load(v.File)
+			if err != nil {
+				require.ErrorIs(t, err, ErrModelFile, "%s: %s = %g", name, v.Path, v.Value)
+				continue
+			}
+			got, err := project()
+			require.NoError(t, err, "%s: %s = %g", name, v.Path, v.Value)
+			require.True(t, mat.Equal(want, got), "%s: %s = %g: loaded a different model", name, v.Path, v.Value)
+		}
+	}
+	d := &Dual{Q: 3, Sigma2: 1e-4, Kernel: gauss}
+	require.NoError(t, d.Fit(x))
+	want, err := d.Project(test)
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, d.Save(&buf))
+	check("dual", buf.Bytes(), func(b []byte) (func() (*mat.Dense, error), error) {
+		l, err := LoadDual(bytes.NewReader(b))
+		if err != nil {
+			return nil, err
+		}
+		return func() (*mat.Dense, error) { return l.Project(test) }, nil
+	}, want)
+	p := &Primal{Q: 2}
+	require.NoError(t, p.Fit(x))
+	want, err = p.Project(test)
+	require.NoError(t, err)
+	buf.Reset()
+	require.NoError(t, p.Save(&buf))
+	check("primal", buf.Bytes(), func(b []byte) (func() (*mat.Dense, error), error) {
+		l, err := LoadPrimal(bytes.NewReader(b))
+		if err != nil {
+			return nil, err
+		}
+		return func() (*mat.Dense, error) { return l.Project(test) }, nil
+	}, want, "n") // the primal model's n is a value of the model (no array has n rows)
+}

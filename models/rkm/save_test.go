@@ -2,6 +2,7 @@ package rkm
 
 import (
 	"bytes"
+	"github.com/kdual/kdual/internal/modelfile"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -95,4 +96,37 @@ func FuzzLoad(f *testing.F) {
 		}
 		_, _ = l.Infer(1, []*mat.Dense{x, nil})
 	})
+}
+
+// Every integer header field changed: refused, or a model that infers
+// exactly like the original (see modelfile.HeaderVariants).
+func TestHeaderVariantsRefusedOrHarmless(t *testing.T) {
+	x, y, _, _ := sines(t)
+	rff, err := kernel.NewRFF(sinesP+1, 16, 3, 5)
+	require.NoError(t, err)
+	for name, m := range map[string]*Model{
+		"dual":    linearModel(Dual, Eig),
+		"rff":     {Views: []View{{Features: rff}, {Features: Identity{}}}, Components: sinesS, Setting: Primal},
+		"kernels": {Views: []View{{Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 4}}, {Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 0.3}}}, Components: 6},
+	} {
+		require.NoError(t, m.Fit([]*mat.Dense{x, y}), name)
+		want, werr := m.Infer(1, []*mat.Dense{x, nil})
+		var buf bytes.Buffer
+		require.NoError(t, m.Save(&buf), name)
+		variants, err := modelfile.HeaderVariants(buf.Bytes())
+		require.NoError(t, err)
+		require.NotEmpty(t, variants)
+		for _, v := range variants {
+			l, err := Load(bytes.NewReader(v.File))
+			if err != nil {
+				require.ErrorIs(t, err, ErrModelFile, "%s: %s = %g", name, v.Path, v.Value)
+				continue
+			}
+			got, gerr := l.Infer(1, []*mat.Dense{x, nil})
+			require.Equal(t, werr == nil, gerr == nil, "%s: %s = %g", name, v.Path, v.Value)
+			if werr == nil {
+				require.True(t, mat.Equal(want, got), "%s: %s = %g: loaded a different model", name, v.Path, v.Value)
+			}
+		}
+	}
 }
