@@ -2,6 +2,7 @@ package eig
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -274,6 +275,21 @@ func TestLowRankOperator(t *testing.T) {
 			var d mat.Dense
 			d.Sub(got, &want)
 			require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-10*mat.Norm(&want, math.Inf(1)), "%s, centred %v", name, center)
+		}
+	}
+}
+
+// globalNormal gives every part its rows of the one global block: the
+// parts' rows put together are the block one part draws alone.
+func TestGlobalNormalParts(t *testing.T) {
+	const n, b = 31, 3
+	whole := mat.NewDense(n, b, nil)
+	globalNormal(whole, 0, n, rand.New(rand.NewPCG(4, 5)))
+	for _, bounds := range [][]int{{0, 10, 20, n}, {0, 1, n}, {0, n - 1, n}} {
+		for q := 0; q+1 < len(bounds); q++ {
+			part := mat.NewDense(bounds[q+1]-bounds[q], b, nil)
+			globalNormal(part, bounds[q], n, rand.New(rand.NewPCG(4, 5)))
+			require.True(t, mat.Equal(whole.Slice(bounds[q], bounds[q+1], 0, b), part), "rows %d–%d", bounds[q], bounds[q+1])
 		}
 	}
 }

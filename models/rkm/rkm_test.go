@@ -394,3 +394,24 @@ func TestTimeSeriesHelpers(t *testing.T) {
 	_, _, err = LagEmbed(x[:3], 1) // one pair only
 	require.ErrorIs(t, err, ErrInvalid)
 }
+
+// Names of settings and trainings, every value and one past the end; a
+// forecast needs p + 1 values of history and at least one step.
+func TestNamesAndForecastBounds(t *testing.T) {
+	require.Equal(t, []string{"auto", "primal", "dual", "Setting(3)", "Setting(-1)"},
+		[]string{Setting(0).String(), Primal.String(), Dual.String(), Setting(3).String(), Setting(-1).String()})
+	require.Equal(t, []string{"eig", "stiefel", "Training(2)", "Training(-1)"},
+		[]string{Eig.String(), Stiefel.String(), Training(2).String(), Training(-1).String()})
+	m := linearModel(Dual, Eig)
+	x, y, train, _ := sines(t)
+	require.NoError(t, m.Fit([]*mat.Dense{x, y}))
+	_, err := Forecast(m, train[:sinesP], sinesP, 3)
+	require.ErrorIs(t, err, ErrInvalid)
+	f, err := Forecast(m, train[:sinesP+1], sinesP, 3)
+	require.NoError(t, err)
+	require.Len(t, f, 3)
+	_, err = Forecast(m, train, sinesP, 0)
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = Forecast(m, train, sinesP+1, 3)
+	require.ErrorIs(t, err, ErrInvalid)
+}
