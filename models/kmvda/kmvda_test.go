@@ -436,3 +436,13 @@ func TestRFFFeaturesPerView(t *testing.T) {
 		}
 	}
 }
+
+// A class needs two samples over all views, no more: one sample in each
+// of two views fits.
+func TestTwoSamplesPerClassFit(t *testing.T) {
+	views, labels := multiView(t, 2, 4, 1, 3, 7)
+	m := &Model{Kind: Linear}
+	require.NoError(t, m.Fit(views, labels))
+	labels[1][0] = 99 // class 0 now has one sample, class 99 one
+	require.ErrorIs(t, (&Model{Kind: Linear}).Fit(views, labels), ErrInvalid)
+}
