@@ -69,6 +69,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	operator := fs.String("operator", "auto", "kernel operator: auto (planned from n, d, s, --tol and --memory), float64, float32 (half storage) or matrix-free")
 	memory := fs.String("memory", "", "memory budget of the fit, e.g. 8GiB or 512MiB: the planner's and Go's heap limit; a forced --operator that does not fit is refused (default: total memory less 10% and 512 MiB)")
 	products := fs.String("products", "float64", "arithmetic of the kernel's inner products for the float32 and matrix-free operators: float64 or float32 (sgemm, each entry within a stated bound; the float32 operator then also multiplies blocks of more than six vectors in float32)")
+	plotOut := fs.String("plot", "", "fit: draw the first two components (coloured by the label column when there is one) to FILE.png (or .svg, .pdf)")
 	check := fs.Bool("check", false, "after the fit, measure every pair's residual ‖K v − λ v‖ against the exact float64 kernel (one more pass, about a Gram build)")
 	delimiter := fs.String("delimiter", "", "CSV field separator: a character, tab or space (default: comma; tab for .tsv files)")
 	labelColumn := fs.Int("label-column", 0, "a CSV column of labels to leave out of the features: 1 the first, -1 the last (0: none)")
@@ -159,12 +160,16 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	default:
 		return usagef("--products %q: want float64 or float32", *products)
 	}
+	if *plotOut != "" && *s < 2 {
+		return usagef("--plot draws two components: give --components 2 or more")
+	}
 	var x *mat.Dense
+	var labels []string
 	switch {
 	case *input != "" && *data != "":
 		return usagef("--input and --data exclude each other")
 	case *input != "":
-		if x, err = readTable(*input, csvOpt); err != nil {
+		if x, labels, err = readTableLabels(*input, csvOpt); err != nil {
 			return err
 		}
 	case *data == "fashion":
@@ -275,6 +280,18 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	fitSeconds := time.Since(start).Seconds()
 	info := m.Info()
 	fmt.Fprintf(diag, "kdual: operator %s: %s\n", info.Operator, info.PlanReason)
+	if *plotOut != "" {
+		scores, err := m.Scores()
+		if err != nil {
+			return err
+		}
+		n, d := x.Dims()
+		title := fmt.Sprintf("kernel PCA of %d×%d, %v kernel: the first two components", n, d, k.Kind)
+		if err := bench.PlotScores(*plotOut, scores, labels, title); err != nil {
+			return err
+		}
+		fmt.Fprintf(diag, "kdual: plot written to %s\n", *plotOut)
+	}
 	var checked map[string]any
 	if *check {
 		t := time.Now()
@@ -529,12 +546,19 @@ func csvOptions(delimiter string, labelColumn, maxRows int) (dataset.CSVOptions,
 // and the header and label column when there are (so that a numeric label
 // column read as a feature, or a first row taken as a header, shows).
 func readTable(path string, o dataset.CSVOptions) (*mat.Dense, error) {
+	x, _, err := readTableLabels(path, o)
+	return x, err
+}
+
+// readTableLabels is readTable with the label column's labels (nil
+// without one).
+func readTableLabels(path string, o dataset.CSVOptions) (*mat.Dense, []string, error) {
 	if isModelFile(path) {
-		return nil, usagef("%s is a kdual model file (it has a header.npy member), not data: give it with --model", path)
+		return nil, nil, usagef("%s is a kdual model file (it has a header.npy member), not data: give it with --model", path)
 	}
 	t, err := dataset.ReadTable(path, o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r, c := t.X.Dims()
 	var notes []string
@@ -552,7 +576,7 @@ func readTable(path string, o dataset.CSVOptions) (*mat.Dense, error) {
 		note = " (" + strings.Join(notes, "; ") + ")"
 	}
 	fmt.Fprintf(diag, "kdual: read %d×%d from %s%s\n", r, c, path, note)
-	return t.X, nil
+	return t.X, t.Labels, nil
 }
 
 // approxMethod reads the approximation flags: nil without --approx; a

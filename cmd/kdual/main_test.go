@@ -826,3 +826,20 @@ func TestModelFileAsInputRefused(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "--model")
 }
+
+// kpca fit --plot draws the first two components to a PNG; one component
+// is a usage error found before the fit.
+func TestKPCAPlot(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "d.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("1,2,a\n3,4,b\n5,7,a\n2,2,b\n0,1,a\n4,4,b\n"), 0o644))
+	png := filepath.Join(dir, "s.png")
+	code, _, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--label-column", "3", "--components", "2", "--plot", png)
+	require.Equal(t, 0, code, stderr)
+	raw, err := os.ReadFile(png)
+	require.NoError(t, err)
+	require.True(t, bytes.HasPrefix(raw, []byte("\x89PNG")), "a PNG file")
+	code, _, stderr = runCLI(t, "kpca", "fit", "--input", csv, "--components", "1", "--plot", png)
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "--plot")
+}
