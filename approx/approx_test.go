@@ -362,3 +362,17 @@ func TestShiftedFloat32(t *testing.T) {
 	defer lin.Free()
 	require.Equal(t, float32(x.At(300, 1)), lin.Row(300)[1])
 }
+
+// A kernel of small scale (trace far below 1) is approximated like any
+// other: the trace error is relative.
+func TestNystromSmallScale(t *testing.T) {
+	x := data(t, 50, 3, 12)
+	x.Scale(1e-4, x)
+	lin := kernel.Kernel{Kind: kernel.Linear}
+	ny, err := Nystrom{Rank: 10}.Fit(x, lin)
+	require.NoError(t, err)
+	require.Equal(t, 3, ny.Info().Rank)
+	require.Less(t, ny.Info().TraceError, 1e-10)
+	_, err = Nystrom{Rank: 10}.Fit(mat.NewDense(4, 2, nil), lin)
+	require.ErrorIs(t, err, ErrInvalid, "a zero kernel")
+}

@@ -291,5 +291,38 @@ func TestEveryArgumentCheckMatchesGonum(t *testing.T) {
 			}
 		}
 	}
+	// An empty slice with an integer argument −1 or 0 (an empty workspace
+	// with a workspace query, say). Where gonum's own fails with a runtime
+	// error this one must not: a lapack panic, or an answer (a workspace
+	// query does not read the matrix).
+	for key, good := range calls {
+		name := strings.Fields(key)[0]
+		args := good()
+		for i := range args {
+			if _, ok := args[i].([]float64); !ok {
+				continue
+			}
+			for j := range args {
+				if _, ok := args[j].(int); !ok {
+					continue
+				}
+				for _, v := range []int{-1, 0} {
+					edited := func() []any { a := good(); a[i], a[j] = []float64{}, v; return a }
+					want := call(native.Implementation{}, name, edited())
+					got := call(impl, name, edited())
+					compared++
+					if strings.HasPrefix(want, "runtime error") {
+						if strings.HasPrefix(got, "runtime error") {
+							t.Errorf("%s, argument %d empty, %d = %d: panic %q (gonum's fails too: %q)", key, i, j, v, got, want)
+						}
+						continue
+					}
+					if got != want {
+						t.Errorf("%s, argument %d empty, %d = %d: panic %q, gonum's %q", key, i, j, v, got, want)
+					}
+				}
+			}
+		}
+	}
 	require.Greater(t, compared, 1000)
 }

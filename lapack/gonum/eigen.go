@@ -225,13 +225,14 @@ func (impl Implementation) Dgeev(jobvl lapack.LeftEVJob, jobvr lapack.RightEVJob
 	if wantvr {
 		jr = 'V'
 	}
+	// gonum's own runs its workspace queries before it checks the
+	// lengths of a and the outputs, and those queries panic on some short
+	// slices (and on an empty work): the same panics here.
 	if lwork == -1 {
+		impl.Implementation.Dgeev(jobvl, jobvr, n, a, lda, wr, wi, vl, ldvl, vr, ldvr, work, -1)
 		work[0] = float64(max(minwrk, klapack.DgeevWork(jl, jr, n)))
 		return 0
 	}
-	// gonum's own runs its workspace queries before it checks the
-	// lengths of a and the outputs, and those queries panic on some short
-	// slices: the same panics here.
 	var query [1]float64
 	impl.Implementation.Dgeev(jobvl, jobvr, n, a, lda, wr, wi, vl, ldvl, vr, ldvr, query[:], -1)
 	switch {

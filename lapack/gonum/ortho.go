@@ -351,11 +351,8 @@ func (impl Implementation) Dgels(trans blas.Transpose, m, n, nrhs int, a []float
 		panic(shortWork)
 	}
 	if mn == 0 || nrhs == 0 {
-		if lwork != -1 {
-			for i := 0; i < max(m, n); i++ {
-				clear(b[i*ldb : i*ldb+nrhs])
-			}
-		}
+		// gonum's Dlaset, with its checks of b, as gonum's own does.
+		impl.Implementation.Dlaset(blas.All, max(m, n), nrhs, 0, 0, b, ldb)
 		work[0] = 1
 		return true
 	}
