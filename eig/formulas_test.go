@@ -293,3 +293,23 @@ func TestGlobalNormalParts(t *testing.T) {
 		}
 	}
 }
+
+// The matrix-free operator at n > 2 × 512 rows, where a column block takes
+// the transposed contributions of several row panels: Apply against the
+// explicit kernel matrix.
+func TestKernelOpManyPanels(t *testing.T) {
+	const n, b = 1300, 3
+	x := randData(31, n, 3)
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1.5}
+	op, err := NewKernelOp(x, k, linalg.GramOptions{})
+	require.NoError(t, err)
+	g, err := kernel.Gram(x, k)
+	require.NoError(t, err)
+	v := randData(32, n, b)
+	got := mat.NewDense(n, b, nil)
+	require.NoError(t, op.Apply(got, v))
+	var want, d mat.Dense
+	want.Mul(g, v)
+	d.Sub(got, &want)
+	require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-12*mat.Norm(&want, math.Inf(1)))
+}

@@ -337,3 +337,99 @@ func TestNonFiniteContract(t *testing.T) {
 	require.Greater(t, compared, len(cases)*len(decompositionNames())/2)
 	_ = lapack.Float64(Implementation{})
 }
+
+// Small and thin shapes (1×1, 3×1, 1×3, 2×2, 5×2, 2×5), where LAPACK's
+// drivers take their edge paths: every mat decomposition through this
+// package reconstructs its input and agrees with gonum's own on the
+// invariant parts (singular values, eigenvalues, |det|).
+func TestSmallShapesAgreeWithGonum(t *testing.T) {
+	shapes := [][2]int{{1, 1}, {3, 1}, {1, 3}, {2, 2}, {5, 2}, {2, 5}}
+	type facts struct {
+		recon   []float64 // ‖A − reconstruction‖ per decomposition
+		svals   []float64
+		absDet  float64
+		symVals []float64
+	}
+	compute := func(a *mat.Dense) facts {
+		var f facts
+		r, c := a.Dims()
+		norm := func(m mat.Matrix) float64 {
+			var d mat.Dense
+			d.Sub(a, m)
+			return mat.Norm(&d, math.Inf(1))
+		}
+		if r >= c { // mat's QR wants a tall matrix, its LQ a wide one
+			var qr mat.QR
+			qr.Factorize(a)
+			var q, rr, qrm mat.Dense
+			qr.QTo(&q)
+			qr.RTo(&rr)
+			qrm.Mul(&q, &rr)
+			f.recon = append(f.recon, norm(&qrm))
+		}
+		if r <= c {
+			var lq mat.LQ
+			lq.Factorize(a)
+			var l, q2, lqm mat.Dense
+			lq.LTo(&l)
+			lq.QTo(&q2)
+			lqm.Mul(&l, &q2)
+			f.recon = append(f.recon, norm(&lqm))
+		}
+		var svd mat.SVD
+		if !svd.Factorize(a, mat.SVDFull) {
+			t.Fatalf("SVD of %d×%d", r, c)
+		}
+		f.svals = svd.Values(nil)
+		var u, v mat.Dense
+		svd.UTo(&u)
+		svd.VTo(&v)
+		sig := mat.NewDense(r, c, nil)
+		for i, s := range f.svals {
+			sig.Set(i, i, s)
+		}
+		var us, usv mat.Dense
+		us.Mul(&u, sig)
+		usv.Mul(&us, v.T())
+		f.recon = append(f.recon, norm(&usv))
+		if r == c {
+			var lu mat.LU
+			lu.Factorize(a)
+			f.absDet = math.Abs(lu.Det())
+			sym := mat.NewSymDense(r, nil)
+			for i := 0; i < r; i++ {
+				for j := i; j < r; j++ {
+					sym.SetSym(i, j, a.At(i, j)+a.At(j, i))
+				}
+			}
+			var es mat.EigenSym
+			if !es.Factorize(sym, true) {
+				t.Fatalf("EigenSym of %d×%d", r, r)
+			}
+			f.symVals = es.Values(nil)
+		}
+		return f
+	}
+	for _, sh := range shapes {
+		r, c := sh[0], sh[1]
+		a := mat.NewDense(r, c, nil)
+		for i := 0; i < r; i++ {
+			for j := 0; j < c; j++ {
+				a.Set(i, j, 1/float64(i+2*j+1)+float64(i*j%3))
+			}
+		}
+		theirs := compute(a)
+		blas64.Use(netlib.Implementation{})
+		lapack64.Use(Implementation{})
+		ours := compute(a)
+		blas64.Use(gblas.Implementation{})
+		lapack64.Use(glapack.Implementation{})
+		scale := mat.Norm(a, math.Inf(1))
+		for i, e := range ours.recon {
+			require.Less(t, e, 1e-13*scale, "%d×%d: reconstruction %d", r, c, i)
+		}
+		require.InDeltaSlice(t, theirs.svals, ours.svals, 1e-13*scale, "%d×%d singular values", r, c)
+		require.InDelta(t, theirs.absDet, ours.absDet, 1e-12*math.Max(1, theirs.absDet), "%d×%d |det|", r, c)
+		require.InDeltaSlice(t, theirs.symVals, ours.symVals, 1e-13*scale, "%d×%d eigenvalues", r, c)
+	}
+}
