@@ -313,3 +313,30 @@ func TestKernelOpManyPanels(t *testing.T) {
 	d.Sub(got, &want)
 	require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-12*mat.Norm(&want, math.Inf(1)))
 }
+
+// Auto beyond the dense sizes is block Krylov in blocks of 8 with its Tol
+// and Seed: the same bits as spelled out.
+func TestAutoIsBlockKrylovOf8(t *testing.T) {
+	a := symWithSpectrum(10, spectrum(700, func(i int) float64 { return 1 / float64(i+1) }))
+	d, err := NewDense(a)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		auto  Auto
+		block BlockKrylov
+	}{{Auto{}, BlockKrylov{Block: 8}}, {Auto{Tol: 1e-6, Seed: 3}, BlockKrylov{Block: 8, Tol: 1e-6, Seed: 3}}} {
+		r1, err := c.auto.Solve(d, 4)
+		require.NoError(t, err)
+		r2, err := c.block.Solve(d, 4)
+		require.NoError(t, err)
+		require.True(t, mat.Equal(r1.Vectors, r2.Vectors), "%+v", c.auto)
+		r3, err := BlockKrylov{Block: 9, Tol: c.block.Tol, Seed: c.block.Seed}.Solve(d, 4)
+		require.NoError(t, err)
+		require.False(t, mat.Equal(r1.Vectors, r3.Vectors))
+		s, why := c.auto.Resolve(d, 4)
+		require.Equal(t, c.block, s)
+		require.Contains(t, why, "block Krylov in blocks of 8")
+	}
+	s, why := Auto{}.Resolve(d, 200)
+	require.Equal(t, DenseSolver{}, s)
+	require.Contains(t, why, "k = 200 > n/5")
+}

@@ -415,3 +415,16 @@ func TestNamesAndForecastBounds(t *testing.T) {
 	_, err = Forecast(m, train, sinesP+1, 3)
 	require.ErrorIs(t, err, ErrInvalid)
 }
+
+// Invalid Stiefel settings are an error of Fit in both settings (not a
+// model silently left without training).
+func TestBadStiefelSettings(t *testing.T) {
+	x, y, _, _ := sines(t)
+	for _, setting := range []Setting{Primal, Dual} {
+		m := linearModel(setting, Stiefel)
+		m.Stiefel.LR = -1
+		err := m.Fit([]*mat.Dense{x, y})
+		require.ErrorIs(t, err, ErrInvalid, "%v", setting)
+		require.False(t, m.Fitted(), "%v", setting)
+	}
+}
