@@ -359,3 +359,31 @@ func TestSolvedInRange(t *testing.T) {
 	require.False(t, solvedInRange([]float64{math.Inf(-1)}))
 	require.True(t, solvedInRange(nil))
 }
+
+// Dgels on small and thin problems (one row or one column, both
+// transposes, one and two right-hand sides) against gonum's own.
+func TestDgelsSmallAgreesWithGonum(t *testing.T) {
+	for _, sh := range [][3]int{{3, 1, 1}, {1, 3, 2}, {2, 2, 1}, {4, 2, 2}, {1, 1, 1}} {
+		m, n, nrhs := sh[0], sh[1], sh[2]
+		for _, tr := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+			rows := max(m, n)
+			mk := func() ([]float64, []float64) {
+				a := make([]float64, m*n)
+				for i := range a {
+					a[i] = 1 + float64(i%4) + 0.25*float64(i*i%7)
+				}
+				b := make([]float64, rows*nrhs)
+				for i := range b {
+					b[i] = float64(i%5) - 1.5
+				}
+				return a, b
+			}
+			work := make([]float64, 256)
+			a1, b1 := mk()
+			require.True(t, impl.Dgels(tr, m, n, nrhs, a1, n, b1, nrhs, work, len(work)))
+			a2, b2 := mk()
+			require.True(t, native.Implementation{}.Dgels(tr, m, n, nrhs, a2, n, b2, nrhs, work, len(work)))
+			require.InDeltaSlice(t, b2, b1, 1e-12, "%d×%d, %d rhs, %c", m, n, nrhs, tr)
+		}
+	}
+}

@@ -376,6 +376,22 @@ func TestSmallShapesAgreeWithGonum(t *testing.T) {
 			lqm.Mul(&l, &q2)
 			f.recon = append(f.recon, norm(&lqm))
 		}
+		if r >= c { // least squares (Dgels) with two right-hand sides
+			b := mat.NewDense(r, 2, nil)
+			for i := 0; i < r; i++ {
+				b.Set(i, 0, float64(i+1))
+				b.Set(i, 1, 1/float64(i+1))
+			}
+			var x, ax, res, atr mat.Dense
+			if err := x.Solve(a, b); err == nil {
+				ax.Mul(a, &x)
+				res.Sub(b, &ax)
+				atr.Mul(a.T(), &res) // the normal equations: Aᵀ(b − Ax) = 0
+				f.recon = append(f.recon, mat.Norm(&atr, math.Inf(1)))
+			} else {
+				f.recon = append(f.recon, math.Inf(1))
+			}
+		}
 		var svd mat.SVD
 		if !svd.Factorize(a, mat.SVDFull) {
 			t.Fatalf("SVD of %d×%d", r, c)

@@ -3,7 +3,9 @@ package kpca
 import (
 	"bytes"
 	"context"
+	"github.com/kdual/kdual/eig/eigtest"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -318,6 +320,27 @@ func TestApproxFeatureFormsAgree(t *testing.T) {
 			for j := 0; j < 4; j++ {
 				require.InDelta(t, math.Abs(sc.At(i, j)), math.Abs(z4.At(i, j)), 1e-8*mat.Norm(sc, math.Inf(1)), "score (%d, %d), centred %v", i, j, center)
 			}
+		}
+	}
+}
+
+// topEig's rule: Lanczos for at least 500 rows and s ≤ rows/10, LAPACK
+// otherwise; both give the same top eigenvalues.
+func TestTopEigRule(t *testing.T) {
+	for _, c := range []struct {
+		r, s    int
+		lanczos bool
+	}{{500, 50, true}, {500, 51, false}, {499, 10, false}, {600, 60, true}} {
+		lambda := make([]float64, c.r)
+		for i := range lambda {
+			lambda[i] = math.Pow(float64(i+1), -1.6)
+		}
+		a := eigtest.WithSpectrum(uint64(c.r+c.s), lambda)
+		e, info, err := topEig(a, c.s)
+		require.NoError(t, err)
+		require.Equal(t, c.lanczos, strings.HasPrefix(info.Solver, "lanczos"), "%d rows, s = %d: %s", c.r, c.s, info.Solver)
+		for i := 0; i < c.s; i++ {
+			require.InDelta(t, lambda[i], e.Values[i], 1e-9, "%d rows, s = %d: λ_%d", c.r, c.s, i)
 		}
 	}
 }

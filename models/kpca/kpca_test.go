@@ -787,3 +787,49 @@ func TestSolveDualDistributed(t *testing.T) {
 		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-6*mat.Norm(&ww, math.Inf(1)), "start %v", start)
 	}
 }
+
+// The DCA stopping test is relative, |F_k − F_{k−1}| ≤ Tol·|F_k|: a loose
+// Tol stops at the second iteration whatever the objective's scale (the
+// kernel scaled by 10⁻⁶ and 10⁶), a tight one later.
+func TestDCAStopIsRelative(t *testing.T) {
+	x := gaussData(t, 120, 5, 8)
+	loss := Loss{Kind: Huber1, Param: 0.6, Relative: true}
+	iters := func(scale, tol float64) int {
+		g, err := kernel.Gram(x, rbf)
+		require.NoError(t, err)
+		g.ScaleSym(scale, g)
+		k := &KPCA{Components: 3, Solver: DCA{Loss: loss, Tol: tol}}
+		require.NoError(t, k.FitGram(g))
+		return k.Info().Iterations
+	}
+	for _, scale := range []float64{1e-6, 1, 1e6} {
+		require.Equal(t, 2, iters(scale, 0.9), "scale %g", scale)
+		require.Greater(t, iters(scale, 1e-12), 2, "scale %g", scale)
+	}
+}
+
+// The sketch start's scaling holds at any kernel scale (‖GΩ‖ below 1
+// included): ‖H₀‖²_F = Tr(ΩᵀGΩ)/s.
+func TestDualStartScaleInvariant(t *testing.T) {
+	const n, s = 40, 3
+	lambda := make([]float64, n)
+	for i := range lambda {
+		lambda[i] = 1e-6 / float64(i+1)
+	}
+	a := eigtest.WithSpectrum(7, lambda)
+	op, err := eig.NewDense(a)
+	require.NoError(t, err)
+	data, err := rng.StandardNormal(n, s, 9)
+	require.NoError(t, err)
+	omega := mat.NewDense(n, s, data)
+	var h0 *mat.Dense
+	_, err = SolveDual(op, s, DualOptions{Start: StartSketch, Seed: 9, MaxIter: 1, StartOut: func(h *mat.Dense) { h0 = h }})
+	if err != nil {
+		require.ErrorIs(t, err, ErrNotConverged)
+	}
+	var y, oy mat.Dense
+	y.Mul(a, omega)
+	oy.Mul(omega.T(), &y)
+	nh := mat.Norm(h0, 2)
+	require.InDelta(t, mat.Trace(&oy)/s, nh*nh, 1e-10*mat.Trace(&oy))
+}

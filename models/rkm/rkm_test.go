@@ -2,6 +2,7 @@ package rkm
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
@@ -414,6 +415,7 @@ func TestNamesAndForecastBounds(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalid)
 	_, err = Forecast(m, train, sinesP+1, 3)
 	require.ErrorIs(t, err, ErrInvalid)
+	require.Contains(t, err.Error(), fmt.Sprintf("window has %d values, lag %d needs %d", sinesP+1, sinesP+1, sinesP+2))
 }
 
 // Invalid Stiefel settings are an error of Fit in both settings (not a
