@@ -29,10 +29,14 @@ func TestNystromFloat32(t *testing.T) {
 			x.Set(i, j, v+3+float64(j))
 		}
 	}
-	for _, sampler := range []Sampler{RPCholesky, Uniform} {
+	for _, c := range []struct {
+		sampler Sampler
+		block   int
+	}{{RPCholesky, 8}, {Uniform, 8}, {RPCholesky, 1}, {Uniform, 2}} {
+		sampler := c.sampler
 		prev := 1.0
 		for _, m := range []int{6, 12, 24, 48} {
-			ny, err := Nystrom{Rank: m, Sampler: sampler, Block: 8, Seed: 3, Float32: true}.Fit(x, gauss)
+			ny, err := Nystrom{Rank: m, Sampler: sampler, Block: c.block, Seed: 3, Float32: true}.Fit(x, gauss)
 			require.NoError(t, err)
 			info := ny.Info()
 			require.Equal(t, "float32", info.Precision)

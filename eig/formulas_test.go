@@ -340,3 +340,34 @@ func TestAutoIsBlockKrylovOf8(t *testing.T) {
 	require.Equal(t, DenseSolver{}, s)
 	require.Contains(t, why, "k = 200 > n/5")
 }
+
+// The dense solver reports LAPACK's backward error bound n·u·‖A‖_∞
+// (u = 2⁻⁵³; ‖A‖_∞ ≥ ‖A‖₂, so a large negative eigenvalue beyond the k
+// computed counts) as every pair's residual, and the true residuals are
+// below it.
+func TestDenseResidualBound(t *testing.T) {
+	const n = 50
+	lambda := spectrum(n, func(i int) float64 { return 1e3 / float64(i+1) })
+	lambda[n-1] = -2e3 // ‖A‖ from the most negative eigenvalue
+	a := symWithSpectrum(11, lambda)
+	d, err := NewDense(a)
+	require.NoError(t, err)
+	res, err := DenseSolver{}.Solve(d, 4)
+	require.NoError(t, err)
+	inf := 0.0
+	for i := 0; i < n; i++ {
+		row := 0.0
+		for j := 0; j < n; j++ {
+			row += math.Abs(a.At(i, j))
+		}
+		inf = math.Max(inf, row)
+	}
+	require.GreaterOrEqual(t, inf, 2e3)
+	for i, r := range res.Residuals {
+		require.Equal(t, float64(n)*0x1p-53*inf, r, "pair %d", i)
+		var av mat.VecDense
+		av.MulVec(a, res.Vectors.ColView(i))
+		av.AddScaledVec(&av, -res.Values[i], res.Vectors.ColView(i))
+		require.LessOrEqual(t, mat.Norm(&av, 2), r)
+	}
+}

@@ -287,3 +287,17 @@ func TestDefaultsAndBounds(t *testing.T) {
 	require.NoError(t, err)
 	require.InDelta(t, 1, math.Abs(a.At(0, 0)), 1e-15)
 }
+
+// Orthonormalize gives the polar factor, and refuses columns dependent to
+// 10⁻¹⁴ relative (AᵀA's eigenvalues), at any scale of A.
+func TestOrthonormalizeScaleFree(t *testing.T) {
+	for _, scale := range []float64{1e-6, 1, 1e6} {
+		a := mat.NewDense(4, 2, []float64{1, 2, 0, 1, 1, 0, 2, 1})
+		a.Scale(scale, a)
+		require.NoError(t, Orthonormalize(a))
+		require.Less(t, Defect(a), 1e-14)
+		dep := mat.NewDense(4, 2, []float64{1, 1, 2, 2, 3, 3, 4, 4 + 1e-9})
+		dep.Scale(scale, dep)
+		require.ErrorIs(t, Orthonormalize(dep), ErrInvalid, "scale %g", scale)
+	}
+}

@@ -92,7 +92,7 @@ func goodCalls() map[string]func() []any {
 		"Dggsvd3 none": func() []any {
 			return []any{lapack.GSVDNone, lapack.GSVDNone, lapack.GSVDNone, n, n, m, spd(n, n), n, fs(m * n), n, fs(n), fs(n), nil, 1, nil, 1, nil, 1, w(), 1024, make([]int, n)}
 		},
-		"Dgetrf wide":  func() []any { return []any{n, m, fs(m * n), m, make([]int, n)} },
+		"Dgetrf wide": func() []any { return []any{n, m, fs(m * n), m, make([]int, n)} },
 		"Dpotrf lower": func() []any { return []any{blas.Lower, n, spd(n, n), n} },
 		"Dtrtrs lower": func() []any {
 			return []any{blas.Lower, blas.NoTrans, blas.Unit, n, nrhs, spd(n, n), n, fs(n * nrhs), nrhs}
@@ -193,6 +193,13 @@ func variants(v any) []any {
 // call runs method name of impl with args and returns its panic ("" for
 // none).
 func call(impl any, name string, args []any) (msg string) {
+	msg, _ = callResults(impl, name, args)
+	return msg
+}
+
+// callResults is call with the method's boolean results (ok flags), when
+// it returned.
+func callResults(impl any, name string, args []any) (msg string, oks []bool) {
 	m := reflect.ValueOf(impl).MethodByName(name)
 	in := make([]reflect.Value, len(args))
 	for i, a := range args {
@@ -210,8 +217,12 @@ func call(impl any, name string, args []any) (msg string) {
 			msg = fmt.Sprint(r)
 		}
 	}()
-	m.Call(in)
-	return ""
+	for _, out := range m.Call(in) {
+		if out.Kind() == reflect.Bool {
+			oks = append(oks, out.Bool())
+		}
+	}
+	return "", oks
 }
 
 // Every argument check of every method against gonum's: each argument of
@@ -237,8 +248,11 @@ func TestEveryArgumentCheckMatchesGonum(t *testing.T) {
 		name := strings.Fields(key)[0]
 		_, ok := lf.MethodByName(name)
 		require.True(t, ok, name)
-		require.Empty(t, call(native.Implementation{}, name, good()), "%s: the valid call panics in gonum's", key)
-		require.Empty(t, call(impl, name, good()), "%s: the valid call panics", key)
+		theirMsg, theirOK := callResults(native.Implementation{}, name, good())
+		require.Empty(t, theirMsg, "%s: the valid call panics in gonum's", key)
+		ourMsg, ourOK := callResults(impl, name, good())
+		require.Empty(t, ourMsg, "%s: the valid call panics", key)
+		require.Equal(t, theirOK, ourOK, "%s: ok", key)
 		for i, arg := range good() {
 			for _, bad := range variants(arg) {
 				theirs := func() []any { a := good(); a[i] = bad; return a }
@@ -276,8 +290,11 @@ func TestEveryArgumentCheckMatchesGonum(t *testing.T) {
 					continue
 				}
 				zeroed := func() []any { a := good(); a[i], a[j] = 0, 0; return a }
-				want := call(native.Implementation{}, name, zeroed())
-				got := call(impl, name, zeroed())
+				want, wantOK := callResults(native.Implementation{}, name, zeroed())
+				got, gotOK := callResults(impl, name, zeroed())
+				if want == "" && got == "" {
+					require.Equal(t, wantOK, gotOK, "%s, arguments %d and %d zero: ok", key, i, j)
+				}
 				compared++
 				if strings.HasPrefix(want, "runtime error") {
 					if !strings.HasPrefix(got, "lapack: ") {

@@ -14,9 +14,10 @@ package main
 //
 // Not mutated: the other results of a return statement whose last result
 // is built there — a call such as fmt.Errorf(…) or a &SomeError{…} — which
-// in this code is always an error on a failure path, or is false (the
-// comma-ok idiom): by Go's convention callers do not read the other
-// results, so every such mutant would be equivalent.
+// in this code is always an error on a failure path, or a sentinel error
+// (ErrNotFitted, …), or false (the comma-ok idiom): by Go's convention
+// callers do not read the other results, so every such mutant would be
+// equivalent.
 //
 // A mutant that does not compile is not counted and the next site in the
 // shuffle takes its place. Before the first mutant of a package, each of its
@@ -173,7 +174,8 @@ func sites(pkg, root, file string) ([]site, error) {
 				_, isCall := last.(*ast.CallExpr)
 				_, isUnary := last.(*ast.UnaryExpr)
 				_, isLit := last.(*ast.CompositeLit)
-				if isCall || isUnary || isLit || isIdent && id.Name == "false" {
+				sentinel := isIdent && strings.HasPrefix(id.Name, "Err") // ErrNotFitted, …
+				if isCall || isUnary || isLit || sentinel || isIdent && id.Name == "false" {
 					for _, r := range n.Results[:k-1] {
 						skip = append(skip, [2]token.Pos{r.Pos(), r.End()})
 					}
