@@ -92,7 +92,7 @@ func goodCalls() map[string]func() []any {
 		"Dggsvd3 none": func() []any {
 			return []any{lapack.GSVDNone, lapack.GSVDNone, lapack.GSVDNone, n, n, m, spd(n, n), n, fs(m * n), n, fs(n), fs(n), nil, 1, nil, 1, nil, 1, w(), 1024, make([]int, n)}
 		},
-		"Dgetrf wide": func() []any { return []any{n, m, fs(m * n), m, make([]int, n)} },
+		"Dgetrf wide":  func() []any { return []any{n, m, fs(m * n), m, make([]int, n)} },
 		"Dpotrf lower": func() []any { return []any{blas.Lower, n, spd(n, n), n} },
 		"Dtrtrs lower": func() []any {
 			return []any{blas.Lower, blas.NoTrans, blas.Unit, n, nrhs, spd(n, n), n, fs(n * nrhs), nrhs}
