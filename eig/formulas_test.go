@@ -371,3 +371,27 @@ func TestDenseResidualBound(t *testing.T) {
 		require.LessOrEqual(t, mat.Norm(&av, 2), r)
 	}
 }
+
+// MaxRestarts bounds the work as documented: at most ⌈m/b⌉·MaxRestarts
+// passes (m the basis size, b the block), counted on runs that cannot
+// converge (k = 10 of a 1/i spectrum to 10⁻¹⁴).
+func TestMaxRestartsBoundsPasses(t *testing.T) {
+	a := symWithSpectrum(2, spectrum(400, func(i int) float64 { return 1 / float64(i+1) }))
+	d, err := NewDense(a)
+	require.NoError(t, err)
+	const k = 10
+	for _, restarts := range []int{1, 2} {
+		for _, c := range []struct {
+			s    Solver
+			m, b int
+		}{
+			{Lanczos{Tol: 1e-14, MaxRestarts: restarts}, max(2*k+1, 20), 1},
+			{BlockKrylov{Tol: 1e-14, MaxRestarts: restarts}, ceilTo(max(3*k+8, 4*8), 8), 8},
+		} {
+			cnt := &Counting{Op: d}
+			_, err := c.s.Solve(cnt, k)
+			require.ErrorIs(t, err, ErrNotConverged, "%T", c.s)
+			require.LessOrEqual(t, cnt.Passes, (c.m+c.b-1)/c.b*restarts, "%T, %d restarts", c.s, restarts)
+		}
+	}
+}

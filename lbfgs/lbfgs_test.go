@@ -459,3 +459,71 @@ func TestLineSearchBacksOffFromNaN(t *testing.T) {
 		require.LessOrEqual(t, math.Abs(r.dphi), 0.1*math.Abs(g0))
 	}
 }
+
+// Every step is along the two-loop recursion's direction −H_k·g_k, with H_k
+// built from the last Memory pairs (s_i, y_i) and H⁰ = (sᵀy/yᵀy)·I of the
+// newest pair — recomputed here from the iterates the Stop callback sees,
+// on Rosenbrock in 6 dimensions with memories 1, 3 and 10.
+func TestTwoLoopDirection(t *testing.T) {
+	for _, mem := range []int{1, 3, 10} {
+		x0 := []float64{-1.2, 1, -1.2, 1, -1.2, 1}
+		var xs, gs [][]float64
+		var r rosenbrock
+		g0 := make([]float64, len(x0))
+		r.Func(x0, g0)
+		xs, gs = append(xs, append([]float64(nil), x0...)), append(gs, g0)
+		_, err := Minimize(&rosenbrock{}, x0, Settings{Memory: mem, Stop: func(_ int, x []float64, _ float64, g []float64) bool {
+			xs, gs = append(xs, append([]float64(nil), x...)), append(gs, append([]float64(nil), g...))
+			return len(xs) > 25
+		}})
+		require.ErrorIs(t, err, status.ErrStopped)
+		sub := func(a, b []float64) []float64 {
+			out := make([]float64, len(a))
+			for i := range a {
+				out[i] = a[i] - b[i]
+			}
+			return out
+		}
+		dot := func(a, b []float64) float64 {
+			s := 0.0
+			for i := range a {
+				s += a[i] * b[i]
+			}
+			return s
+		}
+		checked := 0
+		for k := 1; k+1 < len(xs); k++ {
+			// Pairs from the steps before step k (all of them accepted with
+			// sᵀy > 0 on this run, so none was skipped).
+			lo := max(0, k-mem)
+			var ss, ys [][]float64
+			for i := lo; i < k; i++ {
+				ss, ys = append(ss, sub(xs[i+1], xs[i])), append(ys, sub(gs[i+1], gs[i]))
+			}
+			q := append([]float64(nil), gs[k]...)
+			alpha := make([]float64, len(ss))
+			for i := len(ss) - 1; i >= 0; i-- {
+				alpha[i] = dot(ss[i], q) / dot(ys[i], ss[i])
+				for j := range q {
+					q[j] -= alpha[i] * ys[i][j]
+				}
+			}
+			last := len(ss) - 1
+			gamma := dot(ss[last], ys[last]) / dot(ys[last], ys[last])
+			for j := range q {
+				q[j] *= gamma
+			}
+			for i := range ss {
+				beta := dot(ys[i], q) / dot(ys[i], ss[i])
+				for j := range q {
+					q[j] += (alpha[i] - beta) * ss[i][j]
+				}
+			}
+			step := sub(xs[k+1], xs[k])
+			cos := -dot(step, q) / math.Sqrt(dot(step, step)*dot(q, q))
+			require.InDelta(t, 1, cos, 1e-9, "memory %d, step %d: not along −H·g", mem, k)
+			checked++
+		}
+		require.Greater(t, checked, 10)
+	}
+}

@@ -344,3 +344,14 @@ func TestTopEigRule(t *testing.T) {
 		}
 	}
 }
+
+// An approximate model maps points, not kernel rows: TransformGram is
+// refused.
+func TestApproxTransformGramRefused(t *testing.T) {
+	x := gaussData(t, 40, 3, 5)
+	m := &KPCA{Components: 2, Kernel: rbf, Approx: approx.Nystrom{Rank: 10}}
+	require.NoError(t, m.Fit(x))
+	_, err := m.TransformGram(mat.NewDense(2, 40, nil))
+	require.ErrorIs(t, err, ErrInvalid)
+	require.Contains(t, err.Error(), "approximate")
+}
