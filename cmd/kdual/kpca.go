@@ -78,10 +78,10 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	modelPath := fs.String("model", "", "transform: the model file written by fit --save; --input is then the new data to project")
 	quiet := fs.Bool("quiet", false, "nothing on stderr but errors: no progress line (otherwise shown when stderr is a terminal and the fit takes over 2 s), no line on what was read or planned")
 	approxName := fs.String("approx", "", "approximate the kernel: nystrom (with --landmarks) or rff (random Fourier features, gaussian kernel, with --features); memory O(n·m), never n×n")
-	landmarks := fs.Int("landmarks", 0, "--approx nystrom: the most landmarks m")
+	landmarks := fs.Int("landmarks", 0, "--approx nystrom: the most landmarks m (default min(1000, n))")
 	sampler := fs.String("sampler", "rpcholesky", "--approx nystrom: how landmarks are chosen, rpcholesky or uniform")
 	traceTol := fs.Float64("trace-tol", 0, "--approx nystrom: stop adding landmarks once the relative trace error tr(K − K̂)/tr(K) is at most this (0: use all m)")
-	features := fs.Int("features", 0, "--approx rff: the random features")
+	features := fs.Int("features", 0, "--approx rff: the random features (default 1000)")
 	approxPrec := fs.String("approx-precision", "float64", "--approx nystrom: float32 computes kernel rows by sgemm on a float32 copy of the data and stores the features in float32 (half the memory, about twice the rate; entries rounded to float32), float64 otherwise")
 	mpiTimeout := fs.Duration("mpi-timeout", 0, "with --mpi: end the job when a rank waits longer than this in one collective (a rank stopped or hung); 0: max(5m, 10 s per 10⁹·n²·d/ranks multiply-adds)")
 	useMPI := fs.Bool("mpi", false, "run across the ranks of mpirun (rows split by rank; --operator auto, float64, float32 or matrix-free, planned per rank; --solver auto, block, lanczos or lbfgs); only rank 0 writes")
@@ -246,7 +246,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if *loss != "square" && sv.Name() != "dca" {
 		return usagef("--loss %s needs --solver dca", *loss)
 	}
-	am, err := approxMethod(set, *approxName, *landmarks, *sampler, *traceTol, *features, *seed, *approxPrec)
+	am, err := approxMethod(set, *approxName, x.RawMatrix().Rows, *landmarks, *sampler, *traceTol, *features, *seed, *approxPrec)
 	if err != nil {
 		return err
 	}
@@ -581,7 +581,7 @@ func readTableLabels(path string, o dataset.CSVOptions) (*mat.Dense, []string, e
 
 // approxMethod reads the approximation flags: nil without --approx; a
 // flag of one method given with another (or none) is a usage error.
-func approxMethod(set map[string]bool, name string, landmarks int, sampler string, traceTol float64, features int, seed uint64, precision string) (approx.Method, error) {
+func approxMethod(set map[string]bool, name string, n, landmarks int, sampler string, traceTol float64, features int, seed uint64, precision string) (approx.Method, error) {
 	nystromFlags, rffFlags := []string{"landmarks", "sampler", "trace-tol", "approx-precision"}, []string{"features"}
 	refuse := func(flags []string, what string) error {
 		for _, f := range flags {
@@ -601,8 +601,11 @@ func approxMethod(set map[string]bool, name string, landmarks int, sampler strin
 		if err := refuse(rffFlags, "--approx rff"); err != nil {
 			return nil, err
 		}
-		if landmarks < 1 {
-			return nil, usagef("--approx nystrom needs --landmarks M ≥ 1")
+		switch {
+		case !set["landmarks"]:
+			landmarks = min(1000, n)
+		case landmarks < 1:
+			return nil, usagef("--landmarks %d: want M ≥ 1", landmarks)
 		}
 		smp, err := approx.ParseSampler(sampler)
 		if err != nil {
@@ -620,8 +623,11 @@ func approxMethod(set map[string]bool, name string, landmarks int, sampler strin
 		if err := refuse(nystromFlags, "--approx nystrom"); err != nil {
 			return nil, err
 		}
-		if features < 1 {
-			return nil, usagef("--approx rff needs --features M ≥ 1")
+		switch {
+		case !set["features"]:
+			features = 1000
+		case features < 1:
+			return nil, usagef("--features %d: want M ≥ 1", features)
 		}
 		return approx.RFF{Features: features, Seed: seed}, nil
 	}

@@ -353,10 +353,19 @@ func TestKPCAApprox(t *testing.T) {
 	code, _, stderr = runCLI(t, "kpca", "fit", "--input", csv, "--components", "3", "--approx", "nystrom", "--landmarks", "40",
 		"--sampler", "uniform", "--trace-tol", "0.05")
 	require.Equal(t, 0, code, stderr)
+	// Defaults: min(1000, n) landmarks, 1000 random features.
+	for _, c := range []struct {
+		args []string
+		rank string
+	}{{[]string{"--approx", "nystrom"}, `"rank": 60`}, {[]string{"--approx", "rff"}, `"rank": 1000`}} {
+		code, out, stderr := runCLI(t, append([]string{"kpca", "fit", "--input", csv, "--components", "2", "--json", "-"}, c.args...)...)
+		require.Equal(t, 0, code, stderr)
+		require.Contains(t, out, c.rank, "%v", c.args)
+	}
 	for _, args := range [][]string{
 		{"--landmarks", "10"},
-		{"--approx", "nystrom"},
-		{"--approx", "rff"},
+		{"--approx", "nystrom", "--landmarks", "0"},
+		{"--approx", "rff", "--features", "0"},
 		{"--approx", "sketch", "--landmarks", "10"},
 		{"--approx", "nystrom", "--landmarks", "10", "--sampler", "leverage"},
 		{"--approx", "nystrom", "--landmarks", "10", "--trace-tol", "2"},
