@@ -357,6 +357,11 @@ func TestShiftedFloat32(t *testing.T) {
 			require.Equal(t, float32(x.At(i, j)-exact[j]/700), got.Row(i)[j], "row %d col %d", i, j)
 		}
 	}
+	means := columnMeans(x)
+	for j := range exact {
+		require.Equal(t, exact[j]/700, means[j], "the mean of column %d to the bit", j)
+	}
+	require.Equal(t, 256, meanBlock)
 	lin, err := shiftedFloat32(x, kernel.Kernel{Kind: kernel.Linear})
 	require.NoError(t, err)
 	defer lin.Free()

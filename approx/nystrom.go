@@ -431,29 +431,7 @@ func shiftedFloat32(x *mat.Dense, k kernel.Kernel) (*linalg.Dense32, error) {
 	n, d := x.Dims()
 	mean := make([]float64, d)
 	if k.Kind == kernel.Gaussian || k.Kind == kernel.Laplace {
-		// Column sums of blocks of rows in parallel, added in block order:
-		// the same mean whatever the number of goroutines.
-		const rows = 256
-		nb := (n + rows - 1) / rows
-		part := make([]float64, nb*d)
-		par.For(0, nb, nil, func(lo, hi int) {
-			for b := lo; b < hi; b++ {
-				sum := part[b*d : (b+1)*d]
-				for i := b * rows; i < min((b+1)*rows, n); i++ {
-					for j, v := range x.RawRowView(i) {
-						sum[j] += v
-					}
-				}
-			}
-		})
-		for b := 0; b < nb; b++ {
-			for j, v := range part[b*d : (b+1)*d] {
-				mean[j] += v
-			}
-		}
-		for j := range mean {
-			mean[j] /= float64(n)
-		}
+		mean = columnMeans(x)
 	}
 	out, err := linalg.NewDense32(n, d)
 	if err != nil {
@@ -468,6 +446,38 @@ func shiftedFloat32(x *mat.Dense, k kernel.Kernel) (*linalg.Dense32, error) {
 		}
 	})
 	return out, nil
+}
+
+// meanBlock is the rows per block of columnMeans.
+const meanBlock = 256
+
+// columnMeans returns the column means of x: column sums of blocks of
+// meanBlock rows in parallel, added in block order, divided by n — the
+// same bits whatever the number of goroutines.
+func columnMeans(x *mat.Dense) []float64 {
+	n, d := x.Dims()
+	mean := make([]float64, d)
+	nb := (n + meanBlock - 1) / meanBlock
+	part := make([]float64, nb*d)
+	par.For(0, nb, nil, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			sum := part[b*d : (b+1)*d]
+			for i := b * meanBlock; i < min((b+1)*meanBlock, n); i++ {
+				for j, v := range x.RawRowView(i) {
+					sum[j] += v
+				}
+			}
+		}
+	})
+	for b := 0; b < nb; b++ {
+		for j, v := range part[b*d : (b+1)*d] {
+			mean[j] += v
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	return mean
 }
 
 func (ny Nystrom) check(n int) error {

@@ -81,6 +81,8 @@ func TestHeaderVariantsRefusedOrHarmless(t *testing.T) {
 		require.NoError(t, m.Fit(views, labels))
 		var buf bytes.Buffer
 		require.NoError(t, m.Save(&buf))
+		_, err := Load(bytes.NewReader(buf.Bytes()))
+		require.NoError(t, err, "%v: the file itself loads", m.Kind)
 		variants, err := modelfile.HeaderVariants(buf.Bytes(), "sigma")
 		require.NoError(t, err)
 		require.NotEmpty(t, variants)

@@ -241,6 +241,11 @@ func TestHeaderVariantsRefusedOrHarmless(t *testing.T) {
 		require.NoError(t, err)
 		var buf bytes.Buffer
 		require.NoError(t, m.Save(&buf))
+		back, err := Load(bytes.NewReader(buf.Bytes()))
+		require.NoError(t, err, "the file itself loads")
+		same, err := back.Transform(y)
+		require.NoError(t, err)
+		require.True(t, mat.Equal(want, same))
 		variants, err := modelfile.HeaderVariants(buf.Bytes())
 		require.NoError(t, err)
 		require.NotEmpty(t, variants)

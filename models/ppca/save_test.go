@@ -162,6 +162,11 @@ func TestHeaderVariantsRefusedOrHarmless(t *testing.T) {
 	test := randData(t, 5, 4, 32)
 	gauss := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}
 	check := func(name string, raw []byte, load func([]byte) (func() (*mat.Dense, error), error), want *mat.Dense, skip ...string) {
+		project, err := load(raw)
+		require.NoError(t, err, "%s: the file itself loads", name)
+		same, err := project()
+		require.NoError(t, err)
+		require.True(t, mat.Equal(want, same), name)
 		variants, err := modelfile.HeaderVariants(raw, append(skip, "sigma2")...)
 		require.NoError(t, err)
 		require.NotEmpty(t, variants)

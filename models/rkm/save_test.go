@@ -113,6 +113,8 @@ func TestHeaderVariantsRefusedOrHarmless(t *testing.T) {
 		want, werr := m.Infer(1, []*mat.Dense{x, nil})
 		var buf bytes.Buffer
 		require.NoError(t, m.Save(&buf), name)
+		_, err = Load(bytes.NewReader(buf.Bytes()))
+		require.NoError(t, err, "%s: the file itself loads", name)
 		variants, err := modelfile.HeaderVariants(buf.Bytes())
 		require.NoError(t, err)
 		require.NotEmpty(t, variants)
