@@ -395,3 +395,33 @@ func TestMaxRestartsBoundsPasses(t *testing.T) {
 		}
 	}
 }
+
+// A block larger than the rank: the Krylov space becomes invariant inside a
+// block, the columns that vanish are replaced by fresh random directions
+// orthogonalised twice against the basis, and the result stays exact — the
+// rank's eigenvalues, zeros after them, orthonormal vectors — for several
+// ranks and blocks.
+func TestBlockRepairKeepsOrthogonality(t *testing.T) {
+	for _, c := range [][2]int{{3, 8}, {1, 4}, {5, 16}} {
+		rank, b := c[0], c[1]
+		lambda := make([]float64, 200)
+		for i := 0; i < rank; i++ {
+			lambda[i] = float64(rank - i)
+		}
+		a := symWithSpectrum(uint64(13+rank), lambda)
+		d, err := NewDense(a)
+		require.NoError(t, err)
+		k := rank + 2
+		res, err := BlockKrylov{Block: b, Tol: 1e-12}.Solve(d, k)
+		require.NoError(t, err, "rank %d, block %d", rank, b)
+		for i := 0; i < k; i++ {
+			require.InDelta(t, lambda[i], res.Values[i], 1e-12*float64(rank), "rank %d, block %d: λ_%d", rank, b, i)
+		}
+		var vtv mat.Dense
+		vtv.Mul(res.Vectors.T(), res.Vectors)
+		for i := 0; i < k; i++ {
+			vtv.Set(i, i, vtv.At(i, i)-1)
+		}
+		require.Less(t, mat.Norm(&vtv, math.Inf(1)), 1e-13, "rank %d, block %d: VᵀV − I", rank, b)
+	}
+}

@@ -446,3 +446,18 @@ func TestTwoSamplesPerClassFit(t *testing.T) {
 	labels[1][0] = 99 // class 0 now has one sample, class 99 one
 	require.ErrorIs(t, (&Model{Kind: Linear}).Fit(views, labels), ErrInvalid)
 }
+
+// Reg 0 is the documented default 1e-3 (the same bits as spelled out;
+// another value differs), and a negative Reg asks for no regularisation.
+func TestDefaultRegularisation(t *testing.T) {
+	views, labels := multiView(t, 2, 4, 5, 6, 17)
+	fit := func(reg float64) []float64 {
+		m := &Model{Kind: Linear, Reg: reg}
+		require.NoError(t, m.Fit(views, labels))
+		v, _ := m.Eigenvalues()
+		return v
+	}
+	require.Equal(t, fit(1e-3), fit(0))
+	require.NotEqual(t, fit(2e-3), fit(0))
+	require.NotEqual(t, fit(-1), fit(0))
+}
