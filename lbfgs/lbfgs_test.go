@@ -527,3 +527,40 @@ func TestTwoLoopDirection(t *testing.T) {
 		require.Greater(t, checked, 10)
 	}
 }
+
+// cliff is f = c at x₀ and c − δ anywhere else, with a constant gradient:
+// no step can meet the curvature condition, so every search fails, and the
+// best trial lowered f by exactly δ.
+type cliff struct {
+	x0    []float64
+	c, dt float64
+}
+
+func (s cliff) Func(x, g []float64) float64 {
+	for i := range g {
+		g[i] = 1
+	}
+	for i, v := range x {
+		if v != s.x0[i] {
+			return s.c - s.dt
+		}
+	}
+	return s.c
+}
+
+// The rounding test's bound is 8ε|f| (ε = 2⁻⁵³): a failed steepest-descent
+// search whose best trial lowered f = 1500 by 6 ulps (8ε|f| = 5.9 ulps
+// rounds to 6) ends as rounding (converged), by 7 ulps (9.6ε|f|) as a
+// breakdown.
+func TestRoundingBoundIs8Epsilon(t *testing.T) {
+	x0 := []float64{1, 2}
+	const c = 1500.0
+	ulp := math.Nextafter(c, 2*c) - c
+	for _, cs := range []struct {
+		ulps float64
+		code status.Code
+	}{{6, status.Converged}, {7, status.Breakdown}} {
+		res, _ := Minimize(cliff{x0: x0, c: c, dt: cs.ulps * ulp}, x0, Settings{GradTol: 1e-300, FuncTol: -1, MaxLineEvals: 4})
+		require.Equal(t, cs.code, res.Status.Code, "%g ulps: %v", cs.ulps, res.Status)
+	}
+}

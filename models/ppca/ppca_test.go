@@ -577,3 +577,24 @@ func TestChooseQFormulas(t *testing.T) {
 	require.Equal(t, 2, q)
 	require.Equal(t, 0.4, s2)
 }
+
+// Sample draws any positive number of rows, one included.
+func TestSampleCounts(t *testing.T) {
+	x := randData(t, 30, 4, 5)
+	p := &Primal{Q: 2}
+	require.NoError(t, p.Fit(x))
+	for _, count := range []int{1, 2, 7} {
+		s, err := p.Sample(count, 3)
+		require.NoError(t, err)
+		r, c := s.Dims()
+		require.Equal(t, []int{count, 4}, []int{r, c})
+	}
+	_, err := p.Sample(0, 3)
+	require.ErrorIs(t, err, ErrInvalid)
+	d := &Dual{Q: 2, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}}
+	require.NoError(t, d.Fit(x))
+	ks, err := d.Sample(1, 3)
+	require.NoError(t, err)
+	r, _ := ks.Dims()
+	require.Equal(t, 1, r)
+}
