@@ -85,6 +85,21 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	approxPrec := fs.String("approx-precision", "float64", "--approx nystrom: float32 computes kernel rows by sgemm on a float32 copy of the data and stores the features in float32 (half the memory, about twice the rate; entries rounded to float32), float64 otherwise")
 	mpiTimeout := fs.Duration("mpi-timeout", 0, "with --mpi: end the job when a rank waits longer than this in one collective (a rank stopped or hung); 0: max(5m, 10 s per 10⁹·n²·d/ranks multiply-adds)")
 	useMPI := fs.Bool("mpi", false, "run across the ranks of mpirun (rows split by rank; --operator auto, float64, float32 or matrix-free, planned per rank; --solver auto, block, lanczos or lbfgs); only rank 0 writes")
+	if cmd == "transform" && helpAsked(args) {
+		// transform's own flags; the fit flags apply only to the old
+		// refit-without---model form.
+		own := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+		fs.VisitAll(func(f *flag.Flag) {
+			if !fitOnlyFlags[f.Name] {
+				own.Var(f.Value, f.Name, f.Usage)
+			}
+		})
+		own.SetOutput(diag)
+		fmt.Fprintf(diag, "Usage of %s (kdual kpca transform --model MODEL --input NEW):\n", fs.Name())
+		own.PrintDefaults()
+		fmt.Fprintln(diag, "Without --model, transform fits the model again and takes kpca fit's flags (kdual kpca fit -h).")
+		return flag.ErrHelp
+	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -124,9 +139,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if cmd == "transform" && *modelPath != "" {
 		// The model fixes everything the fit chose: a fit flag here would
 		// be ignored, so it is an error.
-		for _, f := range []string{"components", "kernel", "sigma", "bandwidth", "gamma", "solver", "loss", "param", "relative",
-			"no-center", "tol", "seed", "operator", "memory", "products", "check", "save", "approx", "landmarks", "sampler",
-			"trace-tol", "features", "approx-precision", "mpi", "mpi-timeout", "data", "n", "apply"} {
+		for f := range fitOnlyFlags {
 			if set[f] {
 				return usagef("--%s has no effect with --model (the saved model fixes the fit); leave it out", f)
 			}
@@ -647,6 +660,27 @@ func isModelFile(path string) bool {
 	defer z.Close()
 	for _, f := range z.File {
 		if f.Name == "header.npy" {
+			return true
+		}
+	}
+	return false
+}
+
+// fitOnlyFlags are kpca fit's flags that a saved model fixes: with
+// transform --model they are errors, and transform -h does not list them.
+var fitOnlyFlags = map[string]bool{"components": true, "kernel": true, "sigma": true, "bandwidth": true, "gamma": true,
+	"solver": true, "loss": true, "param": true, "relative": true, "no-center": true, "tol": true, "seed": true,
+	"operator": true, "memory": true, "products": true, "check": true, "save": true, "approx": true, "landmarks": true,
+	"sampler": true, "trace-tol": true, "features": true, "approx-precision": true, "mpi": true, "mpi-timeout": true,
+	"data": true, "n": true, "apply": true, "plot": true, "start-out": true, "data-out": true}
+
+// helpAsked reports whether args ask for -h or --help.
+func helpAsked(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "--help", "-help", "--h":
 			return true
 		}
 	}

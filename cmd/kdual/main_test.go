@@ -843,3 +843,14 @@ func TestKPCAPlot(t *testing.T) {
 	require.Equal(t, 2, code, stderr)
 	require.Contains(t, stderr, "--plot")
 }
+
+// kpca transform -h lists transform's flags, not fit's.
+func TestTransformHelp(t *testing.T) {
+	code, _, stderr := runCLI(t, "kpca", "transform", "-h")
+	require.Equal(t, 0, code)
+	require.Contains(t, stderr, "-model")
+	require.NotContains(t, stderr, "-components")
+	require.NotContains(t, stderr, "-solver")
+	require.True(t, helpAsked([]string{"--input", "x", "--help"}))
+	require.False(t, helpAsked([]string{"--", "-h"}))
+}
