@@ -67,7 +67,7 @@ func (c RFF) Fit(xm mat.Matrix, k kernel.Kernel) (*RFFMap, error) {
 		seed = 1
 	}
 	_, d := x.Dims()
-	f, err := kernel.NewRFF(d, c.Features, k.Sigma, seed)
+	f, err := kernel.NewRFF(d, c.Features, k.Bandwidth(), seed)
 	if err != nil {
 		return nil, err
 	}

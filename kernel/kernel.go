@@ -62,11 +62,15 @@ func (k Kind) String() string {
 // linear kernel.
 type Kernel struct {
 	Kind Kind
-	// Sigma is the bandwidth σ > 0 of the Gaussian and Laplace kernels.
+	// Sigma is the bandwidth σ > 0 of the Gaussian and Laplace kernels
+	// (or give Gamma instead).
 	Sigma float64
 	// Degree of the polynomial kernel; 0 means 3 (scikit-learn's default).
 	Degree int
-	// Gamma multiplies ⟨x, y⟩ in the polynomial kernel; 0 means 1/d.
+	// Gamma multiplies ⟨x, y⟩ in the polynomial kernel (0 means 1/d). For
+	// the Gaussian and Laplace kernels it is scikit-learn's γ, given
+	// instead of Sigma: exp(−γ‖x − y‖²) is the Gaussian with σ = 1/√(2γ),
+	// exp(−γ‖x − y‖) the Laplace with σ = 1/γ (Bandwidth).
 	Gamma float64
 	// Coef0 is the polynomial kernel's c₀, used as given (0: homogeneous).
 	Coef0 float64
@@ -79,11 +83,18 @@ func (k Kernel) Check() error {
 	switch k.Kind {
 	case Linear:
 	case Gaussian, Laplace:
-		if !(k.Sigma > 0) || math.IsInf(k.Sigma, 0) {
-			return invalidf("%s kernel: bandwidth σ = %g must be positive and finite", k.Kind, k.Sigma)
+		if k.Sigma != 0 && k.Gamma != 0 {
+			return invalidf("%s kernel: σ = %g and γ = %g both given: give one", k.Kind, k.Sigma, k.Gamma)
 		}
-		if math.IsInf(1/(2*k.Sigma*k.Sigma), 0) {
-			return invalidf("%s kernel: bandwidth σ = %g is too small: 1/(2σ²) overflows", k.Kind, k.Sigma)
+		if k.Sigma == 0 && k.Gamma != 0 && !(k.Gamma > 0 && !math.IsInf(k.Gamma, 0)) {
+			return invalidf("%s kernel: γ = %g must be positive and finite", k.Kind, k.Gamma)
+		}
+		sigma := k.Bandwidth()
+		if !(sigma > 0) || math.IsInf(sigma, 0) {
+			return invalidf("%s kernel: bandwidth σ = %g must be positive and finite", k.Kind, sigma)
+		}
+		if math.IsInf(1/(2*sigma*sigma), 0) {
+			return invalidf("%s kernel: bandwidth σ = %g is too small: 1/(2σ²) overflows", k.Kind, sigma)
 		}
 	case Polynomial:
 		if k.Degree < 0 {
@@ -98,15 +109,31 @@ func (k Kernel) Check() error {
 	return nil
 }
 
+// Bandwidth returns σ of the Gaussian and Laplace kernels: Sigma, or when
+// it is 0 the σ that Gamma gives (1/√(2γ) Gaussian, 1/γ Laplace); 0 when
+// neither is set.
+func (k Kernel) Bandwidth() float64 {
+	if k.Sigma != 0 || k.Gamma == 0 {
+		return k.Sigma
+	}
+	if k.Kind == Laplace {
+		return 1 / k.Gamma
+	}
+	return 1 / math.Sqrt(2*k.Gamma)
+}
+
 // ElementMap returns the Gram engine's description of k for data of
 // dimension d (linalg computes kernel matrices from it without knowing
 // kernels).
 func (k Kernel) ElementMap(d int) linalg.ElementMap {
 	switch k.Kind {
 	case Gaussian:
+		if k.Sigma == 0 && k.Gamma > 0 {
+			return linalg.ElementMap{Kind: linalg.MapExpSq, C: -k.Gamma}
+		}
 		return linalg.ElementMap{Kind: linalg.MapExpSq, C: -1 / (2 * k.Sigma * k.Sigma)}
 	case Laplace:
-		return linalg.ElementMap{Kind: linalg.MapExpDist, C: -1 / k.Sigma}
+		return linalg.ElementMap{Kind: linalg.MapExpDist, C: -1 / k.Bandwidth()}
 	case Polynomial:
 		deg := k.Degree
 		if deg == 0 {
@@ -132,9 +159,12 @@ func (k Kernel) Eval(x, y []float64) float64 {
 	}
 	switch k.Kind {
 	case Gaussian:
+		if k.Sigma == 0 && k.Gamma > 0 {
+			return math.Exp(-k.Gamma * math.Max(nx+ny-2*dot, 0))
+		}
 		return math.Exp(-math.Max(nx+ny-2*dot, 0) / (2 * k.Sigma * k.Sigma))
 	case Laplace:
-		return math.Exp(-math.Sqrt(math.Max(nx+ny-2*dot, 0)) / k.Sigma)
+		return math.Exp(-math.Sqrt(math.Max(nx+ny-2*dot, 0)) / k.Bandwidth())
 	case Polynomial:
 		em := k.ElementMap(len(x))
 		return math.Pow(em.Gamma*dot+em.Coef0, float64(em.Degree))

@@ -196,3 +196,36 @@ func TestBandwidthRules(t *testing.T) {
 		require.ErrorIs(t, err, ErrInvalid, bad)
 	}
 }
+
+// scikit-learn's γ for the Gaussian and Laplace kernels: Gamma instead of
+// Sigma gives exp(−γ‖x − y‖²) and exp(−γ‖x − y‖), the same kernels as
+// σ = 1/√(2γ) and σ = 1/γ; both, or a γ that is not positive and finite,
+// are refused.
+func TestGammaForDistanceKernels(t *testing.T) {
+	x := mat.NewDense(5, 2, []float64{0, 0, 1, 0, 0, 2, 3, 1, -1, 1})
+	for _, c := range []struct {
+		byGamma, bySigma Kernel
+		eval             func(d2 float64) float64
+	}{
+		{Kernel{Kind: Gaussian, Gamma: 0.7}, Kernel{Kind: Gaussian, Sigma: 1 / math.Sqrt(1.4)}, func(d2 float64) float64 { return math.Exp(-0.7 * d2) }},
+		{Kernel{Kind: Laplace, Gamma: 0.7}, Kernel{Kind: Laplace, Sigma: 1 / 0.7}, func(d2 float64) float64 { return math.Exp(-0.7 * math.Sqrt(d2)) }},
+	} {
+		require.NoError(t, c.byGamma.Check())
+		g1, err := Gram(x, c.byGamma)
+		require.NoError(t, err)
+		g2, err := Gram(x, c.bySigma)
+		require.NoError(t, err)
+		for i := 0; i < 5; i++ {
+			for j := 0; j < 5; j++ {
+				d2 := math.Pow(x.At(i, 0)-x.At(j, 0), 2) + math.Pow(x.At(i, 1)-x.At(j, 1), 2)
+				require.InDelta(t, c.eval(d2), g1.At(i, j), 1e-14, "%v (%d, %d)", c.byGamma.Kind, i, j)
+				require.InDelta(t, g2.At(i, j), g1.At(i, j), 1e-14)
+				require.InDelta(t, c.eval(d2), c.byGamma.Eval(x.RawRowView(i), x.RawRowView(j)), 1e-14)
+			}
+		}
+		require.InDelta(t, c.bySigma.Sigma, c.byGamma.Bandwidth(), 1e-15)
+	}
+	for _, bad := range []Kernel{{Kind: Gaussian, Sigma: 1, Gamma: 1}, {Kind: Laplace, Gamma: -1}, {Kind: Gaussian, Gamma: math.Inf(1)}, {Kind: Gaussian}} {
+		require.ErrorIs(t, bad.Check(), ErrInvalid, "%+v", bad)
+	}
+}
