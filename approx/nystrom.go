@@ -729,7 +729,7 @@ func (f factor32) gather(idx []int, kc int, dst *mat.Dense) {
 	})
 }
 func (f factor32) train(kc int) mat.Matrix {
-	return (&linalg.Dense32{Rows: kc, Cols: f.ft.Cols, Data: f.ft.Data[:kc*f.ft.Cols]}).T()
+	return f.ft.TopRows(kc).T()
 }
 
 // fit is the block RPCholesky (or uniform) factorisation on a source.

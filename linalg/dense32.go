@@ -3,6 +3,7 @@ package linalg
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
@@ -25,6 +26,24 @@ type Dense32 struct {
 	Rows, Cols int
 	Data       []float32 // len ≥ Rows·Cols
 	mem        *bigmem.Float32s
+	// keep is the storage a view (TopRows) reads: it keeps that storage
+	// from being unmapped while the view is reachable; Free leaves it.
+	keep *bigmem.Float32s
+}
+
+// TopRows returns the first r rows of m as a matrix that shares m's
+// storage and keeps it mapped while the view is reachable (a Dense32 made
+// by hand from m.Data would not). Free on the view does nothing; on m it
+// ends both.
+func (m *Dense32) TopRows(r int) *Dense32 {
+	if r < 0 || r > m.Rows {
+		panic(mat.ErrIndexOutOfRange)
+	}
+	keep := m.mem
+	if keep == nil {
+		keep = m.keep
+	}
+	return &Dense32{Rows: r, Cols: m.Cols, Data: m.Data[:r*m.Cols], keep: keep}
 }
 
 // NewDense32 allocates a zero r×c matrix outside the Go heap (so that a
@@ -81,13 +100,20 @@ func (m *Dense32) At(i, j int) float64 {
 	if uint(i) >= uint(m.Rows) || uint(j) >= uint(m.Cols) {
 		panic(mat.ErrIndexOutOfRange)
 	}
-	return float64(m.Data[i*m.Cols+j])
+	v := m.Data[i*m.Cols+j]
+	// The entries live outside the Go heap and are unmapped by a cleanup
+	// once m is unreachable: m must stay reachable until the entry is
+	// read (a caller's last At could otherwise race with the unmapping).
+	runtime.KeepAlive(m)
+	return float64(v)
 }
 
 // T returns the transpose (a view).
 func (m *Dense32) T() mat.Matrix { return mat.Transpose{Matrix: m} }
 
-// Row returns row i (a view).
+// Row returns row i (a view). Data and Row are views of memory outside the
+// Go heap, valid while m is reachable and not freed: a caller that keeps
+// only the slice must keep m alive (runtime.KeepAlive) while it uses it.
 func (m *Dense32) Row(i int) []float32 { return m.Data[i*m.Cols : (i+1)*m.Cols] }
 
 // Bytes returns the bytes of the entries.

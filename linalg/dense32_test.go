@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -183,4 +184,35 @@ func TestFloat32ProductsMapPathsAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A view of the top rows keeps the storage mapped after the matrix it came
+// from is unreachable (collections run while only the view is held), and
+// reads what the matrix held.
+func TestTopRowsKeepsStorage(t *testing.T) {
+	views := make([]mat.Matrix, 0, 20)
+	for k := 0; k < 20; k++ {
+		m, err := NewDense32(300, 50)
+		require.NoError(t, err)
+		for i := range m.Data {
+			m.Data[i] = float32(k)
+		}
+		views = append(views, m.TopRows(100).T())
+	}
+	for round := 0; round < 3; round++ {
+		runtime.GC()
+		for k, v := range views {
+			r, c := v.Dims()
+			require.Equal(t, []int{50, 100}, []int{r, c})
+			require.Equal(t, float64(k), v.At(49, 99), "view %d after a collection", k)
+		}
+	}
+	m, err := NewDense32(4, 3)
+	require.NoError(t, err)
+	v := m.TopRows(2)
+	v.Free() // a view's Free leaves the storage
+	m.Data[0] = 7
+	require.Equal(t, 7.0, v.At(0, 0))
+	m.Free()
+	require.Panics(t, func() { m.TopRows(5) })
 }

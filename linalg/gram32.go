@@ -3,6 +3,7 @@ package linalg
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -142,7 +143,9 @@ func (s *SymTiles32) At(i, j int) float64 {
 		i, j = j, i
 	}
 	I, J := i/s.T, j/s.T
-	return float64(s.Data[s.TileOffset(I, J)+(i-I*s.T)*s.T+(j-J*s.T)])
+	v := s.Data[s.TileOffset(I, J)+(i-I*s.T)*s.T+(j-J*s.T)]
+	runtime.KeepAlive(s)
+	return float64(v)
 }
 
 // TilesFromSym rounds the symmetric matrix a (upper triangle read) into
@@ -663,6 +666,7 @@ func (s *SymTiles32) MulVecOn(b native.Build, y, x []float64) {
 	tiledSymv(s.N, s.T, s.I0, s.I1, y, x, func(I int, xi, xj, yi, yj []float64) {
 		b.TileRowSymv(s.T, s.NT-I, s.tileRow(I), xi, xj, yi, yj, true)
 	})
+	runtime.KeepAlive(s) // the tiles are unmapped when s is collected
 }
 
 // MulBlock sets dst = A·x for an n×b block x (row-major, any stride),
@@ -676,6 +680,7 @@ func (s *SymTiles32) MulBlock(dst, x *mat.Dense) { s.MulBlockOn(paths.Current().
 
 // MulBlockOn is MulBlock on the native build b.
 func (s *SymTiles32) MulBlockOn(b native.Build, dst, x *mat.Dense) {
+	defer runtime.KeepAlive(s) // the tiles are unmapped when s is collected
 	if _, nb := x.Dims(); s.SingleBlocks && nb > symmTMax32 {
 		tiledSymmS32(b, s.N, s.T, s.I0, s.I1, x, dst, func(I int) (native.TileRow, []float32) {
 			return packedRow(s.T, s.NT-I), s.tileRow(I)
