@@ -1,6 +1,7 @@
 package eig
 
 import (
+	"github.com/kdual/kdual/internal/bigmem"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -220,6 +221,15 @@ func TestSolverDefaultsAreDocumented(t *testing.T) {
 		require.True(t, same(z, run(c.spelled)), "%#v against %#v", c.zero, c.spelled)
 		require.False(t, same(z, run(c.other)), "%#v against %#v", c.zero, c.other)
 	}
+	// Lanczos's basis for k = 12: 2k + 1 = 25.
+	z12, err := Lanczos{}.Solve(d, 12)
+	require.NoError(t, err)
+	s25, err := Lanczos{NCV: 25}.Solve(d, 12)
+	require.NoError(t, err)
+	s24, err := Lanczos{NCV: 24}.Solve(d, 12)
+	require.NoError(t, err)
+	require.True(t, same(z12, s25))
+	require.False(t, same(z12, s24))
 	// q = 4 when k ≥ 0.1·n.
 	small := symWithSpectrum(9, spectrum(30, func(i int) float64 { return 1 / float64(i+1) }))
 	ds, err := NewDense(small)
@@ -338,7 +348,9 @@ func TestAutoIsBlockKrylovOf8(t *testing.T) {
 	}
 	s, why := Auto{}.Resolve(d, 200)
 	require.Equal(t, DenseSolver{}, s)
-	require.Contains(t, why, "k = 200 > n/5")
+	require.Equal(t, "k = 200 > n/5 = 140: dense LAPACK", why)
+	_, why = Auto{}.Resolve(d, 4)
+	require.Equal(t, "n = 700 > 600 and k = 4 ≤ n/5: block Krylov in blocks of 8", why)
 }
 
 // The dense solver reports LAPACK's backward error bound n·u·‖A‖_∞
@@ -424,4 +436,16 @@ func TestBlockRepairKeepsOrthogonality(t *testing.T) {
 		}
 		require.Less(t, mat.Norm(&vtv, math.Inf(1)), 1e-13, "rank %d, block %d: VᵀV − I", rank, b)
 	}
+}
+
+// Full float64 storage below bigmem.AdviseMin (64 MiB: n < 2896) without
+// looking at huge pages; from it on the layout depends on them and says so.
+func TestFloat64LayoutBound(t *testing.T) {
+	n := 1
+	for 8*int64(n+1)*int64(n+1) < bigmem.AdviseMin {
+		n++
+	}
+	require.Equal(t, "full storage, upper triangle", layout64(n))
+	require.NotEqual(t, "full storage, upper triangle", layout64(n+1))
+	require.Equal(t, "full storage, upper triangle", layout64(1))
 }
