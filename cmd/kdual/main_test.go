@@ -854,3 +854,24 @@ func TestTransformHelp(t *testing.T) {
 	require.True(t, helpAsked([]string{"--input", "x", "--help"}))
 	require.False(t, helpAsked([]string{"--", "-h"}))
 }
+
+// rkm forecast prints the forecast itself, one step per line, with the
+// held-out value when there is one.
+func TestRKMForecastPrinted(t *testing.T) {
+	dir := t.TempDir()
+	series := filepath.Join(dir, "s.txt")
+	var text strings.Builder
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&text, "%.6f\n", math.Sin(float64(i)/5)+0.3*math.Sin(float64(i)/3))
+	}
+	require.NoError(t, os.WriteFile(series, []byte(text.String()), 0o644))
+	code, out, stderr := runCLI(t, "rkm", "forecast", "--data", series, "--test", "0", "--horizon", "4")
+	require.Equal(t, 0, code, stderr)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Equal(t, "step,forecast", lines[1])
+	require.Len(t, lines, 6)
+	require.True(t, strings.HasPrefix(lines[5], "4,"))
+	code, out, stderr = runCLI(t, "rkm", "forecast", "--data", series, "--test", "10")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "step,forecast,actual\n1,")
+}

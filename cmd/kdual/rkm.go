@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/kdual/kdual/bench"
@@ -98,6 +99,22 @@ func runRKM(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, " (%d steps, %s)", rep.Iterations, rep.Status)
 	}
 	fmt.Fprintln(stdout)
+	// The forecast itself, one step per line (with the held-out value
+	// where there is one).
+	if len(rep.Truth) > 0 {
+		fmt.Fprintln(stdout, "step,forecast,actual")
+	} else {
+		fmt.Fprintln(stdout, "step,forecast")
+	}
+	for i, v := range rep.Forecast {
+		if i < len(rep.Truth) {
+			fmt.Fprintf(stdout, "%d,%s,%s\n", i+1, strconv.FormatFloat(v, 'g', -1, 64), strconv.FormatFloat(rep.Truth[i], 'g', -1, 64))
+		} else if len(rep.Truth) > 0 {
+			fmt.Fprintf(stdout, "%d,%s,\n", i+1, strconv.FormatFloat(v, 'g', -1, 64))
+		} else {
+			fmt.Fprintf(stdout, "%d,%s\n", i+1, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+	}
 	if *plotOut != "" {
 		fmt.Fprintln(stdout, "plot:", *plotOut)
 	}
