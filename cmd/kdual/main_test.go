@@ -865,13 +865,13 @@ func TestRKMForecastPrinted(t *testing.T) {
 		fmt.Fprintf(&text, "%.6f\n", math.Sin(float64(i)/5)+0.3*math.Sin(float64(i)/3))
 	}
 	require.NoError(t, os.WriteFile(series, []byte(text.String()), 0o644))
-	code, out, stderr := runCLI(t, "rkm", "forecast", "--data", series, "--test", "0", "--horizon", "4")
+	code, out, stderr := runCLI(t, "rkm", "forecast", "--data", series, "--test", "0", "--horizon", "4", "--components", "4")
 	require.Equal(t, 0, code, stderr)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Equal(t, "step,forecast", lines[1])
 	require.Len(t, lines, 6)
 	require.True(t, strings.HasPrefix(lines[5], "4,"))
-	code, out, stderr = runCLI(t, "rkm", "forecast", "--data", series, "--test", "10")
+	code, out, stderr = runCLI(t, "rkm", "forecast", "--data", series, "--test", "10", "--components", "4")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, out, "step,forecast,actual\n1,")
 }
