@@ -69,6 +69,9 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	operator := fs.String("operator", "auto", "kernel operator: auto (planned from n, d, s, --tol and --memory), float64, float32 (half storage) or matrix-free")
 	memory := fs.String("memory", "", "memory budget of the fit, e.g. 8GiB or 512MiB: the planner's and Go's heap limit; a forced --operator that does not fit is refused (default: total memory less 10% and 512 MiB)")
 	products := fs.String("products", "float64", "arithmetic of the kernel's inner products for the float32 and matrix-free operators: float64 or float32 (sgemm, each entry within a stated bound; the float32 operator then also multiplies blocks of more than six vectors in float32)")
+	fitInverse := fs.Bool("fit-inverse", false, "fit: also learn the pre-image map (kernel ridge regression from scores to inputs, scikit-learn's fit_inverse_transform), saved with --save for transform --inverse")
+	alpha := fs.Float64("alpha", 1, "--fit-inverse: the ridge α of the pre-image map (scikit-learn's alpha)")
+	inverse := fs.Bool("inverse", false, "transform --model: --input holds scores; write their pre-images in input space (the model must have been fitted with --fit-inverse)")
 	plotOut := fs.String("plot", "", "fit: draw the first two components (coloured by the label column when there is one) to FILE.png (or .svg, .pdf)")
 	check := fs.Bool("check", false, "after the fit, measure every pair's residual ‖K v − λ v‖ against the exact float64 kernel (one more pass, about a Gram build)")
 	delimiter := fs.String("delimiter", "", "CSV field separator: a character, tab or space (default: comma; tab for .tsv files)")
@@ -144,7 +147,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 				return usagef("--%s has no effect with --model (the saved model fixes the fit); leave it out", f)
 			}
 		}
-		return kpcaTransformModel(*modelPath, *input, csvOpt, *scale, *jsonOut, stdout)
+		return kpcaTransformModel(*modelPath, *input, csvOpt, *scale, *jsonOut, *inverse, stdout)
 	}
 	if cmd == "transform" {
 		fmt.Fprintln(diag, "kdual: warning: transform without --model fits the model again on --input; fit once with --save and transform with --model")
@@ -266,8 +269,14 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if am != nil && (set["operator"] || set["memory"] || set["products"]) {
 		return usagef("--operator, --memory and --products choose the exact kernel operator: not with --approx")
 	}
+	if (set["alpha"] && !*fitInverse) || *inverse && cmd == "fit" {
+		return usagef("--alpha goes with --fit-inverse, --inverse with transform --model")
+	}
+	if *fitInverse && !(*alpha > 0) {
+		return usagef("--alpha %g: want α > 0", *alpha)
+	}
 	m := &kpca.KPCA{Components: *s, Kernel: k, Solver: sv, NoCenter: *noCenter,
-		Operator: opKind, MemoryBudget: budget, Products: prec, Approx: am}
+		Operator: opKind, MemoryBudget: budget, Products: prec, Approx: am, FitInverse: *fitInverse, Alpha: *alpha}
 	update, endLine := progressLine(*quiet)
 	if update != nil {
 		m.Progress = func(p kpca.Progress) {
@@ -374,7 +383,7 @@ func rowsOf(z *mat.Dense) [][]float64 {
 
 // kpcaTransformModel projects the rows of input with a saved model; JSON
 // to jsonOut when it is not "".
-func kpcaTransformModel(modelPath, input string, csvOpt dataset.CSVOptions, scale float64, jsonOut string, stdout io.Writer) error {
+func kpcaTransformModel(modelPath, input string, csvOpt dataset.CSVOptions, scale float64, jsonOut string, inverse bool, stdout io.Writer) error {
 	if input == "" {
 		return usagef("--input is required: the new data to project")
 	}
@@ -390,6 +399,20 @@ func kpcaTransformModel(modelPath, input string, csvOpt dataset.CSVOptions, scal
 	x, err := readTable(input, csvOpt)
 	if err != nil {
 		return err
+	}
+	if inverse {
+		xr, err := m.InverseTransform(x)
+		if err != nil {
+			return fmt.Errorf("%s: %w", modelPath, err)
+		}
+		if scale != 1 {
+			xr.Scale(1/scale, xr)
+		}
+		if jsonOut != "" {
+			return writeJSON(jsonOut, stdout, map[string]any{"preimages": rowsOf(xr), "model": modelPath, "n": xr.RawMatrix().Rows})
+		}
+		writeCSV(stdout, xr)
+		return nil
 	}
 	x.Scale(scale, x)
 	z, err := m.Transform(x)
@@ -672,7 +695,8 @@ var fitOnlyFlags = map[string]bool{"components": true, "kernel": true, "sigma": 
 	"solver": true, "loss": true, "param": true, "relative": true, "no-center": true, "tol": true, "seed": true,
 	"operator": true, "memory": true, "products": true, "check": true, "save": true, "approx": true, "landmarks": true,
 	"sampler": true, "trace-tol": true, "features": true, "approx-precision": true, "mpi": true, "mpi-timeout": true,
-	"data": true, "n": true, "apply": true, "plot": true, "start-out": true, "data-out": true}
+	"data": true, "n": true, "apply": true, "plot": true, "start-out": true, "data-out": true,
+	"fit-inverse": true, "alpha": true}
 
 // helpAsked reports whether args ask for -h or --help.
 func helpAsked(args []string) bool {

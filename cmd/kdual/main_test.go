@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/kdual/kdual/models/kpca"
 	"github.com/kdual/kdual/paths"
+	"gonum.org/v1/gonum/mat"
 	"math"
 	"os"
 	"path/filepath"
@@ -874,4 +876,45 @@ func TestRKMForecastPrinted(t *testing.T) {
 	code, out, stderr = runCLI(t, "rkm", "forecast", "--data", series, "--test", "10", "--components", "4")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, out, "step,forecast,actual\n1,")
+}
+
+// kpca fit --fit-inverse saves the pre-image map; transform --inverse maps
+// scores back to input space exactly as the library's InverseTransform of
+// the saved model; a model without the map, and --alpha alone, are errors.
+func TestKPCAInverseCLI(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "d.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("1,2,0.5\n3,4,1\n5,7,2\n2,2,0\n0,1,1\n4,4,3\n6,1,2\n"), 0o644))
+	model, scores := filepath.Join(dir, "m.npz"), filepath.Join(dir, "z.csv")
+	code, out, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--components", "2", "--fit-inverse", "--alpha", "0.05", "--save", model)
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, os.WriteFile(scores, []byte(out), 0o644))
+	code, pre, stderr := runCLI(t, "kpca", "transform", "--model", model, "--input", scores, "--inverse")
+	require.Equal(t, 0, code, stderr)
+	f, err := os.Open(model)
+	require.NoError(t, err)
+	m, err := kpca.Load(f)
+	f.Close()
+	require.NoError(t, err)
+	z, err := dataset.ReadTable(scores, dataset.CSVOptions{})
+	require.NoError(t, err)
+	want, err := m.InverseTransform(z.X)
+	require.NoError(t, err)
+	got, err := dataset.ReadTable(writeTemp(t, dir, "p.csv", pre), dataset.CSVOptions{})
+	require.NoError(t, err)
+	require.True(t, mat.EqualApprox(want, got.X, 1e-15))
+	plain := filepath.Join(dir, "plain.npz")
+	code, _, stderr = runCLI(t, "kpca", "fit", "--input", csv, "--components", "2", "--save", plain)
+	require.Equal(t, 0, code, stderr)
+	code, _, _ = runCLI(t, "kpca", "transform", "--model", plain, "--input", scores, "--inverse")
+	require.Equal(t, 1, code)
+	code, _, _ = runCLI(t, "kpca", "fit", "--input", csv, "--components", "2", "--alpha", "0.1")
+	require.Equal(t, 2, code)
+}
+
+func writeTemp(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	return p
 }
