@@ -97,11 +97,15 @@ var stderrIsTerminal bool
 const exitStopped = 130
 
 // diag is where commands write notes for people (the planner's choice, a
-// check's result): the stderr of run.
+// check's result): the stderr of run, or nothing with --quiet.
 var diag io.Writer = os.Stderr
 
+// errw is where errors go that are not returned by run (an MPI rank's,
+// before it ends the job): the stderr of run, whatever --quiet says.
+var errw io.Writer = os.Stderr
+
 func run(args []string, stdout, stderr io.Writer) int {
-	diag = stderr
+	diag, errw = stderr, stderr
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "version") {
 		fmt.Fprintln(stdout, version())
 		return 0
