@@ -53,10 +53,12 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	maxRows := fs.Int("max-rows", 0, "read at most this many rows (0: all)")
 	scale := fs.Float64("scale", 1, "multiply the data by this (e.g. 1/255 for images)")
 	s := fs.Int("components", 2, "number of components s")
-	kern := fs.String("kernel", "gaussian", "kernel: linear, gaussian, laplace, polynomial")
+	kern := fs.String("kernel", "gaussian", "kernel: linear, gaussian (median σ by default), laplace (exp(−‖x−y‖₂/σ)), polynomial ((γ⟨x,y⟩ + c₀)^degree, c₀ = 0 by default); scikit-learn's names take scikit-learn's defaults: rbf (γ = 1/d), poly (γ = 1/d, degree 3, c₀ = 1)")
 	bw := fs.String("sigma", "median", "bandwidth σ of the gaussian and laplace kernels: median, paper or a number")
 	alias(fs, "bandwidth", "sigma")
-	gamma := fs.Float64("gamma", 0, "gaussian kernel as scikit-learn writes it, exp(−γ‖x−y‖²), instead of --sigma: σ = 1/√(2γ)")
+	gamma := fs.Float64("gamma", 0, "scikit-learn's γ: exp(−γ‖x−y‖²) for gaussian/rbf (instead of --sigma: σ = 1/√(2γ)), exp(−γ‖x−y‖₂) for laplace, (γ⟨x,y⟩ + c₀)^degree for polynomial/poly (default 1/d)")
+	degree := fs.Int("degree", 3, "polynomial/poly: the degree")
+	coef0 := fs.Float64("coef0", 0, "polynomial/poly: c₀ (default 0 for polynomial, 1 for poly as in scikit-learn)")
 	solver := fs.String("solver", "auto", "solver: auto, dense, lanczos, block, randomized, lbfgs, dca")
 	loss := fs.String("loss", "square", "dca loss: square, huber1, huber2, huberf, epsinf, eps2")
 	param := fs.Float64("param", 0, "dca loss parameter: κ (huber; a fraction of κ_max with --relative) or ε")
@@ -204,30 +206,16 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		return usagef("--input or --data is required")
 	}
 	x.Scale(*scale, x)
-	kind, err := kernel.ParseKind(*kern)
+	k, err := cliKernel(*kern, set, *bw, *gamma, *degree, *coef0, x)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	k := kernel.Kernel{Kind: kind}
-	switch {
-	case set["gamma"] && (kind != kernel.Gaussian || set["sigma"] || set["bandwidth"] || !(*gamma > 0) || math.IsInf(*gamma, 0)):
-		return usagef("--gamma %g: a positive γ for the gaussian kernel, instead of --sigma", *gamma)
-	case set["gamma"]:
-		k.Sigma = 1 / math.Sqrt(2**gamma)
-	case kind == kernel.Gaussian || kind == kernel.Laplace:
-		if k.Sigma, err = kernel.Bandwidth(*bw, kind, x); err != nil {
-			if errors.Is(err, kernel.ErrInvalid) && *bw != "paper" && *bw != "median" {
-				return fmt.Errorf("%w: --sigma: %v", errUsage, err)
-			}
-			return err
-		}
-	case set["sigma"] || set["bandwidth"]:
-		return usagef("--sigma is for the gaussian and laplace kernels, not %s", kind)
+		return err
 	}
 	if err := k.Check(); err != nil {
 		flag := "--sigma"
 		if set["gamma"] {
 			flag = "--gamma"
+		} else if k.Kind == kernel.Polynomial {
+			flag = "--degree/--coef0"
 		}
 		return fmt.Errorf("%w: %s: %v", errUsage, flag, err)
 	}
@@ -348,7 +336,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	}
 	vals, _ := m.Eigenvalues()
 	if *jsonOut != "" {
-		return writeJSON(*jsonOut, stdout, map[string]any{"eigenvalues": vals, "sigma": k.Sigma, "info": info, "scores": rowsOf(z),
+		return writeJSON(*jsonOut, stdout, map[string]any{"eigenvalues": vals, "sigma": k.Bandwidth(), "info": info, "scores": rowsOf(z),
 			"operator": info.Operator, "plan_reason": info.PlanReason, "kernel_seconds": info.KernelSeconds,
 			"solve_seconds": info.SolveSeconds, "fit_seconds": fitSeconds, "peak_rss_bytes": bigmem.PeakRSS(),
 			"products": prec.String(), "check": checked, "n": x.RawMatrix().Rows, "approx": info.Approx,
@@ -696,7 +684,7 @@ var fitOnlyFlags = map[string]bool{"components": true, "kernel": true, "sigma": 
 	"operator": true, "memory": true, "products": true, "check": true, "save": true, "approx": true, "landmarks": true,
 	"sampler": true, "trace-tol": true, "features": true, "approx-precision": true, "mpi": true, "mpi-timeout": true,
 	"data": true, "n": true, "apply": true, "plot": true, "start-out": true, "data-out": true,
-	"fit-inverse": true, "alpha": true}
+	"fit-inverse": true, "alpha": true, "degree": true, "coef0": true}
 
 // helpAsked reports whether args ask for -h or --help.
 func helpAsked(args []string) bool {
@@ -709,4 +697,63 @@ func helpAsked(args []string) bool {
 		}
 	}
 	return false
+}
+
+// cliKernel reads --kernel and its parameters. kdual's names keep kdual's
+// defaults (gaussian and laplace: the median σ; polynomial: c₀ = 0);
+// scikit-learn's names take scikit-learn's (rbf: γ = 1/d; poly: γ = 1/d,
+// degree 3, c₀ = 1). scikit-learn's laplacian is exp(−γ‖x − y‖₁), an L1
+// form kdual does not have: it is refused rather than read as laplace.
+func cliKernel(name string, set map[string]bool, bw string, gamma float64, degree int, coef0 float64, x *mat.Dense) (kernel.Kernel, error) {
+	if name == "laplacian" {
+		return kernel.Kernel{}, usagef("--kernel laplacian: scikit-learn's laplacian is exp(−γ‖x−y‖₁) (an L1 distance), which kdual does not have; kdual's laplace is exp(−‖x−y‖₂/σ)")
+	}
+	kind, err := kernel.ParseKind(name)
+	if err != nil {
+		return kernel.Kernel{}, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	sklearn := name == "rbf" || name == "poly"
+	k := kernel.Kernel{Kind: kind}
+	if (set["degree"] || set["coef0"]) && kind != kernel.Polynomial {
+		return k, usagef("--degree and --coef0 are for the polynomial kernel, not %s", kind)
+	}
+	if set["gamma"] && (!(gamma > 0) || math.IsInf(gamma, 0)) {
+		return k, usagef("--gamma %g: want a positive finite γ", gamma)
+	}
+	if set["gamma"] && (set["sigma"] || set["bandwidth"]) {
+		return k, usagef("--gamma and --sigma both give the bandwidth: give one")
+	}
+	switch kind {
+	case kernel.Linear:
+		if set["gamma"] || set["sigma"] || set["bandwidth"] {
+			return k, usagef("the linear kernel has no parameter (--gamma, --sigma)")
+		}
+	case kernel.Gaussian, kernel.Laplace:
+		switch {
+		case set["gamma"]:
+			k.Gamma = gamma
+		case sklearn && !set["sigma"] && !set["bandwidth"]:
+			_, d := x.Dims()
+			k.Gamma = 1 / float64(d) // scikit-learn's rbf default
+		default:
+			if k.Sigma, err = kernel.Bandwidth(bw, kind, x); err != nil {
+				if errors.Is(err, kernel.ErrInvalid) && bw != "paper" && bw != "median" {
+					return k, fmt.Errorf("%w: --sigma: %v", errUsage, err)
+				}
+				return k, err
+			}
+		}
+	case kernel.Polynomial:
+		if set["sigma"] || set["bandwidth"] {
+			return k, usagef("--sigma is for the gaussian and laplace kernels, not polynomial (its scale is --gamma)")
+		}
+		if degree < 1 {
+			return k, usagef("--degree %d: want a degree ≥ 1", degree)
+		}
+		k.Degree, k.Gamma, k.Coef0 = degree, gamma, coef0
+		if sklearn && !set["coef0"] {
+			k.Coef0 = 1 // scikit-learn's poly default
+		}
+	}
+	return k, nil
 }

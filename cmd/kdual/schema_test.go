@@ -179,9 +179,14 @@ func TestVocabulary(t *testing.T) {
 	require.Equal(t, 1, runtime.GOMAXPROCS(0))
 	require.NoError(t, native.SetThreads(oldBLAS))
 	runtime.GOMAXPROCS(oldGo)
+	// --gamma for laplace is 1/σ.
+	_, byGamma, _ := runCLI(t, "kpca", "fit", "--input", csv, "--kernel", "laplace", "--gamma", "0.5", "--solver", "dense")
+	_, bySigma, _ := runCLI(t, "kpca", "fit", "--input", csv, "--kernel", "laplace", "--sigma", "2", "--solver", "dense")
+	require.Equal(t, bySigma, byGamma)
 	for _, args := range [][]string{
 		{"kpca", "fit", "--input", csv, "--threads", "-1"},
-		{"kpca", "fit", "--input", csv, "--kernel", "laplace", "--gamma", "0.5"},
+		{"kpca", "fit", "--input", csv, "--kernel", "linear", "--gamma", "0.5"},
+		{"kpca", "fit", "--input", csv, "--kernel", "gaussian", "--degree", "2"},
 		{"kpca", "fit", "--input", csv, "--gamma", "0.5", "--sigma", "1"},
 		{"kpca", "fit", "--input", csv, "--kernel", "linear", "--sigma", "1"},
 		{"ppca", "--components", "2", "--sigma", "1", "--gamma", "1"},
