@@ -2,9 +2,11 @@ package main
 
 import (
 	"archive/zip"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/sbinet/npyio/npy"
 	"io"
 	"math"
 	"os"
@@ -53,7 +55,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	maxRows := fs.Int("max-rows", 0, "read at most this many rows (0: all)")
 	scale := fs.Float64("scale", 1, "multiply the data by this (e.g. 1/255 for images)")
 	s := fs.Int("components", 2, "number of components s")
-	kern := fs.String("kernel", "gaussian", "kernel: linear, gaussian (median σ by default), laplace (exp(−‖x−y‖₂/σ)), polynomial ((γ⟨x,y⟩ + c₀)^degree, c₀ = 0 by default); scikit-learn's names take scikit-learn's defaults: rbf (γ = 1/d), poly (γ = 1/d, degree 3, c₀ = 1)")
+	kern := fs.String("kernel", "gaussian", "kernel: linear, gaussian (median σ by default), laplace (exp(−‖x−y‖₂/σ)), polynomial ((γ⟨x,y⟩ + c₀)^degree, c₀ = 0 by default); scikit-learn's names take scikit-learn's defaults: rbf (γ = 1/d), poly (γ = 1/d, degree 3, c₀ = 1); precomputed: --input is the n×n kernel matrix (transform --model: the rows of the kernel against the training points)")
 	bw := fs.String("sigma", "median", "bandwidth σ of the gaussian and laplace kernels: median, paper or a number")
 	alias(fs, "bandwidth", "sigma")
 	gamma := fs.Float64("gamma", 0, "scikit-learn's γ: exp(−γ‖x−y‖²) for gaussian/rbf (instead of --sigma: σ = 1/√(2γ)), exp(−γ‖x−y‖₂) for laplace, (γ⟨x,y⟩ + c₀)^degree for polynomial/poly (default 1/d)")
@@ -206,9 +208,23 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		return usagef("--input or --data is required")
 	}
 	x.Scale(*scale, x)
-	k, err := cliKernel(*kern, set, *bw, *gamma, *degree, *coef0, x)
-	if err != nil {
-		return err
+	var gram *mat.SymDense
+	if *kern == "precomputed" {
+		// --input is the n×n kernel matrix itself.
+		for _, f := range []string{"sigma", "bandwidth", "gamma", "degree", "coef0", "approx", "operator", "memory", "products", "check", "fit-inverse", "mpi", "solver", "apply"} {
+			if set[f] && !(f == "solver" && *solver == "dense") {
+				return usagef("--%s does not apply to --kernel precomputed (the kernel matrix is given)", f)
+			}
+		}
+		if gram, err = symmetricOf(x); err != nil {
+			return err
+		}
+	}
+	var k kernel.Kernel
+	if gram == nil {
+		if k, err = cliKernel(*kern, set, *bw, *gamma, *degree, *coef0, x); err != nil {
+			return err
+		}
 	}
 	if err := k.Check(); err != nil {
 		flag := "--sigma"
@@ -282,7 +298,11 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		debug.FreeOSMemory()
 	}
 	start := time.Now()
-	err = m.FitContext(runCtx, x)
+	if gram != nil {
+		err = m.FitGramContext(runCtx, gram)
+	} else {
+		err = m.FitContext(runCtx, x)
+	}
 	endLine()
 	if err != nil {
 		return err
@@ -403,7 +423,12 @@ func kpcaTransformModel(modelPath, input string, csvOpt dataset.CSVOptions, scal
 		return nil
 	}
 	x.Scale(scale, x)
-	z, err := m.Transform(x)
+	var z *mat.Dense
+	if gramModel(modelPath) {
+		z, err = m.TransformGram(x) // rows of the kernel against the training points
+	} else {
+		z, err = m.Transform(x)
+	}
 	if err != nil {
 		return err
 	}
@@ -756,4 +781,61 @@ func cliKernel(name string, set map[string]bool, bw string, gamma float64, degre
 		}
 	}
 	return k, nil
+}
+
+// symmetricOf reads a precomputed kernel matrix: square and symmetric to
+// rounding (|K_ij − K_ji| ≤ 1e-12·max|K|), its upper triangle taken.
+func symmetricOf(x *mat.Dense) (*mat.SymDense, error) {
+	n, c := x.Dims()
+	if n != c {
+		return nil, fmt.Errorf("--kernel precomputed: the input is %d×%d, want the square kernel matrix: %w", n, c, kernel.ErrInvalid)
+	}
+	top := 0.0
+	for _, v := range x.RawMatrix().Data {
+		top = math.Max(top, math.Abs(v))
+	}
+	g := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			if d := math.Abs(x.At(i, j) - x.At(j, i)); d > 1e-12*top {
+				return nil, fmt.Errorf("--kernel precomputed: K[%d,%d] and K[%d,%d] differ by %g: not symmetric: %w", i+1, j+1, j+1, i+1, d, kernel.ErrInvalid)
+			}
+			g.SetSym(i, j, x.At(i, j))
+		}
+	}
+	return g, nil
+}
+
+// gramModel reports whether the kpca model file at path was fitted on a
+// kernel matrix (--kernel precomputed): it holds neither the training
+// points nor an approximation's map, so new data come as kernel rows.
+func gramModel(path string) bool {
+	z, err := zip.OpenReader(path)
+	if err != nil {
+		return false
+	}
+	defer z.Close()
+	for _, f := range z.File {
+		if f.Name != "header.npy" {
+			continue
+		}
+		r, err := f.Open()
+		if err != nil {
+			return false
+		}
+		defer r.Close()
+		var raw []uint8
+		if err := npy.Read(r, &raw); err != nil {
+			return false
+		}
+		var h struct {
+			HasX   bool            `json:"has_x"`
+			Approx json.RawMessage `json:"approx"`
+		}
+		if json.Unmarshal(raw, &h) != nil {
+			return false
+		}
+		return !h.HasX && len(h.Approx) == 0
+	}
+	return false
 }

@@ -88,3 +88,99 @@ func TestScikitLearnKernels(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "L1")
 }
+
+// --kernel precomputed: the input is the kernel matrix; the fit equals
+// the built-in kernel's (eigenvalues and scores to 1e-12), and a saved
+// model transforms rows of the kernel against the training points like
+// the built-in model transforms the points.
+func TestPrecomputedKernel(t *testing.T) {
+	dir := t.TempDir()
+	l, err := dataset.Iris()
+	require.NoError(t, err)
+	x := l.X
+	k := kernelOf(t, x, x)
+	writeCSV := func(name string, m *mat.Dense) string {
+		var b strings.Builder
+		r, c := m.Dims()
+		for i := 0; i < r; i++ {
+			for j := 0; j < c; j++ {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(strconv.FormatFloat(m.At(i, j), 'g', -1, 64))
+			}
+			b.WriteByte('\n')
+		}
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
+		return p
+	}
+	xcsv, kcsv := writeCSV("x.csv", x), writeCSV("k.csv", k)
+	builtin, pre := filepath.Join(dir, "b.npz"), filepath.Join(dir, "p.npz")
+	code, outB, stderr := runCLI(t, "kpca", "fit", "--input", xcsv, "--kernel", "rbf", "--gamma", "0.5", "--components", "3", "--solver", "dense", "--save", builtin)
+	require.Equal(t, 0, code, stderr)
+	code, outP, stderr := runCLI(t, "kpca", "fit", "--input", kcsv, "--kernel", "precomputed", "--components", "3", "--save", pre)
+	require.Equal(t, 0, code, stderr)
+	requireCSVClose(t, outB, outP, 1e-12)
+	newX := mat.DenseCopyOf(x.Slice(10, 15, 0, 4))
+	code, tB, stderr := runCLI(t, "kpca", "transform", "--model", builtin, "--input", writeCSV("new.csv", newX))
+	require.Equal(t, 0, code, stderr)
+	code, tP, stderr := runCLI(t, "kpca", "transform", "--model", pre, "--input", writeCSV("newk.csv", kernelOf(t, newX, x)))
+	require.Equal(t, 0, code, stderr)
+	requireCSVClose(t, tB, tP, 1e-12)
+	// Not square, not symmetric, or with a kernel parameter: refused.
+	code, _, _ = runCLI(t, "kpca", "fit", "--input", xcsv, "--kernel", "precomputed")
+	require.Equal(t, 1, code)
+	asym := mat.DenseCopyOf(k)
+	asym.Set(0, 1, asym.At(0, 1)+0.1)
+	code, _, _ = runCLI(t, "kpca", "fit", "--input", writeCSV("asym.csv", asym), "--kernel", "precomputed")
+	require.Equal(t, 1, code)
+	code, _, _ = runCLI(t, "kpca", "fit", "--input", kcsv, "--kernel", "precomputed", "--gamma", "1")
+	require.Equal(t, 2, code)
+}
+
+// kernelOf is exp(−0.5‖a_i − b_j‖²), written out.
+func kernelOf(t *testing.T, a, b *mat.Dense) *mat.Dense {
+	t.Helper()
+	ra, c := a.Dims()
+	rb, _ := b.Dims()
+	k := mat.NewDense(ra, rb, nil)
+	for i := 0; i < ra; i++ {
+		for j := 0; j < rb; j++ {
+			d := 0.0
+			for l := 0; l < c; l++ {
+				v := a.At(i, l) - b.At(j, l)
+				d += v * v
+			}
+			k.Set(i, j, math.Exp(-0.5*d))
+		}
+	}
+	return k
+}
+
+// requireCSVClose compares two CSV tables of numbers entry by entry, each
+// column's sign aligned on its first row.
+func requireCSVClose(t *testing.T, a, b string, tol float64) {
+	t.Helper()
+	ra, rb := strings.Split(strings.TrimSpace(a), "\n"), strings.Split(strings.TrimSpace(b), "\n")
+	require.Equal(t, len(ra), len(rb))
+	parse := func(line string) []float64 {
+		var v []float64
+		for _, f := range strings.Split(line, ",") {
+			x, err := strconv.ParseFloat(f, 64)
+			require.NoError(t, err)
+			v = append(v, x)
+		}
+		return v
+	}
+	first := parse(ra[0])
+	firstB := parse(rb[0])
+	for i := range ra {
+		va, vb := parse(ra[i]), parse(rb[i])
+		require.Len(t, vb, len(va))
+		for j := range va {
+			sign := math.Copysign(1, first[j]*firstB[j])
+			require.InDelta(t, va[j], sign*vb[j], tol*math.Max(1, math.Abs(va[j])), "row %d col %d", i, j)
+		}
+	}
+}
