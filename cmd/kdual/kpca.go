@@ -93,19 +93,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	mpiTimeout := fs.Duration("mpi-timeout", 0, "with --mpi: end the job when a rank waits longer than this in one collective (a rank stopped or hung); 0: max(5m, 10 s per 10⁹·n²·d/ranks multiply-adds)")
 	useMPI := fs.Bool("mpi", false, "run across the ranks of mpirun (rows split by rank; --operator auto, float64, float32 or matrix-free, planned per rank; --solver auto, block, lanczos or lbfgs); only rank 0 writes")
 	if cmd == "transform" && helpAsked(args) {
-		// transform's own flags; the fit flags apply only to the old
-		// refit-without---model form.
-		own := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
-		fs.VisitAll(func(f *flag.Flag) {
-			if !fitOnlyFlags[f.Name] {
-				own.Var(f.Value, f.Name, f.Usage)
-			}
-		})
-		own.SetOutput(diag)
-		fmt.Fprintf(diag, "Usage of %s (kdual kpca transform --model MODEL --input NEW):\n", fs.Name())
-		own.PrintDefaults()
-		fmt.Fprintln(diag, "Without --model, transform fits the model again and takes kpca fit's flags (kdual kpca fit -h).")
-		return flag.ErrHelp
+		return transformHelp(fs)
 	}
 	if err := parse(fs, args); err != nil {
 		return err
@@ -159,93 +147,25 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if cmd == "fit" && *apply != "" {
 		return usagef("--apply projects new data: use kdual kpca transform")
 	}
-	opKind, err := eig.ParseOperatorKind(*operator)
-	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
-	}
-	budget, err := parseBytes(*memory)
+	opKind, budget, prec, err := kpcaOperatorFlags(*operator, *memory, *products)
 	if err != nil {
 		return err
-	}
-	if budget > 0 {
-		// Go's heap counts towards the budget too: the collector works
-		// harder rather than let the heap's headroom pass it.
-		debug.SetMemoryLimit(budget)
-	}
-	prec := linalg.ProductsFloat64
-	switch *products {
-	case "float64":
-	case "float32":
-		prec = linalg.ProductsFloat32
-	default:
-		return usagef("--products %q: want float64 or float32", *products)
 	}
 	if *plotOut != "" && *s < 2 {
 		return usagef("--plot draws two components: give --components 2 or more")
 	}
-	var x *mat.Dense
-	var labels []string
-	switch {
-	case *input != "" && *data != "":
-		return usagef("--input and --data exclude each other")
-	case *input != "":
-		if x, labels, err = readTableLabels(*input, csvOpt); err != nil {
-			return err
-		}
-	case *data == "fashion":
-		if *nData < 2 {
-			return usagef("--data fashion needs --n ≥ 2")
-		}
-		if need, total := int64(*nData)*784*8, bigmem.Total(); total > 0 && need > total {
-			return usagef("--n %d: the images would take %s as float64, more than this machine's %s", *nData, bigmem.Size(need), bigmem.Size(total))
-		}
-		if x, err = dataset.FashionAugmented("", *nData, *seed); err != nil {
-			return err
-		}
-	case *data != "":
-		return usagef("--data %q: want fashion", *data)
-	default:
-		return usagef("--input or --data is required")
+	x, labels, err := readKPCAData(*input, *data, *nData, *seed, csvOpt)
+	if err != nil {
+		return err
 	}
 	x.Scale(*scale, x)
-	var gram *mat.SymDense
-	if *kern == "precomputed" {
-		// --input is the n×n kernel matrix itself.
-		for _, f := range []string{"sigma", "bandwidth", "gamma", "degree", "coef0", "approx", "operator", "memory", "products", "check", "fit-inverse", "mpi", "solver", "apply"} {
-			if set[f] && !(f == "solver" && *solver == "dense") {
-				return usagef("--%s does not apply to --kernel precomputed (the kernel matrix is given)", f)
-			}
-		}
-		if gram, err = symmetricOf(x); err != nil {
-			return err
-		}
-	}
-	var k kernel.Kernel
-	if gram == nil {
-		if k, err = cliKernel(*kern, set, *bw, *gamma, *degree, *coef0, x); err != nil {
-			return err
-		}
-	}
-	if err := k.Check(); err != nil {
-		flag := "--sigma"
-		if set["gamma"] {
-			flag = "--gamma"
-		} else if k.Kind == kernel.Polynomial {
-			flag = "--degree/--coef0"
-		}
-		return fmt.Errorf("%w: %s: %v", errUsage, flag, err)
+	k, gram, err := kpcaKernelOf(*kern, set, *solver, *bw, *gamma, *degree, *coef0, x)
+	if err != nil {
+		return err
 	}
 	if *useMPI {
-		for _, f := range []string{"approx", "save", "check", "apply", "model", "loss"} {
-			if set[f] {
-				return usagef("--%s is not available with --mpi", f)
-			}
-		}
-		if cmd != "fit" {
-			return usagef("--mpi is for kdual kpca fit")
-		}
-		if *mpiTimeout < 0 {
-			return usagef("--mpi-timeout %v: want a positive duration, or 0 for the default", *mpiTimeout)
+		if err := mpiFlagsOK(cmd, set, *mpiTimeout); err != nil {
+			return err
 		}
 		return kpcaFitMPI(mpiJob{x: x, kernel: k, s: *s, solver: *solver, tol: *tol, seed: *seed, center: !*noCenter,
 			operator: *operator, products: *products, json: *jsonOut, memory: budget, timeout: *mpiTimeout}, stdout)
@@ -253,18 +173,9 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if set["mpi-timeout"] {
 		return usagef("--mpi-timeout is for --mpi")
 	}
-	losses := map[string]kpca.LossKind{"square": kpca.Square, "huber1": kpca.Huber1, "huber2": kpca.Huber2,
-		"huberf": kpca.HuberF, "epsinf": kpca.EpsInf, "eps2": kpca.Eps2}
-	lk, ok := losses[*loss]
-	if !ok {
-		return usagef("--loss %q", *loss)
-	}
-	sv, err := kpcaSolver(*solver, *tol, *seed, kpca.Loss{Kind: lk, Param: *param, Relative: *relative})
+	sv, err := kpcaSolverWithLoss(*solver, *tol, *seed, *loss, *param, *relative)
 	if err != nil {
 		return err
-	}
-	if *loss != "square" && sv.Name() != "dca" {
-		return usagef("--loss %s needs --solver dca", *loss)
 	}
 	am, err := approxMethod(set, *approxName, x.RawMatrix().Rows, *landmarks, *sampler, *traceTol, *features, *seed, *approxPrec)
 	if err != nil {
@@ -311,30 +222,15 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	info := m.Info()
 	fmt.Fprintf(diag, "kdual: operator %s: %s\n", info.Operator, info.PlanReason)
 	if *plotOut != "" {
-		scores, err := m.Scores()
-		if err != nil {
+		if err := plotKPCA(*plotOut, m, x, labels, k); err != nil {
 			return err
 		}
-		n, d := x.Dims()
-		title := fmt.Sprintf("kernel PCA of %d×%d, %v kernel: the first two components", n, d, k.Kind)
-		if err := bench.PlotScores(*plotOut, scores, labels, title); err != nil {
-			return err
-		}
-		fmt.Fprintf(diag, "kdual: plot written to %s\n", *plotOut)
 	}
 	var checked map[string]any
 	if *check {
-		t := time.Now()
-		res, l1, err := m.CheckResidualsWith(x)
-		if err != nil {
+		if checked, err = checkKPCAResiduals(m, x); err != nil {
 			return err
 		}
-		worst := 0.0
-		for _, r := range res {
-			worst = max(worst, r/l1)
-		}
-		checked = map[string]any{"residuals": res, "lambda1": l1, "max_relative": worst, "seconds": time.Since(t).Seconds()}
-		fmt.Fprintf(diag, "kdual: check: max ‖K v − λ v‖/λ₁ = %.2e over %d pairs (float64 kernel, %.1f s)\n", worst, len(res), time.Since(t).Seconds())
 	}
 	if *save != "" {
 		if err := modelfile.WriteFile(*save, m.Save); err != nil {
@@ -354,8 +250,8 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	vals, _ := m.Eigenvalues()
 	if *jsonOut != "" {
+		vals, _ := m.Eigenvalues()
 		return writeJSON(*jsonOut, stdout, map[string]any{"eigenvalues": vals, "sigma": k.Bandwidth(), "info": info, "scores": rowsOf(z),
 			"operator": info.Operator, "plan_reason": info.PlanReason, "kernel_seconds": info.KernelSeconds,
 			"solve_seconds": info.SolveSeconds, "fit_seconds": fitSeconds, "peak_rss_bytes": bigmem.PeakRSS(),
@@ -838,4 +734,161 @@ func gramModel(path string) bool {
 		return !h.HasX && len(h.Approx) == 0
 	}
 	return false
+}
+
+// readKPCAData reads kpca's training data: --input (with its labels) or
+// the built-in --data fashion (its first --n images).
+func readKPCAData(input, data string, n int, seed uint64, csvOpt dataset.CSVOptions) (*mat.Dense, []string, error) {
+	switch {
+	case input != "" && data != "":
+		return nil, nil, usagef("--input and --data exclude each other")
+	case input != "":
+		return readTableLabels(input, csvOpt)
+	case data == "fashion":
+		if n < 2 {
+			return nil, nil, usagef("--data fashion needs --n ≥ 2")
+		}
+		if need, total := int64(n)*784*8, bigmem.Total(); total > 0 && need > total {
+			return nil, nil, usagef("--n %d: the images would take %s as float64, more than this machine's %s", n, bigmem.Size(need), bigmem.Size(total))
+		}
+		x, err := dataset.FashionAugmented("", n, seed)
+		return x, nil, err
+	case data != "":
+		return nil, nil, usagef("--data %q: want fashion", data)
+	}
+	return nil, nil, usagef("--input or --data is required")
+}
+
+// kpcaKernelOf reads the kernel flags: a checked kernel, or for --kernel
+// precomputed the kernel matrix x itself (and no kernel).
+func kpcaKernelOf(name string, set map[string]bool, solver, bw string, gamma float64, degree int, coef0 float64, x *mat.Dense) (kernel.Kernel, *mat.SymDense, error) {
+	if name == "precomputed" {
+		for _, f := range []string{"sigma", "bandwidth", "gamma", "degree", "coef0", "approx", "operator", "memory", "products", "check", "fit-inverse", "mpi", "solver", "apply"} {
+			if set[f] && !(f == "solver" && solver == "dense") {
+				return kernel.Kernel{}, nil, usagef("--%s does not apply to --kernel precomputed (the kernel matrix is given)", f)
+			}
+		}
+		g, err := symmetricOf(x)
+		return kernel.Kernel{}, g, err
+	}
+	k, err := cliKernel(name, set, bw, gamma, degree, coef0, x)
+	if err != nil {
+		return k, nil, err
+	}
+	if err := k.Check(); err != nil {
+		flag := "--sigma"
+		if set["gamma"] {
+			flag = "--gamma"
+		} else if k.Kind == kernel.Polynomial {
+			flag = "--degree/--coef0"
+		}
+		return k, nil, fmt.Errorf("%w: %s: %v", errUsage, flag, err)
+	}
+	return k, nil, nil
+}
+
+// checkKPCAResiduals measures every pair's residual against the exact
+// float64 kernel (--check) and says the worst on diag.
+func checkKPCAResiduals(m *kpca.KPCA, x *mat.Dense) (map[string]any, error) {
+	t := time.Now()
+	res, l1, err := m.CheckResidualsWith(x)
+	if err != nil {
+		return nil, err
+	}
+	worst := 0.0
+	for _, r := range res {
+		worst = max(worst, r/l1)
+	}
+	fmt.Fprintf(diag, "kdual: check: max ‖K v − λ v‖/λ₁ = %.2e over %d pairs (float64 kernel, %.1f s)\n", worst, len(res), time.Since(t).Seconds())
+	return map[string]any{"residuals": res, "lambda1": l1, "max_relative": worst, "seconds": time.Since(t).Seconds()}, nil
+}
+
+// plotKPCA draws the first two components of the fit (--plot).
+func plotKPCA(path string, m *kpca.KPCA, x *mat.Dense, labels []string, k kernel.Kernel) error {
+	scores, err := m.Scores()
+	if err != nil {
+		return err
+	}
+	n, d := x.Dims()
+	title := fmt.Sprintf("kernel PCA of %d×%d, %v kernel: the first two components", n, d, k.Kind)
+	if err := bench.PlotScores(path, scores, labels, title); err != nil {
+		return err
+	}
+	fmt.Fprintf(diag, "kdual: plot written to %s\n", path)
+	return nil
+}
+
+// kpcaOperatorFlags reads --operator, --memory (also Go's heap limit: the
+// collector works harder rather than let the heap's headroom pass the
+// budget) and --products.
+func kpcaOperatorFlags(operator, memory, products string) (eig.OperatorKind, int64, linalg.ProductPrecision, error) {
+	opKind, err := eig.ParseOperatorKind(operator)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	budget, err := parseBytes(memory)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if budget > 0 {
+		debug.SetMemoryLimit(budget)
+	}
+	switch products {
+	case "float64":
+		return opKind, budget, linalg.ProductsFloat64, nil
+	case "float32":
+		return opKind, budget, linalg.ProductsFloat32, nil
+	}
+	return 0, 0, 0, usagef("--products %q: want float64 or float32", products)
+}
+
+// kpcaSolverWithLoss reads --solver with --loss, --param and --relative
+// (a loss other than square needs the DCA solver).
+func kpcaSolverWithLoss(solver string, tol float64, seed uint64, loss string, param float64, relative bool) (kpca.Solver, error) {
+	losses := map[string]kpca.LossKind{"square": kpca.Square, "huber1": kpca.Huber1, "huber2": kpca.Huber2,
+		"huberf": kpca.HuberF, "epsinf": kpca.EpsInf, "eps2": kpca.Eps2}
+	lk, ok := losses[loss]
+	if !ok {
+		return nil, usagef("--loss %q", loss)
+	}
+	sv, err := kpcaSolver(solver, tol, seed, kpca.Loss{Kind: lk, Param: param, Relative: relative})
+	if err != nil {
+		return nil, err
+	}
+	if loss != "square" && sv.Name() != "dca" {
+		return nil, usagef("--loss %s needs --solver dca", loss)
+	}
+	return sv, nil
+}
+
+// transformHelp prints kpca transform's own flags (the fit flags apply
+// only to the old refit-without---model form).
+func transformHelp(fs *flag.FlagSet) error {
+	own := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	fs.VisitAll(func(f *flag.Flag) {
+		if !fitOnlyFlags[f.Name] {
+			own.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	own.SetOutput(diag)
+	fmt.Fprintf(diag, "Usage of %s (kdual kpca transform --model MODEL --input NEW):\n", fs.Name())
+	own.PrintDefaults()
+	fmt.Fprintln(diag, "Without --model, transform fits the model again and takes kpca fit's flags (kdual kpca fit -h).")
+	return flag.ErrHelp
+}
+
+// mpiFlagsOK refuses the flags --mpi does not take.
+func mpiFlagsOK(cmd string, set map[string]bool, timeout time.Duration) error {
+	for _, f := range []string{"approx", "save", "check", "apply", "model", "loss"} {
+		if set[f] {
+			return usagef("--%s is not available with --mpi", f)
+		}
+	}
+	if cmd != "fit" {
+		return usagef("--mpi is for kdual kpca fit")
+	}
+	if timeout < 0 {
+		return usagef("--mpi-timeout %v: want a positive duration, or 0 for the default", timeout)
+	}
+	return nil
 }
