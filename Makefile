@@ -2,7 +2,8 @@
 # (Debian packages, as root) before they run.
 SHELL    := /bin/bash
 GO       ?= go
-PYTHON   ?= /usr/bin/python3
+# The peers run on the same OpenBLAS kernels as kdual (scripts/peer-python).
+PYTHON   ?= scripts/peer-python
 BIN      := bin/kdual
 DEPS     := libopenblas-dev dataset-fashion-mnist libopenmpi-dev openmpi-bin
 PEERDEPS := python3-scipy python3-sklearn
@@ -31,11 +32,8 @@ install: build
 # The short main job: kernel PCA of the first 5000 Fashion-MNIST images,
 # kdual beside scikit-learn's KernelPCA (arpack and randomized), medians of
 # 3 alternated runs, one table (the full paper benchmark is make bench).
-# NumPy runs on the same OpenBLAS kernels as kdual: where OpenBLAS falls
-# back to a generic core, the core kdual restarts with is exported for both.
+# NumPy runs on the same OpenBLAS kernels as kdual (scripts/peer-python).
 demo: peer-deps build
-	@core=$$($(BIN) info --restarted-core 2>/dev/null); if [ -n "$$core" ]; then export OPENBLAS_CORETYPE=$$core; \
-	  echo "demo: OpenBLAS chose a generic core here; kdual and NumPy both run with OPENBLAS_CORETYPE=$$core"; fi; \
 	$(PYTHON) bench/peers/kernelpca.py $(BIN) --n 5000 --s 10 --repeat 3 --solvers auto --settle 1
 
 fmt-check:
