@@ -9,7 +9,7 @@ DEPS     := libopenblas-dev dataset-fashion-mnist libopenmpi-dev openmpi-bin
 PEERDEPS := python3-scipy python3-sklearn
 FUZZTIME ?= 15s
 
-.PHONY: all deps peer-deps build install demo test test-mpi vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-model bench-eig bench-dual bench-kernelpca bench-approx ppca rkm fuzz mutate mutate-random clean
+.PHONY: all deps peer-deps build install demo test test-mpi vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-model bench-eig bench-dual bench-kernelpca bench-small bench-approx ppca rkm fuzz mutate mutate-random clean
 
 all: build
 
@@ -28,6 +28,12 @@ PREFIX ?= /usr/local
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/kdual
+
+# Small problems (n = 150 … 2000): the library's whole fit against
+# scikit-learn's KernelPCA().fit, first fit in a fresh process and steady
+# state (bench/peers/small.py).
+bench-small: peer-deps build
+	$(PYTHON) bench/peers/small.py $(BIN) --repeat 21
 
 # The short main job: kernel PCA of the first 5000 Fashion-MNIST images,
 # kdual beside scikit-learn's KernelPCA (arpack and randomized), medians of
@@ -121,7 +127,7 @@ bench-peers: build peer-deps
 	    --out $(BENCHDIR)/$$tag-peers.json; \
 	done
 
-bench-all: bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-eig bench-dual bench-kernelpca bench-approx bench
+bench-all: bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-eig bench-dual bench-kernelpca bench-small bench-approx bench
 
 # Kernel PCA end to end (fit_seconds: data in memory to fitted model):
 # against scikit-learn's KernelPCA at n = 7000 and 20 000, then kdual alone

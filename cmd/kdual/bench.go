@@ -44,10 +44,13 @@ func runBench(args []string, stdout io.Writer) error {
 	if len(args) >= 1 && args[0] == "approx" {
 		return runBenchApprox(args[1:], stdout)
 	}
+	if len(args) >= 1 && args[0] == "small" {
+		return runBenchSmall(args[1:], stdout)
+	}
 	if len(args) >= 1 && args[0] == "approx-report" {
 		return runBenchApproxReport(args[1:], stdout)
 	}
-	const benchUsage = "kdual bench kpca [flags] | kdual bench approx [flags] | kdual bench approx-report [flags] | kdual bench lapack [flags] | kdual bench compare OURS.json PEERS.json | kdual bench figures [flags]"
+	const benchUsage = "kdual bench kpca [flags] | kdual bench small [flags] | kdual bench approx [flags] | kdual bench approx-report [flags] | kdual bench lapack [flags] | kdual bench compare OURS.json PEERS.json | kdual bench figures [flags]"
 	if len(args) == 1 && isHelp(args[0]) {
 		fmt.Fprintln(diag, "usage: "+benchUsage)
 		return flag.ErrHelp

@@ -918,3 +918,24 @@ func writeTemp(t *testing.T, dir, name, text string) string {
 	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 	return p
 }
+
+// kdual bench small reports the first and the steady fit per size.
+func TestBenchSmall(t *testing.T) {
+	code, out, stderr := runCLI(t, "bench", "small", "--n", "30,40", "--repeat", "3", "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	var rows []struct {
+		N       int     `json:"n"`
+		First   float64 `json:"first_seconds"`
+		Median  float64 `json:"median_seconds"`
+		Solver  string  `json:"solver"`
+		Lambda1 float64 `json:"lambda1"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rows))
+	require.Len(t, rows, 2)
+	require.Equal(t, 40, rows[1].N)
+	require.Equal(t, "dense", rows[0].Solver)
+	require.Greater(t, rows[0].First, 0.0)
+	require.Greater(t, rows[0].Lambda1, 0.0)
+	code, _, _ = runCLI(t, "bench", "small", "--n", "3", "--components", "5")
+	require.Equal(t, 2, code)
+}
