@@ -26,6 +26,7 @@ func runBenchSmall(args []string, stdout io.Writer) error {
 	sigma := fs.Float64("sigma", 11.5, "Gaussian bandwidth σ")
 	repeat := fs.Int("repeat", 21, "fits timed after the first (the median is reported)")
 	jsonOut := fs.String("json", "", "write JSON to FILE, or - for standard output")
+	solverName := fs.String("solver", "auto", "the solver (auto: the library's default)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -55,8 +56,12 @@ func runBenchSmall(args []string, stdout io.Writer) error {
 		}
 		x := f.X
 		k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: *sigma}
+		sv, err := kpcaSolver(*solverName, 0, 0, kpca.Loss{})
+		if err != nil {
+			return err
+		}
 		fit := func() (*kpca.KPCA, float64, error) {
-			m := &kpca.KPCA{Components: *s, Kernel: k}
+			m := &kpca.KPCA{Components: *s, Kernel: k, Solver: sv}
 			t := time.Now()
 			err := m.FitContext(runCtx, x)
 			return m, time.Since(t).Seconds(), err
