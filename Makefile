@@ -9,7 +9,7 @@ DEPS     := libopenblas-dev dataset-fashion-mnist libopenmpi-dev openmpi-bin
 PEERDEPS := python3-scipy python3-sklearn
 FUZZTIME ?= 15s
 
-.PHONY: all deps peer-deps build install demo test test-mpi vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-model bench-eig bench-dual bench-kernelpca bench-small bench-approx ppca rkm fuzz mutate mutate-random clean
+.PHONY: all deps peer-deps build install demo test test-mpi vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-model bench-eig bench-dual bench-kernelpca bench-small bench-approx ppca rkm fuzz mutate mutate-random sizes clean
 
 all: build
 
@@ -254,6 +254,11 @@ MUTATE_PKGS ?= ./models/... ./approx/... ./eig ./lbfgs/... ./stiefel/... ./lapac
 mutate-random: build
 	@core=$$($(BIN) info --restarted-core 2>/dev/null); if [ -n "$$core" ]; then export OPENBLAS_CORETYPE=$$core; fi; \
 	$(GO) run ./scripts/mutate -random $(MUTANTS) -seed $(MUTATE_SEED) -pkgs "$(MUTATE_PKGS)"
+
+# The house's size limits (files of 600 lines, functions of 100): what is
+# over them, longest first (a report; -strict makes it fail).
+sizes:
+	$(GO) run ./scripts/sizes
 
 fuzz: deps
 	$(GO) test ./dataset -run '^$$' -fuzz '^FuzzReadCSV$$' -fuzztime $(FUZZTIME)
