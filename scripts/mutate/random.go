@@ -391,6 +391,9 @@ func readEquivalents(path string) (map[string]string, error) {
 	return eq, sc.Err()
 }
 
+// tally counts one package's mutants.
+type tally struct{ killed, survived, equivalent int }
+
 type verdict int
 
 const (
@@ -469,7 +472,6 @@ func runRandom(patterns []string, n int, seed uint64, eqPath string) int {
 	}()
 
 	cov := map[string]*coverage{}
-	type tally struct{ killed, survived, equivalent int }
 	per := map[string]*tally{}
 	var survivors []string
 	tested := 0
@@ -485,35 +487,9 @@ func runRandom(patterns []string, n int, seed uint64, eqPath string) int {
 			}
 			cov[s.pkg] = c
 		}
-		tests := cov[s.pkg].testsFor(s)
-		orig, err := os.ReadFile(s.file)
+		v, why, took, err := testMutant(s, cov[s.pkg], func(path string, orig []byte) { current.path, current.orig = path, orig })
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mutate:", err)
-			return 2
-		}
-		if string(orig[s.off:s.end]) != s.old {
-			fmt.Fprintf(os.Stderr, "mutate: %s: the text moved\n", s.key())
-			return 2
-		}
-		mutated := append(append(append([]byte(nil), orig[:s.off]...), s.new...), orig[s.end:]...)
-		current.path, current.orig = s.file, orig
-		if err := os.WriteFile(s.file, mutated, 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, "mutate:", err)
-			return 2
-		}
-		v, why, took := killed, "", time.Duration(0)
-		if len(tests) == 0 {
-			// Compiled but not executed by any test: it survives.
-			v, why = survived, "not covered"
-			if out, err := exec.Command("go", "test", "-count=1", "-vet=off", "-run", "^$", s.pkg).CombinedOutput(); err != nil &&
-				(strings.Contains(string(out), "[build failed]") || strings.Contains(string(out), "[setup failed]")) {
-				v = unbuildable
-			}
-		} else {
-			v, why, took = runTests(s.pkg, tests, 2*cov[s.pkg].base+30*time.Second)
-		}
-		if err := os.WriteFile(s.file, orig, 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, "mutate: restoring", s.file, err)
 			return 2
 		}
 		current.path = ""
@@ -540,6 +516,47 @@ func runRandom(patterns []string, n int, seed uint64, eqPath string) int {
 		}
 		fmt.Printf("%3d %s %-60s %5.1fs %s  [%s]\n", tested, state, s.key(), took.Seconds(), why, s.stable)
 	}
+	report(per, tested, survivors)
+	return 0
+}
+
+// testMutant applies the mutant of site s, runs the tests that execute it
+// (c says which), and restores the file; mutating is told the file and
+// its original text while the mutant is in place (to restore it on an
+// interrupt).
+func testMutant(s site, c *coverage, mutating func(path string, orig []byte)) (verdict, string, time.Duration, error) {
+	orig, err := os.ReadFile(s.file)
+	if err != nil {
+		return 0, "", 0, err
+	}
+	if string(orig[s.off:s.end]) != s.old {
+		return 0, "", 0, fmt.Errorf("%s: the text moved", s.key())
+	}
+	mutated := append(append(append([]byte(nil), orig[:s.off]...), s.new...), orig[s.end:]...)
+	mutating(s.file, orig)
+	if err := os.WriteFile(s.file, mutated, 0o644); err != nil {
+		return 0, "", 0, err
+	}
+	tests := c.testsFor(s)
+	v, why, took := killed, "", time.Duration(0)
+	if len(tests) == 0 {
+		// Compiled but not executed by any test: it survives.
+		v, why = survived, "not covered"
+		if out, err := exec.Command("go", "test", "-count=1", "-vet=off", "-run", "^$", s.pkg).CombinedOutput(); err != nil &&
+			(strings.Contains(string(out), "[build failed]") || strings.Contains(string(out), "[setup failed]")) {
+			v = unbuildable
+		}
+	} else {
+		v, why, took = runTests(s.pkg, tests, 2*c.base+30*time.Second)
+	}
+	if err := os.WriteFile(s.file, orig, 0o644); err != nil {
+		return 0, "", 0, fmt.Errorf("restoring %s: %v", s.file, err)
+	}
+	return v, why, took, nil
+}
+
+// report prints the score per package and overall, and the survivors.
+func report(per map[string]*tally, tested int, survivors []string) {
 	var pkgs []string
 	for p := range per {
 		pkgs = append(pkgs, p)
@@ -557,5 +574,4 @@ func runRandom(patterns []string, n int, seed uint64, eqPath string) int {
 	for _, s := range survivors {
 		fmt.Println("survivor:", s)
 	}
-	return 0
 }
