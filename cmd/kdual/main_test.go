@@ -724,12 +724,7 @@ func TestVersion(t *testing.T) {
 // Flags that would be ignored are errors naming them: fit flags on a
 // transform with --model, --n without --data.
 func TestIgnoredFlagsAreErrors(t *testing.T) {
-	dir := t.TempDir()
-	csv := filepath.Join(dir, "d.csv")
-	model := filepath.Join(dir, "m.npz")
-	require.NoError(t, os.WriteFile(csv, []byte("1,2\n3,4\n5,7\n2,2\n0,1\n"), 0o644))
-	code, _, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--components", "1", "--save", model)
-	require.Equal(t, 0, code, stderr)
+	_, csv, model := smallModel(t)
 	for _, c := range []struct {
 		args []string
 		flag string
@@ -742,7 +737,7 @@ func TestIgnoredFlagsAreErrors(t *testing.T) {
 		require.Equal(t, 2, code, "%v: %s", c.args, stderr)
 		require.Contains(t, stderr, c.flag)
 	}
-	code, _, stderr = runCLI(t, "kpca", "transform", "--model", model, "--input", csv)
+	code, _, stderr := runCLI(t, "kpca", "transform", "--model", model, "--input", csv)
 	require.Equal(t, 0, code, stderr)
 }
 
@@ -818,13 +813,8 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 
 // A model file given as data is refused, pointing at --model.
 func TestModelFileAsInputRefused(t *testing.T) {
-	dir := t.TempDir()
-	csv := filepath.Join(dir, "d.csv")
-	require.NoError(t, os.WriteFile(csv, []byte("1,2\n3,4\n5,7\n2,2\n0,1\n"), 0o644))
-	model := filepath.Join(dir, "m.npz")
-	code, _, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--components", "1", "--save", model)
-	require.Equal(t, 0, code, stderr)
-	code, _, stderr = runCLI(t, "kpca", "fit", "--input", model, "--components", "1")
+	_, _, model := smallModel(t)
+	code, _, stderr := runCLI(t, "kpca", "fit", "--input", model, "--components", "1")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "--model")
 }
@@ -938,4 +928,16 @@ func TestBenchSmall(t *testing.T) {
 	require.Greater(t, rows[0].Lambda1, 0.0)
 	code, _, _ = runCLI(t, "bench", "small", "--n", "3", "--components", "5")
 	require.Equal(t, 2, code)
+}
+
+// smallModel writes a 5×2 CSV and a one-component model fitted on it, in a
+// fresh directory: (directory, CSV, model).
+func smallModel(t *testing.T) (string, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	csv := writeTemp(t, dir, "d.csv", "1,2\n3,4\n5,7\n2,2\n0,1\n")
+	model := filepath.Join(dir, "m.npz")
+	code, _, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--components", "1", "--save", model)
+	require.Equal(t, 0, code, stderr)
+	return dir, csv, model
 }

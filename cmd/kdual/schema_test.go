@@ -86,12 +86,7 @@ func documentedKeys(t *testing.T) map[string]map[string]bool {
 // docs/json.md documents for it (optional ones may be absent); every
 // command's -h exits 0.
 func TestJSONSchemaDocumented(t *testing.T) {
-	dir := t.TempDir()
-	csv := filepath.Join(dir, "d.csv")
-	model := filepath.Join(dir, "m.npz")
-	require.NoError(t, os.WriteFile(csv, []byte("1,2\n3,4\n5,7\n2,2\n0,1\n"), 0o644))
-	code, _, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--components", "1", "--save", model)
-	require.Equal(t, 0, code, stderr)
+	_, csv, model := smallModel(t)
 	runs := map[string][]string{
 		"kdual info":           {"info", "--json"},
 		"kdual eig":            {"eig", "--n", "60", "--components", "3", "--json", "-"},

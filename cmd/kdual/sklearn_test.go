@@ -48,19 +48,7 @@ func TestScikitLearnKernels(t *testing.T) {
 	} {
 		x, err := load()
 		require.NoError(t, err)
-		var b strings.Builder
-		r, c := x.Dims()
-		for i := 0; i < r; i++ {
-			for j := 0; j < c; j++ {
-				if j > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteString(strconv.FormatFloat(x.At(i, j), 'g', -1, 64))
-			}
-			b.WriteByte('\n')
-		}
-		files[name] = filepath.Join(dir, name+".csv")
-		require.NoError(t, os.WriteFile(files[name], []byte(b.String()), 0o644))
+		files[name] = writeMatrix(t, dir, name+".csv", x)
 	}
 	for _, c := range ref.Cases {
 		what := fmt.Sprintf("%s %s", c.Data, c.Kernel)
@@ -99,22 +87,7 @@ func TestPrecomputedKernel(t *testing.T) {
 	require.NoError(t, err)
 	x := l.X
 	k := kernelOf(t, x, x)
-	writeCSV := func(name string, m *mat.Dense) string {
-		var b strings.Builder
-		r, c := m.Dims()
-		for i := 0; i < r; i++ {
-			for j := 0; j < c; j++ {
-				if j > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteString(strconv.FormatFloat(m.At(i, j), 'g', -1, 64))
-			}
-			b.WriteByte('\n')
-		}
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
-		return p
-	}
+	writeCSV := func(name string, m *mat.Dense) string { return writeMatrix(t, dir, name, m) }
 	xcsv, kcsv := writeCSV("x.csv", x), writeCSV("k.csv", k)
 	builtin, pre := filepath.Join(dir, "b.npz"), filepath.Join(dir, "p.npz")
 	code, outB, stderr := runCLI(t, "kpca", "fit", "--input", xcsv, "--kernel", "rbf", "--gamma", "0.5", "--components", "3", "--solver", "dense", "--save", builtin)
@@ -183,4 +156,13 @@ func requireCSVClose(t *testing.T, a, b string, tol float64) {
 			require.InDelta(t, va[j], sign*vb[j], tol*math.Max(1, math.Abs(va[j])), "row %d col %d", i, j)
 		}
 	}
+}
+
+// writeMatrix writes m as kdual's CSV (the writer of its scores) to
+// dir/name and returns the path.
+func writeMatrix(t *testing.T, dir, name string, m *mat.Dense) string {
+	t.Helper()
+	var b strings.Builder
+	writeCSV(&b, m)
+	return writeTemp(t, dir, name, b.String())
 }

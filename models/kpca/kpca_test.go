@@ -675,43 +675,47 @@ func TestComponentsBelowNRefusedFirst(t *testing.T) {
 
 // The dual starts: StartNormal is Ω, the seeded standard normal n×s
 // block; StartSketch is G·Ω scaled so that ‖H₀‖²_F = Tr(ΩᵀGΩ)/s (an
-// estimate of Tr G, so an upper bound of the optimum's ‖H*‖²_F = Σ λ_i).
+// estimate of Tr G, so an upper bound of the optimum's ‖H*‖²_F = Σ λ_i),
+// at any kernel scale (‖GΩ‖ below 1 included).
 func TestDualStarts(t *testing.T) {
 	const n, s = 40, 3
-	lambda := make([]float64, n)
-	for i := range lambda {
-		lambda[i] = 100 / float64(i+1)
-	}
-	a := eigtest.WithSpectrum(7, lambda)
-	op, err := eig.NewDense(a)
-	require.NoError(t, err)
 	data, err := rng.StandardNormal(n, s, 9)
 	require.NoError(t, err)
 	omega := mat.NewDense(n, s, data)
-	var h0 *mat.Dense
-	capture := func(h *mat.Dense) { h0 = h }
-	_, err = SolveDual(op, s, DualOptions{Start: StartNormal, Seed: 9, MaxIter: 1, StartOut: capture})
-	if err != nil {
-		require.ErrorIs(t, err, ErrNotConverged)
+	// λ_i = c/i at two scales: ‖GΩ‖ above 1 and far below it.
+	for _, c := range []float64{100, 1e-6} {
+		lambda := make([]float64, n)
+		for i := range lambda {
+			lambda[i] = c / float64(i+1)
+		}
+		a := eigtest.WithSpectrum(7, lambda)
+		op, err := eig.NewDense(a)
+		require.NoError(t, err)
+		var h0 *mat.Dense
+		capture := func(h *mat.Dense) { h0 = h }
+		_, err = SolveDual(op, s, DualOptions{Start: StartNormal, Seed: 9, MaxIter: 1, StartOut: capture})
+		if err != nil {
+			require.ErrorIs(t, err, ErrNotConverged)
+		}
+		require.True(t, mat.Equal(omega, h0), "StartNormal is Ω")
+		_, err = SolveDual(op, s, DualOptions{Start: StartSketch, Seed: 9, MaxIter: 1, StartOut: capture})
+		if err != nil {
+			require.ErrorIs(t, err, ErrNotConverged)
+		}
+		var y, oy mat.Dense
+		y.Mul(a, omega)
+		oy.Mul(omega.T(), &y)
+		tr := mat.Trace(&oy)
+		nh := mat.Norm(h0, 2)
+		require.InDelta(t, tr/s, nh*nh, 1e-10*tr, "scale %g", c)
+		// H₀ is a positive multiple of G·Ω.
+		k := h0.At(0, 0) / y.At(0, 0)
+		require.Greater(t, k, 0.0)
+		var d mat.Dense
+		d.Scale(k, &y)
+		d.Sub(&d, h0)
+		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-12*mat.Norm(h0, math.Inf(1)), "scale %g", c)
 	}
-	require.True(t, mat.Equal(omega, h0), "StartNormal is Ω")
-	_, err = SolveDual(op, s, DualOptions{Start: StartSketch, Seed: 9, MaxIter: 1, StartOut: capture})
-	if err != nil {
-		require.ErrorIs(t, err, ErrNotConverged)
-	}
-	var y, oy mat.Dense
-	y.Mul(a, omega)
-	oy.Mul(omega.T(), &y)
-	tr := mat.Trace(&oy)
-	nh := mat.Norm(h0, 2)
-	require.InDelta(t, tr/s, nh*nh, 1e-10*tr)
-	// H₀ is a positive multiple of G·Ω.
-	c := h0.At(0, 0) / y.At(0, 0)
-	require.Greater(t, c, 0.0)
-	var d mat.Dense
-	d.Scale(c, &y)
-	d.Sub(&d, h0)
-	require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-12*mat.Norm(h0, math.Inf(1)))
 }
 
 // KappaMax against its definitions, with the extreme in the first row and
@@ -806,30 +810,4 @@ func TestDCAStopIsRelative(t *testing.T) {
 		require.Equal(t, 2, iters(scale, 0.9), "scale %g", scale)
 		require.Greater(t, iters(scale, 1e-12), 2, "scale %g", scale)
 	}
-}
-
-// The sketch start's scaling holds at any kernel scale (‖GΩ‖ below 1
-// included): ‖H₀‖²_F = Tr(ΩᵀGΩ)/s.
-func TestDualStartScaleInvariant(t *testing.T) {
-	const n, s = 40, 3
-	lambda := make([]float64, n)
-	for i := range lambda {
-		lambda[i] = 1e-6 / float64(i+1)
-	}
-	a := eigtest.WithSpectrum(7, lambda)
-	op, err := eig.NewDense(a)
-	require.NoError(t, err)
-	data, err := rng.StandardNormal(n, s, 9)
-	require.NoError(t, err)
-	omega := mat.NewDense(n, s, data)
-	var h0 *mat.Dense
-	_, err = SolveDual(op, s, DualOptions{Start: StartSketch, Seed: 9, MaxIter: 1, StartOut: func(h *mat.Dense) { h0 = h }})
-	if err != nil {
-		require.ErrorIs(t, err, ErrNotConverged)
-	}
-	var y, oy mat.Dense
-	y.Mul(a, omega)
-	oy.Mul(omega.T(), &y)
-	nh := mat.Norm(h0, 2)
-	require.InDelta(t, mat.Trace(&oy)/s, nh*nh, 1e-10*mat.Trace(&oy))
 }
