@@ -9,7 +9,7 @@ DEPS     := libopenblas-dev dataset-fashion-mnist libopenmpi-dev openmpi-bin
 PEERDEPS := python3-scipy python3-sklearn
 FUZZTIME ?= 15s
 
-.PHONY: all deps peer-deps build install demo test test-mpi vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-model bench-eig bench-dual bench-kernelpca bench-small bench-approx ppca rkm fuzz mutate mutate-random sizes clean
+.PHONY: all deps peer-deps build install demo test test-mpi vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-model bench-eig bench-dual bench-kernelpca bench-small bench-approx peer-kernels ppca rkm fuzz mutate mutate-random sizes clean
 
 all: build
 
@@ -184,9 +184,14 @@ bench-lapack: build peer-deps
 	$(PYTHON) bench/peers/lapack.py $(BIN) --n 2000 --repeat 3 --native-repeat 1 | tee $(BENCHDIR)/lapack-2000.md
 
 # A saved KPCA model read by NumPy alone reproduces kdual's transform of
-# new points (bench/peers/kpca_model.py; fails above 1e-12).
+# new points, for every kernel (bench/peers/kpca_model.py; fails above 1e-12).
 bench-model: build peer-deps
 	$(PYTHON) bench/peers/kpca_model.py $(BIN)
+
+# scikit-learn's kernels live: KernelPCA beside `kdual kpca fit` on Iris and
+# 500 digits, every kernel (bench/peers/sklearn_kernels.py; fails above 1e-8).
+peer-kernels: build peer-deps
+	$(PYTHON) bench/peers/sklearn_kernels.py --check $(BIN)
 
 bench-gram: build peer-deps
 	$(PYTHON) bench/peers/gram.py $(BIN) --n 7000 --repeat 5

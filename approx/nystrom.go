@@ -340,7 +340,7 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	if x == nil {
 		return nil, invalidf("Nystrom: empty data")
 	}
-	if err := k.Check(); err != nil {
+	if err := checkPSD(k); err != nil {
 		return nil, err
 	}
 	n, dim := x.Dims()
@@ -402,7 +402,7 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 // panel plus one Block×n float32 panel.
 func (ny Nystrom) Fit32(x *linalg.Dense32, k kernel.Kernel) (*NystromMap, error) {
 	start := time.Now()
-	if err := k.Check(); err != nil {
+	if err := checkPSD(k); err != nil {
 		return nil, err
 	}
 	if err := linalg.CheckFinite32("approx: Nystrom", x); err != nil {
@@ -430,7 +430,7 @@ func (ny Nystrom) Fit32(x *linalg.Dense32, k kernel.Kernel) (*NystromMap, error)
 func shiftedFloat32(x *mat.Dense, k kernel.Kernel) (*linalg.Dense32, error) {
 	n, d := x.Dims()
 	mean := make([]float64, d)
-	if k.Kind == kernel.Gaussian || k.Kind == kernel.Laplace {
+	if k.ShiftInvariant() {
 		mean = columnMeans(x)
 	}
 	out, err := linalg.NewDense32(n, d)
@@ -761,7 +761,7 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 		krow = src.row
 	}
 	diag := make([]float64, n)
-	if k.Kind == kernel.Gaussian || k.Kind == kernel.Laplace {
+	if k.UnitDiagonal() {
 		// k(x, x) = exp(0) = 1 exactly (Eval's δ is 0 exactly for x = y).
 		for i := range diag {
 			diag[i] = 1
@@ -1155,3 +1155,16 @@ func ColumnMeans(f mat.Matrix) []float64 {
 
 func isDense(m mat.Matrix) bool { _, ok := m.(*mat.Dense); return ok }
 func is32(m mat.Matrix) bool    { _, ok := m.(*linalg.Dense32); return ok }
+
+// checkPSD checks k and refuses kernels that are not positive
+// semi-definite (the sigmoid): the pivoted Cholesky factor, and the trace
+// error it reports, exist only for PSD kernel matrices.
+func checkPSD(k kernel.Kernel) error {
+	if err := k.Check(); err != nil {
+		return err
+	}
+	if !k.PSD() {
+		return invalidf("Nystrom: the %v kernel is not positive semi-definite: Nyström needs a PSD kernel (use the exact operators)", k.Kind)
+	}
+	return nil
+}

@@ -136,7 +136,7 @@ func (p *KPCAProblem) Build() (*Built, error) {
 	}
 	_, d := x.Dims()
 	plan, err := eig.PlanOperator(eig.PlanInput{N: p.N, D: d, K: p.S, Tol: p.Tol, Budget: p.Memory, Want: want,
-		NonNegative: kind == kernel.Gaussian || kind == kernel.Laplace})
+		NonNegative: kernel.Kernel{Kind: kind}.NonNegative()})
 	if err != nil {
 		return nil, err
 	}

@@ -9,19 +9,26 @@ import (
 )
 
 // ParseKind reads a kernel name: linear, gaussian (or rbf), laplace,
-// polynomial.
+// polynomial (or poly), sigmoid, cosine, laplacian (Kind.String's names
+// and scikit-learn's).
 func ParseKind(name string) (Kind, error) {
 	switch name {
 	case "linear":
 		return Linear, nil
 	case "gaussian", "rbf":
 		return Gaussian, nil
-	case "laplace", "laplacian":
+	case "laplace":
 		return Laplace, nil
 	case "polynomial", "poly":
 		return Polynomial, nil
+	case "sigmoid":
+		return Sigmoid, nil
+	case "cosine":
+		return Cosine, nil
+	case "laplacian":
+		return Laplacian, nil
 	}
-	return 0, fmt.Errorf("kernel: unknown kernel %q (linear, gaussian, laplace, polynomial): %w", name, ErrInvalid)
+	return 0, fmt.Errorf("kernel: unknown kernel %q (linear, gaussian or rbf, laplace, polynomial or poly, sigmoid, cosine, laplacian): %w", name, ErrInvalid)
 }
 
 // PaperSigma returns the paper's bandwidth for kind on x.

@@ -42,6 +42,16 @@ const (
 	Laplace
 	// Polynomial is k(x, y) = (γ⟨x, y⟩ + c₀)^degree.
 	Polynomial
+	// Sigmoid is k(x, y) = tanh(γ⟨x, y⟩ + c₀), scikit-learn's sigmoid.
+	// It is not positive semi-definite in general (PSD reports false).
+	Sigmoid
+	// Cosine is k(x, y) = ⟨x, y⟩/(‖x‖·‖y‖), and 0 when x or y is 0
+	// (scikit-learn's cosine_similarity).
+	Cosine
+	// Laplacian is k(x, y) = exp(−γ‖x − y‖₁), scikit-learn's laplacian:
+	// an L1 distance, computed directly (no BLAS form, O(d) per entry).
+	// Laplace is the papers' L2 form.
+	Laplacian
 )
 
 func (k Kind) String() string {
@@ -54,27 +64,80 @@ func (k Kind) String() string {
 		return "laplace"
 	case Polynomial:
 		return "polynomial"
+	case Sigmoid:
+		return "sigmoid"
+	case Cosine:
+		return "cosine"
+	case Laplacian:
+		return "laplacian"
 	}
 	return fmt.Sprintf("kind(%d)", int(k))
 }
 
 // Kernel is a kernel function with its parameters. The zero value is the
-// linear kernel.
+// linear kernel, kdual's default kernel (as scikit-learn's KernelPCA's).
+// Parameters left at zero take scikit-learn's defaults where it has one:
+// γ = 1/d (polynomial, sigmoid, laplacian), degree 3, c₀ = 1.
 type Kernel struct {
 	Kind Kind
 	// Sigma is the bandwidth σ > 0 of the Gaussian and Laplace kernels
-	// (or give Gamma instead).
+	// (or give Gamma instead; one of them is required).
 	Sigma float64
 	// Degree of the polynomial kernel; 0 means 3 (scikit-learn's default).
 	Degree int
-	// Gamma multiplies ⟨x, y⟩ in the polynomial kernel (0 means 1/d). For
-	// the Gaussian and Laplace kernels it is scikit-learn's γ, given
-	// instead of Sigma: exp(−γ‖x − y‖²) is the Gaussian with σ = 1/√(2γ),
-	// exp(−γ‖x − y‖) the Laplace with σ = 1/γ (Bandwidth).
+	// Gamma is scikit-learn's γ. It multiplies ⟨x, y⟩ in the polynomial
+	// and sigmoid kernels and ‖x − y‖₁ in the laplacian (0: unset, 1/d).
+	// For the Gaussian and Laplace kernels it is given instead of Sigma:
+	// exp(−γ‖x − y‖²) is the Gaussian with σ = 1/√(2γ), exp(−γ‖x − y‖)
+	// the Laplace with σ = 1/γ (Bandwidth). No kernel has a valid γ of 0,
+	// so 0 always means unset.
 	Gamma float64
-	// Coef0 is the polynomial kernel's c₀, used as given (0: homogeneous).
-	Coef0 float64
+	// Coef0 is c₀ of the polynomial and sigmoid kernels. When it is 0 and
+	// Coef0Set is false it is unset and means scikit-learn's c₀ = 1; set
+	// Coef0Set to ask for c₀ = 0 (the homogeneous polynomial).
+	Coef0    float64
+	Coef0Set bool
 }
+
+// C0 returns the c₀ the polynomial and sigmoid kernels use: Coef0, or 1
+// (scikit-learn's default) when it is unset.
+func (k Kernel) C0() float64 {
+	if k.Coef0 == 0 && !k.Coef0Set {
+		return 1
+	}
+	return k.Coef0
+}
+
+// GammaFor returns the γ the polynomial, sigmoid and laplacian kernels use
+// on data of dimension d: Gamma, or 1/d (scikit-learn's default) when it
+// is unset.
+func (k Kernel) GammaFor(d int) float64 {
+	if k.Gamma != 0 {
+		return k.Gamma
+	}
+	return 1 / float64(max(d, 1))
+}
+
+// PSD reports whether every kernel matrix of k is positive semi-definite
+// (false only for the sigmoid kernel). Solvers that rely on it (the dual
+// L-BFGS and DCA fits, Nyström, the randomized range finder) refuse
+// kernels that are not.
+func (k Kernel) PSD() bool { return k.Kind != Sigmoid }
+
+// NonNegative reports whether every entry k(x, y) is ≥ 0 for all data:
+// the exponential kernels (Gaussian, Laplace, laplacian).
+func (k Kernel) NonNegative() bool {
+	return k.Kind == Gaussian || k.Kind == Laplace || k.Kind == Laplacian
+}
+
+// UnitDiagonal reports whether k(x, x) = 1 exactly for every x (the
+// exponential kernels; the cosine kernel is 0 at x = 0).
+func (k Kernel) UnitDiagonal() bool { return k.NonNegative() }
+
+// ShiftInvariant reports whether k(x + c, y + c) = k(x, y) for every
+// vector c, so the data may be centred before the kernel is evaluated
+// (the distance kernels: Gaussian, Laplace, laplacian).
+func (k Kernel) ShiftInvariant() bool { return k.NonNegative() }
 
 // Check returns an error wrapping status.ErrInvalid when k cannot be
 // evaluated (a bandwidth that is not positive and finite, a negative
@@ -96,12 +159,29 @@ func (k Kernel) Check() error {
 		if math.IsInf(1/(2*sigma*sigma), 0) {
 			return invalidf("%s kernel: bandwidth σ = %g is too small: 1/(2σ²) overflows", k.Kind, sigma)
 		}
-	case Polynomial:
+	case Polynomial, Sigmoid:
 		if k.Degree < 0 {
 			return invalidf("polynomial kernel: degree %d < 0", k.Degree)
 		}
+		if k.Kind == Sigmoid && k.Degree != 0 {
+			return invalidf("sigmoid kernel: degree %d given: only the polynomial kernel has one", k.Degree)
+		}
 		if math.IsNaN(k.Gamma) || math.IsInf(k.Gamma, 0) || math.IsNaN(k.Coef0) || math.IsInf(k.Coef0, 0) {
-			return invalidf("polynomial kernel: γ = %g, c₀ = %g must be finite", k.Gamma, k.Coef0)
+			return invalidf("%s kernel: γ = %g, c₀ = %g must be finite", k.Kind, k.Gamma, k.Coef0)
+		}
+		if k.Sigma != 0 {
+			return invalidf("%s kernel: σ = %g given: its scale is γ", k.Kind, k.Sigma)
+		}
+	case Cosine:
+		if k.Sigma != 0 || k.Gamma != 0 || k.Degree != 0 || k.Coef0 != 0 {
+			return invalidf("cosine kernel: it has no parameter (σ = %g, γ = %g, degree %d, c₀ = %g given)", k.Sigma, k.Gamma, k.Degree, k.Coef0)
+		}
+	case Laplacian:
+		if k.Sigma != 0 {
+			return invalidf("laplacian kernel: σ = %g given: its scale is γ in exp(−γ‖x−y‖₁)", k.Sigma)
+		}
+		if k.Gamma < 0 || math.IsNaN(k.Gamma) || math.IsInf(k.Gamma, 0) {
+			return invalidf("laplacian kernel: γ = %g must be positive and finite", k.Gamma)
 		}
 	default:
 		return invalidf("unknown kernel kind %d", int(k.Kind))
@@ -139,11 +219,13 @@ func (k Kernel) ElementMap(d int) linalg.ElementMap {
 		if deg == 0 {
 			deg = 3
 		}
-		gamma := k.Gamma
-		if gamma == 0 {
-			gamma = 1 / float64(max(d, 1))
-		}
-		return linalg.ElementMap{Kind: linalg.MapPower, Gamma: gamma, Coef0: k.Coef0, Degree: deg}
+		return linalg.ElementMap{Kind: linalg.MapPower, Gamma: k.GammaFor(d), Coef0: k.C0(), Degree: deg}
+	case Sigmoid:
+		return linalg.ElementMap{Kind: linalg.MapTanh, Gamma: k.GammaFor(d), Coef0: k.C0()}
+	case Cosine:
+		return linalg.ElementMap{Kind: linalg.MapCosine}
+	case Laplacian:
+		return linalg.ElementMap{Kind: linalg.MapExpL1, C: -k.GammaFor(d)}
 	}
 	return linalg.ElementMap{Kind: linalg.MapIdentity}
 }
@@ -168,6 +250,19 @@ func (k Kernel) Eval(x, y []float64) float64 {
 	case Polynomial:
 		em := k.ElementMap(len(x))
 		return math.Pow(em.Gamma*dot+em.Coef0, float64(em.Degree))
+	case Sigmoid:
+		return math.Tanh(k.GammaFor(len(x))*dot + k.C0())
+	case Cosine:
+		if nx == 0 || ny == 0 {
+			return 0
+		}
+		return dot / (math.Sqrt(nx) * math.Sqrt(ny))
+	case Laplacian:
+		l1 := 0.0
+		for i, v := range x {
+			l1 += math.Abs(v - y[i])
+		}
+		return math.Exp(-k.GammaFor(len(x)) * l1)
 	}
 	return dot
 }

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -29,12 +30,16 @@ func TestPaperSigma(t *testing.T) {
 }
 
 func TestParseKindAndMedian(t *testing.T) {
-	for name, want := range map[string]Kind{"linear": Linear, "rbf": Gaussian, "gaussian": Gaussian, "laplace": Laplace, "poly": Polynomial} {
+	for name, want := range map[string]Kind{"linear": Linear, "rbf": Gaussian, "gaussian": Gaussian, "laplace": Laplace, "poly": Polynomial,
+		"sigmoid": Sigmoid, "cosine": Cosine, "laplacian": Laplacian} {
 		k, err := ParseKind(name)
 		require.NoError(t, err)
 		require.Equal(t, want, k)
+		if name != "rbf" && name != "poly" {
+			require.Equal(t, name, k.String()) // String's names parse back
+		}
 	}
-	_, err := ParseKind("sigmoid")
+	_, err := ParseKind("tanh")
 	require.ErrorIs(t, err, linalg.ErrInvalid)
 	x := mat.NewDense(3, 1, []float64{0, 1, 3}) // distances 1, 2, 3
 	s, err := MedianSigma(x)
@@ -133,7 +138,8 @@ func TestGramMatchesEval(t *testing.T) {
 	x := randomData(4, 30, 5)
 	y := randomData(5, 7, 5)
 	for _, k := range []Kernel{{Kind: Linear}, {Kind: Gaussian, Sigma: 2.5}, {Kind: Laplace, Sigma: 4},
-		{Kind: Polynomial}, {Kind: Polynomial, Degree: 2, Gamma: 0.3, Coef0: 1}} {
+		{Kind: Polynomial}, {Kind: Polynomial, Degree: 2, Gamma: 0.3, Coef0: 1}, {Kind: Polynomial, Degree: 2, Coef0Set: true},
+		{Kind: Sigmoid}, {Kind: Sigmoid, Gamma: 0.4, Coef0: -0.5}, {Kind: Cosine}, {Kind: Laplacian}, {Kind: Laplacian, Gamma: 0.05}} {
 		g, err := Gram(x, k)
 		require.NoError(t, err)
 		c, err := CrossGram(y, x, k)
@@ -149,7 +155,9 @@ func TestGramMatchesEval(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range []Kernel{{Kind: Gaussian}, {Kind: Laplace, Sigma: math.Inf(1)}, {Kind: Kind(42)}, {Kind: Polynomial, Degree: -1}} {
+	for _, bad := range []Kernel{{Kind: Gaussian}, {Kind: Laplace, Sigma: math.Inf(1)}, {Kind: Kind(42)}, {Kind: Polynomial, Degree: -1},
+		{Kind: Sigmoid, Degree: 2}, {Kind: Sigmoid, Gamma: math.NaN()}, {Kind: Sigmoid, Sigma: 1}, {Kind: Cosine, Gamma: 1},
+		{Kind: Laplacian, Sigma: 1}, {Kind: Laplacian, Gamma: -1}, {Kind: Laplacian, Gamma: math.Inf(1)}} {
 		_, err := Gram(x, bad)
 		require.ErrorIs(t, err, ErrInvalid, "%+v", bad)
 		_, err = Rows(x, bad, linalg.GramOptions{})
@@ -227,5 +235,111 @@ func TestGammaForDistanceKernels(t *testing.T) {
 	}
 	for _, bad := range []Kernel{{Kind: Gaussian, Sigma: 1, Gamma: 1}, {Kind: Laplace, Gamma: -1}, {Kind: Gaussian, Gamma: math.Inf(1)}, {Kind: Gaussian}} {
 		require.ErrorIs(t, bad.Check(), ErrInvalid, "%+v", bad)
+	}
+}
+
+// scikit-learn's kernels written out from their definitions (sigmoid
+// tanh(γ⟨x,y⟩ + c₀), cosine ⟨x,y⟩/(‖x‖‖y‖) with 0 for a zero row,
+// laplacian exp(−γ‖x−y‖₁), γ = 1/d and c₀ = 1 unless given) against every
+// path of the engine: the float64 Gram, the cross Gram, the float32 tiles
+// (storage rounding 2⁻²⁴ relative to the largest entry), the on-demand
+// rows in float64 and with float32 products (within their EntryBound)
+// and float32 data read in place.
+func TestScikitLearnKernelsEveryPath(t *testing.T) {
+	const n, d = 37, 6
+	x := randomData(21, n, d)
+	for c := 0; c < d; c++ {
+		x.Set(3, c, 0) // a zero row: cosine gives 0 against it
+	}
+	y := randomData(22, 5, d)
+	dot := func(a, b []float64) (s float64) {
+		for i := range a {
+			s += a[i] * b[i]
+		}
+		return s
+	}
+	l1 := func(a, b []float64) (s float64) {
+		for i := range a {
+			s += math.Abs(a[i] - b[i])
+		}
+		return s
+	}
+	cases := []struct {
+		k    Kernel
+		want func(a, b []float64) float64
+	}{
+		{Kernel{Kind: Sigmoid}, func(a, b []float64) float64 { return math.Tanh(dot(a, b)/d + 1) }},
+		{Kernel{Kind: Sigmoid, Gamma: 0.3, Coef0: 0, Coef0Set: true}, func(a, b []float64) float64 { return math.Tanh(0.3 * dot(a, b)) }},
+		{Kernel{Kind: Polynomial}, func(a, b []float64) float64 { return math.Pow(dot(a, b)/d+1, 3) }},
+		{Kernel{Kind: Cosine}, func(a, b []float64) float64 {
+			na, nb := math.Sqrt(dot(a, a)), math.Sqrt(dot(b, b))
+			if na == 0 || nb == 0 {
+				return 0
+			}
+			return dot(a, b) / (na * nb)
+		}},
+		{Kernel{Kind: Laplacian}, func(a, b []float64) float64 { return math.Exp(-l1(a, b) / d) }},
+		{Kernel{Kind: Laplacian, Gamma: 0.7}, func(a, b []float64) float64 { return math.Exp(-0.7 * l1(a, b)) }},
+	}
+	for _, c := range cases {
+		name := fmt.Sprintf("%v γ=%g c₀=%g", c.k.Kind, c.k.Gamma, c.k.Coef0)
+		g, err := Gram(x, c.k)
+		require.NoError(t, err)
+		cross, err := CrossGram(y, x, c.k)
+		require.NoError(t, err)
+		tiles, err := GramTiles32(x, c.k, linalg.GramOptions{})
+		require.NoError(t, err)
+		rows, err := Rows(x, c.k, linalg.GramOptions{})
+		require.NoError(t, err)
+		rows32p, err := Rows(x, c.k, linalg.GramOptions{Products: linalg.ProductsFloat32})
+		require.NoError(t, err)
+		x32, err := linalg.NewDense32(n, d)
+		require.NoError(t, err)
+		for i := 0; i < n; i++ {
+			for j := 0; j < d; j++ {
+				x32.Data[i*d+j] = float32(x.At(i, j))
+			}
+		}
+		rows32, err := Rows32(x32, c.k, linalg.GramOptions{})
+		require.NoError(t, err)
+		blk := make([]float64, n*n)
+		blk32p := make([]float64, n*n)
+		blk32 := make([]float64, n*n)
+		rows.Block(blk, n, 0, n, 0, n)
+		rows32p.Block(blk32p, n, 0, n, 0, n)
+		rows32.Block(blk32, n, 0, n, 0, n)
+		top := 0.0
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				top = math.Max(top, math.Abs(c.want(x.RawRowView(i), x.RawRowView(j))))
+			}
+		}
+		for i := 0; i < n; i++ {
+			xi := x.RawRowView(i)
+			wi := make([]float64, d)
+			for k := range wi {
+				wi[k] = float64(x32.Data[i*d+k])
+			}
+			for j := 0; j < n; j++ {
+				want := c.want(xi, x.RawRowView(j))
+				tol := 1e-12 * math.Max(1, math.Abs(want))
+				require.InDelta(t, want, g.At(i, j), tol, "%s Gram (%d,%d)", name, i, j)
+				require.InDelta(t, want, blk[i*n+j], tol, "%s rows (%d,%d)", name, i, j)
+				require.InDelta(t, want, tiles.At(i, j), 1.01*math.Ldexp(top, -24)+tol, "%s tiles (%d,%d)", name, i, j)
+				b := rows32p.EntryBound(i, j, blk32p[i*n+j])
+				require.InDelta(t, want, blk32p[i*n+j], 1.01*b+tol, "%s float32 products (%d,%d)", name, i, j)
+				wj := make([]float64, d)
+				for k := range wj {
+					wj[k] = float64(x32.Data[j*d+k])
+				}
+				want32 := c.want(wi, wj) // the kernel of the stored float32 values
+				require.InDelta(t, want32, blk32[i*n+j], 1.01*rows32.EntryBound(i, j, blk32[i*n+j])+1e-12*math.Max(1, math.Abs(want32)),
+					"%s float32 data (%d,%d)", name, i, j)
+			}
+			for r := 0; r < 5; r++ {
+				want := c.want(y.RawRowView(r), xi)
+				require.InDelta(t, want, cross.At(r, i), 1e-12*math.Max(1, math.Abs(want)), "%s cross (%d,%d)", name, r, i)
+			}
+		}
 	}
 }

@@ -32,6 +32,16 @@ const (
 	MapExpDist
 	// MapPower is (Gamma·g + Coef0)^Degree (the polynomial kernel).
 	MapPower
+	// MapTanh is tanh(Gamma·g + Coef0) (the sigmoid kernel).
+	MapTanh
+	// MapCosine is g/(‖x‖·‖y‖), and 0 when x or y is 0 (the cosine
+	// kernel).
+	MapCosine
+	// MapExpL1 is exp(C·‖x − y‖₁) (scikit-learn's laplacian kernel). It
+	// has no inner-product form: the engine computes the L1 distances
+	// directly in float64 (O(d) per entry, no BLAS), whatever
+	// GramOptions.Products says.
+	MapExpL1
 )
 
 // ElementMap is the map the Gram engine applies to every inner product
@@ -39,9 +49,9 @@ const (
 // that any kernel package can describe its kernels to the engine.
 type ElementMap struct {
 	Kind   MapKind
-	C      float64 // scale of the exponent, ≤ 0 (MapExpSq, MapExpDist)
-	Gamma  float64 // MapPower
-	Coef0  float64 // MapPower
+	C      float64 // scale of the exponent, ≤ 0 (MapExpSq, MapExpDist, MapExpL1)
+	Gamma  float64 // MapPower, MapTanh
+	Coef0  float64 // MapPower, MapTanh
 	Degree int     // MapPower, ≥ 0
 }
 
@@ -54,7 +64,7 @@ func (e ElementMap) distance() bool { return e.Kind == MapExpSq || e.Kind == Map
 func (e ElementMap) Check() error {
 	switch e.Kind {
 	case MapIdentity:
-	case MapExpSq, MapExpDist:
+	case MapExpSq, MapExpDist, MapExpL1:
 		if !(e.C <= 0) || math.IsInf(e.C, 0) {
 			return invalidf("element map: exponent scale %g must be finite and ≤ 0", e.C)
 		}
@@ -62,6 +72,11 @@ func (e ElementMap) Check() error {
 		if e.Degree < 0 || math.IsNaN(e.Gamma) || math.IsInf(e.Gamma, 0) || math.IsNaN(e.Coef0) || math.IsInf(e.Coef0, 0) {
 			return invalidf("element map: power (%g·g + %g)^%d is not finite", e.Gamma, e.Coef0, e.Degree)
 		}
+	case MapTanh:
+		if math.IsNaN(e.Gamma) || math.IsInf(e.Gamma, 0) || math.IsNaN(e.Coef0) || math.IsInf(e.Coef0, 0) {
+			return invalidf("element map: tanh(%g·g + %g) is not finite", e.Gamma, e.Coef0)
+		}
+	case MapCosine:
 	default:
 		return invalidf("element map: unknown kind %d", int(e.Kind))
 	}
@@ -77,6 +92,15 @@ func (e ElementMap) apply(g, nx, ny float64) float64 {
 		return math.Exp(e.C * math.Sqrt(math.Max(nx+ny-2*g, 0)))
 	case MapPower:
 		return intPow(e.Gamma*g+e.Coef0, e.Degree)
+	case MapTanh:
+		return math.Tanh(e.Gamma*g + e.Coef0)
+	case MapCosine:
+		if nx == 0 || ny == 0 {
+			return 0
+		}
+		return g / (math.Sqrt(nx) * math.Sqrt(ny))
+	case MapExpL1:
+		return math.Exp(e.C * g) // g is the L1 distance (l1Products)
 	}
 	return g
 }
@@ -433,7 +457,7 @@ func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64) 
 	if em.distance() {
 		s.shiftBy = shift // zero when x was centred already
 	}
-	if o.Products == ProductsFloat32 {
+	if o.Products == ProductsFloat32 && em.Kind != MapExpL1 {
 		s.x32 = make([]float32, n*d)
 		s.build.Narrow(n, d, s.x.Data, s.x.Stride, s.x32, d)
 	}
@@ -532,6 +556,10 @@ func sgemm32Into(a, b *gramSource, i0, i1, j0, j1 int, buf []float32, ld int) {
 func (s *gramSource) products(out []float64, ld, i0, i1, j0, j1 int, diag bool) {
 	m, n := i1-i0, j1-j0
 	if m <= 0 || n <= 0 {
+		return
+	}
+	if s.em.Kind == MapExpL1 {
+		l1Products(s, s, out, ld, i0, i1, j0, j1, diag)
 		return
 	}
 	d := s.x.Cols
@@ -778,6 +806,10 @@ func crossProducts(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 	if i1 <= i0 || j1 <= j0 {
 		return
 	}
+	if a.em.Kind == MapExpL1 {
+		l1Products(a, b, out, ld, i0, i1, j0, j1, false)
+		return
+	}
 	d := a.x.Cols
 	if a.x32 != nil && b.x32 != nil {
 		products32(a, b, out, ld, i0, i1, j0, j1)
@@ -860,7 +892,9 @@ func gammaF32(d int) float64 {
 // √nj)² (rounding the data to float32), so the Gaussian entry by at most
 // v·(e^{|C|β} − 1) and the Laplace one, through |√a − √b| ≤ √|a − b|, by
 // v·(e^{|C|√β} − 1); the polynomial and linear maps by the propagated
-// product error |p′|·β/2.
+// product error |p′|·β/2, the sigmoid map by |γ| times the product error
+// (|tanh′| ≤ 1) and the cosine map by 2(γ_d + 2.01·u); the L1 map's
+// distances are float64 (0).
 func (s *gramSource) entryBound(ni, nj, v float64) float64 {
 	if s.x32 == nil || s.grid != nil {
 		return 0
@@ -874,6 +908,14 @@ func (s *gramSource) entryBound(ni, nj, v float64) float64 {
 		return v * math.Expm1(c*beta)
 	case MapExpDist:
 		return v * math.Expm1(c*math.Sqrt(beta))
+	case MapCosine:
+		if ni == 0 || nj == 0 {
+			return 0
+		}
+		return 2 * (gammaF32(s.x.Cols) + 2.01*u)
+	case MapTanh:
+		// |tanh′| ≤ 1: the product error times |γ|.
+		return math.Abs(s.em.Gamma) * (gammaF32(s.x.Cols)*ri*rj + 2.01*u*ri*rj)
 	case MapPower:
 		g := math.Abs(s.em.Gamma)
 		inner := gammaF32(s.x.Cols)*ri*rj + 2.01*u*ri*rj

@@ -47,12 +47,12 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	maxRows := fs.Int("max-rows", 0, "read at most this many rows (0: all)")
 	scale := fs.Float64("scale", 1, "multiply the data by this (e.g. 1/255 for images)")
 	s := fs.Int("components", 2, "number of components s")
-	kern := fs.String("kernel", "gaussian", "kernel: linear, gaussian (median σ by default), laplace (exp(−‖x−y‖₂/σ)), polynomial ((γ⟨x,y⟩ + c₀)^degree, c₀ = 0 by default); scikit-learn's names take scikit-learn's defaults: rbf (γ = 1/d), poly (γ = 1/d, degree 3, c₀ = 1); precomputed: --input is the n×n kernel matrix (transform --model: the rows of the kernel against the training points)")
+	kern := fs.String("kernel", "linear", "kernel (default linear, as scikit-learn's KernelPCA): linear; scikit-learn's rbf (exp(−γ‖x−y‖²), γ = 1/d), poly or polynomial ((γ⟨x,y⟩ + c₀)^degree, γ = 1/d, degree 3, c₀ = 1), sigmoid (tanh(γ⟨x,y⟩ + c₀), γ = 1/d, c₀ = 1), cosine, laplacian (exp(−γ‖x−y‖₁), γ = 1/d); the papers' gaussian (exp(−‖x−y‖²/(2σ²)), median σ) and laplace (exp(−‖x−y‖₂/σ), median σ); precomputed: --input is the n×n kernel matrix (transform --model: the rows of the kernel against the training points)")
 	bw := fs.String("sigma", "median", "bandwidth σ of the gaussian and laplace kernels: median, paper or a number")
 	alias(fs, "bandwidth", "sigma")
-	gamma := fs.Float64("gamma", 0, "scikit-learn's γ: exp(−γ‖x−y‖²) for gaussian/rbf (instead of --sigma: σ = 1/√(2γ)), exp(−γ‖x−y‖₂) for laplace, (γ⟨x,y⟩ + c₀)^degree for polynomial/poly (default 1/d)")
-	degree := fs.Int("degree", 3, "polynomial/poly: the degree")
-	coef0 := fs.Float64("coef0", 0, "polynomial/poly: c₀ (default 0 for polynomial, 1 for poly as in scikit-learn)")
+	gamma := fs.Float64("gamma", 0, "scikit-learn's γ (default 1/d): exp(−γ‖x−y‖²) for rbf and gaussian (instead of --sigma: σ = 1/√(2γ)), exp(−γ‖x−y‖₂) for laplace, γ⟨x,y⟩ in poly and sigmoid, exp(−γ‖x−y‖₁) for laplacian")
+	degree := fs.Int("degree", 3, "poly: the degree")
+	coef0 := fs.Float64("coef0", 1, "poly and sigmoid: c₀")
 	solver := fs.String("solver", "auto", "solver: auto, dense, lanczos, block, randomized, lbfgs, dca")
 	loss := fs.String("loss", "square", "dca loss: square, huber1, huber2, huberf, epsinf, eps2")
 	param := fs.Float64("param", 0, "dca loss parameter: κ (huber; a fraction of κ_max with --relative) or ε")
@@ -154,6 +154,16 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	k, gram, err := kpcaKernelOf(*kern, set, *solver, *bw, *gamma, *degree, *coef0, x)
 	if err != nil {
 		return err
+	}
+	if gram == nil && !k.PSD() {
+		// The library refuses these too (kpca.KPCA.Fit); said here as
+		// the flags that were given.
+		switch {
+		case *approxName != "":
+			return usagef("--approx %s: the %v kernel is not positive semi-definite; approximations need one", *approxName, k.Kind)
+		case *solver == "lbfgs" || *solver == "dca" || *solver == "randomized":
+			return usagef("--solver %s: the %v kernel is not positive semi-definite; use --solver dense, lanczos or block", *solver, k.Kind)
+		}
 	}
 	if *useMPI {
 		if err := mpiFlagsOK(cmd, set, *mpiTimeout); err != nil {

@@ -134,23 +134,23 @@ func gramModel(path string) bool {
 	return false
 }
 
-// cliKernel reads --kernel and its parameters. kdual's names keep kdual's
-// defaults (gaussian and laplace: the median σ; polynomial: c₀ = 0);
-// scikit-learn's names take scikit-learn's (rbf: γ = 1/d; poly: γ = 1/d,
-// degree 3, c₀ = 1). scikit-learn's laplacian is exp(−γ‖x − y‖₁), an L1
-// form kdual does not have: it is refused rather than read as laplace.
+// cliKernel reads --kernel and its parameters. Every kernel takes
+// scikit-learn's defaults for the parameters it shares with scikit-learn
+// (γ = 1/d for rbf, poly, polynomial, sigmoid and laplacian; degree 3;
+// c₀ = 1); kdual's own gaussian and laplace (the papers' L2 form) take the
+// --bandwidth rule (median σ by default). linear and cosine have no
+// parameter.
 func cliKernel(name string, set map[string]bool, bw string, gamma float64, degree int, coef0 float64, x *mat.Dense) (kernel.Kernel, error) {
-	if name == "laplacian" {
-		return kernel.Kernel{}, usagef("--kernel laplacian: scikit-learn's laplacian is exp(−γ‖x−y‖₁) (an L1 distance), which kdual does not have; kdual's laplace is exp(−‖x−y‖₂/σ)")
-	}
 	kind, err := kernel.ParseKind(name)
 	if err != nil {
 		return kernel.Kernel{}, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	sklearn := name == "rbf" || name == "poly"
 	k := kernel.Kernel{Kind: kind}
-	if (set["degree"] || set["coef0"]) && kind != kernel.Polynomial {
-		return k, usagef("--degree and --coef0 are for the polynomial kernel, not %s", kind)
+	if set["degree"] && kind != kernel.Polynomial {
+		return k, usagef("--degree is for the polynomial kernel, not %s", kind)
+	}
+	if set["coef0"] && kind != kernel.Polynomial && kind != kernel.Sigmoid {
+		return k, usagef("--coef0 is for the polynomial and sigmoid kernels, not %s", kind)
 	}
 	if set["gamma"] && (!(gamma > 0) || math.IsInf(gamma, 0)) {
 		return k, usagef("--gamma %g: want a positive finite γ", gamma)
@@ -159,15 +159,15 @@ func cliKernel(name string, set map[string]bool, bw string, gamma float64, degre
 		return k, usagef("--gamma and --sigma both give the bandwidth: give one")
 	}
 	switch kind {
-	case kernel.Linear:
+	case kernel.Linear, kernel.Cosine:
 		if set["gamma"] || set["sigma"] || set["bandwidth"] {
-			return k, usagef("the linear kernel has no parameter (--gamma, --sigma)")
+			return k, usagef("the %s kernel has no parameter (--gamma, --sigma)", kind)
 		}
 	case kernel.Gaussian, kernel.Laplace:
 		switch {
 		case set["gamma"]:
 			k.Gamma = gamma
-		case sklearn && !set["sigma"] && !set["bandwidth"]:
+		case name == "rbf" && !set["sigma"] && !set["bandwidth"]:
 			_, d := x.Dims()
 			k.Gamma = 1 / float64(d) // scikit-learn's rbf default
 		default:
@@ -178,16 +178,21 @@ func cliKernel(name string, set map[string]bool, bw string, gamma float64, degre
 				return k, err
 			}
 		}
-	case kernel.Polynomial:
+	default: // polynomial, sigmoid, laplacian: scikit-learn's γ
 		if set["sigma"] || set["bandwidth"] {
-			return k, usagef("--sigma is for the gaussian and laplace kernels, not polynomial (its scale is --gamma)")
+			return k, usagef("--sigma is for the gaussian and laplace kernels, not %s (its scale is --gamma)", kind)
 		}
-		if degree < 1 {
-			return k, usagef("--degree %d: want a degree ≥ 1", degree)
+		if set["gamma"] {
+			k.Gamma = gamma
 		}
-		k.Degree, k.Gamma, k.Coef0 = degree, gamma, coef0
-		if sklearn && !set["coef0"] {
-			k.Coef0 = 1 // scikit-learn's poly default
+		if kind == kernel.Polynomial {
+			if degree < 1 {
+				return k, usagef("--degree %d: want a degree ≥ 1", degree)
+			}
+			k.Degree = degree
+		}
+		if set["coef0"] {
+			k.Coef0, k.Coef0Set = coef0, true
 		}
 	}
 	return k, nil
@@ -236,7 +241,7 @@ func kpcaKernelOf(name string, set map[string]bool, solver, bw string, gamma flo
 		flag := "--sigma"
 		if set["gamma"] {
 			flag = "--gamma"
-		} else if k.Kind == kernel.Polynomial {
+		} else if k.Kind == kernel.Polynomial || k.Kind == kernel.Sigmoid {
 			flag = "--degree/--coef0"
 		}
 		return k, nil, fmt.Errorf("%w: %s: %v", errUsage, flag, err)

@@ -126,7 +126,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			case errors.Is(err, flag.ErrHelp):
 				return 0
 			case errors.Is(err, errUsage):
-				fmt.Fprintf(stderr, "kdual %s: %v\n", c.name, err)
+				fmt.Fprintf(stderr, "kdual %s: %s\n", c.name, errorText(err.Error()))
 				return 2
 			case errors.Is(err, status.ErrStopped) && runCtx.Err() != nil:
 				detail := "interrupted"
@@ -136,7 +136,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "kdual %s: %s; nothing written\n", c.name, detail)
 				return exitStopped
 			}
-			fmt.Fprintf(stderr, "kdual %s: %v\n", c.name, err)
+			fmt.Fprintf(stderr, "kdual %s: %s\n", c.name, errorText(err.Error()))
 			return 1
 		}
 	}

@@ -490,7 +490,7 @@ func TestKPCAOperators(t *testing.T) {
 	require.NoError(t, os.WriteFile(csv, []byte(b.String()), 0o644))
 	var ref []float64
 	for _, op := range []string{"float64", "float32", "matrix-free"} {
-		code, out, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--components", "4", "--operator", op,
+		code, out, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--kernel", "gaussian", "--components", "4", "--operator", op,
 			"--tol", "1e-12", "--check", "--format", "json")
 		require.Equal(t, 0, code, stderr)
 		var r struct {

@@ -34,7 +34,7 @@ func startMPI(cmd string, err *error) (func(), error) {
 	rank := mpi.Rank()
 	return func() {
 		if *err != nil {
-			fmt.Fprintf(errw, "kdual %s: rank %d: %v\n", cmd, rank, *err)
+			fmt.Fprintf(errw, "kdual %s: rank %d: %s\n", cmd, rank, errorText((*err).Error()))
 			mpi.Abort(1)
 		}
 		if ferr := mpi.Finalize(); *err == nil {

@@ -142,8 +142,8 @@ func TestVocabulary(t *testing.T) {
 	for _, c := range []struct{ old, now []string }{
 		{[]string{"eig", "--n", "50", "--k", "3"}, []string{"eig", "--n", "50", "--components", "3"}},
 		{[]string{"ppca", "--q", "2"}, []string{"ppca", "--components", "2"}},
-		{[]string{"kpca", "fit", "--input", csv, "--components", "2", "--bandwidth", "1.5"},
-			[]string{"kpca", "fit", "--input", csv, "--components", "2", "--sigma", "1.5"}},
+		{[]string{"kpca", "fit", "--input", csv, "--kernel", "gaussian", "--components", "2", "--bandwidth", "1.5"},
+			[]string{"kpca", "fit", "--input", csv, "--kernel", "gaussian", "--components", "2", "--sigma", "1.5"}},
 		{[]string{"kpca", "fit", "--input", csv, "--components", "2", "--solver", "dense", "--format", "json"},
 			[]string{"kpca", "fit", "--input", csv, "--components", "2", "--solver", "dense", "--json", "-"}},
 	} {
@@ -163,8 +163,8 @@ func TestVocabulary(t *testing.T) {
 		}
 	}
 	// γ = 0.5 is σ = 1.
-	_, viaGamma, _ := runCLI(t, "kpca", "fit", "--input", csv, "--components", "2", "--solver", "dense", "--gamma", "0.5")
-	_, viaSigma, _ := runCLI(t, "kpca", "fit", "--input", csv, "--components", "2", "--solver", "dense", "--sigma", "1")
+	_, viaGamma, _ := runCLI(t, "kpca", "fit", "--input", csv, "--kernel", "gaussian", "--components", "2", "--solver", "dense", "--gamma", "0.5")
+	_, viaSigma, _ := runCLI(t, "kpca", "fit", "--input", csv, "--kernel", "gaussian", "--components", "2", "--solver", "dense", "--sigma", "1")
 	require.NotEmpty(t, viaGamma)
 	require.Equal(t, viaSigma, viaGamma)
 	oldBLAS, oldGo := native.Threads(), runtime.GOMAXPROCS(0)
@@ -182,8 +182,14 @@ func TestVocabulary(t *testing.T) {
 		{"kpca", "fit", "--input", csv, "--threads", "-1"},
 		{"kpca", "fit", "--input", csv, "--kernel", "linear", "--gamma", "0.5"},
 		{"kpca", "fit", "--input", csv, "--kernel", "gaussian", "--degree", "2"},
-		{"kpca", "fit", "--input", csv, "--gamma", "0.5", "--sigma", "1"},
+		{"kpca", "fit", "--input", csv, "--kernel", "gaussian", "--gamma", "0.5", "--sigma", "1"},
 		{"kpca", "fit", "--input", csv, "--kernel", "linear", "--sigma", "1"},
+		{"kpca", "fit", "--input", csv, "--kernel", "cosine", "--gamma", "1"},
+		{"kpca", "fit", "--input", csv, "--kernel", "laplacian", "--sigma", "1"},
+		{"kpca", "fit", "--input", csv, "--kernel", "sigmoid", "--degree", "2"},
+		{"kpca", "fit", "--input", csv, "--kernel", "rbf", "--coef0", "2"},
+		{"kpca", "fit", "--input", csv, "--kernel", "sigmoid", "--solver", "lbfgs"},
+		{"kpca", "fit", "--input", csv, "--kernel", "sigmoid", "--approx", "nystrom"},
 		{"ppca", "--components", "2", "--sigma", "1", "--gamma", "1"},
 		{"bench", "kpca", "--decay-c", "0.1"},
 		{"eig", "--components", "-1"},
@@ -320,7 +326,7 @@ func TestKPCAApprox(t *testing.T) {
 	}
 	require.NoError(t, os.WriteFile(csv, []byte(b.String()), 0o644))
 	model := filepath.Join(dir, "m.npz")
-	code, out, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--components", "3", "--approx", "nystrom", "--landmarks", "20",
+	code, out, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--kernel", "gaussian", "--components", "3", "--approx", "nystrom", "--landmarks", "20",
 		"--save", model, "--json", "-")
 	require.Equal(t, 0, code, stderr)
 	var r struct {
@@ -348,9 +354,9 @@ func TestKPCAApprox(t *testing.T) {
 			require.InDelta(t, r.Scores[i][j], z.Scores[i][j], 1e-9)
 		}
 	}
-	code, _, stderr = runCLI(t, "kpca", "fit", "--input", csv, "--components", "3", "--approx", "rff", "--features", "64")
+	code, _, stderr = runCLI(t, "kpca", "fit", "--input", csv, "--kernel", "gaussian", "--components", "3", "--approx", "rff", "--features", "64")
 	require.Equal(t, 0, code, stderr)
-	code, _, stderr = runCLI(t, "kpca", "fit", "--input", csv, "--components", "3", "--approx", "nystrom", "--landmarks", "40",
+	code, _, stderr = runCLI(t, "kpca", "fit", "--input", csv, "--kernel", "gaussian", "--components", "3", "--approx", "nystrom", "--landmarks", "40",
 		"--sampler", "uniform", "--trace-tol", "0.05")
 	require.Equal(t, 0, code, stderr)
 	// Defaults: min(1000, n) landmarks, 1000 random features.
@@ -358,7 +364,7 @@ func TestKPCAApprox(t *testing.T) {
 		args []string
 		rank string
 	}{{[]string{"--approx", "nystrom"}, `"rank": 60`}, {[]string{"--approx", "rff"}, `"rank": 1000`}} {
-		code, out, stderr := runCLI(t, append([]string{"kpca", "fit", "--input", csv, "--components", "2", "--json", "-"}, c.args...)...)
+		code, out, stderr := runCLI(t, append([]string{"kpca", "fit", "--input", csv, "--kernel", "gaussian", "--components", "2", "--json", "-"}, c.args...)...)
 		require.Equal(t, 0, code, stderr)
 		require.Contains(t, out, c.rank, "%v", c.args)
 	}
@@ -373,7 +379,7 @@ func TestKPCAApprox(t *testing.T) {
 		{"--approx", "rff", "--features", "10", "--landmarks", "5"},
 		{"--approx", "nystrom", "--landmarks", "10", "--operator", "float32"},
 	} {
-		code, _, stderr := runCLI(t, append([]string{"kpca", "fit", "--input", csv, "--components", "2"}, args...)...)
+		code, _, stderr := runCLI(t, append([]string{"kpca", "fit", "--input", csv, "--kernel", "gaussian", "--components", "2"}, args...)...)
 		require.Equal(t, 2, code, "%v: %s", args, stderr)
 	}
 }

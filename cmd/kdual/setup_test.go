@@ -218,12 +218,12 @@ func TestNoProbeInDefaultRuns(t *testing.T) {
 	for _, args := range [][]string{
 		{"info"},
 		{"eig", "--n", "60", "--components", "3"},
-		{"kpca", "fit", "--input", csv, "--operator", "float64"},
-		{"kpca", "fit", "--input", csv, "--operator", "float32", "--tol", "1e-4"},
-		{"kpca", "fit", "--input", csv, "--operator", "matrix-free", "--tol", "1e-6"},
-		{"kpca", "fit", "--input", csv, "--solver", "lbfgs"},
-		{"kpca", "fit", "--input", csv, "--approx", "nystrom", "--landmarks", "50", "--approx-precision", "float32"},
-		{"kpca", "fit", "--input", csv, "--approx", "rff", "--features", "64"},
+		{"kpca", "fit", "--input", csv, "--kernel", "gaussian", "--operator", "float64"},
+		{"kpca", "fit", "--input", csv, "--kernel", "gaussian", "--operator", "float32", "--tol", "1e-4"},
+		{"kpca", "fit", "--input", csv, "--kernel", "gaussian", "--operator", "matrix-free", "--tol", "1e-6"},
+		{"kpca", "fit", "--input", csv, "--kernel", "gaussian", "--solver", "lbfgs"},
+		{"kpca", "fit", "--input", csv, "--kernel", "gaussian", "--approx", "nystrom", "--landmarks", "50", "--approx-precision", "float32"},
+		{"kpca", "fit", "--input", csv, "--kernel", "gaussian", "--approx", "rff", "--features", "64"},
 	} {
 		code, _, stderr := runCLI(t, args...)
 		require.Equal(t, 0, code, "%v: %s", args, stderr)

@@ -20,8 +20,6 @@ import (
 	"github.com/sbinet/npyio/npy"
 	"github.com/sbinet/npyio/npz"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/kdual/kdual/kernel"
 )
 
 // Writer writes one model file.
@@ -289,32 +287,16 @@ func (r *Reader) Check(format string, version int, wantFormat string, wantVersio
 	return nil
 }
 
-// Kernel is a kernel.Kernel as model headers write it.
-type Kernel struct {
-	Kind   string  `json:"kind"`
-	Sigma  float64 `json:"sigma"`
-	Degree int     `json:"degree"`
-	Gamma  float64 `json:"gamma"`
-	Coef0  float64 `json:"coef0"`
-}
-
-// KernelOf returns k as a header writes it.
-func KernelOf(k kernel.Kernel) Kernel {
-	return Kernel{Kind: k.Kind.String(), Sigma: k.Sigma, Degree: k.Degree, Gamma: k.Gamma, Coef0: k.Coef0}
-}
-
-// Kernel returns the header's kernel, checked (errors wrap the reader's
-// kind).
-func (r *Reader) Kernel(h Kernel) (kernel.Kernel, error) {
-	kind, err := kernel.ParseKind(h.Kind)
-	if err != nil {
-		return kernel.Kernel{}, r.Errorf("%v", err)
+// CheckVersions is Check for formats of which this kdual reads every
+// version from oldest to newest.
+func (r *Reader) CheckVersions(format string, version int, wantFormat string, oldest, newest int) error {
+	if format != wantFormat {
+		return r.Errorf("format %q, want %q", format, wantFormat)
 	}
-	k := kernel.Kernel{Kind: kind, Sigma: h.Sigma, Degree: h.Degree, Gamma: h.Gamma, Coef0: h.Coef0}
-	if err := k.Check(); err != nil {
-		return kernel.Kernel{}, r.Errorf("%v", err)
+	if version < oldest || version > newest {
+		return r.Errorf("version %d, this kdual reads versions %d to %d", version, oldest, newest)
 	}
-	return k, nil
+	return nil
 }
 
 // WriteFile writes a model to path with save (a model's Save method): into

@@ -216,3 +216,20 @@ func withHeader(raw []byte, head any) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// EditHeader returns the model file raw with its JSON header changed by
+// edit (which gets the decoded header object, numbers as float64), every
+// other member copied as it is: for tests of how loaders read headers
+// written by other versions.
+func EditHeader(raw []byte, edit func(head map[string]any)) ([]byte, error) {
+	head, err := headerOf(raw)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := head.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("modelfile: the header is not a JSON object")
+	}
+	edit(obj)
+	return withHeader(raw, obj)
+}

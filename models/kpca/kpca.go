@@ -171,6 +171,9 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 	if err := linalg.CheckFinite("kpca: Fit: x", x); err != nil {
 		return err
 	}
+	if err := k.checkIndefinite(); err != nil {
+		return err
+	}
 	k.approx, k.inverse, k.proj = nil, nil, nil
 	if k.Approx != nil {
 		return k.fitApprox(ctx, x)
@@ -180,7 +183,7 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 		want = eig.OperatorFloat32
 	}
 	plan, err := eig.PlanOperator(eig.PlanInput{N: n, D: d, K: s, Tol: planTol(k.solverOf()), Budget: k.MemoryBudget,
-		Dense: k.solverOf().Name() == "dense", OneVector: oneVector(k.solverOf()), Want: want, NonNegative: k.Kernel.Kind == kernel.Gaussian || k.Kernel.Kind == kernel.Laplace})
+		Dense: k.solverOf().Name() == "dense", OneVector: oneVector(k.solverOf()), Want: want, NonNegative: k.Kernel.NonNegative()})
 	if err != nil {
 		return fmt.Errorf("kpca: Fit: %w", err)
 	}
@@ -350,6 +353,32 @@ func (k *KPCA) fitEig(op eig.Operator, solver eig.Solver) error {
 		return fmt.Errorf("kpca: %w", err)
 	}
 	return nil
+}
+
+// checkIndefinite refuses, for a kernel that is not positive
+// semi-definite (kernel.Kernel.PSD: the sigmoid), the fits that need one:
+// the dual cost's Tr √(HᵀGH) (lbfgs, dca), the randomized range finder
+// (its power steps favour the largest |λ|, which may be negative) and the
+// approximations (Nyström's pivoted Cholesky; random features exist for
+// the Gaussian only). The dense, Lanczos and block solvers take the top
+// s algebraic eigenvalues of any symmetric matrix.
+func (k *KPCA) checkIndefinite() error {
+	if k.Kernel.PSD() {
+		return nil
+	}
+	name := k.solverOf().Name()
+	var why string
+	switch {
+	case k.Approx != nil:
+		why = "approximations need a positive semi-definite kernel"
+	case name == "lbfgs" || name == "dca":
+		why = "the " + name + " solver minimises a dual cost that needs a positive semi-definite kernel"
+	case name == "randomized":
+		why = "the randomized solver favours the largest |λ|, which may be negative"
+	default:
+		return nil
+	}
+	return fmt.Errorf("kpca: Fit: the %v kernel is not positive semi-definite: %s (use the dense, lanczos or block solver): %w", k.Kernel.Kind, why, ErrInvalid)
 }
 
 func (k *KPCA) setFromEigen(values []float64, v *mat.Dense) {

@@ -16,8 +16,8 @@ import (
 // these members, all float64 and C-ordered unless said otherwise:
 //
 //	header.npy     uint8: the JSON header (modelHeader): "format" "kdual.kpca",
-//	               "version" 1, the kernel, centring, n, s, the solver's name
-//	               and the fit's info
+//	               "version" 2, the kernel (kernel.Spec), centring, n, s, the
+//	               solver's name and the fit's info
 //	values.npy     s: the eigenvalues λ_1 ≥ … ≥ λ_s
 //	proj.npy       n×s: scores of new points are k_c(x)ᵀ·proj
 //	scores.npy     n×s: the training scores
@@ -31,9 +31,14 @@ import (
 // A new point's scores: k = kernel(x_new, x) (1×n), k_c = k − mean(k) −
 // row_means + mean, z = k_c·proj (what Transform computes, in the same
 // order, so a loaded model transforms bit for bit like the saved one).
+//
+// Version 2 added the sigmoid, cosine and laplacian kernels and c₀'s
+// default (kernel.Spec's coef0_set); Load reads versions 1 and 2, a
+// version-1 polynomial kernel with its c₀ as written (0: homogeneous).
 const (
 	modelFormat  = "kdual.kpca"
-	ModelVersion = 1
+	ModelVersion = 2
+	oldestModel  = 1
 )
 
 // ErrModelFile is wrapped by every error about a model file that is
@@ -41,20 +46,20 @@ const (
 var ErrModelFile = fmt.Errorf("kpca: bad model file: %w", status.ErrInvalid)
 
 type modelHeader struct {
-	Format     string           `json:"format"`
-	Version    int              `json:"version"`
-	Kernel     modelfile.Kernel `json:"kernel"`
-	Center     bool             `json:"center"`
-	Mean       float64          `json:"mean"`
-	N          int              `json:"n"`
-	D          int              `json:"d"` // 0 without x
-	Components int              `json:"components"`
-	Alpha      float64          `json:"alpha"`
-	HasX       bool             `json:"has_x"`
-	HasInverse bool             `json:"has_inverse"`
-	Solver     string           `json:"solver"`
-	Status     string           `json:"status"`
-	Test       string           `json:"stopping_test,omitempty"`
+	Format     string      `json:"format"`
+	Version    int         `json:"version"`
+	Kernel     kernel.Spec `json:"kernel"`
+	Center     bool        `json:"center"`
+	Mean       float64     `json:"mean"`
+	N          int         `json:"n"`
+	D          int         `json:"d"` // 0 without x
+	Components int         `json:"components"`
+	Alpha      float64     `json:"alpha"`
+	HasX       bool        `json:"has_x"`
+	HasInverse bool        `json:"has_inverse"`
+	Solver     string      `json:"solver"`
+	Status     string      `json:"status"`
+	Test       string      `json:"stopping_test,omitempty"`
 	// Approx describes an approximate model's feature map (members
 	// landmarks and chol for nystrom, rff_w and rff_b for rff, with
 	// feature_mean and w; proj is absent).
@@ -71,7 +76,7 @@ func (k *KPCA) Save(w io.Writer) error {
 		Format: modelFormat, Version: ModelVersion, Center: k.fitCenter, Mean: k.center.Mean,
 		N: n, Components: s, Alpha: k.fitAlpha, HasX: k.x != nil, HasInverse: k.inverse != nil,
 		Solver: k.info.Solver, Status: k.info.Status.Code.String(), Test: k.info.Status.Test,
-		Kernel: modelfile.KernelOf(k.fitKernel),
+		Kernel: k.fitKernel.Spec(),
 	}
 	if k.x != nil {
 		_, h.D = k.x.Dims()
@@ -136,15 +141,15 @@ func Load(r io.Reader) (*KPCA, error) {
 	if err != nil {
 		return nil, err // it names the model kind already
 	}
-	if err := mr.Check(h.Format, h.Version, modelFormat, ModelVersion); err != nil {
+	if err := mr.CheckVersions(h.Format, h.Version, modelFormat, oldestModel, ModelVersion); err != nil {
 		return nil, err
 	}
 	if h.N < 2 || h.Components < 1 || h.Components >= h.N || (h.HasX && h.D < 1) {
 		return nil, mr.Errorf("n = %d, s = %d, d = %d", h.N, h.Components, h.D)
 	}
-	kern, err := mr.Kernel(h.Kernel)
+	kern, err := h.Kernel.Kernel()
 	if err != nil {
-		return nil, err
+		return nil, mr.Errorf("%v", err)
 	}
 	n, s := h.N, h.Components
 	k := &KPCA{Components: s, Kernel: kern, NoCenter: !h.Center, Alpha: h.Alpha,

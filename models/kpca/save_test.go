@@ -176,27 +176,12 @@ func TestSaveLoadLargeArrays(t *testing.T) {
 }
 
 // A model file of format version 1 (testdata/golden_v1.npz, written by
-// this test with KDUAL_WRITE_GOLDEN=1 and committed) still loads and
-// transforms to the scores stored beside it (testdata/golden_v1_scores.csv):
-// saved models keep their meaning; another version is refused.
+// the version-1 kdual and committed) still loads and transforms to the
+// scores stored beside it (testdata/golden_v1_scores.csv): saved models
+// keep their meaning; versions this kdual does not read are refused.
 func TestGoldenModelFile(t *testing.T) {
-	x := mat.NewDense(8, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1, 2, 1, 1, 2, 3, 3, 0.5, 2})
 	y := mat.NewDense(3, 2, []float64{0.2, 0.1, 1.5, 1.5, -1, 0})
-	if os.Getenv("KDUAL_WRITE_GOLDEN") != "" {
-		m := &KPCA{Components: 2, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1.3}}
-		require.NoError(t, m.Fit(x))
-		var buf bytes.Buffer
-		require.NoError(t, m.Save(&buf))
-		require.NoError(t, os.WriteFile("testdata/golden_v1.npz", buf.Bytes(), 0o644))
-		z, err := m.Transform(y)
-		require.NoError(t, err)
-		var csv strings.Builder
-		for i := 0; i < 3; i++ {
-			fmt.Fprintf(&csv, "%s,%s\n", strconv.FormatFloat(z.At(i, 0), 'g', -1, 64), strconv.FormatFloat(z.At(i, 1), 'g', -1, 64))
-		}
-		require.NoError(t, os.WriteFile("testdata/golden_v1_scores.csv", []byte(csv.String()), 0o644))
-	}
-	require.Equal(t, 1, ModelVersion)
+	require.Equal(t, 2, ModelVersion)
 	raw, err := os.ReadFile("testdata/golden_v1.npz")
 	require.NoError(t, err)
 	m, err := Load(bytes.NewReader(raw))
@@ -212,14 +197,60 @@ func TestGoldenModelFile(t *testing.T) {
 			require.InDelta(t, want, z.At(i, j), 1e-12*math.Max(1, math.Abs(want)), "score (%d, %d)", i, j)
 		}
 	}
-	// Another version is refused, naming it.
+	// Versions 0 and 3 are refused, naming the version; the version-1
+	// file rewritten as version 2 loads to the same model.
+	for _, v := range []float64{0, 3, 2} {
+		edited, err := modelfile.EditHeader(raw, func(h map[string]any) { h["version"] = v })
+		require.NoError(t, err)
+		back, err := Load(bytes.NewReader(edited))
+		if v != 2 {
+			require.ErrorIs(t, err, ErrModelFile)
+			require.ErrorContains(t, err, fmt.Sprintf("version %d", int(v)))
+			continue
+		}
+		require.NoError(t, err)
+		got, err := back.Transform(y)
+		require.NoError(t, err)
+		require.True(t, mat.Equal(z, got))
+	}
+}
+
+// c₀ of the polynomial kernel: unset means scikit-learn's 1 now, and a
+// version-1 file (written when 0 meant homogeneous, without coef0_set)
+// keeps its homogeneous kernel; files written now carry c₀ resolved.
+func TestPolynomialCoef0AcrossVersions(t *testing.T) {
+	x := gaussData(t, 30, 3, 5)
+	y := gaussData(t, 4, 3, 6)
+	homog := kernel.Kernel{Kind: kernel.Polynomial, Degree: 2, Coef0Set: true}
+	m := &KPCA{Components: 2, Kernel: homog}
+	require.NoError(t, m.Fit(x))
+	want, err := m.Transform(y)
+	require.NoError(t, err)
 	var buf bytes.Buffer
 	require.NoError(t, m.Save(&buf))
-	bad := bytes.Replace(buf.Bytes(), []byte(`"version":1`), []byte(`"version":2`), 1)
-	if !bytes.Equal(bad, buf.Bytes()) {
-		_, err = Load(bytes.NewReader(bad))
-		require.ErrorIs(t, err, ErrModelFile)
+	v1, err := modelfile.EditHeader(buf.Bytes(), func(h map[string]any) {
+		h["version"] = 1.0
+		delete(h["kernel"].(map[string]any), "coef0_set")
+	})
+	require.NoError(t, err)
+	for _, file := range [][]byte{buf.Bytes(), v1} {
+		back, err := Load(bytes.NewReader(file))
+		require.NoError(t, err)
+		require.Equal(t, 0.0, back.Kernel.C0())
+		got, err := back.Transform(y)
+		require.NoError(t, err)
+		require.True(t, mat.Equal(want, got))
 	}
+	// The zero-value c₀ is scikit-learn's 1: the same model as Coef0 = 1.
+	a := &KPCA{Components: 2, Kernel: kernel.Kernel{Kind: kernel.Polynomial, Degree: 2}}
+	b := &KPCA{Components: 2, Kernel: kernel.Kernel{Kind: kernel.Polynomial, Degree: 2, Coef0: 1}}
+	require.NoError(t, a.Fit(x))
+	require.NoError(t, b.Fit(x))
+	va, _ := a.Eigenvalues()
+	vb, _ := b.Eigenvalues()
+	require.Equal(t, vb, va)
+	vh, _ := m.Eigenvalues()
+	require.NotEqual(t, vh[0], va[0])
 }
 
 // Every numeric header field changed (to 0, −1, v ± 1, 2v, 2²⁵): the

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/kdual/kdual/internal/modelfile"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
 )
@@ -30,19 +31,19 @@ const ModelVersion = 1
 var ErrModelFile = fmt.Errorf("ppca: bad model file: %w", status.ErrInvalid)
 
 type modelHeader struct {
-	Format   string           `json:"format"`
-	Version  int              `json:"version"`
-	N        int              `json:"n"`
-	D        int              `json:"d"` // primal: d; dual: columns of x (0 without x)
-	Q        int              `json:"components"`
-	Sigma2   float64          `json:"sigma2"`
-	Trace    float64          `json:"trace"`
-	Values   int              `json:"values"` // eigenvalues stored
-	AllPairs bool             `json:"all_pairs,omitempty"`
-	Mean     float64          `json:"mean,omitempty"`
-	Kernel   modelfile.Kernel `json:"kernel"`
-	Status   string           `json:"status,omitempty"`
-	Test     string           `json:"stopping_test,omitempty"`
+	Format   string      `json:"format"`
+	Version  int         `json:"version"`
+	N        int         `json:"n"`
+	D        int         `json:"d"` // primal: d; dual: columns of x (0 without x)
+	Q        int         `json:"components"`
+	Sigma2   float64     `json:"sigma2"`
+	Trace    float64     `json:"trace"`
+	Values   int         `json:"values"` // eigenvalues stored
+	AllPairs bool        `json:"all_pairs,omitempty"`
+	Mean     float64     `json:"mean,omitempty"`
+	Kernel   kernel.Spec `json:"kernel"`
+	Status   string      `json:"status,omitempty"`
+	Test     string      `json:"stopping_test,omitempty"`
 }
 
 const (
@@ -57,7 +58,7 @@ func (m *Dual) Save(w io.Writer) error {
 	}
 	h := modelHeader{Format: formatDual, Version: ModelVersion, N: m.n, Q: m.q, Sigma2: m.sigma2, Trace: m.trace,
 		Values: len(m.values), AllPairs: m.allPairs, Mean: m.center.Mean,
-		Kernel: modelfile.KernelOf(m.Kernel),
+		Kernel: m.Kernel.Spec(),
 		Status: m.status.Code.String(), Test: m.status.Test}
 	if m.x != nil {
 		_, h.D = m.x.Dims()
@@ -93,9 +94,9 @@ func LoadDual(r io.Reader) (*Dual, error) {
 	if err := h.checkLatent(mr, h.N); err != nil {
 		return nil, err
 	}
-	kern, err := mr.Kernel(h.Kernel)
+	kern, err := h.Kernel.Kernel()
 	if err != nil {
-		return nil, err
+		return nil, mr.Errorf("%v", err)
 	}
 	if math.IsNaN(h.Mean) || math.IsInf(h.Mean, 0) {
 		return nil, mr.Errorf("grand mean %g", h.Mean)

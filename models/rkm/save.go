@@ -32,12 +32,12 @@ const modelFormat = "kdual.rkm"
 
 type modelView struct {
 	// Map is "identity", "rff" or "kernel".
-	Map          string           `json:"map"`
-	D            int              `json:"d"`   // input columns
-	Dim          int              `json:"dim"` // feature dimension (explicit views)
-	Mean         float64          `json:"mean"`
-	Kernel       modelfile.Kernel `json:"kernel"`
-	RFFNormalize bool             `json:"rff_normalize,omitempty"`
+	Map          string      `json:"map"`
+	D            int         `json:"d"`   // input columns
+	Dim          int         `json:"dim"` // feature dimension (explicit views)
+	Mean         float64     `json:"mean"`
+	Kernel       kernel.Spec `json:"kernel"`
+	RFFNormalize bool        `json:"rff_normalize,omitempty"`
 }
 
 type modelHeader struct {
@@ -65,7 +65,7 @@ func (m *Model) Save(w io.Writer) error {
 		switch fm := fv.fm.(type) {
 		case nil:
 			mv.Map = "kernel"
-			mv.Kernel = modelfile.KernelOf(fv.kern)
+			mv.Kernel = fv.kern.Spec()
 		case Identity:
 			mv.Map = "identity"
 		case *kernel.RFF:
@@ -153,8 +153,8 @@ func Load(r io.Reader) (*Model, error) {
 		fv.center = linalg.Centering{RowMeans: means, Mean: mv.Mean}
 		switch mv.Map {
 		case "kernel":
-			if fv.kern, err = mr.Kernel(mv.Kernel); err != nil {
-				return nil, err
+			if fv.kern, err = mv.Kernel.Kernel(); err != nil {
+				return nil, mr.Errorf("%v", err)
 			}
 			if fv.kc, err = mr.Sym(name("kc"), n); err != nil {
 				return nil, err
