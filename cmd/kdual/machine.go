@@ -183,14 +183,16 @@ func dirOf(path string) string {
 	return "."
 }
 
-// quietArgs reports whether the command line asks for --quiet (read
-// before the flags are parsed, for the restart notice).
+// quietArgs reports whether the command line asks for --quiet, help or
+// the version (read before the flags are parsed: the restart notice is
+// left out of those).
 func quietArgs(args []string) bool {
 	for _, a := range args {
 		if a == "--" {
 			break
 		}
-		if a == "--quiet" || a == "-quiet" || a == "--quiet=true" || a == "-quiet=true" {
+		switch a {
+		case "--quiet", "-quiet", "--quiet=true", "-quiet=true", "-h", "--h", "-help", "--help", "help", "--version", "-version":
 			return true
 		}
 	}

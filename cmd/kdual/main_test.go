@@ -756,6 +756,9 @@ func TestReadLineAndQuiet(t *testing.T) {
 	require.Empty(t, stderr)
 	require.NotEmpty(t, out)
 	require.True(t, quietArgs([]string{"kpca", "fit", "--quiet"}))
+	require.True(t, quietArgs([]string{"kpca", "-h"}))
+	require.True(t, quietArgs([]string{"--version"}))
+	require.False(t, quietArgs([]string{"kpca", "fit", "--", "-h"}))
 	require.False(t, quietArgs([]string{"kpca", "fit", "--", "--quiet"}))
 	require.False(t, quietArgs([]string{"kpca", "fit", "--quiet=false"}))
 }
