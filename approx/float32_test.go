@@ -1,9 +1,10 @@
 package approx
 
 import (
-	"github.com/kdual/kdual/paths"
 	"math"
 	"testing"
+
+	"github.com/kdual/kdual/paths"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -119,7 +120,7 @@ func TestNystromFit32(t *testing.T) {
 }
 
 // 8-bit data (pixels over 255, with column offsets): where the processor
-// runs the exact integer kernel rows (linalg.NewKernelRowsInt8) the
+// runs the exact integer kernel rows (gram.NewKernelRowsInt8) the
 // float32 fit takes them and says so; either way it takes the same
 // landmarks as the float64 fit (exact kernel rows in both: the float64
 // path's grid products are exact too), the trace errors agree to float32

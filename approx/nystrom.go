@@ -11,7 +11,6 @@ package approx
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -22,7 +21,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/kernel"
@@ -111,10 +110,10 @@ type Nystrom struct {
 	// Float32 computes the kernel rows by OpenBLAS sgemm on a float32 copy
 	// of the data (shifted by its mean for distance kernels) — or, for data
 	// on an 8-bit grid (images), by exact integer products where the
-	// processor has AVX-512 VNNI (linalg.NewKernelRowsInt8) — and builds
+	// processor has AVX-512 VNNI (gram.NewKernelRowsInt8) — and builds
 	// and stores F in float32: half the memory of F and about twice the
 	// rate of its big products. Kernel entries are within
-	// linalg.KernelRows.EntryBound; each round's rows of F come from a
+	// gram.KernelRows.EntryBound; each round's rows of F come from a
 	// float32 update and a float32 triangular solve (errors of order
 	// 2⁻²⁴·‖L⁻¹‖ an entry, the order the float32 update makes anyway); the
 	// residual diagonal and the traces are float64 sums over the stored
@@ -123,10 +122,14 @@ type Nystrom struct {
 	// implies it.
 	Float32 bool
 	// ResidualSample, when > 0, estimates ‖K − K̂‖₂ from below on that
-	// many rows chosen uniformly (Info.ResidualNormLower): one p×p kernel
-	// block and a Lanczos estimate of its top eigenvalue (a Ritz value, so
-	// still a lower bound).
+	// many rows chosen uniformly (Info.ResidualNormLower): the largest
+	// eigenvalue of one p×p block of K − K̂, by TopEigenvalue.
 	ResidualSample int
+	// TopEigenvalue returns the largest eigenvalue of the symmetric
+	// matrix a, or a lower bound on it (a Ritz value), seeded by seed; nil
+	// means LAPACK's dsyevr for the top one (linalg.SymEigValues, O(p³)).
+	// Package kpca passes eig's Lanczos (O(p²) a step).
+	TopEigenvalue func(a *mat.SymDense, seed uint64) (float64, error)
 	// Context, when set, is checked before every round: once it has ended
 	// Fit stops with status.Cancelled.
 	Context context.Context
@@ -161,7 +164,7 @@ type Info struct {
 	// Precision of the stored features: float32, or empty for float64.
 	Precision string `json:"precision,omitempty"`
 	// Products: the arithmetic of the kernel rows' inner products
-	// (linalg.KernelRows.Arithmetic: int8, grid, float32 or float64;
+	// (gram.KernelRows.Arithmetic: int8, grid, float32 or float64;
 	// Nyström only).
 	Products string `json:"products,omitempty"`
 	// Rounds of candidates (Nyström), Rejected candidates.
@@ -332,7 +335,7 @@ func kernelDiag(x *mat.Dense, k kernel.Kernel) []float64 {
 // modified). With Float32 the rows are first shifted by their mean and
 // rounded to float32 (a copy of n·d float32s), and F is stored in float32;
 // rows on an 8-bit grid (images) instead get exact integer products where
-// the processor has them (linalg.NewKernelRowsInt8: n·d bytes, no float32
+// the processor has them (gram.NewKernelRowsInt8: n·d bytes, no float32
 // copy).
 func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	start := time.Now()
@@ -350,10 +353,10 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	src := nySource{n: n, dim: dim, row: func(i int, dst []float64) { copy(dst, x.RawRowView(i)) }}
 	if ny.Float32 {
 		// Data on an 8-bit grid (images) get exact integer kernel rows
-		// where the processor runs them faster (linalg.NewKernelRowsInt8;
+		// where the processor runs them faster (gram.NewKernelRowsInt8;
 		// every entry passed its grid check, so the data are finite);
 		// others a shifted float32 copy and sgemm.
-		rows, err := kernel.RowsInt8(x, k, linalg.GramOptions{})
+		rows, err := kernel.RowsInt8(x, k, gram.GramOptions{})
 		if err != nil {
 			return nil, err
 		}
@@ -371,7 +374,7 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 			return nil, err
 		}
 		defer x32.Free()
-		rows, err := kernel.Rows32(x32, k, linalg.GramOptions{})
+		rows, err := kernel.Rows32(x32, k, gram.GramOptions{})
 		if err != nil {
 			return nil, err
 		}
@@ -384,7 +387,7 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 			}
 		}
 	} else {
-		rows, err := kernel.Rows(x, k, linalg.GramOptions{})
+		rows, err := kernel.Rows(x, k, gram.GramOptions{})
 		if err != nil {
 			return nil, err
 		}
@@ -396,7 +399,7 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 // Fit32 builds the Nyström map of kernel k on the rows of a float32 data
 // set x (n×d), read in place (not copied, not modified; it must not change
 // during the call): kernel rows by OpenBLAS sgemm
-// (linalg.NewKernelRows32, so store x centred near the origin for distance
+// (gram.NewKernelRows32, so store x centred near the origin for distance
 // kernels), F in float32 (n·k float32s), the residual diagonal and traces
 // in float64. Float32 is implied. Memory: x, F, and one Block×n float64
 // panel plus one Block×n float32 panel.
@@ -412,7 +415,7 @@ func (ny Nystrom) Fit32(x *linalg.Dense32, k kernel.Kernel) (*NystromMap, error)
 	if err := ny.check(n); err != nil {
 		return nil, err
 	}
-	rows, err := kernel.Rows32(x, k, linalg.GramOptions{})
+	rows, err := kernel.Rows32(x, k, gram.GramOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -497,7 +500,7 @@ func (ny Nystrom) check(n int) error {
 // float64 (for the landmarks and the diagonal).
 type nySource struct {
 	n, dim int
-	rows   *linalg.KernelRows
+	rows   *gram.KernelRows
 	row    func(i int, dst []float64)
 	// krow, when set, is row i as the kernel rows see it (Fit's shifted
 	// float32 copy); nil means row.
@@ -520,7 +523,7 @@ type factor interface {
 	// L⁻¹·(K(T, X) − F_T·Fᵀ), the pivots' columns set to L exactly (the
 	// earlier pivots' to 0, so that the landmarks' rows of F are lower
 	// triangular), and their squares leave the residual diagonal res.
-	extend(kc int, rows *linalg.KernelRows, r newRows, pivots []int, res []float64) error
+	extend(kc int, rows *gram.KernelRows, r newRows, pivots []int, res []float64) error
 	// gather sets dst (len(idx)×kc) to the rows idx of F over its first
 	// kc features (dst[a][e] = F[idx[a]][e]), reading one stored feature
 	// row at a time.
@@ -536,7 +539,7 @@ type factor64 struct {
 	tr *[]float64 // gather's transposed buffer, reused
 }
 
-func (f factor64) extend(kc int, rows *linalg.KernelRows, r newRows, pivots []int, res []float64) error {
+func (f factor64) extend(kc int, rows *gram.KernelRows, r newRows, pivots []int, res []float64) error {
 	_, n := f.ft.Dims()
 	t := len(r.idx)
 	if cap(*f.gt) < t*n {
@@ -634,7 +637,7 @@ type factor32 struct {
 	sums []float64  // each stored feature's sum over the points
 }
 
-func (f factor32) extend(kc int, rows *linalg.KernelRows, r newRows, pivots []int, res []float64) error {
+func (f factor32) extend(kc int, rows *gram.KernelRows, r newRows, pivots []int, res []float64) error {
 	n := f.ft.Cols
 	t := len(r.idx)
 	dst := f.ft.Data[kc*n : (kc+t)*n]
@@ -1000,21 +1003,15 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 			return nil, err
 		}
 		linalg.SymRankK(e, e, -1, fs)
-		// A Ritz value never exceeds λ_max: a Krylov estimate keeps the
-		// lower bound (and costs O(p²) a step, not the O(p³) of LAPACK).
-		op, err := eig.NewDense(e)
+		top := ny.TopEigenvalue
+		if top == nil {
+			top = denseTop
+		}
+		lmax, err := top(e, seed)
 		if err != nil {
 			return nil, err
 		}
-		var solver eig.Solver = eig.Lanczos{Tol: 1e-6, Seed: seed}
-		if p < 16 {
-			solver = eig.DenseSolver{}
-		}
-		top, err := solver.Solve(op, 1)
-		if err != nil && (top == nil || !errors.Is(err, eig.ErrNotConverged)) {
-			return nil, err
-		}
-		info.ResidualNormLower = math.Max(top.Values[0], 0)
+		info.ResidualNormLower = math.Max(lmax, 0)
 	}
 	info.Seconds = time.Since(start).Seconds()
 	out := &NystromMap{Kernel: k, Landmarks: pivots, XL: xl, R: rr, train: fac.train(kcols), info: info}
@@ -1030,9 +1027,9 @@ func (ny Nystrom) fit(src nySource, k kernel.Kernel, start time.Time) (*NystromM
 }
 
 // among returns the kernel among the data's rows idx: by the kernel rows'
-// exact integer products where they have them (linalg.KernelRows.Among),
+// exact integer products where they have them (gram.KernelRows.Among),
 // else by the Gram engine on those rows (xs, as the kernel rows see them).
-func among(rows *linalg.KernelRows, idx []int, xs *mat.Dense, k kernel.Kernel, buf []float64) (*mat.SymDense, error) {
+func among(rows *gram.KernelRows, idx []int, xs *mat.Dense, k kernel.Kernel, buf []float64) (*mat.SymDense, error) {
 	m := len(idx)
 	if buf == nil {
 		buf = make([]float64, m*m)
@@ -1167,4 +1164,13 @@ func checkPSD(k kernel.Kernel) error {
 		return invalidf("Nystrom: the %v kernel is not positive semi-definite: Nyström needs a PSD kernel (use the exact operators)", k.Kind)
 	}
 	return nil
+}
+
+// denseTop is TopEigenvalue's default: the largest eigenvalue by LAPACK.
+func denseTop(a *mat.SymDense, _ uint64) (float64, error) {
+	v, err := linalg.SymEigValues(a, 1)
+	if err != nil {
+		return 0, err
+	}
+	return v[0], nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/kpca"
@@ -142,12 +143,12 @@ func (p *KPCAProblem) Build() (*Built, error) {
 	}
 	p.Operator, p.PlanReason = plan.Operator.String(), plan.Reason
 	p.Float32 = plan.Operator == eig.OperatorFloat32
-	prec := linalg.ProductsFloat64
+	prec := gram.ProductsFloat64
 	switch p.Products {
 	case "", "float64":
 		p.Products = "float64"
 	case "float32":
-		prec = linalg.ProductsFloat32
+		prec = gram.ProductsFloat32
 	default:
 		return nil, fmt.Errorf("bench: products %q: want float64 or float32: %w", p.Products, linalg.ErrInvalid)
 	}
@@ -159,10 +160,10 @@ func (p *KPCAProblem) Build() (*Built, error) {
 	}
 	switch plan.Operator {
 	case eig.OperatorFloat32:
-		return p.buildFloat32(x, kind, linalg.GramOptions{Products: prec, SingleBlocks: plan.SingleBlocks})
+		return p.buildFloat32(x, kind, gram.GramOptions{Products: prec, SingleBlocks: plan.SingleBlocks})
 	case eig.OperatorMatrixFree:
 		start := time.Now()
-		op, err := eig.NewKernelOperator(x, kernel.Kernel{Kind: kind, Sigma: p.Sigma}, eig.OperatorMatrixFree, p.Center, linalg.GramOptions{Products: prec})
+		op, err := eig.NewKernelOperator(x, kernel.Kernel{Kind: kind, Sigma: p.Sigma}, eig.OperatorMatrixFree, p.Center, gram.GramOptions{Products: prec})
 		if err != nil {
 			return nil, err
 		}
@@ -181,7 +182,7 @@ func (p *KPCAProblem) Build() (*Built, error) {
 	// float64: one triangle in tiles (eig.Float64Tiles), centred
 	// implicitly; the dense solvers get the matrix from it when they run.
 	start := time.Now()
-	op, err := eig.NewKernelOperator(x, kernel.Kernel{Kind: kind, Sigma: p.Sigma}, eig.OperatorFloat64, p.Center, linalg.GramOptions{})
+	op, err := eig.NewKernelOperator(x, kernel.Kernel{Kind: kind, Sigma: p.Sigma}, eig.OperatorFloat64, p.Center, gram.GramOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -324,7 +325,7 @@ func (p *KPCAProblem) buildDecay() (*Built, error) {
 // buildFloat32 builds the kernel matrix straight into float32 half
 // storage (no n×n float64 matrix: n = 60 000 takes 7.2 GB), centred
 // implicitly.
-func (p *KPCAProblem) buildFloat32(x *mat.Dense, kind kernel.Kind, o linalg.GramOptions) (*Built, error) {
+func (p *KPCAProblem) buildFloat32(x *mat.Dense, kind kernel.Kind, o gram.GramOptions) (*Built, error) {
 	start := time.Now()
 	tiles, err := kernel.GramTiles32(x, kernel.Kernel{Kind: kind, Sigma: p.Sigma}, o)
 	if err != nil {

@@ -26,6 +26,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
@@ -41,10 +42,10 @@ type Layout struct {
 }
 
 // NewTriangleLayout splits n rows over p ranks for the float32 triangle:
-// at tile boundaries (linalg.TileSize rows), each rank's tile rows holding
+// at tile boundaries (gram.TileSize rows), each rank's tile rows holding
 // about the same number of tiles of the upper triangle (so the first ranks
 // get more rows). Every rank needs at least one tile row: n > TileSize·(p−1).
-func NewTriangleLayout(n, p int) (Layout, error) { return triangleLayout(n, p, linalg.TileSize) }
+func NewTriangleLayout(n, p int) (Layout, error) { return triangleLayout(n, p, gram.TileSize) }
 
 // triangleLayout is NewTriangleLayout for tiles of side t.
 func triangleLayout(n, p, t int) (Layout, error) {
@@ -74,10 +75,10 @@ func triangleLayout(n, p, t int) (Layout, error) {
 }
 
 // TileSide64 is the tile side of the float64 triangle split over p ranks:
-// linalg.TileSize, or the largest multiple of 4 at most n/p when n has
+// gram.TileSize, or the largest multiple of 4 at most n/p when n has
 // fewer than p tile rows of that size (so small problems still split).
 func TileSide64(n, p int) int {
-	t := linalg.TileSize
+	t := gram.TileSize
 	if (n+t-1)/t < p {
 		t = max(4, n/max(p, 1)/4*4)
 	}
@@ -153,7 +154,7 @@ type Kind int
 
 const (
 	// Float64 stores the rank's tile rows of the upper triangle in float64
-	// (linalg.SymTiles64 band, tiles of TileSide64): about n²/(2P)
+	// (gram.SymTiles64 band, tiles of TileSide64): about n²/(2P)
 	// entries, 4n²/P bytes. A pass adds one Reduce_scatter of n×b for the
 	// transposed half.
 	Float64 Kind = iota
@@ -163,7 +164,7 @@ const (
 	// triangles are.
 	MatrixFree
 	// Float32 stores the rank's tile rows of the upper triangle in float32
-	// (linalg.SymTiles32 band; NewTriangleLayout): about n²/(2P) entries,
+	// (gram.SymTiles32 band; NewTriangleLayout): about n²/(2P) entries,
 	// 2n²/P bytes. A pass adds one Reduce_scatter of n×b for the
 	// transposed half.
 	Float32
@@ -188,13 +189,13 @@ type Operator struct {
 	layout Layout
 	rank   int
 	kind   Kind
-	band   band               // this rank's rows of the upper triangle (stored or formed per pass)
-	tiles  *linalg.SymTiles32 // Float32: the band's storage
-	part   []float64          // the band's contribution (n×b)
-	center bool               // doubly centred
-	means  []float64          // centred: the global row means K·1/n (n); nil until the first pass (matrix-free)
-	mean   float64            // centred: the grand mean
-	xfull  *mat.Dense         // the gathered block (n×b), reused
+	band   band             // this rank's rows of the upper triangle (stored or formed per pass)
+	tiles  *gram.SymTiles32 // Float32: the band's storage
+	part   []float64        // the band's contribution (n×b)
+	center bool             // doubly centred
+	means  []float64        // centred: the global row means K·1/n (n); nil until the first pass (matrix-free)
+	mean   float64          // centred: the grand mean
+	xfull  *mat.Dense       // the gathered block (n×b), reused
 	stats  Stats
 }
 
@@ -236,7 +237,7 @@ const (
 // panel P = K(rows, cols ≥ rows) gives y_rows += P·x_cols and, right of
 // the diagonal block, y_cols += Pᵀ·x_rows.
 type freeBand struct {
-	rows   *linalg.KernelRows
+	rows   *gram.KernelRows
 	lo, hi int
 	buf    []float64
 }
@@ -277,12 +278,12 @@ func (f *freeBand) MulBlock(dst, x *mat.Dense) {
 // triangle: NewTriangleLayout for Float32, the same with tiles of
 // TileSide64 for Float64 and MatrixFree.
 func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind Kind, center bool) (*Operator, error) {
-	return NewKernelOperatorWith(x, k, kind, center, linalg.GramOptions{})
+	return NewKernelOperatorWith(x, k, kind, center, gram.GramOptions{})
 }
 
 // NewKernelOperatorWith is NewKernelOperator with Gram options (the
 // precision of the inner products, a context, progress).
-func NewKernelOperatorWith(x *mat.Dense, k kernel.Kernel, kind Kind, center bool, o linalg.GramOptions) (*Operator, error) {
+func NewKernelOperatorWith(x *mat.Dense, k kernel.Kernel, kind Kind, center bool, o gram.GramOptions) (*Operator, error) {
 	if x == nil || x.IsEmpty() {
 		return nil, fmt.Errorf("dist: empty data: %w", status.ErrInvalid)
 	}
@@ -312,12 +313,12 @@ func NewKernelOperatorWith(x *mat.Dense, k kernel.Kernel, kind Kind, center bool
 		}
 		_, d := x.Dims()
 		t := TileSide64(n, p)
-		o.Products = linalg.ProductsFloat64 // exact storage: the products too
-		if op.band, err = linalg.GramTiles64Band(x, k.ElementMap(d), o, t, lo/t, (hi+t-1)/t); err != nil {
+		o.Products = gram.ProductsFloat64 // exact storage: the products too
+		if op.band, err = gram.GramTiles64Band(x, k.ElementMap(d), o, t, lo/t, (hi+t-1)/t); err != nil {
 			return nil, err
 		}
 	case Float32:
-		t := linalg.TileSize
+		t := gram.TileSize
 		if op.tiles, err = kernel.GramTiles32Band(x, k, o, lo/t, (hi+t-1)/t); err != nil {
 			return nil, err
 		}
@@ -421,7 +422,7 @@ func (o *Operator) Bytes() int64 {
 }
 
 // EntryRel bounds the relative error of every stored entry of a Float32
-// operator against the exact kernel (linalg.SymTiles32.EntryRel); 0 for
+// operator against the exact kernel (gram.SymTiles32.EntryRel); 0 for
 // the others.
 func (o *Operator) EntryRel() float64 {
 	if o.kind == Float32 {
@@ -598,7 +599,7 @@ func Plan(n, d, k, ranks int, tol float64, budget int64, want string) (Kind, int
 	block := 8 * int64(n) * 8 // a gathered block of 8 vectors and the band's contribution
 	b64 := bandBytes(n, ranks, TileSide64(n, ranks), 8) + data + basis + 2*block
 	b32 := int64(-1)
-	if bb := bandBytes(n, ranks, linalg.TileSize, 4); bb > 0 {
+	if bb := bandBytes(n, ranks, gram.TileSize, 4); bb > 0 {
 		b32 = bb + data + basis + 2*block
 	}
 	freeBlock := max(3*k, 32)
@@ -609,7 +610,7 @@ func Plan(n, d, k, ranks int, tol float64, budget int64, want string) (Kind, int
 		return Float64, b64, fmt.Sprintf("float64 triangle as asked (%s per rank)", bigmem.Size(b64)), nil
 	case "float32":
 		if b32 < 0 {
-			return 0, 0, "", fmt.Errorf("dist: the float32 triangle needs more than %d rows for %d ranks (a tile row of %d each): %w", linalg.TileSize*(ranks-1), ranks, linalg.TileSize, status.ErrInvalid)
+			return 0, 0, "", fmt.Errorf("dist: the float32 triangle needs more than %d rows for %d ranks (a tile row of %d each): %w", gram.TileSize*(ranks-1), ranks, gram.TileSize, status.ErrInvalid)
 		}
 		return Float32, b32, fmt.Sprintf("float32 triangle as asked (%s per rank; storage bound u·√n = %.1e)", bigmem.Size(b32), bound32), nil
 	case "matrix-free":

@@ -12,8 +12,8 @@ import (
 
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/kernel"
-	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/kpca"
 	"github.com/kdual/kdual/mpi"
 )
@@ -112,7 +112,7 @@ func TestDistributedMatchesSingleProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, center := range []bool{false, true} {
-			ref, err := eig.NewKernelOperator(x, k, c.ref, center, linalg.GramOptions{})
+			ref, err := eig.NewKernelOperator(x, k, c.ref, center, gram.GramOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

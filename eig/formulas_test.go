@@ -1,10 +1,12 @@
 package eig
 
 import (
-	"github.com/kdual/kdual/internal/bigmem"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/kdual/kdual/gram"
+	"github.com/kdual/kdual/internal/bigmem"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -80,7 +82,7 @@ func TestPlannedBytesAreTheOperatorsBytes(t *testing.T) {
 	type sized interface{ Bytes() int64 }
 	input := int64(8 * n * d)
 	for _, kind := range []OperatorKind{OperatorFloat64, OperatorFloat32, OperatorMatrixFree} {
-		op, err := NewKernelOperator(x, k, kind, false, linalg.GramOptions{})
+		op, err := NewKernelOperator(x, k, kind, false, gram.GramOptions{})
 		require.NoError(t, err)
 		s, ok := op.(sized)
 		require.True(t, ok, "%v reports its bytes", kind)
@@ -311,7 +313,7 @@ func TestKernelOpManyPanels(t *testing.T) {
 	const n, b = 1300, 3
 	x := randData(31, n, 3)
 	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1.5}
-	op, err := NewKernelOp(x, k, linalg.GramOptions{})
+	op, err := NewKernelOp(x, k, gram.GramOptions{})
 	require.NoError(t, err)
 	g, err := kernel.Gram(x, k)
 	require.NoError(t, err)

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/linalg"
 )
@@ -16,7 +17,7 @@ import (
 // strict lower triangle is never touched and costs no memory (about 4n²
 // bytes resident, as the tiles of Float64Tiles; 8n² of address space).
 // Apply is Dense's: OpenBLAS dsymv for one vector, the calibrated block
-// product otherwise. Built by linalg.GramMapInto in place, with no copy.
+// product otherwise. Built by gram.GramMapInto in place, with no copy.
 // Not safe for concurrent use.
 //
 // It is the float64 layout NewKernelOperator uses when pages are 4 KB
@@ -38,7 +39,7 @@ type Float64Full struct {
 // in one by one inside dgemm: at n = 20 000 (Fashion-MNIST, Gaussian) the
 // kernel took 5.19, 5.84, 5.65 s against 5.60, 5.91, 5.83 s (alternated
 // runs); no difference at n = 7000. The lower triangle stays untouched.
-func newFloat64Full(x *mat.Dense, em linalg.ElementMap, o linalg.GramOptions) (*Float64Full, error) {
+func newFloat64Full(x *mat.Dense, em gram.ElementMap, o gram.GramOptions) (*Float64Full, error) {
 	if err := linalg.CheckFinite("eig: NewKernelOperator: x", x); err != nil {
 		return nil, err
 	}
@@ -52,7 +53,7 @@ func newFloat64Full(x *mat.Dense, em linalg.ElementMap, o linalg.GramOptions) (*
 	}
 	populateUpper(mem, n)
 	o.UpperOnly = true
-	if err := linalg.GramMapInto(x, em, o, mem.Data, n); err != nil {
+	if err := gram.GramMapInto(x, em, o, mem.Data, n); err != nil {
 		mem.Free()
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
@@ -180,7 +181,7 @@ func (c *Centered) Apply(dst, x *mat.Dense) error {
 // every panel of every pass for the operator's life: a pass stops within
 // one panel once it has ended (status.Cancelled).
 type KernelOp struct {
-	kr   *linalg.KernelRows
+	kr   *gram.KernelRows
 	buf  []float64
 	rows int
 	cols int
@@ -196,7 +197,7 @@ const (
 
 // NewKernelOp returns the matrix-free kernel operator of the rows of x
 // (copied, not modified).
-func NewKernelOp(x *mat.Dense, k kernel.Kernel, o linalg.GramOptions) (*KernelOp, error) {
+func NewKernelOp(x *mat.Dense, k kernel.Kernel, o gram.GramOptions) (*KernelOp, error) {
 	kr, err := kernel.Rows(x, k, o)
 	if err != nil {
 		return nil, err
@@ -210,7 +211,7 @@ func NewKernelOp(x *mat.Dense, k kernel.Kernel, o linalg.GramOptions) (*KernelOp
 func (k *KernelOp) Dim() int { return k.kr.N() }
 
 // Rows returns the kernel's row source (for kernel rows of new points).
-func (k *KernelOp) Rows() *linalg.KernelRows { return k.kr }
+func (k *KernelOp) Rows() *gram.KernelRows { return k.kr }
 
 // Bytes returns the memory the operator holds: the data copy, norms and
 // the panel.

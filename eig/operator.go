@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/paths"
@@ -33,7 +34,7 @@ type Matrixer interface {
 
 // Dense is a symmetric float64 matrix as an Operator. Apply reads only
 // the upper triangle of the matrix's storage, once per call: OpenBLAS
-// dsymv for one vector; for a block, linalg.SymMulUpper's tile kernel or
+// dsymv for one vector; for a block, gram.SymMulUpper's tile kernel or
 // OpenBLAS dsymm, whichever linalg.SymmNative measured faster on this
 // machine. It keeps a reference to the matrix and never writes it. It is
 // safe for concurrent use if the matrix does not change.
@@ -96,7 +97,7 @@ func (d *Dense) Apply(dst, x *mat.Dense) error {
 		return nil
 	}
 	if paths.Current().SymmNative {
-		linalg.SymMulUpper(d.a, x, dst)
+		gram.SymMulUpper(d.a, x, dst)
 		return nil
 	}
 	linalg.B64.Symm(blas.Left, 1, a, x.RawMatrix(), 0, dst.RawMatrix())
@@ -104,13 +105,13 @@ func (d *Dense) Apply(dst, x *mat.Dense) error {
 }
 
 // Float32 is a symmetric matrix kept in float32 half storage
-// (linalg.SymTiles32: one triangle in 256×256 tiles, 2n² bytes, a quarter
+// (gram.SymTiles32: one triangle in 256×256 tiles, 2n² bytes, a quarter
 // of the float64 Dense) and applied in float64 arithmetic: only the
 // storage is rounded, so ‖A₃₂ − A‖₂ ≤ ‖A₃₂ − A‖_F ≤ 2⁻²⁴‖A‖_F. Apply
 // reads every stored tile once, for one vector or a whole block, through
 // vectorised tile kernels in parallel bands. Not safe for concurrent use.
 type Float32 struct {
-	s *linalg.SymTiles32
+	s *gram.SymTiles32
 	v vecBufs
 }
 
@@ -120,7 +121,7 @@ func NewFloat32(a *mat.SymDense) (*Float32, error) {
 	if a == nil || a.IsEmpty() {
 		return nil, fmt.Errorf("eig: NewFloat32: empty matrix: %w", ErrInvalid)
 	}
-	s, err := linalg.TilesFromSym(a)
+	s, err := gram.TilesFromSym(a)
 	if err != nil {
 		return nil, err
 	}
@@ -128,8 +129,8 @@ func NewFloat32(a *mat.SymDense) (*Float32, error) {
 }
 
 // NewFloat32Tiles adopts s (for matrices built in float32 from the start,
-// linalg.GramTiles32) without copying.
-func NewFloat32Tiles(s *linalg.SymTiles32) (*Float32, error) {
+// gram.GramTiles32) without copying.
+func NewFloat32Tiles(s *gram.SymTiles32) (*Float32, error) {
 	if s == nil || s.N < 1 || s.Data == nil {
 		return nil, fmt.Errorf("eig: NewFloat32Tiles: empty matrix: %w", ErrInvalid)
 	}
@@ -140,7 +141,7 @@ func NewFloat32Tiles(s *linalg.SymTiles32) (*Float32, error) {
 func (f *Float32) Dim() int { return f.s.N }
 
 // Tiles returns the storage.
-func (f *Float32) Tiles() *linalg.SymTiles32 { return f.s }
+func (f *Float32) Tiles() *gram.SymTiles32 { return f.s }
 
 // Bytes returns the bytes of storage.
 func (f *Float32) Bytes() int64 { return f.s.Bytes() }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
@@ -49,21 +50,21 @@ func kernelCases(t *testing.T, x *mat.Dense, k kernel.Kernel) (plain, centred *m
 	require.NoError(t, err)
 	dense, err := NewDense(g)
 	require.NoError(t, err)
-	tiles, err := kernel.GramTiles32(x, k, linalg.GramOptions{})
+	tiles, err := kernel.GramTiles32(x, k, gram.GramOptions{})
 	require.NoError(t, err)
 	f32, err := NewFloat32Tiles(tiles)
 	require.NoError(t, err)
-	free, err := NewKernelOp(x, k, linalg.GramOptions{})
+	free, err := NewKernelOp(x, k, gram.GramOptions{})
 	require.NoError(t, err)
 	// The float64 kernel operator in both layouts: one triangle in tiles,
 	// and full storage with the upper triangle written (exact up to the
 	// rounding of the products' summation order).
 	forceLayout = "tiles"
-	t64, err := NewKernelOperator(x, k, OperatorFloat64, false, linalg.GramOptions{})
+	t64, err := NewKernelOperator(x, k, OperatorFloat64, false, gram.GramOptions{})
 	require.NoError(t, err)
 	require.IsType(t, &Float64Tiles{}, t64)
 	forceLayout = "full"
-	full, err := NewKernelOperator(x, k, OperatorFloat64, false, linalg.GramOptions{})
+	full, err := NewKernelOperator(x, k, OperatorFloat64, false, gram.GramOptions{})
 	forceLayout = ""
 	require.NoError(t, err)
 	require.IsType(t, &Float64Full{}, full)
@@ -179,7 +180,7 @@ func TestKernelOpMemory(t *testing.T) {
 	runtime.GC()
 	var s0, s1 runtime.MemStats
 	runtime.ReadMemStats(&s0)
-	op, err := NewKernelOp(x, kernel.Kernel{Kind: kernel.Laplace, Sigma: 4}, linalg.GramOptions{})
+	op, err := NewKernelOp(x, kernel.Kernel{Kind: kernel.Laplace, Sigma: 4}, gram.GramOptions{})
 	require.NoError(t, err)
 	v := mat.NewDense(n, 4, nil)
 	for i := 0; i < n; i++ {
@@ -375,7 +376,7 @@ func TestCancelledPasses(t *testing.T) {
 	const n = 3000 // 6 row panels
 	x := randData(9, n, 4)
 	ctx := &countdownCtx{Context: context.Background(), after: 3}
-	op, err := NewKernelOp(x, kernel.Kernel{Kind: kernel.Gaussian, Sigma: 3}, linalg.GramOptions{Context: ctx})
+	op, err := NewKernelOp(x, kernel.Kernel{Kind: kernel.Gaussian, Sigma: 3}, gram.GramOptions{Context: ctx})
 	require.NoError(t, err)
 	v := mat.NewDense(n, 2, nil)
 	y := mat.NewDense(n, 2, nil)
@@ -412,7 +413,7 @@ func TestFloat64TilesSymMatrix(t *testing.T) {
 	defer func() { forceLayout = "" }()
 	for _, layout := range []string{"tiles", "full"} {
 		forceLayout = layout
-		op, err := NewKernelOperator(x, k, OperatorFloat64, false, linalg.GramOptions{})
+		op, err := NewKernelOperator(x, k, OperatorFloat64, false, gram.GramOptions{})
 		require.NoError(t, err)
 		a := op.(Matrixer).SymMatrix()
 		for i := 0; i < 600; i++ {
@@ -447,7 +448,7 @@ func TestFloat64TilesSymMatrix(t *testing.T) {
 	if h.Advise || h.System == "always" {
 		require.False(t, full, why)
 	}
-	band, err := linalg.GramTiles64Band(x, k.ElementMap(3), linalg.GramOptions{}, 256, 1, 3)
+	band, err := gram.GramTiles64Band(x, k.ElementMap(3), gram.GramOptions{}, 256, 1, 3)
 	require.NoError(t, err)
 	_, err = NewFloat64Tiles(band)
 	require.ErrorIs(t, err, ErrInvalid)
@@ -456,7 +457,7 @@ func TestFloat64TilesSymMatrix(t *testing.T) {
 // From n = 8·512 on the float64 kernel is stored in 512×512 tiles; its
 // products (one vector and a block) equal the explicit Gram matrix's.
 func TestFloat64KernelLargeTiles(t *testing.T) {
-	n := 8 * linalg.TileSize64
+	n := 8 * gram.TileSize64
 	x := mat.NewDense(n, 3, nil)
 	for i := 0; i < n; i++ {
 		for j := 0; j < 3; j++ {
@@ -465,10 +466,10 @@ func TestFloat64KernelLargeTiles(t *testing.T) {
 	}
 	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 0.7}
 	forceLayout = "tiles"
-	op, err := NewKernelOperator(x, k, OperatorFloat64, false, linalg.GramOptions{})
+	op, err := NewKernelOperator(x, k, OperatorFloat64, false, gram.GramOptions{})
 	forceLayout = ""
 	require.NoError(t, err)
-	require.Equal(t, linalg.TileSize64, op.(*Float64Tiles).s.T)
+	require.Equal(t, gram.TileSize64, op.(*Float64Tiles).s.T)
 	g, err := kernel.Gram(x, k)
 	require.NoError(t, err)
 	for _, b := range []int{1, 8} {
@@ -494,13 +495,13 @@ func TestReleaseKernelOperator(t *testing.T) {
 	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1.5}
 	defer func() { forceLayout = "" }()
 	forceLayout = "full"
-	op, err := NewKernelOperator(x, k, OperatorFloat64, true, linalg.GramOptions{})
+	op, err := NewKernelOperator(x, k, OperatorFloat64, true, gram.GramOptions{})
 	require.NoError(t, err)
 	full := op.(*Centered).op.(*Float64Full)
 	require.NotNil(t, full.mem.Data)
 	Release(op)
 	require.Nil(t, full.mem.Data)
-	op, err = NewKernelOperator(x, k, OperatorFloat32, false, linalg.GramOptions{})
+	op, err = NewKernelOperator(x, k, OperatorFloat32, false, gram.GramOptions{})
 	require.NoError(t, err)
 	Release(op)
 	require.Nil(t, op.(*Float32).s.Data)

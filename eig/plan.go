@@ -7,9 +7,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/kernel"
-	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/paths"
 )
 
@@ -73,7 +73,7 @@ type PlanInput struct {
 	// NonNegative is true when every entry of the stored matrix is ≥ 0
 	// (the Gaussian and Laplace kernels; the centring is applied apart,
 	// see Centered): float32 arithmetic in block products then errs by at
-	// most linalg.BlockRel·‖G‖₂‖x‖ (see Plan.SingleBlocks).
+	// most gram.BlockRel·‖G‖₂‖x‖ (see Plan.SingleBlocks).
 	NonNegative bool
 	// OneVector is true when the solver multiplies one vector at a time
 	// (Lanczos): float32 tiles are then never chosen for speed, only for
@@ -103,7 +103,7 @@ type Plan struct {
 	// from ‖E‖₂ ≤ ‖E‖_F ≤ u‖G‖_F ≤ u√n‖G‖₂.
 	StorageBound float64
 	// SingleBlocks asks the float32 operator to multiply blocks in
-	// float32 arithmetic (linalg.GramOptions.SingleBlocks). Each entry of
+	// float32 arithmetic (gram.GramOptions.SingleBlocks). Each entry of
 	// such a product is within BlockRel·(|G||x|) of G·x; for a
 	// nonnegative G, |G||x| = G|x| and ‖G|x|‖ ≤ ‖G‖₂‖x‖, so the product
 	// is that of a matrix within BlockRel·‖G‖₂ of G — the same kind of
@@ -128,12 +128,12 @@ const Float32Unit = 1.0 / (1 << 24)
 // float64s, counted once in each; the matrix-free operator's own copy of
 // them, its n row norms and one kernel panel besides).
 func memFloat64(n, d, m int) int64 {
-	t := int64(linalg.TileSide64For(n))
+	t := int64(gram.TileSide64For(n))
 	nn := (int64(n) + t - 1) / t * t
 	return 4*nn*(nn+t) + 8*int64(n)*int64(d+m)
 }
 func memFloat32(n, d, m int) int64 {
-	t := int64(linalg.TileSize)
+	t := int64(gram.TileSize)
 	nn := (int64(n) + t - 1) / t * t
 	return 2*nn*(nn+t) + 8*int64(n)*int64(2*d+m)
 }
@@ -237,7 +237,7 @@ func PlanOperator(in PlanInput) (Plan, error) {
 		p.Operator, p.Bytes, p.Solver = OperatorMatrixFree, bfree, free
 		p.Reason = fmt.Sprintf("matrix-free as asked (%s), block Krylov with blocks of %d", bigmem.Size(bfree), freeBlock)
 	case OperatorAuto:
-		single := in.N >= minSpeedN && in.NonNegative && !in.Dense && !in.OneVector && bound32+linalg.BlockRel <= tol
+		single := in.N >= minSpeedN && in.NonNegative && !in.Dense && !in.OneVector && bound32+gram.BlockRel <= tol
 		faster := in.SingleFaster
 		if faster == nil {
 			faster = func() bool { return paths.Current().SingleBlocks }
@@ -246,7 +246,7 @@ func PlanOperator(in PlanInput) (Plan, error) {
 		case b64 <= budget/2 && single && b32 <= budget && faster():
 			p.Operator, p.Bytes, p.Solver, p.StorageBound = OperatorFloat32, b32, stock, bound32
 			p.Reason = fmt.Sprintf("float64 fits (%s of %s %s), but float32 half storage (%s) with blocks in float32 arithmetic stays within tol = %.1e (u·√n + %.1e = %.1e) and its block passes are faster here (paths: single blocks)",
-				bigmem.Size(b64), bigmem.Size(budget), source, bigmem.Size(b32), tol, linalg.BlockRel, bound32+linalg.BlockRel)
+				bigmem.Size(b64), bigmem.Size(budget), source, bigmem.Size(b32), tol, gram.BlockRel, bound32+gram.BlockRel)
 		case b64 > budget/2 && b64 <= budget && !in.Dense && bound32 <= tol:
 			p.Operator, p.Bytes, p.Solver, p.StorageBound = OperatorFloat32, b32, stock, bound32
 			p.Reason = fmt.Sprintf("float64 would take %s, over half of %s %s; float32 half storage takes %s and its storage bound u·√n = %.1e ≤ tol = %.1e",
@@ -273,10 +273,10 @@ func PlanOperator(in PlanInput) (Plan, error) {
 	default:
 		return Plan{}, fmt.Errorf("eig: PlanOperator: %v: %w", in.Want, ErrInvalid)
 	}
-	if p.Operator == OperatorFloat32 && in.NonNegative && bound32+linalg.BlockRel <= tol {
+	if p.Operator == OperatorFloat32 && in.NonNegative && bound32+gram.BlockRel <= tol {
 		p.SingleBlocks = true
-		p.StorageBound += linalg.BlockRel
-		p.Reason += fmt.Sprintf("; blocks in float32 arithmetic (nonnegative kernel: bound + %.1e ≤ tol)", linalg.BlockRel)
+		p.StorageBound += gram.BlockRel
+		p.Reason += fmt.Sprintf("; blocks in float32 arithmetic (nonnegative kernel: bound + %.1e ≤ tol)", gram.BlockRel)
 	}
 	if in.Dense {
 		p.Solver = nil
@@ -294,7 +294,7 @@ func PlanOperator(in PlanInput) (Plan, error) {
 // matrix is always built in float64). x is not modified. o's Context and
 // Progress apply to the build (and, for the matrix-free operator, to every
 // pass: see KernelOp).
-func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind OperatorKind, center bool, o linalg.GramOptions) (Operator, error) {
+func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind OperatorKind, center bool, o gram.GramOptions) (Operator, error) {
 	var op Operator
 	switch kind {
 	case OperatorFloat64:
@@ -305,7 +305,7 @@ func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind OperatorKind, center 
 			return nil, fmt.Errorf("eig: NewKernelOperator: empty data: %w", ErrInvalid)
 		}
 		o64 := o
-		o64.Products = linalg.ProductsFloat64
+		o64.Products = gram.ProductsFloat64
 		_, d := x.Dims()
 		t, err := newFloat64Kernel(x, k.ElementMap(d), o64)
 		if err != nil {

@@ -1,13 +1,13 @@
 package eig
 
 import (
-	"github.com/kdual/kdual/internal/bigmem"
 	"math"
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/kdual/kdual/gram"
+	"github.com/kdual/kdual/internal/bigmem"
 
-	"github.com/kdual/kdual/linalg"
+	"github.com/stretchr/testify/require"
 )
 
 // The planner's choice for budgets that force each operator, the
@@ -53,9 +53,9 @@ func TestPlanOperator(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, OperatorFloat32, p.Operator)
 	require.True(t, p.SingleBlocks)
-	require.InDelta(t, Float32Unit*245+linalg.BlockRel, p.StorageBound, 1e-7)
+	require.InDelta(t, Float32Unit*245+gram.BlockRel, p.StorageBound, 1e-7)
 	require.Contains(t, p.Reason, "float32 arithmetic")
-	tight := Float32Unit*math.Sqrt(n) + linalg.BlockRel/2
+	tight := Float32Unit*math.Sqrt(n) + gram.BlockRel/2
 	p, err = PlanOperator(PlanInput{N: n, D: d, K: k, Tol: tight, Budget: 8 * gib, NonNegative: true})
 	require.NoError(t, err)
 	require.Equal(t, OperatorFloat32, p.Operator)
@@ -77,7 +77,7 @@ func TestPlanOperator(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, OperatorFloat32, p.Operator)
 	require.True(t, p.SingleBlocks)
-	require.InDelta(t, Float32Unit*math.Sqrt(7000)+linalg.BlockRel, p.StorageBound, 1e-12)
+	require.InDelta(t, Float32Unit*math.Sqrt(7000)+gram.BlockRel, p.StorageBound, 1e-12)
 	require.Contains(t, p.Reason, "faster here")
 	require.Equal(t, 1, asked)
 	for _, in := range []PlanInput{

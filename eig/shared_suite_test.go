@@ -8,6 +8,7 @@ import (
 
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/eig/eigtest"
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 )
@@ -85,13 +86,13 @@ func TestSharedOperatorSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mf, err := eig.NewKernelOp(x, k, linalg.GramOptions{})
+	mf, err := eig.NewKernelOp(x, k, gram.GramOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	eigtest.RunOperator(t, mf, g, 1e-14)
 	for _, kind := range []eig.OperatorKind{eig.OperatorFloat64, eig.OperatorFloat32, eig.OperatorMatrixFree} {
-		op, err := eig.NewKernelOperator(x, k, kind, false, linalg.GramOptions{})
+		op, err := eig.NewKernelOperator(x, k, kind, false, gram.GramOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +104,7 @@ func TestSharedOperatorSuite(t *testing.T) {
 	}
 	// float32 inner products: the stored entries within EntryRel, blocks
 	// of more than six columns in float32 arithmetic within BlockRel more.
-	op32, err := eig.NewKernelOperator(x, k, eig.OperatorFloat32, false, linalg.GramOptions{Products: linalg.ProductsFloat32})
+	op32, err := eig.NewKernelOperator(x, k, eig.OperatorFloat32, false, gram.GramOptions{Products: gram.ProductsFloat32})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,10 +112,10 @@ func TestSharedOperatorSuite(t *testing.T) {
 	if !tiles.SingleBlocks {
 		t.Fatal("float32 products did not ask for float32 block arithmetic")
 	}
-	eigtest.RunOperator(t, op32, g, tiles.EntryRel+linalg.BlockRel)
+	eigtest.RunOperator(t, op32, g, tiles.EntryRel+gram.BlockRel)
 	// and block Krylov on it finds the float64 kernel's eigenvalues
 	// within what the entries allow (‖E‖₂ ≤ (EntryRel + BlockRel)·‖G‖_F).
-	op64, err := eig.NewKernelOperator(x, k, eig.OperatorFloat64, false, linalg.GramOptions{})
+	op64, err := eig.NewKernelOperator(x, k, eig.OperatorFloat64, false, gram.GramOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestSharedOperatorSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bound := (tiles.EntryRel + linalg.BlockRel) * mat.Norm(g, 2)
+	bound := (tiles.EntryRel + gram.BlockRel) * mat.Norm(g, 2)
 	for i := range ref.Values {
 		if d := math.Abs(got32.Values[i] - ref.Values[i]); d > bound {
 			t.Errorf("λ%d: %g on float32 products and blocks, %g on float64 (bound %g)", i+1, got32.Values[i], ref.Values[i], bound)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/testmat"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
@@ -130,7 +131,7 @@ func TestBadInput(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalid)
 	_, err = NewCentered(nil)
 	require.ErrorIs(t, err, ErrInvalid)
-	_, err = NewKernelOp(mat.NewDense(3, 2, []float64{1, 2, 3, math.NaN(), 5, 6}), kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1}, linalg.GramOptions{})
+	_, err = NewKernelOp(mat.NewDense(3, 2, []float64{1, 2, 3, math.NaN(), 5, 6}), kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1}, gram.GramOptions{})
 	require.ErrorIs(t, err, ErrInvalid)
 	_, err = Lanczos{Tol: -1}.Solve(d, 2)
 	require.ErrorIs(t, err, ErrInvalid)

@@ -3,13 +3,12 @@ package eig
 import (
 	"fmt"
 
+	"github.com/kdual/kdual/gram"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/kdual/kdual/linalg"
 )
 
 // Float64Tiles is a symmetric matrix kept exactly, in float64, as the
-// 256×256 tiles of one triangle (linalg.SymTiles64: 4n² bytes, half of a
+// 256×256 tiles of one triangle (gram.SymTiles64: 4n² bytes, half of a
 // full matrix), applied by the native tile kernel in parallel bands, each
 // stored entry read once per pass for all columns. It is how
 // NewKernelOperator stores float64 kernel matrices when full storage would
@@ -19,12 +18,12 @@ import (
 // spent half its time in page faults (n = 20 000: 7.3–8.6 s against
 // 11.4–14.4 s). Not safe for concurrent use.
 type Float64Tiles struct {
-	s *linalg.SymTiles64
+	s *gram.SymTiles64
 	v vecBufs
 }
 
 // NewFloat64Tiles adopts s, which must hold every tile row.
-func NewFloat64Tiles(s *linalg.SymTiles64) (*Float64Tiles, error) {
+func NewFloat64Tiles(s *gram.SymTiles64) (*Float64Tiles, error) {
 	if s == nil || s.N < 1 || s.I0 != 0 || s.I1 != s.NT {
 		return nil, fmt.Errorf("eig: NewFloat64Tiles: want the whole triangle: %w", ErrInvalid)
 	}
@@ -74,13 +73,13 @@ func (f *Float64Tiles) SymMatrix() *mat.SymDense {
 
 // newFloat64Kernel computes the kernel matrix of x in the layout
 // float64Layout chooses.
-func newFloat64Kernel(x *mat.Dense, em linalg.ElementMap, o linalg.GramOptions) (Operator, error) {
+func newFloat64Kernel(x *mat.Dense, em gram.ElementMap, o gram.GramOptions) (Operator, error) {
 	n, _ := x.Dims()
 	if full, _ := float64Layout(n); full {
 		return newFloat64Full(x, em, o)
 	}
-	t := linalg.TileSide64For(n)
-	s, err := linalg.GramTiles64Band(x, em, o, t, 0, (n+t-1)/t)
+	t := gram.TileSide64For(n)
+	s, err := gram.GramTiles64Band(x, em, o, t, 0, (n+t-1)/t)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,10 @@
 // Package kernel is kdual's one home for kernels: the kernel functions
-// (Kernel, Kind), the bandwidth rules the papers use (PaperSigma, the median
-// heuristic), random Fourier features (RFF), and kernel matrices of data —
-// Gram, CrossGram, the float32 half-stored GramTiles32 and on-demand Rows —
-// which hand the kernel's element map to linalg's kernel-agnostic engine.
+// (Kernel, Kind) and their facts (PSD, NonNegative, UnitDiagonal,
+// ShiftInvariant), the bandwidth rules the papers use (PaperSigma, the
+// median heuristic), random Fourier features (RFF), and kernel matrices of
+// data — Gram, CrossGram, the float32 half-stored GramTiles32 and on-demand
+// Rows — which hand the kernel's element map (ElementMap) to package
+// gram's kernel-agnostic engine.
 //
 // Bandwidth rules for the distance kernels (σ in exp(−‖x−y‖²/(2σ²)) and
 // exp(−‖x−y‖/σ)):
@@ -19,6 +21,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
 )
@@ -205,29 +208,29 @@ func (k Kernel) Bandwidth() float64 {
 // ElementMap returns the Gram engine's description of k for data of
 // dimension d (linalg computes kernel matrices from it without knowing
 // kernels).
-func (k Kernel) ElementMap(d int) linalg.ElementMap {
+func (k Kernel) ElementMap(d int) gram.ElementMap {
 	switch k.Kind {
 	case Gaussian:
 		if k.Sigma == 0 && k.Gamma > 0 {
-			return linalg.ElementMap{Kind: linalg.MapExpSq, C: -k.Gamma}
+			return gram.ElementMap{Kind: gram.MapExpSq, C: -k.Gamma}
 		}
-		return linalg.ElementMap{Kind: linalg.MapExpSq, C: -1 / (2 * k.Sigma * k.Sigma)}
+		return gram.ElementMap{Kind: gram.MapExpSq, C: -1 / (2 * k.Sigma * k.Sigma)}
 	case Laplace:
-		return linalg.ElementMap{Kind: linalg.MapExpDist, C: -1 / k.Bandwidth()}
+		return gram.ElementMap{Kind: gram.MapExpDist, C: -1 / k.Bandwidth()}
 	case Polynomial:
 		deg := k.Degree
 		if deg == 0 {
 			deg = 3
 		}
-		return linalg.ElementMap{Kind: linalg.MapPower, Gamma: k.GammaFor(d), Coef0: k.C0(), Degree: deg}
+		return gram.ElementMap{Kind: gram.MapPower, Gamma: k.GammaFor(d), Coef0: k.C0(), Degree: deg}
 	case Sigmoid:
-		return linalg.ElementMap{Kind: linalg.MapTanh, Gamma: k.GammaFor(d), Coef0: k.C0()}
+		return gram.ElementMap{Kind: gram.MapTanh, Gamma: k.GammaFor(d), Coef0: k.C0()}
 	case Cosine:
-		return linalg.ElementMap{Kind: linalg.MapCosine}
+		return gram.ElementMap{Kind: gram.MapCosine}
 	case Laplacian:
-		return linalg.ElementMap{Kind: linalg.MapExpL1, C: -k.GammaFor(d)}
+		return gram.ElementMap{Kind: gram.MapExpL1, C: -k.GammaFor(d)}
 	}
-	return linalg.ElementMap{Kind: linalg.MapIdentity}
+	return gram.ElementMap{Kind: gram.MapIdentity}
 }
 
 // Eval returns k(x, y) for two points of the same dimension (the formula
@@ -282,7 +285,7 @@ func MedianDistance(x *mat.Dense, m int) (float64, error) {
 	if m < 2 {
 		return 0, invalidf("MedianDistance: need at least 2 rows, have %d", m)
 	}
-	d2, err := linalg.SqDistances(x.Slice(0, m, 0, x.RawMatrix().Cols).(*mat.Dense))
+	d2, err := gram.SqDistances(x.Slice(0, m, 0, x.RawMatrix().Cols).(*mat.Dense))
 	if err != nil {
 		return 0, err
 	}
@@ -301,16 +304,16 @@ func MedianDistance(x *mat.Dense, m int) (float64, error) {
 }
 
 // Gram returns the n×n kernel matrix K_ij = k(x_i, x_j) of the rows of the
-// n×d matrix x, both triangles stored, by linalg's engine (linalg.GramMap:
+// n×d matrix x, both triangles stored, by package gram's engine (gram.GramMap:
 // level-3 BLAS panels with the element map fused per panel). x is not
 // modified.
 func Gram(x *mat.Dense, k Kernel) (*mat.SymDense, error) {
-	return GramWith(x, k, linalg.GramOptions{})
+	return GramWith(x, k, gram.GramOptions{})
 }
 
 // GramWith is Gram with explicit engine options (float32 inner products,
 // upper triangle only, forced paths).
-func GramWith(x *mat.Dense, k Kernel, o linalg.GramOptions) (*mat.SymDense, error) {
+func GramWith(x *mat.Dense, k Kernel, o gram.GramOptions) (*mat.SymDense, error) {
 	if err := k.Check(); err != nil {
 		return nil, err
 	}
@@ -318,11 +321,11 @@ func GramWith(x *mat.Dense, k Kernel, o linalg.GramOptions) (*mat.SymDense, erro
 		return nil, invalidf("Gram: empty data")
 	}
 	_, d := x.Dims()
-	return linalg.GramMap(x, k.ElementMap(d), o)
+	return gram.GramMap(x, k.ElementMap(d), o)
 }
 
 // CrossGram returns the m×n kernel matrix K_ij = k(x_i, y_j) between the
-// rows of x (m×d) and y (n×d) (linalg.CrossGramMap).
+// rows of x (m×d) and y (n×d) (gram.CrossGramMap).
 func CrossGram(x, y *mat.Dense, k Kernel) (*mat.Dense, error) {
 	if err := k.Check(); err != nil {
 		return nil, err
@@ -331,12 +334,12 @@ func CrossGram(x, y *mat.Dense, k Kernel) (*mat.Dense, error) {
 		return nil, invalidf("CrossGram: empty data")
 	}
 	_, d := x.Dims()
-	return linalg.CrossGramMap(x, y, k.ElementMap(d))
+	return gram.CrossGramMap(x, y, k.ElementMap(d))
 }
 
 // GramTiles32 returns the kernel matrix of the rows of x in float32 half
-// storage (linalg.GramTiles32), never forming it in float64.
-func GramTiles32(x *mat.Dense, k Kernel, o linalg.GramOptions) (*linalg.SymTiles32, error) {
+// storage (gram.GramTiles32), never forming it in float64.
+func GramTiles32(x *mat.Dense, k Kernel, o gram.GramOptions) (*gram.SymTiles32, error) {
 	if err := k.Check(); err != nil {
 		return nil, err
 	}
@@ -344,12 +347,12 @@ func GramTiles32(x *mat.Dense, k Kernel, o linalg.GramOptions) (*linalg.SymTiles
 		return nil, invalidf("GramTiles32: empty data")
 	}
 	_, d := x.Dims()
-	return linalg.GramTiles32(x, k.ElementMap(d), o)
+	return gram.GramTiles32(x, k.ElementMap(d), o)
 }
 
 // GramTiles32Band returns the tile rows [i0, i1) of GramTiles32's matrix
-// (linalg.GramTiles32Band): one process's share when the rows are split.
-func GramTiles32Band(x *mat.Dense, k Kernel, o linalg.GramOptions, i0, i1 int) (*linalg.SymTiles32, error) {
+// (gram.GramTiles32Band): one process's share when the rows are split.
+func GramTiles32Band(x *mat.Dense, k Kernel, o gram.GramOptions, i0, i1 int) (*gram.SymTiles32, error) {
 	if err := k.Check(); err != nil {
 		return nil, err
 	}
@@ -357,12 +360,12 @@ func GramTiles32Band(x *mat.Dense, k Kernel, o linalg.GramOptions, i0, i1 int) (
 		return nil, invalidf("GramTiles32Band: empty data")
 	}
 	_, d := x.Dims()
-	return linalg.GramTiles32Band(x, k.ElementMap(d), o, i0, i1)
+	return gram.GramTiles32Band(x, k.ElementMap(d), o, i0, i1)
 }
 
 // Rows prepares blocks of the kernel matrix of x on demand
-// (linalg.KernelRows), for matrix-free operators and out-of-sample rows.
-func Rows(x *mat.Dense, k Kernel, o linalg.GramOptions) (*linalg.KernelRows, error) {
+// (gram.KernelRows), for matrix-free operators and out-of-sample rows.
+func Rows(x *mat.Dense, k Kernel, o gram.GramOptions) (*gram.KernelRows, error) {
 	if err := k.Check(); err != nil {
 		return nil, err
 	}
@@ -370,12 +373,12 @@ func Rows(x *mat.Dense, k Kernel, o linalg.GramOptions) (*linalg.KernelRows, err
 		return nil, invalidf("Rows: empty data")
 	}
 	_, d := x.Dims()
-	return linalg.NewKernelRows(x, k.ElementMap(d), o)
+	return gram.NewKernelRows(x, k.ElementMap(d), o)
 }
 
 // RowsInt8 is Rows for data on an 8-bit grid with the integer path
-// (linalg.NewKernelRowsInt8): nil and no error when x does not qualify.
-func RowsInt8(x *mat.Dense, k Kernel, o linalg.GramOptions) (*linalg.KernelRows, error) {
+// (gram.NewKernelRowsInt8): nil and no error when x does not qualify.
+func RowsInt8(x *mat.Dense, k Kernel, o gram.GramOptions) (*gram.KernelRows, error) {
 	if err := k.Check(); err != nil {
 		return nil, err
 	}
@@ -383,17 +386,17 @@ func RowsInt8(x *mat.Dense, k Kernel, o linalg.GramOptions) (*linalg.KernelRows,
 		return nil, invalidf("RowsInt8: empty data")
 	}
 	_, d := x.Dims()
-	return linalg.NewKernelRowsInt8(x, k.ElementMap(d), o)
+	return gram.NewKernelRowsInt8(x, k.ElementMap(d), o)
 }
 
 // Rows32 prepares blocks of the kernel matrix of float32 data read in
-// place (linalg.NewKernelRows32: sgemm products, float64 map).
-func Rows32(x *linalg.Dense32, k Kernel, o linalg.GramOptions) (*linalg.KernelRows, error) {
+// place (gram.NewKernelRows32: sgemm products, float64 map).
+func Rows32(x *linalg.Dense32, k Kernel, o gram.GramOptions) (*gram.KernelRows, error) {
 	if err := k.Check(); err != nil {
 		return nil, err
 	}
 	if x == nil || x.Rows < 1 || x.Cols < 1 {
 		return nil, invalidf("Rows32: empty data")
 	}
-	return linalg.NewKernelRows32(x, k.ElementMap(x.Cols), o)
+	return gram.NewKernelRows32(x, k.ElementMap(x.Cols), o)
 }

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/linalg"
 )
 
@@ -160,7 +161,7 @@ func TestGramMatchesEval(t *testing.T) {
 		{Kind: Laplacian, Sigma: 1}, {Kind: Laplacian, Gamma: -1}, {Kind: Laplacian, Gamma: math.Inf(1)}} {
 		_, err := Gram(x, bad)
 		require.ErrorIs(t, err, ErrInvalid, "%+v", bad)
-		_, err = Rows(x, bad, linalg.GramOptions{})
+		_, err = Rows(x, bad, gram.GramOptions{})
 		require.ErrorIs(t, err, ErrInvalid, "%+v", bad)
 	}
 	require.Equal(t, "kind(42)", Kind(42).String())
@@ -287,11 +288,11 @@ func TestScikitLearnKernelsEveryPath(t *testing.T) {
 		require.NoError(t, err)
 		cross, err := CrossGram(y, x, c.k)
 		require.NoError(t, err)
-		tiles, err := GramTiles32(x, c.k, linalg.GramOptions{})
+		tiles, err := GramTiles32(x, c.k, gram.GramOptions{})
 		require.NoError(t, err)
-		rows, err := Rows(x, c.k, linalg.GramOptions{})
+		rows, err := Rows(x, c.k, gram.GramOptions{})
 		require.NoError(t, err)
-		rows32p, err := Rows(x, c.k, linalg.GramOptions{Products: linalg.ProductsFloat32})
+		rows32p, err := Rows(x, c.k, gram.GramOptions{Products: gram.ProductsFloat32})
 		require.NoError(t, err)
 		x32, err := linalg.NewDense32(n, d)
 		require.NoError(t, err)
@@ -300,7 +301,7 @@ func TestScikitLearnKernelsEveryPath(t *testing.T) {
 				x32.Data[i*d+j] = float32(x.At(i, j))
 			}
 		}
-		rows32, err := Rows32(x32, c.k, linalg.GramOptions{})
+		rows32, err := Rows32(x32, c.k, gram.GramOptions{})
 		require.NoError(t, err)
 		blk := make([]float64, n*n)
 		blk32p := make([]float64, n*n)

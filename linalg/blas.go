@@ -21,6 +21,13 @@ func invalidf(format string, args ...any) error {
 	return fmt.Errorf("linalg: "+format+": %w", append(args, ErrInvalid)...)
 }
 
+func checkData(what string, x *mat.Dense) error {
+	if x == nil || x.IsEmpty() {
+		return invalidf("%s: empty data", what)
+	}
+	return CheckFinite(what, x)
+}
+
 // CheckFinite returns an error wrapping ErrInvalid when a holds NaN or ±Inf.
 // what names the argument in the message.
 func CheckFinite(what string, a mat.Matrix) error {

@@ -10,7 +10,7 @@
 // A program may inspect the value (Current), change it in code (Set),
 // save it and load it (Save, Load); an explicit tuning step times the
 // alternatives on the user's machine and writes such a profile
-// (linalg.Tune, `kdual tune`), which later runs load only when asked
+// (gram.Tune, `kdual tune`), which later runs load only when asked
 // (`--profile FILE`). The package reads no environment variable: the
 // kdual command maps its own (KDUAL_GRAM, KDUAL_AVX512, KDUAL_HUGEPAGES)
 // onto Override.

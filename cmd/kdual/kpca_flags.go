@@ -16,7 +16,7 @@ import (
 	"github.com/kdual/kdual/approx"
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/eig"
-	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/models/kpca"
 )
 
@@ -173,7 +173,7 @@ func helpAsked(args []string) bool {
 // kpcaOperatorFlags reads --operator, --memory (also Go's heap limit: the
 // collector works harder rather than let the heap's headroom pass the
 // budget) and --products.
-func kpcaOperatorFlags(operator, memory, products string) (eig.OperatorKind, int64, linalg.ProductPrecision, error) {
+func kpcaOperatorFlags(operator, memory, products string) (eig.OperatorKind, int64, gram.ProductPrecision, error) {
 	opKind, err := eig.ParseOperatorKind(operator)
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("%w: %v", errUsage, err)
@@ -187,9 +187,9 @@ func kpcaOperatorFlags(operator, memory, products string) (eig.OperatorKind, int
 	}
 	switch products {
 	case "float64":
-		return opKind, budget, linalg.ProductsFloat64, nil
+		return opKind, budget, gram.ProductsFloat64, nil
 	case "float32":
-		return opKind, budget, linalg.ProductsFloat32, nil
+		return opKind, budget, gram.ProductsFloat32, nil
 	}
 	return 0, 0, 0, usagef("--products %q: want float64 or float32", products)
 }

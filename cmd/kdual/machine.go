@@ -7,8 +7,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/kdual/kdual/gram"
 	kdlapack "github.com/kdual/kdual/lapack/gonum"
-	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/native"
 	"github.com/kdual/kdual/paths"
 )
@@ -139,7 +139,7 @@ func runTune(args []string, stdout io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	p, _ := linalg.Tune()
+	p, _ := gram.Tune()
 	p.Core = paths.CheckCore(coreFacts())
 	for _, r := range p.Reasons {
 		fmt.Fprintf(stdout, "%-11s %-40s %s\n", r.Path+":", r.Choice, r.Why)

@@ -16,6 +16,7 @@ import (
 	"github.com/kdual/kdual/bench"
 	"github.com/kdual/kdual/dist"
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
@@ -104,9 +105,9 @@ func buildMPI(job mpiJob) (*dist.Operator, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	o := linalg.GramOptions{}
+	o := gram.GramOptions{}
 	if job.products == "float32" {
-		o.Products = linalg.ProductsFloat32
+		o.Products = gram.ProductsFloat32
 	}
 	op, err := dist.NewKernelOperatorWith(job.x, job.kernel, kind, job.center, o)
 	return op, reason, err

@@ -205,7 +205,7 @@ func stripTimes(t *testing.T, doc []byte) []byte {
 
 // No timing decides anything in a default run: fits of every operator,
 // Nyström, RFF, the eigensolver command and info time nothing (the
-// measurements live in linalg.Tune, which counts itself).
+// measurements live in gram.Tune, which counts itself).
 func TestNoProbeInDefaultRuns(t *testing.T) {
 	dir := t.TempDir()
 	csv := filepath.Join(dir, "x.csv")

@@ -43,7 +43,7 @@ func Huge() HugePages { return HugePages{Advise: advise.Load(), System: THPSetti
 // MeasureHuge times the first touch of fresh memory in huge pages against
 // 4 KB pages: regions of 8 MB, touched with and without the advice in
 // turn, twice (tens of milliseconds); ok is false when no memory could be
-// mapped. Only an explicit tuning step calls it (linalg.Tune).
+// mapped. Only an explicit tuning step calls it (gram.Tune).
 func MeasureHuge() (hugeSeconds, smallSeconds float64, ok bool) {
 	probe.Note()
 	var maps [][]byte

@@ -1,6 +1,6 @@
 // Package probe counts the timing measurements a process has run. kdual
 // chooses its code paths by written rules (package paths); timing runs
-// only in an explicit tuning step (linalg.Tune, `kdual tune`), and every
+// only in an explicit tuning step (gram.Tune, `kdual tune`), and every
 // function that times alternatives calls Note first, so a test can prove
 // that a default fit timed nothing (Count stays zero).
 package probe

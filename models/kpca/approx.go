@@ -2,6 +2,7 @@ package kpca
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -76,9 +77,13 @@ func (k *KPCA) FitFloat32(ctx context.Context, x *linalg.Dense32) error {
 }
 
 // watched returns ny with its rounds watching the fit's context and
-// reporting progress.
+// reporting progress, and its residual sample's top eigenvalue (when it
+// has none of its own) by eig's Lanczos.
 func (k *KPCA) watched(ctx context.Context, ny approx.Nystrom) approx.Nystrom {
 	ny.Context = ctx
+	if ny.TopEigenvalue == nil {
+		ny.TopEigenvalue = lanczosTop
+	}
 	if k.Progress != nil {
 		ny.Progress = func(done, total int) {
 			k.Progress(Progress{Stage: "kernel", Done: int64(done), Total: int64(total)})
@@ -331,4 +336,23 @@ func topEig(c *mat.SymDense, s int) (*linalg.Eigen, Info, error) {
 	e, err := linalg.SymEig(c, s)
 	return e, Info{Solver: "dense (k×k)", Iterations: 1, Status: status.Status{Code: status.Converged,
 		Test: "direct: LAPACK on F_cᵀF_c (k×k) or F_cF_cᵀ (n×n), the smaller"}}, err
+}
+
+// lanczosTop is the largest eigenvalue of a by eig's Lanczos (tol 1e-6;
+// LAPACK below 16 rows): a Ritz value never exceeds λ_max, so a Krylov
+// estimate keeps a lower bound at O(p²) a step, not LAPACK's O(p³).
+func lanczosTop(a *mat.SymDense, seed uint64) (float64, error) {
+	op, err := eig.NewDense(a)
+	if err != nil {
+		return 0, err
+	}
+	var solver eig.Solver = eig.Lanczos{Tol: 1e-6, Seed: seed}
+	if n, _ := a.Dims(); n < 16 {
+		solver = eig.DenseSolver{}
+	}
+	top, err := solver.Solve(op, 1)
+	if err != nil && (top == nil || !errors.Is(err, eig.ErrNotConverged)) {
+		return 0, err
+	}
+	return top.Values[0], nil
 }

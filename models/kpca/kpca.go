@@ -11,6 +11,7 @@ import (
 
 	"github.com/kdual/kdual/approx"
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/lbfgs"
@@ -65,12 +66,12 @@ type KPCA struct {
 	MemoryBudget int64
 	// Products is the arithmetic of the kernel's inner products for the
 	// float32 and matrix-free operators (float64 by default; float32 runs
-	// at about twice the rate, each entry within linalg's stated bound,
+	// at about twice the rate, each entry within package gram's stated bound,
 	// and CheckResiduals measures the result against the float64 kernel);
 	// with float32 products the float32 operator also multiplies blocks of
-	// more than six columns in float32 arithmetic (linalg.SymTiles32's
-	// SingleBlocks, within linalg.BlockRel per entry).
-	Products linalg.ProductPrecision
+	// more than six columns in float32 arithmetic (gram.SymTiles32's
+	// SingleBlocks, within gram.BlockRel per entry).
+	Products gram.ProductPrecision
 	// Float32 is the former switch for float32 storage; it means
 	// Operator = eig.OperatorFloat32.
 	Float32 bool
@@ -193,7 +194,7 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 	// now, written in parallel.
 	xcopy := linalg.CopyDense(x)
 	start := time.Now()
-	o := linalg.GramOptions{Products: k.Products, Context: ctx, SingleBlocks: plan.SingleBlocks}
+	o := gram.GramOptions{Products: k.Products, Context: ctx, SingleBlocks: plan.SingleBlocks}
 	if k.Progress != nil {
 		o.Progress = func(done, total int64) { k.Progress(Progress{Stage: "kernel", Done: done, Total: total}) }
 	}
@@ -754,7 +755,7 @@ func (k *KPCA) CheckResidualsWith(xm mat.Matrix) (res []float64, lambda1 float64
 	if x == nil || x.RawMatrix().Rows != k.n {
 		return nil, 0, fmt.Errorf("kpca: CheckResidualsWith: want the %d training points: %w", k.n, ErrInvalid)
 	}
-	op, err := eig.NewKernelOp(x, k.fitKernel, linalg.GramOptions{})
+	op, err := eig.NewKernelOp(x, k.fitKernel, gram.GramOptions{})
 	if err != nil {
 		return nil, 0, err
 	}

@@ -1,9 +1,11 @@
 package kpca
 
 import (
-	"github.com/kdual/kdual/paths"
 	"math"
 	"testing"
+
+	"github.com/kdual/kdual/gram"
+	"github.com/kdual/kdual/paths"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -130,18 +132,18 @@ func TestCheckResiduals(t *testing.T) {
 	fro := mat.Norm(g, 2)
 	for _, c := range []struct {
 		op       eig.OperatorKind
-		products linalg.ProductPrecision
-	}{{eig.OperatorFloat64, linalg.ProductsFloat64}, {eig.OperatorMatrixFree, linalg.ProductsFloat32}, {eig.OperatorFloat32, linalg.ProductsFloat32}} {
+		products gram.ProductPrecision
+	}{{eig.OperatorFloat64, gram.ProductsFloat64}, {eig.OperatorMatrixFree, gram.ProductsFloat32}, {eig.OperatorFloat32, gram.ProductsFloat32}} {
 		m := &KPCA{Components: 6, Kernel: k, Operator: c.op, Products: c.products, Solver: Eigen{Solver: eig.Auto{Tol: 1e-12}}}
 		require.NoError(t, m.Fit(x))
 		res, l1, err := m.CheckResiduals()
 		require.NoError(t, err)
 		require.Len(t, res, 6)
-		kr, err := kernel.Rows(x, k, linalg.GramOptions{Products: c.products})
+		kr, err := kernel.Rows(x, k, gram.GramOptions{Products: c.products})
 		require.NoError(t, err)
 		// Centring at most doubles ‖E‖ in each direction: ‖MEM‖ ≤ ‖E‖.
 		bound := 1e-9*l1 + (kr.MaxEntryRel()+eig.Float32Unit)*fro
-		if c.products == linalg.ProductsFloat64 && c.op == eig.OperatorFloat64 {
+		if c.products == gram.ProductsFloat64 && c.op == eig.OperatorFloat64 {
 			bound = 1e-9 * l1
 		}
 		for i, r := range res {

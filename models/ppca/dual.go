@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
@@ -70,7 +71,7 @@ func (m *Dual) FitContext(ctx context.Context, xm mat.Matrix) error {
 	if err := m.Kernel.Check(); err != nil {
 		return err
 	}
-	g, err := kernel.GramWith(x, m.Kernel, linalg.GramOptions{Context: ctx})
+	g, err := kernel.GramWith(x, m.Kernel, gram.GramOptions{Context: ctx})
 	if err != nil {
 		return fmt.Errorf("ppca: %w", err)
 	}

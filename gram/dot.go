@@ -1,4 +1,4 @@
-package linalg
+package gram
 
 import "github.com/kdual/kdual/internal/par"
 

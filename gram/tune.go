@@ -1,9 +1,11 @@
-package linalg
+package gram
 
 import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/kdual/kdual/linalg"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -204,7 +206,7 @@ func measureInt8() (int8s, sgemm float64) {
 		})
 	}
 	g := func() {
-		B32.Gemm(blas.NoTrans, blas.Trans, 1, blas32.General{Rows: m, Cols: d, Stride: d, Data: x32[:m*d]},
+		linalg.B32.Gemm(blas.NoTrans, blas.Trans, 1, blas32.General{Rows: m, Cols: d, Stride: d, Data: x32[:m*d]},
 			blas32.General{Rows: n, Cols: d, Stride: d, Data: x32}, 0, blas32.General{Rows: m, Cols: n, Stride: n, Data: buf})
 		par.For(0, m, nil, func(lo, hi int) { b.RBFMap32(hi-lo, n, buf[lo*n:], n, out[lo*n:], n, ni[lo:hi], nj, c, false) })
 	}
@@ -236,7 +238,7 @@ func measureGramPaths() (innerNative bool, innerBLAS, innerNat float64, mapNativ
 		out := make([]float64, m*m)
 		a := blas64.General{Rows: m, Cols: d, Stride: d, Data: x}
 		innerBLAS = bestOf3(func() {
-			B64.Gemm(blas.NoTrans, blas.Trans, 1, a, a, 0, blas64.General{Rows: m, Cols: m, Stride: m, Data: out})
+			linalg.B64.Gemm(blas.NoTrans, blas.Trans, 1, a, a, 0, blas64.General{Rows: m, Cols: m, Stride: m, Data: out})
 		})
 		innerNat = bestOf3(func() {
 			runTiles(0, tilesOf(m, m, false), 0, func(t tile, _ []float64) {
@@ -284,9 +286,9 @@ func measureGrid() (dgemm, sgemm float64) {
 	a32 := blas32.General{Rows: m, Cols: d, Stride: d, Data: x32}
 	b32 := blas32.General{Rows: n, Cols: d, Stride: d, Data: x32}
 	o32 := blas32.General{Rows: m, Cols: n, Stride: n, Data: buf}
-	dg := func() { B64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, o) }
+	dg := func() { linalg.B64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, o) }
 	sg := func() {
-		B32.Gemm(blas.NoTrans, blas.Trans, 1, a32, b32, 0, o32)
+		linalg.B32.Gemm(blas.NoTrans, blas.Trans, 1, a32, b32, 0, o32)
 		par.For(0, m, nil, func(lo, hi int) { native.AVX2().Widen(hi-lo, n, buf[lo*n:], n, out[lo*n:], n) })
 	}
 	dg()
@@ -330,7 +332,7 @@ func measureSymm() (dsymm, tiled float64) {
 	probe.Note()
 	sa, xb, yb := probeMatrix()
 	araw := sa.RawSymmetric()
-	dsymm = bestOf3(func() { B64.Symm(blas.Left, 1, araw, xb.RawMatrix(), 0, yb.RawMatrix()) })
+	dsymm = bestOf3(func() { linalg.B64.Symm(blas.Left, 1, araw, xb.RawMatrix(), 0, yb.RawMatrix()) })
 	tiled = bestOf3(func() { SymMulUpper(sa, xb, yb) })
 	return dsymm, tiled
 }
@@ -344,7 +346,7 @@ func measureSingle(native bool) (float64s, single float64) {
 	probe.Note()
 	sa, xb, yb := probeMatrix()
 	araw := sa.RawSymmetric()
-	f64 := func() { B64.Symm(blas.Left, 1, araw, xb.RawMatrix(), 0, yb.RawMatrix()) }
+	f64 := func() { linalg.B64.Symm(blas.Left, 1, araw, xb.RawMatrix(), 0, yb.RawMatrix()) }
 	if native {
 		f64 = func() { SymMulUpper(sa, xb, yb) }
 	}

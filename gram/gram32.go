@@ -1,9 +1,11 @@
-package linalg
+package gram
 
 import (
 	"fmt"
 	"math"
 	"runtime"
+
+	"github.com/kdual/kdual/linalg"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -154,7 +156,7 @@ func TilesFromSym(a *mat.SymDense) (*SymTiles32, error) {
 	if a == nil || a.IsEmpty() {
 		return nil, invalidf("TilesFromSym: empty matrix")
 	}
-	if err := CheckFinite("TilesFromSym: a", a); err != nil {
+	if err := linalg.CheckFinite("TilesFromSym: a", a); err != nil {
 		return nil, err
 	}
 	n := a.SymmetricDim()
@@ -270,7 +272,7 @@ func NewKernelRowsInt8(x *mat.Dense, em ElementMap, o GramOptions) (*KernelRows,
 // take a second copy): distance kernels are unchanged by a shift, but the
 // bound grows with the row norms, so callers should store data centred
 // near the origin.
-func NewKernelRows32(x *Dense32, em ElementMap, o GramOptions) (*KernelRows, error) {
+func NewKernelRows32(x *linalg.Dense32, em ElementMap, o GramOptions) (*KernelRows, error) {
 	if x == nil || x.Rows < 1 || x.Cols < 1 || len(x.Data) < x.Rows*x.Cols {
 		return nil, invalidf("KernelRows32: x: empty data")
 	}
@@ -299,7 +301,7 @@ func NewKernelRows32(x *Dense32, em ElementMap, o GramOptions) (*KernelRows, err
 	// squares cannot overflow float64): the norms are the finiteness check.
 	for _, v := range s.norms {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, CheckFinite32("KernelRows32: x", x)
+			return nil, linalg.CheckFinite32("KernelRows32: x", x)
 		}
 	}
 	return &KernelRows{s: s}, nil

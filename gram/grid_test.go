@@ -1,9 +1,10 @@
-package linalg
+package gram
 
 import (
-	"github.com/kdual/kdual/paths"
 	"math"
 	"testing"
+
+	"github.com/kdual/kdual/paths"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/exp/rand"

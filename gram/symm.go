@@ -1,9 +1,10 @@
-package linalg
+package gram
 
 import (
 	"fmt"
-	"github.com/kdual/kdual/internal/par"
 	"sync"
+
+	"github.com/kdual/kdual/internal/par"
 
 	"gonum.org/v1/gonum/mat"
 

@@ -1,7 +1,9 @@
-package linalg
+package gram
 
 import (
 	"math"
+
+	"github.com/kdual/kdual/linalg"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -36,7 +38,7 @@ func checkData(what string, x *mat.Dense) error {
 	if x == nil || x.IsEmpty() {
 		return invalidf("%s: empty data", what)
 	}
-	return CheckFinite(what, x)
+	return linalg.CheckFinite("gram: "+what, x)
 }
 
 // SqDistances returns the n×n matrix of squared Euclidean distances between

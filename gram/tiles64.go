@@ -1,4 +1,4 @@
-package linalg
+package gram
 
 import (
 	"fmt"

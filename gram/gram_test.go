@@ -1,11 +1,13 @@
-package linalg
+package gram
 
 import (
 	"fmt"
-	"github.com/kdual/kdual/internal/probe"
-	"github.com/kdual/kdual/paths"
 	"math"
 	"testing"
+
+	"github.com/kdual/kdual/internal/probe"
+	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/paths"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -535,7 +537,7 @@ func TestGramSourceCentredInPlace(t *testing.T) {
 	const n, d, sigma = 300, 5, 1.3
 	em := Kernel{Kind: Gaussian, Sigma: sigma}.ElementMap(d)
 	centred := randData(31, n, d)
-	CenterColumns(centred)
+	linalg.CenterColumns(centred)
 	shifted := randData(32, n, d)
 	for j := 0; j < d; j++ {
 		for i := 0; i < n; i++ {

@@ -1,4 +1,4 @@
-package linalg
+package gram
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/kdual/kdual/linalg"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -542,7 +544,7 @@ func sgemm32(a, b *gramSource, i0, i1, j0, j1 int) []float32 {
 // rows [i0, i1) of a with rows [j0, j1) of b.
 func sgemm32Into(a, b *gramSource, i0, i1, j0, j1 int, buf []float32, ld int) {
 	m, n, d := i1-i0, j1-j0, a.x.Cols
-	B32.Gemm(blas.NoTrans, blas.Trans, 1,
+	linalg.B32.Gemm(blas.NoTrans, blas.Trans, 1,
 		blas32.General{Rows: m, Cols: d, Stride: d, Data: a.x32[i0*d:]},
 		blas32.General{Rows: n, Cols: d, Stride: d, Data: b.x32[j0*d:]}, 0,
 		blas32.General{Rows: m, Cols: n, Stride: ld, Data: buf})
@@ -588,14 +590,14 @@ func (s *gramSource) products(out []float64, ld, i0, i1, j0, j1 int, diag bool) 
 		return
 	}
 	if diag {
-		B64.Syrk(blas.NoTrans, 1, s.rows(i0, i1), 0, blas64.Symmetric{N: m, Stride: ld, Data: out, Uplo: blas.Upper})
+		linalg.B64.Syrk(blas.NoTrans, 1, s.rows(i0, i1), 0, blas64.Symmetric{N: m, Stride: ld, Data: out, Uplo: blas.Upper})
 		if n > m {
-			B64.Gemm(blas.NoTrans, blas.Trans, 1, s.rows(i0, i1), s.rows(i0+m, j1), 0,
+			linalg.B64.Gemm(blas.NoTrans, blas.Trans, 1, s.rows(i0, i1), s.rows(i0+m, j1), 0,
 				blas64.General{Rows: m, Cols: n - m, Stride: ld, Data: out[m:]})
 		}
 		return
 	}
-	B64.Gemm(blas.NoTrans, blas.Trans, 1, s.rows(i0, i1), s.rows(j0, j1), 0,
+	linalg.B64.Gemm(blas.NoTrans, blas.Trans, 1, s.rows(i0, i1), s.rows(j0, j1), 0,
 		blas64.General{Rows: m, Cols: n, Stride: ld, Data: out})
 }
 
@@ -826,7 +828,7 @@ func crossProducts(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 			par.For(a.workers, c1-c0, nil, func(lo, hi int) {
 				a.build.Widen(hi-lo, d, b.x32[(c0+lo)*d:], d, wide[lo*d:], d)
 			})
-			B64.Gemm(blas.NoTrans, blas.Trans, 1, a.rows(i0, i1),
+			linalg.B64.Gemm(blas.NoTrans, blas.Trans, 1, a.rows(i0, i1),
 				blas64.General{Rows: c1 - c0, Cols: d, Stride: d, Data: wide}, 0,
 				blas64.General{Rows: i1 - i0, Cols: c1 - c0, Stride: ld, Data: out[c0-j0:]})
 		}
@@ -839,7 +841,7 @@ func crossProducts(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 		})
 		return
 	}
-	B64.Gemm(blas.NoTrans, blas.Trans, 1, a.rows(i0, i1), b.rows(j0, j1), 0,
+	linalg.B64.Gemm(blas.NoTrans, blas.Trans, 1, a.rows(i0, i1), b.rows(j0, j1), 0,
 		blas64.General{Rows: i1 - i0, Cols: j1 - j0, Stride: ld, Data: out})
 }
 

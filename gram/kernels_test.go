@@ -1,4 +1,4 @@
-package linalg
+package gram
 
 import "gonum.org/v1/gonum/mat"
 

@@ -1,0 +1,203 @@
+package gram
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kdual/kdual/internal/rng"
+	"github.com/kdual/kdual/linalg"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+)
+
+func kernelFormula(k Kernel, x, y []float64) float64 {
+	dot, d2 := 0.0, 0.0
+	for i := range x {
+		dot += x[i] * y[i]
+		d2 += (x[i] - y[i]) * (x[i] - y[i])
+	}
+	switch k.Kind {
+	case Gaussian:
+		return math.Exp(-d2 / (2 * k.Sigma * k.Sigma))
+	case Laplace:
+		return math.Exp(-math.Sqrt(d2) / k.Sigma)
+	case Polynomial:
+		deg, g := k.Degree, k.Gamma
+		if deg == 0 {
+			deg = 3
+		}
+		if g == 0 {
+			g = 1 / float64(len(x))
+		}
+		return math.Pow(g*dot+k.Coef0, float64(deg))
+	}
+	return dot
+}
+
+func randData(seed uint64, n, d int) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 17))
+	x := mat.NewDense(n, d, nil)
+	x.Apply(func(_, _ int, _ float64) float64 { return rng.NormFloat64() }, x)
+	return x
+}
+
+var testKernels = []Kernel{
+	{Kind: Linear},
+	{Kind: Gaussian, Sigma: 2.5},
+	{Kind: Laplace, Sigma: 4},
+	{Kind: Polynomial},
+	{Kind: Polynomial, Degree: 2, Gamma: 0.3, Coef0: 1},
+}
+
+func TestGramMatchesFormula(t *testing.T) {
+	// n = 150 is above the parallel threshold, so the parallel map runs.
+	x := randData(1, 150, 7)
+	y := randData(2, 30, 7)
+	for _, k := range testKernels {
+		t.Run(k.Kind.String(), func(t *testing.T) {
+			g, err := Gram(x, k)
+			require.NoError(t, err)
+			raw := g.RawSymmetric()
+			c, err := CrossGram(y, x, k)
+			require.NoError(t, err)
+			for i := 0; i < 150; i++ {
+				for j := 0; j < 150; j++ {
+					want := kernelFormula(k, x.RawRowView(i), x.RawRowView(j))
+					// Inner products by BLAS differ from the loop by rounding:
+					// |Δ| ≤ d·ε·‖x‖‖y‖ propagated through the map.
+					require.InDelta(t, want, raw.Data[i*raw.Stride+j], 1e-12*math.Max(1, math.Abs(want)), "(%d,%d)", i, j)
+				}
+			}
+			for i := 0; i < 30; i++ {
+				for j := 0; j < 150; j++ {
+					want := kernelFormula(k, y.RawRowView(i), x.RawRowView(j))
+					require.InDelta(t, want, c.At(i, j), 1e-12*math.Max(1, math.Abs(want)))
+				}
+			}
+		})
+	}
+}
+
+func TestGramBadInput(t *testing.T) {
+	x := randData(1, 5, 3)
+	// Element maps that cannot be applied (package kernel's tests cover
+	// the kernels whose bandwidths produce them).
+	for _, c := range []float64{1, math.NaN(), math.Inf(-1)} {
+		for _, kind := range []MapKind{MapExpSq, MapExpDist} {
+			_, err := GramMap(x, ElementMap{Kind: kind, C: c}, GramOptions{})
+			require.ErrorIs(t, err, ErrInvalid, "C=%g", c)
+		}
+	}
+	_, err := Gram(x, Kernel{Kind: KernelKind(42)})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = Gram(x, Kernel{Kind: Polynomial, Degree: -1})
+	require.ErrorIs(t, err, ErrInvalid)
+	bad := mat.DenseCopyOf(x)
+	bad.Set(2, 1, math.Inf(-1))
+	_, err = Gram(bad, Kernel{Kind: Gaussian, Sigma: 1})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = CrossGram(x, randData(1, 4, 2), Kernel{})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = CrossGram(x, bad, Kernel{})
+	require.ErrorIs(t, err, ErrInvalid)
+	_, err = Gram(&mat.Dense{}, Kernel{})
+	require.ErrorIs(t, err, ErrInvalid)
+}
+
+// Kernel rows of float32 data read in place: every entry (Block and Cross)
+// within EntryBound of the Gaussian kernel of the stored values, the data
+// never written; NaN data are refused.
+func TestKernelRows32(t *testing.T) {
+	x32, x := randDense32(t, 300, 20, 2, 0.2)
+	defer x32.Free()
+	before := append([]float32(nil), x32.Data...)
+	em := ElementMap{Kind: MapExpSq, C: -1.0 / (2 * 16)}
+	kr, err := NewKernelRows32(x32, em, GramOptions{})
+	require.NoError(t, err)
+	require.Equal(t, ProductsFloat32, kr.Products())
+	exact := func(a, b []float64) float64 {
+		d := 0.0
+		for i := range a {
+			d += (a[i] - b[i]) * (a[i] - b[i])
+		}
+		return math.Exp(em.C * d)
+	}
+	out := make([]float64, 40*300)
+	kr.Block(out, 300, 10, 50, 0, 300)
+	for i := 10; i < 50; i++ {
+		for j := 0; j < 300; j++ {
+			v := out[(i-10)*300+j]
+			require.InDelta(t, exact(x.RawRowView(i), x.RawRowView(j)), v, kr.EntryBound(i, j, v)+1e-15)
+		}
+	}
+	y := mat.DenseCopyOf(x.Slice(100, 130, 0, 20))
+	cross := make([]float64, 30*300)
+	require.NoError(t, kr.Cross(cross, 300, y, 0, 300))
+	for i := 0; i < 30; i++ {
+		for j := 0; j < 300; j++ {
+			v := cross[i*300+j]
+			require.InDelta(t, exact(y.RawRowView(i), x.RawRowView(j)), v, kr.EntryBound(100+i, j, v)+1e-15)
+		}
+	}
+	require.Equal(t, before, x32.Data)
+	x32.Data[5] = float32(math.NaN())
+	_, err = NewKernelRows32(x32, em, GramOptions{})
+	require.ErrorIs(t, err, ErrInvalid)
+	x32.Data[5] = 1
+	x32.Data[41*20+3] = float32(math.Inf(-1))
+	_, err = NewKernelRows32(x32, em, GramOptions{})
+	require.ErrorIs(t, err, ErrInvalid)
+	require.Contains(t, err.Error(), "row 41 ")
+	_, err = NewKernelRows32(&linalg.Dense32{}, em, GramOptions{})
+	require.ErrorIs(t, err, ErrInvalid)
+}
+
+// Float32 products through the native map go from sgemm's float32 block
+// straight through native.RBFMap32 (crossMapped); through the Go map they
+// are widened first. Both, in both native builds, give the same kernel
+// rows up to the exponentials' last bits, for Block, Cross and
+// CrossGramMapWith.
+func TestFloat32ProductsMapPathsAgree(t *testing.T) {
+	x32, x := randDense32(t, 300, 20, 4, 0.2)
+	defer x32.Free()
+	y := mat.DenseCopyOf(x.Slice(40, 73, 0, 20))
+	for _, em := range []ElementMap{{Kind: MapExpSq, C: -1.0 / 32}, {Kind: MapExpDist, C: -1.0 / 4}} {
+		var ref []float64
+		for _, o := range []GramOptions{{Map: MapGo}, {Map: MapNative}, {Map: MapNative, Baseline: true}} {
+			kr, err := NewKernelRows32(x32, em, o)
+			require.NoError(t, err)
+			block := make([]float64, 50*300)
+			kr.Block(block, 300, 200, 250, 0, 300)
+			cross := make([]float64, 33*300)
+			require.NoError(t, kr.Cross(cross, 300, y, 0, 300))
+			o.Products = ProductsFloat32
+			c, err := CrossGramMapWith(y, x, em, o)
+			require.NoError(t, err)
+			got := append(append(block, cross...), c.RawMatrix().Data...)
+			if ref == nil {
+				ref = got
+				continue
+			}
+			for i := range ref {
+				require.InDelta(t, ref[i], got[i], 1e-14*math.Max(1, math.Abs(ref[i])), "%v map %v baseline %v entry %d", em.Kind, o.Map, o.Baseline, i)
+			}
+		}
+	}
+}
+
+func randDense32(t *testing.T, r, c int, seed uint64, off float64) (*linalg.Dense32, *mat.Dense) {
+	t.Helper()
+	g := rng.New(seed)
+	m, err := linalg.NewDense32(r, c)
+	require.NoError(t, err)
+	w := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			v := float32(g.NormFloat64() + off)
+			m.Data[i*c+j] = v
+			w.Set(i, j, float64(v))
+		}
+	}
+	return m, w
+}
