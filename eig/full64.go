@@ -8,7 +8,6 @@ import (
 
 	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/bigmem"
-	"github.com/kdual/kdual/linalg"
 )
 
 // Float64Full is a symmetric kernel matrix kept exactly, in float64, in
@@ -39,21 +38,15 @@ type Float64Full struct {
 // in one by one inside dgemm: at n = 20 000 (Fashion-MNIST, Gaussian) the
 // kernel took 5.19, 5.84, 5.65 s against 5.60, 5.91, 5.83 s (alternated
 // runs); no difference at n = 7000. The lower triangle stays untouched.
-func newFloat64Full(x *mat.Dense, em gram.ElementMap, o gram.GramOptions) (*Float64Full, error) {
-	if err := linalg.CheckFinite("eig: NewKernelOperator: x", x); err != nil {
-		return nil, err
-	}
-	if err := em.Check(); err != nil {
-		return nil, err
-	}
-	n, _ := x.Dims()
+func newFloat64Full(src *gram.Source, o gram.GramOptions) (*Float64Full, error) {
+	n, _ := src.Dims()
 	mem, err := bigmem.NewFloat64s(n * n)
 	if err != nil {
 		return nil, fmt.Errorf("eig: NewKernelOperator: %w", err)
 	}
 	populateUpper(mem, n)
 	o.UpperOnly = true
-	if err := gram.GramMapInto(x, em, o, mem.Data, n); err != nil {
+	if err := src.GramInto(o, mem.Data, n); err != nil {
 		mem.Free()
 		return nil, err
 	}

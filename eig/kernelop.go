@@ -202,9 +202,14 @@ func NewKernelOp(x *mat.Dense, k kernel.Kernel, o gram.GramOptions) (*KernelOp, 
 	if err != nil {
 		return nil, err
 	}
+	return newKernelOp(kr, o), nil
+}
+
+// newKernelOp is the matrix-free operator of the kernel rows kr.
+func newKernelOp(kr *gram.KernelRows, o gram.GramOptions) *KernelOp {
 	n := kr.N()
 	rows, cols := min(kernelPanelRows, n), min(kernelPanelCols, n)
-	return &KernelOp{kr: kr, rows: rows, cols: cols, ctx: o.Context}, nil
+	return &KernelOp{kr: kr, rows: rows, cols: cols, ctx: o.Context}
 }
 
 // Dim returns n.

@@ -293,27 +293,48 @@ func PlanOperator(in PlanInput) (Plan, error) {
 // products apply to the float32 and matrix-free operators; the float64
 // matrix is always built in float64). x is not modified. o's Context and
 // Progress apply to the build (and, for the matrix-free operator, to every
-// pass: see KernelOp).
+// pass: see KernelOp). It is kernel.Prepare (with SourceOptions) and
+// NewKernelOperatorFrom; a matrix-free operator of a kernel whose rows
+// gram reads in place gets a private copy of them.
 func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind OperatorKind, center bool, o gram.GramOptions) (Operator, error) {
+	if err := k.Check(); err != nil {
+		return nil, err
+	}
+	if x == nil || x.IsEmpty() {
+		return nil, fmt.Errorf("eig: NewKernelOperator: empty data: %w", ErrInvalid)
+	}
+	_, d := x.Dims()
+	src, err := kernel.Prepare(x, k, SourceOptions(kind, o), kind == OperatorMatrixFree && !k.ElementMap(d).Shifted())
+	if err != nil {
+		return nil, err
+	}
+	return NewKernelOperatorFrom(src, kind, center, o)
+}
+
+// SourceOptions returns o as the source of an operator of kind must be
+// prepared (gram.Prepare): float64 products for OperatorFloat64.
+func SourceOptions(kind OperatorKind, o gram.GramOptions) gram.GramOptions {
+	if kind == OperatorFloat64 {
+		o.Products = gram.ProductsFloat64
+	}
+	return o
+}
+
+// NewKernelOperatorFrom is NewKernelOperator on rows prepared once by
+// gram.Prepare (with SourceOptions(kind, o)): the operator reads only the
+// source's forms. A matrix-free operator keeps src and reads it at every
+// pass, so src must not be shared with another KernelRows.
+func NewKernelOperatorFrom(src *gram.Source, kind OperatorKind, center bool, o gram.GramOptions) (Operator, error) {
 	var op Operator
 	switch kind {
 	case OperatorFloat64:
-		if err := k.Check(); err != nil {
-			return nil, err
-		}
-		if x == nil || x.IsEmpty() {
-			return nil, fmt.Errorf("eig: NewKernelOperator: empty data: %w", ErrInvalid)
-		}
-		o64 := o
-		o64.Products = gram.ProductsFloat64
-		_, d := x.Dims()
-		t, err := newFloat64Kernel(x, k.ElementMap(d), o64)
+		t, err := newFloat64Kernel(src, SourceOptions(kind, o))
 		if err != nil {
 			return nil, err
 		}
 		op = t
 	case OperatorFloat32:
-		s, err := kernel.GramTiles32(x, k, o)
+		s, err := src.Tiles32(o)
 		if err != nil {
 			return nil, err
 		}
@@ -321,11 +342,7 @@ func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind OperatorKind, center 
 			return nil, err
 		}
 	case OperatorMatrixFree:
-		kop, err := NewKernelOp(x, k, o)
-		if err != nil {
-			return nil, err
-		}
-		op = kop
+		op = newKernelOp(src.Rows(o), o)
 	default:
 		return nil, fmt.Errorf("eig: NewKernelOperator: operator %v: %w", kind, ErrInvalid)
 	}

@@ -73,13 +73,13 @@ func (f *Float64Tiles) SymMatrix() *mat.SymDense {
 
 // newFloat64Kernel computes the kernel matrix of x in the layout
 // float64Layout chooses.
-func newFloat64Kernel(x *mat.Dense, em gram.ElementMap, o gram.GramOptions) (Operator, error) {
-	n, _ := x.Dims()
+func newFloat64Kernel(src *gram.Source, o gram.GramOptions) (Operator, error) {
+	n, _ := src.Dims()
 	if full, _ := float64Layout(n); full {
-		return newFloat64Full(x, em, o)
+		return newFloat64Full(src, o)
 	}
 	t := gram.TileSide64For(n)
-	s, err := gram.GramTiles64Band(x, em, o, t, 0, (n+t-1)/t)
+	s, err := src.Tiles64Band(o, t, 0, (n+t-1)/t)
 	if err != nil {
 		return nil, err
 	}

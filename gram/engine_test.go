@@ -8,6 +8,7 @@ import (
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -200,4 +201,24 @@ func randDense32(t *testing.T, r, c int, seed uint64, off float64) (*linalg.Dens
 		}
 	}
 	return m, w
+}
+
+// findGrid is the grid search as Prepare runs it on a matrix: the ranges
+// and first rows suggest a grid, every entry is then snapped to it.
+func findGrid(x blas64.General, workers int) (*grid, []float32, []float64) {
+	g := gridOf(x, workers)
+	if g == nil {
+		return nil, nil, nil
+	}
+	return g.snapAll(x.Rows, x.Cols, func(i int) []float64 { return x.Data[i*x.Stride : i*x.Stride+x.Cols] }, workers)
+}
+
+// newGramSource is the source Prepare makes of x (for the tests that look
+// inside it), with the shift it chose.
+func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, _ []float64) (*gramSource, []float64) {
+	src, err := Prepare(x, em, o, false)
+	if err != nil {
+		panic(err)
+	}
+	return src.s, src.s.shiftBy
 }

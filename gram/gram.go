@@ -12,7 +12,6 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/bigmem"
@@ -61,6 +60,11 @@ type ElementMap struct {
 // ‖x − y‖: then the data may be shifted by any vector first, and the
 // diagonal is exactly 1.
 func (e ElementMap) distance() bool { return e.Kind == MapExpSq || e.Kind == MapExpDist }
+
+// Shifted reports whether Prepare shifts the rows for e (the distance
+// maps, which a shift leaves unchanged), into an array of its own unless
+// the data are centred already; for other maps it reads the rows as given.
+func (e ElementMap) Shifted() bool { return e.distance() }
 
 // Check returns an error wrapping ErrInvalid when e cannot be applied.
 func (e ElementMap) Check() error {
@@ -366,122 +370,49 @@ type gramSource struct {
 	build   native.Build // GramOptions.Baseline
 }
 
-// newGramSource prepares x for the engine. shift, when non-nil, is the
-// vector subtracted from every row (distance maps only); nil means x's
-// column means, or zero when they are within 1e-12 of x's largest entry
-// (x centred already): x is then read in place, not copied. With shift
-// nil, float64 products and o.Grid allowing it, a distance map's data are
-// first tried on an integer grid (findGrid); when they lie on one the
-// source holds its exact float32 integers instead, and the shift returned
-// is nil (see onGrid for other data against this source).
-func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64) (*gramSource, []float64) {
+// newCrossSource prepares new points x (not the data a Source holds) for
+// products against a prepared source: shifted by that source's shift
+// (distance maps; nil: none) into a copy with their squared norms, or
+// read in place; rounded to float32 for float32 products. x must be
+// finite (callers check).
+func newCrossSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64) *gramSource {
 	n, d := x.Dims()
 	raw := x.RawMatrix()
 	s := &gramSource{em: em, workers: o.Workers, build: o.build()}
 	s.inner, s.mp = o.resolve()
-	if em.distance() && shift == nil && o.gridWanted() {
-		g, x32, norms := findGrid(blas64.General{Rows: n, Cols: d, Stride: raw.Stride, Data: raw.Data}, o.Workers)
-		if g != nil && o.gridFaster() {
-			s.setGrid(g, x32, norms)
-			return s, nil
-		}
-	}
-	if em.distance() && shift == nil {
-		shift = make([]float64, d)
-		// Column sums and the largest entry by fixed blocks of rows in
-		// parallel, added in block order: the same sums whatever the
-		// number of cores.
-		const block = 256
-		blocks := (n + block - 1) / block
-		sums := make([]float64, blocks*d)
-		bigs := make([]float64, blocks)
-		par.For(o.Workers, blocks, nil, func(lo, hi int) {
-			for b := lo; b < hi; b++ {
-				sum, top := sums[b*d:(b+1)*d], 0.0
-				for i := b * block; i < min((b+1)*block, n); i++ {
-					row := raw.Data[i*raw.Stride : i*raw.Stride+d]
-					sum := sum[:len(row)]
-					for j, v := range row {
-						sum[j] += v
-						if v > top {
-							top = v
-						} else if -v > top {
-							top = -v
-						}
-					}
-				}
-				bigs[b] = top
-			}
-		})
-		big, mean := 0.0, 0.0
-		for b := 0; b < blocks; b++ {
-			floats.Add(shift, sums[b*d:(b+1)*d])
-			big = max(big, bigs[b])
-		}
-		for j := range shift {
-			shift[j] /= float64(n)
-			mean = max(mean, math.Abs(shift[j]))
-		}
-		if mean <= 1e-12*big {
-			// Centred already (to rounding): shifting would change
-			// nothing but cost a copy of the data (376 MB at
-			// n = 60 000, d = 784); every source shifts by zero.
-			clear(shift)
-		}
-	}
+	rows := func(i int) []float64 { return raw.Data[i*raw.Stride : i*raw.Stride+d] }
 	s.norms = make([]float64, n)
-	normsDone := false
 	if em.distance() && slices.ContainsFunc(shift, func(v float64) bool { return v != 0 }) {
-		data := make([]float64, n*d)
-		// The shifted copy and its squared norms in one pass (unless
-		// the products are float32: the norms are then the rounded
-		// rows').
-		normsDone = o.Products != ProductsFloat32
-		par.For(o.Workers, n, nil, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				src := raw.Data[i*raw.Stride : i*raw.Stride+d]
-				dst := data[i*d : (i+1)*d]
-				v := 0.0
-				for j, e := range src {
-					e -= shift[j]
-					dst[j] = e
-					v += e * e
-				}
-				if normsDone {
-					s.norms[i] = v
-				}
-			}
-		})
-		s.x = blas64.General{Rows: n, Cols: d, Stride: d, Data: data}
+		s.x = shiftedCopy(n, d, rows, shift, s.norms, o.Workers)
 	} else {
 		s.x = blas64.General{Rows: n, Cols: d, Stride: raw.Stride, Data: raw.Data}
+		par.For(o.Workers, n, nil, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				v := 0.0
+				for _, e := range rows(i) {
+					v += e * e
+				}
+				s.norms[i] = v
+			}
+		})
 	}
 	if em.distance() {
-		s.shiftBy = shift // zero when x was centred already
+		s.shiftBy = shift
 	}
 	if o.Products == ProductsFloat32 && em.Kind != MapExpL1 {
 		s.x32 = make([]float32, n*d)
 		s.build.Narrow(n, d, s.x.Data, s.x.Stride, s.x32, d)
-	}
-	if normsDone {
-		return s, shift
-	}
-	par.For(o.Workers, n, nil, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			v := 0.0
-			if s.x32 != nil {
+		par.For(o.Workers, n, nil, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				v := 0.0
 				for _, e := range s.x32[i*d : (i+1)*d] {
 					v += float64(e) * float64(e)
 				}
-			} else {
-				for _, e := range s.x.Data[i*s.x.Stride : i*s.x.Stride+d] {
-					v += e * e
-				}
+				s.norms[i] = v
 			}
-			s.norms[i] = v
-		}
-	})
-	return s, shift
+		})
+	}
+	return s
 }
 
 // products32 sets out (stride ld) to the float32 inner products of rows
@@ -654,10 +585,8 @@ var gramChunkRows, gramChunkCols = 1024, 4096
 // products instead (GramOptions.Grid, grid.go), mapped straight from
 // sgemm's panels.
 func GramMap(x *mat.Dense, em ElementMap, o GramOptions) (*mat.SymDense, error) {
-	if err := checkData("Gram: x", x); err != nil {
-		return nil, err
-	}
-	if err := em.Check(); err != nil {
+	src, err := Prepare(x, em, o, false)
+	if err != nil {
 		return nil, err
 	}
 	n, _ := x.Dims()
@@ -665,7 +594,7 @@ func GramMap(x *mat.Dense, em ElementMap, o GramOptions) (*mat.SymDense, error) 
 	bigmem.AdviseHuge(data)
 	g := mat.NewSymDense(n, data)
 	raw := g.RawSymmetric()
-	if err := GramMapInto(x, em, o, raw.Data, raw.Stride); err != nil {
+	if err := src.GramInto(o, raw.Data, raw.Stride); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -673,12 +602,23 @@ func GramMap(x *mat.Dense, em ElementMap, o GramOptions) (*mat.SymDense, error) 
 
 // GramMapInto writes the n×n matrix em(⟨x_i, x_j⟩) of the rows of x into
 // out (row-major, stride ld ≥ n, both triangles unless o.UpperOnly), by
-// the panels described at Gram. em must be valid and x finite; callers
-// check. The only error is a cancelled o.Context (out is then partly
-// written).
+// the panels described at GramMap: Prepare, then GramInto.
 func GramMapInto(x *mat.Dense, em ElementMap, o GramOptions, out []float64, ld int) error {
-	n, _ := x.Dims()
-	s, _ := newGramSource(x, em, o, nil)
+	src, err := Prepare(x, em, o, false)
+	if err != nil {
+		return err
+	}
+	return src.GramInto(o, out, ld)
+}
+
+// GramInto writes the n×n kernel matrix of the prepared rows into out
+// (row-major, stride ld ≥ n, both triangles unless o.UpperOnly), by the
+// panels described at GramMap; o's build fields (UpperOnly, Context,
+// Progress) apply, its preparation fields were Prepare's. The only error
+// is a cancelled o.Context (out is then partly written).
+func (src *Source) GramInto(o GramOptions, out []float64, ld int) error {
+	s := src.s
+	n := s.x.Rows
 	total, done := int64(n)*int64(n+1)/2, int64(0)
 	panels := (n + gramPanelRows - 1) / gramPanelRows
 	// A pipeline of one: while OpenBLAS computes the products of panel
@@ -778,23 +718,24 @@ func CrossGramMapWith(x, y *mat.Dense, em ElementMap, o GramOptions) (*mat.Dense
 	if err := checkData("CrossGram: x", x); err != nil {
 		return nil, err
 	}
-	if err := checkData("CrossGram: y", y); err != nil {
-		return nil, err
-	}
-	if err := em.Check(); err != nil {
-		return nil, err
+	if y == nil || y.IsEmpty() {
+		return nil, invalidf("CrossGram: y: empty data")
 	}
 	m, d := x.Dims()
 	n, dy := y.Dims()
 	if d != dy {
 		return nil, invalidf("CrossGram: x has %d columns, y has %d", d, dy)
 	}
-	sy, shift := newGramSource(y, em, o, nil)
+	src, err := Prepare(y, em, o, false)
+	if err != nil {
+		return nil, err
+	}
+	sy := src.s
 	var sx *gramSource
 	if sy.grid != nil {
 		sx = sy.onGrid(x)
 	} else {
-		sx, _ = newGramSource(x, em, o, shift)
+		sx = newCrossSource(x, em, o, sy.shiftBy)
 	}
 	out := mat.NewDense(m, n, nil)
 	raw := out.RawMatrix()

@@ -201,40 +201,37 @@ type KernelRows struct {
 }
 
 // NewKernelRows prepares the rows of x (n×d) for the element map em (of a
-// kernel, see package kernel).
+// kernel, see package kernel): Prepare, then Rows. Rows that would be read
+// in place (maps that do not shift them) are copied, so later changes to
+// x cannot change the kernel.
 func NewKernelRows(x *mat.Dense, em ElementMap, o GramOptions) (*KernelRows, error) {
-	if err := checkData("KernelRows: x", x); err != nil {
+	src, err := Prepare(x, em, o, !em.distance())
+	if err != nil {
 		return nil, err
 	}
-	if err := em.Check(); err != nil {
-		return nil, err
-	}
-	s, _ := newGramSource(x, em, o, nil)
-	s.packInt8(o)
-	if !em.distance() {
-		// Not shifted, so not copied: keep a private copy so later
-		// changes to x cannot change the kernel.
-		n, d := x.Dims()
-		data := make([]float64, n*d)
-		raw := x.RawMatrix()
-		for i := 0; i < n; i++ {
-			copy(data[i*d:(i+1)*d], raw.Data[i*raw.Stride:i*raw.Stride+d])
-		}
-		s.x.Data, s.x.Stride = data, d
-	}
-	return &KernelRows{s: s}, nil
+	return src.Rows(o), nil
+}
+
+// Rows returns blocks of the source's kernel on demand, by 8-bit integer
+// products where the data lie on an 8-bit grid and o lets the integer path
+// run (GramOptions.Int8). The KernelRows reads the source's forms, which
+// it shares: one Source, one KernelRows.
+func (src *Source) Rows(o GramOptions) *KernelRows {
+	src.s.packInt8(o)
+	return &KernelRows{s: src.s}
 }
 
 // NewKernelRowsInt8 prepares the rows of x (n×d) like NewKernelRows when
 // they lie on an 8-bit integer grid (every column spanning at most 255
 // steps: 8-bit images, whatever their scale and offset) and o lets the
 // integer path run (GramOptions.Int8): blocks by exact integer products,
-// Int8 reporting true. Otherwise it returns nil and no error, having read
-// x at most twice and kept nothing: callers then take another path
+// Int8 reporting true. Otherwise (data off the grid, NaN or ±Inf
+// included) it returns nil and no error, having read x at most twice and
+// kept nothing: callers then take another path
 // (a float32 copy, say) without paying for a float64 one.
 func NewKernelRowsInt8(x *mat.Dense, em ElementMap, o GramOptions) (*KernelRows, error) {
-	if err := checkData("KernelRows: x", x); err != nil {
-		return nil, err
+	if x == nil || x.IsEmpty() {
+		return nil, invalidf("KernelRows: x: empty data")
 	}
 	if err := em.Check(); err != nil {
 		return nil, err
@@ -453,7 +450,7 @@ func (k *KernelRows) Cross(out []float64, ld int, y *mat.Dense, j0, j1 int) erro
 		if k.s.x.Data == nil {
 			o.Products = ProductsFloat32 // the data exist only in float32
 		}
-		sy, _ = newGramSource(y, k.s.em, o, k.s.shiftBy)
+		sy = newCrossSource(y, k.s.em, o, k.s.shiftBy)
 	}
 	sy.scratch = k.crossScratch
 	crossMapped(sy, k.s, out, ld, 0, m, j0, j1, k.s.norms)
@@ -469,30 +466,40 @@ func (k *KernelRows) Cross(out []float64, ld int, y *mat.Dense, j0, j1 int) erro
 // of float32 (relative 2⁻²⁴) of the float64 Gram entry; only the storage
 // is rounded. Memory: the tiles plus one 256×2048 float64 chunk.
 func GramTiles32(x *mat.Dense, em ElementMap, o GramOptions) (*SymTiles32, error) {
-	if err := checkData("GramTiles32: x", x); err != nil {
+	src, err := Prepare(x, em, o, false)
+	if err != nil {
 		return nil, err
 	}
-	n, _ := x.Dims()
-	return GramTiles32Band(x, em, o, 0, (n+TileSize-1)/TileSize)
+	n, _ := src.Dims()
+	return src.Tiles32Band(o, 0, (n+TileSize-1)/TileSize)
 }
 
 // GramTiles32Band computes the tile rows [i0, i1) of GramTiles32's matrix
 // (NewSymTiles32Band): the same chunks and products, so every stored
 // entry equals GramTiles32's.
 func GramTiles32Band(x *mat.Dense, em ElementMap, o GramOptions, i0, i1 int) (*SymTiles32, error) {
-	if err := checkData("GramTiles32: x", x); err != nil {
+	src, err := Prepare(x, em, o, false)
+	if err != nil {
 		return nil, err
 	}
-	if err := em.Check(); err != nil {
-		return nil, err
-	}
-	n, _ := x.Dims()
+	return src.Tiles32Band(o, i0, i1)
+}
+
+// Tiles32 is GramTiles32 of the prepared rows.
+func (src *Source) Tiles32(o GramOptions) (*SymTiles32, error) {
+	n, _ := src.Dims()
+	return src.Tiles32Band(o, 0, (n+TileSize-1)/TileSize)
+}
+
+// Tiles32Band is GramTiles32Band of the prepared rows.
+func (src *Source) Tiles32Band(o GramOptions, i0, i1 int) (*SymTiles32, error) {
+	n, _ := src.Dims()
 	st, err := NewSymTiles32Band(n, i0, i1)
 	if err != nil {
 		return nil, err
 	}
 	b := o.build()
-	rel, err := gramBand(x, em, o, st.T, st.I0, st.I1, func(I, J int, src []float64, lds, rows, cols int) {
+	rel, err := gramBand(src.s, o, st.T, st.I0, st.I1, func(I, J int, src []float64, lds, rows, cols int) {
 		b.Narrow(rows, cols, src, lds, st.Tile(I, J), st.T)
 	}, func(I, J int, src []float32, lds, rows, cols int, ni, nj []float64, em ElementMap) {
 		tile := st.Tile(I, J)
@@ -527,11 +534,10 @@ func GramTiles32Band(x *mat.Dense, em ElementMap, o GramOptions, i0, i1 int) (*S
 // (symmetricDiagTile). After a cancellation the remaining chunks are
 // skipped and the error returned. It returns the bound of the inner
 // products' relative error (KernelRows.MaxEntryRel).
-func gramBand(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int, store func(I, J int, src []float64, lds, rows, cols int),
+func gramBand(s *gramSource, o GramOptions, t, i0, i1 int, store func(I, J int, src []float64, lds, rows, cols int),
 	store32 func(I, J int, src []float32, lds, rows, cols int, ni, nj []float64, em ElementMap)) (float64, error) {
-	n, _ := x.Dims()
+	n := s.x.Rows
 	nt := (n + t - 1) / t
-	s, _ := newGramSource(x, em, o, nil)
 	// Float32 products of a distance map go from sgemm's float32 chunk
 	// through the map straight into the tiles (store32).
 	fused := s.x32 != nil && s.em.distance() && s.mp == MapNative

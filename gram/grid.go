@@ -58,21 +58,8 @@ const gridSample = 1024
 // gridNormLimit is the bound ‖k′_i‖² < 2²⁴ that makes float32 products exact.
 const gridNormLimit = 1 << 24
 
-// findGrid returns the integer grid the rows of x lie on, with the shifted
-// integers in x32 (n×d, row-major, allocated here) and their squared norms
-// (exact) in norms, or nil when x is not on a grid or a row's shifted
-// squared norm reaches 2²⁴. Two passes over x, the second stopping at the
-// first entry off the grid.
-func findGrid(x blas64.General, workers int) (g *grid, x32 []float32, norms []float64) {
-	if g = gridOf(x, workers); g == nil {
-		return nil, nil, nil
-	}
-	return g.snapAll(x, workers)
-}
-
-// gridOf is findGrid's first pass: the grid the columns' ranges and the
-// first rows suggest (nil when there is none), not yet checked on every
-// entry.
+// gridOf returns the grid the columns' ranges (one pass over x) and its
+// first rows suggest (newGrid), not yet checked on every entry.
 func gridOf(x blas64.General, workers int) *grid {
 	n, d := x.Rows, x.Cols
 	if n < 2 || d < 1 {
@@ -110,6 +97,16 @@ func gridOf(x blas64.General, workers int) *grid {
 			hi[j] = math.Max(hi[j], his[b*d+j])
 		}
 	}
+	return newGrid(lo, hi, n, d, func(i int) []float64 { return x.Data[i*x.Stride : i*x.Stride+d] })
+}
+
+// newGrid returns the integer grid that the column ranges [lo_j, hi_j] of
+// n rows and their first rows (row(i), i < gridSample) suggest, or nil
+// when they suggest none; it is not yet checked on every entry (snapAll).
+func newGrid(lo, hi []float64, n, d int, row func(i int) []float64) *grid {
+	if n < 2 || d < 1 {
+		return nil
+	}
 	wide, width := 0, 0.0
 	for j := range lo {
 		if w := hi[j] - lo[j]; w > width {
@@ -125,8 +122,7 @@ func gridOf(x blas64.General, workers int) *grid {
 	// number of steps it spans.
 	step := math.Inf(1)
 	for i := 0; i < min(n, gridSample); i++ {
-		row := x.Data[i*x.Stride : i*x.Stride+d]
-		for j, v := range row {
+		for j, v := range row(i)[:d] {
 			if off := v - lo[j]; off > 1e-9*(hi[j]-lo[j]) && off < step {
 				step = off
 			}
@@ -152,10 +148,12 @@ func gridOf(x blas64.General, workers int) *grid {
 	return g
 }
 
-// snapAll is findGrid's second pass: snap, check and store, stopping
-// everywhere at the first failure.
-func (g *grid) snapAll(x blas64.General, workers int) (*grid, []float32, []float64) {
-	n, d := x.Rows, x.Cols
+// snapAll snaps the n rows (row(i), len d) to the grid and stores them:
+// the shifted integers in x32 (n×d, row-major, allocated here) and their
+// squared norms (exact), or nil when an entry is off the grid or a row's
+// shifted squared norm reaches 2²⁴ (stopping everywhere at the first
+// failure).
+func (g *grid) snapAll(n, d int, rowOf func(i int) []float64, workers int) (*grid, []float32, []float64) {
 	tol, step := g.tol, g.step
 	x32 := make([]float32, n*d)
 	norms := make([]float64, n)
@@ -163,7 +161,7 @@ func (g *grid) snapAll(x blas64.General, workers int) (*grid, []float32, []float
 	inv := 1 / step
 	par.For(workers, n, nil, func(i0, i1 int) {
 		for i := i0; i < i1 && !off.Load(); i++ {
-			row := x.Data[i*x.Stride : i*x.Stride+d]
+			row := rowOf(i)[:d]
 			dst := x32[i*d : (i+1)*d]
 			var sq int64
 			for j, v := range row {

@@ -95,19 +95,22 @@ func (s *SymTiles64) At(i, j int) float64 {
 // the rows of x in t×t float64 tiles, with the engine of Gram (level-3
 // products, the map fused per chunk).
 func GramTiles64Band(x *mat.Dense, em ElementMap, o GramOptions, t, i0, i1 int) (*SymTiles64, error) {
-	if err := checkData("GramTiles64Band: x", x); err != nil {
+	src, err := Prepare(x, em, o, false)
+	if err != nil {
 		return nil, err
 	}
-	if err := em.Check(); err != nil {
-		return nil, err
-	}
-	n, _ := x.Dims()
+	return src.Tiles64Band(o, t, i0, i1)
+}
+
+// Tiles64Band is GramTiles64Band of the prepared rows.
+func (src *Source) Tiles64Band(o GramOptions, t, i0, i1 int) (*SymTiles64, error) {
+	n, _ := src.Dims()
 	st, err := NewSymTiles64Band(n, t, i0, i1)
 	if err != nil {
 		return nil, err
 	}
 	b := o.build()
-	if _, err := gramBand(x, em, o, t, i0, i1, func(I, J int, src []float64, lds, rows, cols int) {
+	if _, err := gramBand(src.s, o, t, i0, i1, func(I, J int, src []float64, lds, rows, cols int) {
 		tile := st.Tile(I, J)
 		for r := 0; r < rows; r++ {
 			copy(tile[r*t:r*t+cols], src[r*lds:r*lds+cols])

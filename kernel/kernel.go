@@ -303,6 +303,21 @@ func MedianDistance(x *mat.Dense, m int) (float64, error) {
 	return med, nil
 }
 
+// Prepare checks k and prepares the rows of x once for k's kernel
+// matrices (gram.Prepare with k's element map): the source the operators
+// and kernel rows are built from. With keepCopy the source holds an exact
+// copy of x (gram.Source.Copy).
+func Prepare(x gram.Data, k Kernel, o gram.GramOptions, keepCopy bool) (*gram.Source, error) {
+	if err := k.Check(); err != nil {
+		return nil, err
+	}
+	if m, ok := x.(*mat.Dense); x == nil || ok && (m == nil || m.IsEmpty()) {
+		return nil, invalidf("Prepare: empty data")
+	}
+	_, d := x.Dims()
+	return gram.Prepare(x, k.ElementMap(d), o, keepCopy)
+}
+
 // Gram returns the n×n kernel matrix K_ij = k(x_i, x_j) of the rows of the
 // n×d matrix x, both triangles stored, by package gram's engine (gram.GramMap:
 // level-3 BLAS panels with the element map fused per panel). x is not

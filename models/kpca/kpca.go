@@ -169,14 +169,14 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 	if s < 1 || s >= n {
 		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, ErrInvalid)
 	}
-	if err := linalg.CheckFinite("kpca: Fit: x", x); err != nil {
-		return err
-	}
 	if err := k.checkIndefinite(); err != nil {
 		return err
 	}
 	k.approx, k.inverse, k.proj = nil, nil, nil
 	if k.Approx != nil {
+		if err := linalg.CheckFinite("kpca: Fit: x", x); err != nil {
+			return err
+		}
 		return k.fitApprox(ctx, x)
 	}
 	want := k.Operator
@@ -188,17 +188,19 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 	if err != nil {
 		return fmt.Errorf("kpca: Fit: %w", err)
 	}
-	// The model's copy of the data, made now: made after the kernel
-	// matrix was released it took 55–124 ms at n = 7000 here (44 MB of
-	// fresh pages right after 392 MB went back to the host), 15–25 ms
-	// now, written in parallel.
-	xcopy := linalg.CopyDense(x)
 	start := time.Now()
 	o := gram.GramOptions{Products: k.Products, Context: ctx, SingleBlocks: plan.SingleBlocks}
 	if k.Progress != nil {
 		o.Progress = func(done, total int64) { k.Progress(Progress{Stage: "kernel", Done: done, Total: total}) }
 	}
-	op, err := eig.NewKernelOperator(x, k.Kernel, plan.Operator, !k.NoCenter, o)
+	// The one read of x: checked, copied for the model (Transform), and
+	// every form the operator needs made from that copy.
+	src, err := kernel.Prepare(x, k.Kernel, eig.SourceOptions(plan.Operator, o), true)
+	if err != nil {
+		return fmt.Errorf("kpca: Fit: %w", err)
+	}
+	xcopy := src.Copy()
+	op, err := eig.NewKernelOperatorFrom(src, plan.Operator, !k.NoCenter, o)
 	if err != nil {
 		k.info.Solver = k.solverOf().Name()
 		if st, ok := status.StatusOf(err); ok {

@@ -1,0 +1,239 @@
+package gram
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/internal/par"
+)
+
+// Data is what Prepare reads: r rows of c float64s, row i returned by
+// RawRowView (len c, not modified). *mat.Dense is one.
+type Data interface {
+	Dims() (r, c int)
+	RawRowView(i int) []float64
+}
+
+// Source is data prepared for the Gram engine by Prepare: checked finite
+// and held in every form the element map and the options need, so that
+// the kernel builds from it (GramInto, Tiles32, Tiles64Band, Rows) read
+// only those forms, never the data given to Prepare (except data read in
+// place, see Prepare).
+type Source struct {
+	s    *gramSource
+	copy *mat.Dense
+}
+
+// Prepare reads the rows of x once, in one pass: it checks every entry
+// finite (else an error wrapping ErrInvalid that names the first entry
+// that is not), gathers the column sums, ranges and largest magnitude,
+// the rows' squared norms and the first rows (for the grid's step), and
+// with keepCopy copies every row (Source.Copy: an exact copy a model may
+// keep). From what that pass gathered:
+//   - a distance map (MapExpSq, MapExpDist) on float64 products, o.Grid
+//     allowing it, whose column ranges and first rows suggest an integer
+//     grid (grid.go) has its rows snapped to it: exact float32 integers
+//     replace them (read from the copy, or a second read of x);
+//   - a distance map otherwise has its rows shifted by their column
+//     means (distances do not change, and ‖x‖² + ‖y‖² − 2⟨x, y⟩ cancels
+//     less) into a new array with their squared norms (from the copy, or
+//     a second read of x), unless the means are within 1e-12 of the
+//     largest entry (x centred already);
+//   - other maps, and data centred already, keep the rows as they are:
+//     the copy, or x itself read in place by the products (a *mat.Dense
+//     that is not copied must then not change while the Source is used;
+//     other Data are always copied);
+//   - float32 products (o.Products) round the prepared rows to float32.
+//
+// So x is read at most twice before the first kernel entry (once with
+// keepCopy), three times only when its first rows lie on a grid that a
+// later row leaves. The maps without an inner-product form (MapExpL1)
+// keep the rows as they are, in float64, whatever o.Products says.
+func Prepare(x Data, em ElementMap, o GramOptions, keepCopy bool) (*Source, error) {
+	if err := em.Check(); err != nil {
+		return nil, err
+	}
+	if m, ok := x.(*mat.Dense); x == nil || ok && (m == nil || m.IsEmpty()) {
+		return nil, invalidf("Prepare: empty data")
+	}
+	n, d := x.Dims()
+	if n < 1 || d < 1 {
+		return nil, invalidf("Prepare: empty data")
+	}
+	dense, inPlace := x.(*mat.Dense)
+	keepCopy = keepCopy || !inPlace
+	s := &gramSource{em: em, workers: o.Workers, build: o.build()}
+	s.inner, s.mp = o.resolve()
+	var cp []float64
+	if keepCopy {
+		cp = make([]float64, n*d)
+	}
+	grid := em.distance() && o.gridWanted() && o.gridFaster()
+	sc, err := scan(x, n, d, o.Workers, cp, grid && cp == nil)
+	if err != nil {
+		return nil, err
+	}
+	src := &Source{s: s}
+	var rows func(i int) []float64
+	if cp != nil {
+		src.copy = mat.NewDense(n, d, cp)
+		rows = func(i int) []float64 { return cp[i*d : (i+1)*d] }
+		s.x = blas64.General{Rows: n, Cols: d, Stride: d, Data: cp}
+	} else {
+		raw := dense.RawMatrix()
+		rows = x.RawRowView
+		s.x = blas64.General{Rows: n, Cols: d, Stride: raw.Stride, Data: raw.Data}
+	}
+	if grid {
+		sample := rows
+		if cp == nil {
+			sample = func(i int) []float64 { return sc.sample[i*d : (i+1)*d] }
+		}
+		if g := newGrid(sc.lo, sc.hi, n, d, sample); g != nil {
+			if g, x32, norms := g.snapAll(n, d, rows, o.Workers); g != nil {
+				s.setGrid(g, x32, norms)
+				return src, nil
+			}
+		}
+	}
+	s.norms = sc.norms
+	if em.distance() {
+		shift := make([]float64, d)
+		for j := range shift {
+			shift[j] = sc.sums[j] / float64(n)
+		}
+		if floats.Norm(shift, math.Inf(1)) <= 1e-12*sc.big {
+			// Centred already (to rounding): shifting would change
+			// nothing but cost a copy of the data.
+			clear(shift)
+		} else {
+			s.x = shiftedCopy(n, d, rows, shift, s.norms, o.Workers)
+		}
+		s.shiftBy = shift
+	}
+	if o.Products == ProductsFloat32 && em.Kind != MapExpL1 {
+		s.x32 = make([]float32, n*d)
+		s.build.Narrow(n, d, s.x.Data, s.x.Stride, s.x32, d)
+		// The norms of the rounded rows, which the products see.
+		par.For(o.Workers, n, nil, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				v := 0.0
+				for _, e := range s.x32[i*d : (i+1)*d] {
+					v += float64(e) * float64(e)
+				}
+				s.norms[i] = v
+			}
+		})
+	}
+	return src, nil
+}
+
+// Copy returns the exact copy of the data that Prepare made (keepCopy, or
+// data that were not a *mat.Dense), or nil. The engine reads it but never
+// writes it.
+func (s *Source) Copy() *mat.Dense { return s.copy }
+
+// Dims returns the number of rows and columns of the prepared data.
+func (s *Source) Dims() (n, d int) { return s.s.x.Rows, s.s.x.Cols }
+
+// Map returns the element map the source was prepared for.
+func (s *Source) Map() ElementMap { return s.s.em }
+
+// scanned is what Prepare's one pass over the data gathers.
+type scanned struct {
+	sums, lo, hi []float64 // column sums, minima and maxima
+	big          float64   // the largest |x_ij|
+	norms        []float64 // the rows' squared norms
+	sample       []float64 // the first min(n, gridSample) rows (sampled only)
+}
+
+// scan is Prepare's pass over x: by fixed blocks of rows (their size set
+// by n alone) in parallel, each block's sums and ranges combined in block
+// order, so the results are the same bits whatever the number of cores.
+// It copies every row into cp when cp is not nil and the first rows into
+// the sample when sample is set.
+func scan(x Data, n, d, workers int, cp []float64, sample bool) (scanned, error) {
+	block := max(256, (n+255)/256)
+	blocks := (n + block - 1) / block
+	sums := make([]float64, blocks*d)
+	los := make([]float64, blocks*d)
+	his := make([]float64, blocks*d)
+	bigs := make([]float64, blocks)
+	bad := make([]int, blocks) // 1 + the flat index of the block's first non-finite entry
+	sc := scanned{norms: make([]float64, n)}
+	if sample {
+		sc.sample = make([]float64, min(n, gridSample)*d)
+	}
+	par.For(workers, blocks, nil, func(b0, b1 int) {
+		for b := b0; b < b1; b++ {
+			sum, lo, hi := sums[b*d:(b+1)*d], los[b*d:(b+1)*d], his[b*d:(b+1)*d]
+			for j := range lo {
+				lo[j], hi[j] = math.Inf(1), math.Inf(-1)
+			}
+			top := 0.0
+			for i := b * block; i < min((b+1)*block, n); i++ {
+				row := x.RawRowView(i)[:d]
+				v := 0.0
+				for j, e := range row {
+					if math.IsNaN(e) || math.IsInf(e, 0) {
+						if bad[b] == 0 {
+							bad[b] = 1 + i*d + j
+						}
+						continue
+					}
+					sum[j] += e
+					lo[j] = math.Min(lo[j], e)
+					hi[j] = math.Max(hi[j], e)
+					top = math.Max(top, math.Abs(e))
+					v += e * e
+				}
+				sc.norms[i] = v
+				if cp != nil {
+					copy(cp[i*d:(i+1)*d], row)
+				}
+				if sc.sample != nil && i < gridSample {
+					copy(sc.sample[i*d:(i+1)*d], row)
+				}
+			}
+			bigs[b] = top
+		}
+	})
+	for b := 0; b < blocks; b++ {
+		if bad[b] != 0 {
+			i, j := (bad[b]-1)/d, (bad[b]-1)%d
+			return sc, invalidf("x[%d,%d] = %g is not finite", i, j, x.RawRowView(i)[j])
+		}
+	}
+	sc.sums, sc.lo, sc.hi = sums[:d], los[:d], his[:d]
+	for b := 1; b < blocks; b++ {
+		floats.Add(sc.sums, sums[b*d:(b+1)*d])
+		for j := 0; j < d; j++ {
+			sc.lo[j] = math.Min(sc.lo[j], los[b*d+j])
+			sc.hi[j] = math.Max(sc.hi[j], his[b*d+j])
+		}
+	}
+	sc.big = floats.Max(bigs)
+	return sc, nil
+}
+
+// shiftedCopy returns the rows minus shift in a new n×d array, setting
+// norms to their squared norms, in parallel.
+func shiftedCopy(n, d int, rows func(i int) []float64, shift, norms []float64, workers int) blas64.General {
+	data := make([]float64, n*d)
+	par.For(workers, n, nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst := data[i*d : (i+1)*d]
+			v := 0.0
+			for j, e := range rows(i)[:d] {
+				e -= shift[j]
+				dst[j] = e
+				v += e * e
+			}
+			norms[i] = v
+		}
+	})
+	return blas64.General{Rows: n, Cols: d, Stride: d, Data: data}
+}

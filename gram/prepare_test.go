@@ -1,0 +1,107 @@
+package gram
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+)
+
+// countingData is Data that counts how often each row is read.
+type countingData struct {
+	x     *mat.Dense
+	reads []int
+}
+
+func newCounting(x *mat.Dense) *countingData {
+	n, _ := x.Dims()
+	return &countingData{x: x, reads: make([]int, n)}
+}
+
+func (c *countingData) Dims() (int, int) { return c.x.Dims() }
+
+func (c *countingData) RawRowView(i int) []float64 {
+	c.reads[i]++
+	return c.x.RawRowView(i)
+}
+
+func (c *countingData) maxReads() int {
+	m := 0
+	for _, r := range c.reads {
+		m = max(m, r)
+	}
+	return m
+}
+
+// The data are read once by Prepare — checked, copied, their sums,
+// ranges, norms and first rows gathered in one pass — and never again:
+// every kernel build from the source (the float64 Gram, the float32 and
+// float64 tiles, kernel rows and their blocks) reads only the prepared
+// forms, for distance maps (shifted, on a grid), the others, float32
+// products and the L1 map; the kernels equal those of GramMap on the
+// matrix itself. Non-finite data are refused in that one read, naming
+// the first entry.
+func TestPrepareReadsOnce(t *testing.T) {
+	const n, d = 160, 12
+	data := map[string]*mat.Dense{
+		"gaussian data": randData(41, n, d),
+		"pixels":        pixelData(pixelInts(42, n, d), n, d, false),
+	}
+	maps := []ElementMap{{Kind: MapExpSq, C: -0.02}, {Kind: MapExpDist, C: -0.1}, {Kind: MapPower, Gamma: 0.1, Coef0: 1, Degree: 2},
+		{Kind: MapTanh, Gamma: 0.01, Coef0: 0.5}, {Kind: MapCosine}, {Kind: MapExpL1, C: -0.05}, {Kind: MapIdentity}}
+	for name, x := range data {
+		for _, em := range maps {
+			for _, o := range []GramOptions{{}, {Products: ProductsFloat32}, {Grid: GridOn}} {
+				for _, keep := range []bool{false, true} {
+					c := newCounting(x)
+					src, err := Prepare(c, em, o, keep)
+					require.NoError(t, err)
+					require.Equal(t, 1, c.maxReads(), "%s %v: Prepare", name, em.Kind)
+					want, err := GramMap(x, em, o)
+					require.NoError(t, err)
+					got := make([]float64, n*n)
+					require.NoError(t, src.GramInto(o, got, n))
+					tiles, err := src.Tiles32(o)
+					require.NoError(t, err)
+					t64, err := src.Tiles64Band(o, 64, 0, (n+63)/64)
+					require.NoError(t, err)
+					blk := make([]float64, n*n)
+					src.Rows(o).Block(blk, n, 0, n, 0, n)
+					require.Equal(t, 1, c.maxReads(), "%s %v: the builds read the data again", name, em.Kind)
+					same := true
+					var dBlk, d64, d32 float64
+					for i := 0; i < n; i++ {
+						for j := 0; j < n; j++ {
+							w := want.At(i, j)
+							same = same && w == got[i*n+j]
+							scale := math.Max(1, math.Abs(w))
+							dBlk = math.Max(dBlk, math.Abs(w-blk[i*n+j])/scale)
+							d64 = math.Max(d64, math.Abs(w-t64.At(i, j))/scale)
+							d32 = math.Max(d32, math.Abs(w-tiles.At(i, j))/scale)
+						}
+					}
+					require.True(t, same, "%s %v: GramInto differs from GramMap", name, em.Kind)
+					require.Less(t, dBlk, 1e-12, "%s %v: rows", name, em.Kind)
+					require.Less(t, d64, 1e-12, "%s %v: float64 tiles", name, em.Kind)
+					require.Less(t, d32, 1e-6, "%s %v: float32 tiles", name, em.Kind)
+					if keep {
+						require.True(t, mat.Equal(x, src.Copy()), "the copy is exact")
+					}
+				}
+			}
+		}
+	}
+	bad := randData(43, n, d)
+	bad.Set(120, 3, math.Inf(-1))
+	bad.Set(150, 1, math.NaN())
+	c := newCounting(bad)
+	_, err := Prepare(c, ElementMap{Kind: MapExpSq, C: -1}, GramOptions{}, false)
+	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorContains(t, err, "x[120,3] = -Inf is not finite")
+	require.LessOrEqual(t, c.maxReads(), 2) // the row named is read once more for its value
+	for _, x := range []Data{nil, (*mat.Dense)(nil), &mat.Dense{}} {
+		_, err := Prepare(x, ElementMap{}, GramOptions{}, false)
+		require.ErrorIs(t, err, ErrInvalid)
+	}
+}
