@@ -173,22 +173,29 @@ func scan(x Data, n, d, workers int, cp []float64, sample bool) (scanned, error)
 			for j := range lo {
 				lo[j], hi[j] = math.Inf(1), math.Inf(-1)
 			}
-			top := 0.0
 			for i := b * block; i < min((b+1)*block, n); i++ {
 				row := x.RawRowView(i)[:d]
+				sum, lo, hi := sum[:len(row)], lo[:len(row)], hi[:len(row)]
 				v := 0.0
 				for j, e := range row {
-					if math.IsNaN(e) || math.IsInf(e, 0) {
-						if bad[b] == 0 {
+					sum[j] += e
+					if e < lo[j] {
+						lo[j] = e
+					}
+					if e > hi[j] {
+						hi[j] = e
+					}
+					v += e * e
+				}
+				// A NaN or an infinity makes the squared norm NaN or
+				// +Inf; so may finite entries whose squares overflow:
+				// only then is the row searched entry by entry.
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					for j, e := range row {
+						if (math.IsNaN(e) || math.IsInf(e, 0)) && bad[b] == 0 {
 							bad[b] = 1 + i*d + j
 						}
-						continue
 					}
-					sum[j] += e
-					lo[j] = math.Min(lo[j], e)
-					hi[j] = math.Max(hi[j], e)
-					top = math.Max(top, math.Abs(e))
-					v += e * e
 				}
 				sc.norms[i] = v
 				if cp != nil {
@@ -197,6 +204,10 @@ func scan(x Data, n, d, workers int, cp []float64, sample bool) (scanned, error)
 				if sc.sample != nil && i < gridSample {
 					copy(sc.sample[i*d:(i+1)*d], row)
 				}
+			}
+			top := 0.0
+			for j := range lo {
+				top = math.Max(top, math.Max(math.Abs(lo[j]), math.Abs(hi[j])))
 			}
 			bigs[b] = top
 		}
