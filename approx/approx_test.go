@@ -11,6 +11,7 @@ import (
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 func data(t *testing.T, n, d int, seed uint64) *mat.Dense {
@@ -125,12 +126,12 @@ func TestBadInput(t *testing.T) {
 	x := data(t, 10, 2, 6)
 	for _, ny := range []Nystrom{{Rank: 0}, {Rank: 11}, {Rank: 3, TraceTol: -1}, {Rank: 3, Sampler: Sampler(7)}} {
 		_, err := ny.Fit(x, gauss)
-		require.ErrorIs(t, err, ErrInvalid, "%+v", ny)
+		require.ErrorIs(t, err, status.ErrInvalid, "%+v", ny)
 	}
 	bad := mat.DenseCopyOf(x)
 	bad.Set(2, 1, math.NaN())
 	_, err := Nystrom{Rank: 3}.Fit(bad, gauss)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	// 8-bit data with one bad entry: the integer path refuses them and
 	// the check names the entry.
 	pix := mat.NewDense(40, 3, nil)
@@ -143,16 +144,16 @@ func TestBadInput(t *testing.T) {
 		b := mat.DenseCopyOf(pix)
 		b.Set(17, 2, v)
 		_, err = Nystrom{Rank: 3, Float32: true}.Fit(b, gauss)
-		require.ErrorIs(t, err, ErrInvalid, "%g", v)
+		require.ErrorIs(t, err, status.ErrInvalid, "%g", v)
 	}
 	_, err = Nystrom{Rank: 3, Float32: true}.Fit(pix, gauss)
 	require.NoError(t, err)
 	_, err = Nystrom{Rank: 3}.Fit(nil, gauss)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = RFF{Features: 0}.Fit(x, gauss)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = RFF{Features: 8}.Fit(x, kernel.Kernel{Kind: kernel.Laplace, Sigma: 1})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // Random features: the error of Z·Zᵀ against K shrinks like 1/√D (seeded,
@@ -263,12 +264,12 @@ func TestNewNystromMap(t *testing.T) {
 		bad := mat.DenseCopyOf(ny.R)
 		bad.Set(i, i, 0)
 		_, err = NewNystromMap(gauss, ny.XL, bad, ny.Info())
-		require.ErrorIs(t, err, ErrInvalid, "diagonal %d", i)
+		require.ErrorIs(t, err, status.ErrInvalid, "diagonal %d", i)
 	}
 	_, err = NewNystromMap(gauss, ny.XL, ny.R.Slice(0, k-1, 0, k-1).(*mat.Dense), ny.Info())
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = NewNystromMap(kernel.Kernel{Kind: kernel.Gaussian}, ny.XL, ny.R, ny.Info())
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // The zero-valued options are the documented defaults (same landmarks and
@@ -379,5 +380,5 @@ func TestNystromSmallScale(t *testing.T) {
 	require.Equal(t, 3, ny.Info().Rank)
 	require.Less(t, ny.Info().TraceError, 1e-10)
 	_, err = Nystrom{Rank: 10}.Fit(mat.NewDense(4, 2, nil), lin)
-	require.ErrorIs(t, err, ErrInvalid, "a zero kernel")
+	require.ErrorIs(t, err, status.ErrInvalid, "a zero kernel")
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kdual/kdual/paths"
+	"github.com/kdual/kdual/status"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -110,11 +111,11 @@ func TestNystromFit32(t *testing.T) {
 	// Bad input.
 	dup.Data[7] = float32(math.NaN())
 	_, err = Nystrom{Rank: 3}.Fit32(dup, gauss)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = Nystrom{Rank: 3}.Fit32(nil, gauss)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = Nystrom{Rank: 300}.Fit32(x32, gauss)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = Nystrom{Rank: 3}.Fit32(x32, kernel.Kernel{Kind: kernel.Gaussian})
 	require.Error(t, err)
 }
@@ -188,9 +189,9 @@ func TestCenterTrain(t *testing.T) {
 		for _, m := range ColumnMeans(after) {
 			require.InDelta(t, 0, m, 1e-7)
 		}
-		require.ErrorIs(t, ny.CenterTrain(mean[:3]), ErrInvalid)
+		require.ErrorIs(t, ny.CenterTrain(mean[:3]), status.ErrInvalid)
 		ny.ReleaseTrain()
-		require.ErrorIs(t, ny.CenterTrain(mean), ErrInvalid)
+		require.ErrorIs(t, ny.CenterTrain(mean), status.ErrInvalid)
 		require.Nil(t, ny.TrainMeans())
 	}
 }

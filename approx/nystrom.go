@@ -29,11 +29,8 @@ import (
 	"github.com/kdual/kdual/status"
 )
 
-// ErrInvalid is wrapped by errors about bad input.
-var ErrInvalid = status.ErrInvalid
-
 func invalidf(format string, args ...any) error {
-	return fmt.Errorf("approx: "+format+": %w", append(args, ErrInvalid)...)
+	return fmt.Errorf("approx: "+format+": %w", append(args, status.ErrInvalid)...)
 }
 
 // Sampler chooses the Nyström landmarks.

@@ -150,7 +150,7 @@ func (p *KPCAProblem) Build() (*Built, error) {
 	case "float32":
 		prec = gram.ProductsFloat32
 	default:
-		return nil, fmt.Errorf("bench: products %q: want float64 or float32: %w", p.Products, linalg.ErrInvalid)
+		return nil, fmt.Errorf("bench: products %q: want float64 or float32: %w", p.Products, status.ErrInvalid)
 	}
 	if plan.Bytes >= 1<<30 {
 		// Return the data loader's garbage to the system before the
@@ -210,7 +210,7 @@ func (p *KPCAProblem) prepare() (*mat.Dense, kernel.Kind, error) {
 		return nil, 0, err
 	}
 	if kind != kernel.Gaussian && kind != kernel.Laplace {
-		return nil, 0, fmt.Errorf("bench: kernel %q: want laplace or gaussian: %w", p.Kernel, linalg.ErrInvalid)
+		return nil, 0, fmt.Errorf("bench: kernel %q: want laplace or gaussian: %w", p.Kernel, status.ErrInvalid)
 	}
 	if p.Bandwidth == "" {
 		p.Bandwidth = "paper"
@@ -235,7 +235,7 @@ type OperatorMaker func(x *mat.Dense, k kernel.Kernel) (op eig.Operator, name, r
 // problem has no data and is refused.
 func (p *KPCAProblem) BuildOn(mk OperatorMaker) (*Built, error) {
 	if p.Data == "decay" {
-		return nil, fmt.Errorf("bench: the decay problem is a matrix, not data: %w", linalg.ErrInvalid)
+		return nil, fmt.Errorf("bench: the decay problem is a matrix, not data: %w", status.ErrInvalid)
 	}
 	x, kind, err := p.prepare()
 	if err != nil {
@@ -277,7 +277,7 @@ func (p *KPCAProblem) buildDecay() (*Built, error) {
 		p.Seed = 1
 	}
 	if !(p.Decay > 0) {
-		return nil, fmt.Errorf("bench: decay needs c > 0, have %g: %w", p.Decay, linalg.ErrInvalid)
+		return nil, fmt.Errorf("bench: decay needs c > 0, have %g: %w", p.Decay, status.ErrInvalid)
 	}
 	n := p.N
 	start := time.Now()
@@ -406,7 +406,7 @@ func (p *KPCAProblem) data() (*mat.Dense, error) {
 		linalg.CenterColumns(f.X)
 		return f.X, nil
 	}
-	return nil, fmt.Errorf("bench: data %q: want randn, synth1, fashion or decay: %w", p.Data, linalg.ErrInvalid)
+	return nil, fmt.Errorf("bench: data %q: want randn, synth1, fashion or decay: %w", p.Data, status.ErrInvalid)
 }
 
 // Median returns the median of v (v is not modified).

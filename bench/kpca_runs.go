@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/eig"
-	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/kpca"
 	"github.com/kdual/kdual/status"
 )
@@ -186,7 +185,7 @@ func RunEigen(search EigenSearch, p *KPCAProblem, b *Built, delta float64, repea
 	solver := search.Name
 	r := KPCAResult{Solver: solver, Delta: delta, Params: map[string]float64{}}
 	if search.Settings == nil {
-		return r, fmt.Errorf("bench: eigensolver family %q has no settings: %w", solver, linalg.ErrInvalid)
+		return r, fmt.Errorf("bench: eigensolver family %q has no settings: %w", solver, status.ErrInvalid)
 	}
 	candidates, params := search.Settings(p)
 	if b.searched == nil {

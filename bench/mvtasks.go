@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/dataset"
-	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // MvTaskFor builds the multi-view task named data: the stand-ins "sketch"
@@ -38,7 +38,7 @@ func MvTaskFor(data string, train, test int, testFrac float64, seed uint64) (*Mv
 	}
 	files := strings.Split(data, ",")
 	if len(files) < 2 {
-		return nil, fmt.Errorf("bench: multi-view data %q: want sketch, poses, or at least two CSV files: %w", data, linalg.ErrInvalid)
+		return nil, fmt.Errorf("bench: multi-view data %q: want sketch, poses, or at least two CSV files: %w", data, status.ErrInvalid)
 	}
 	t := &MvTask{Name: "csv"}
 	var views []*mat.Dense
@@ -79,7 +79,7 @@ func MvTaskFor(data string, train, test int, testFrac float64, seed uint64) (*Mv
 	for j := range out.Train {
 		if len(out.TrainLabels[j]) == 0 || len(out.TestLabels[j]) == 0 {
 			return nil, fmt.Errorf("bench: view %d: the split leaves %d training and %d test rows: %w",
-				j, len(out.TrainLabels[j]), len(out.TestLabels[j]), linalg.ErrInvalid)
+				j, len(out.TrainLabels[j]), len(out.TestLabels[j]), status.ErrInvalid)
 		}
 	}
 	return out, nil

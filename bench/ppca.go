@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"github.com/kdual/kdual/status"
 	"image"
 	"image/color"
 	"math"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kdual/kdual/status"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
@@ -22,7 +23,6 @@ import (
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/internal/modelfile"
 	"github.com/kdual/kdual/kernel"
-	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/ppca"
 )
 
@@ -74,7 +74,7 @@ type PPCAReport struct {
 // RunPPCA runs the experiment.
 func RunPPCA(o PPCAOptions) (*PPCAReport, error) {
 	if o.Q == 0 && o.Sigma2 == 0 {
-		return nil, fmt.Errorf("bench: ppca needs q, σ² or both: %w", linalg.ErrInvalid)
+		return nil, fmt.Errorf("bench: ppca needs q, σ² or both: %w", status.ErrInvalid)
 	}
 	x, note, err := ppcaData(o.Data, o.Classes, o.N, o.Seed)
 	if err != nil {
@@ -95,7 +95,7 @@ func RunPPCA(o PPCAOptions) (*PPCAReport, error) {
 		k = kernel.Kernel{Kind: kernel.Gaussian, Sigma: rep.Sigma}
 	case "linear":
 	default:
-		return nil, fmt.Errorf("bench: ppca kernel %q: want rbf or linear: %w", o.Kernel, linalg.ErrInvalid)
+		return nil, fmt.Errorf("bench: ppca kernel %q: want rbf or linear: %w", o.Kernel, status.ErrInvalid)
 	}
 	ctx := o.Context
 	if ctx == nil {
@@ -182,7 +182,7 @@ func ppcaData(name, classes string, n int, seed uint64) (*mat.Dense, string, err
 	for _, c := range strings.Split(classes, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(c))
 		if err != nil {
-			return nil, "", fmt.Errorf("bench: ppca classes %q: want comma-separated integers: %w", classes, linalg.ErrInvalid)
+			return nil, "", fmt.Errorf("bench: ppca classes %q: want comma-separated integers: %w", classes, status.ErrInvalid)
 		}
 		keep[v] = true
 	}
@@ -202,7 +202,7 @@ func ppcaData(name, classes string, n int, seed uint64) (*mat.Dense, string, err
 			}
 		}
 		if count < 2 || (count < n && n != all) {
-			return nil, fmt.Errorf("only %d points of classes %s: %w", count, classes, linalg.ErrInvalid)
+			return nil, fmt.Errorf("only %d points of classes %s: %w", count, classes, status.ErrInvalid)
 		}
 		return mat.NewDense(count, d, rows), nil
 	}
@@ -309,7 +309,7 @@ func plotPPCAImages(path string, m *ppca.Dual, x, recon, samples *mat.Dense, nea
 	_, d := x.Dims()
 	side := int(math.Round(math.Sqrt(float64(d))))
 	if side*side != d {
-		return fmt.Errorf("ppca: %d features are not a square image; --plot draws images only for square ones: %w", d, linalg.ErrInvalid)
+		return fmt.Errorf("ppca: %d features are not a square image; --plot draws images only for square ones: %w", d, status.ErrInvalid)
 	}
 	type panel struct {
 		rows  *mat.Dense

@@ -9,13 +9,14 @@ import (
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // RandSym returns Q·diag(λ)·Qᵀ with λ_i = 1/i (i = 1…n) and Q the
 // orthogonal factor of a seeded n×n standard-normal matrix; and λ.
 func RandSym(n int, seed uint64) (*mat.SymDense, []float64, error) {
 	if n < 1 {
-		return nil, nil, fmt.Errorf("bench: RandSym: n = %d: %w", n, linalg.ErrInvalid)
+		return nil, nil, fmt.Errorf("bench: RandSym: n = %d: %w", n, status.ErrInvalid)
 	}
 	g, err := dataset.StandardNormal(n, n, seed)
 	if err != nil {

@@ -19,8 +19,8 @@ import (
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/internal/modelfile"
 	"github.com/kdual/kdual/kernel"
-	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/rkm"
+	"github.com/kdual/kdual/status"
 	"github.com/kdual/kdual/stiefel"
 )
 
@@ -92,13 +92,13 @@ func RunRKMForecast(o RKMOptions) (*RKMReport, error) {
 		return nil, err
 	}
 	if o.Horizon < 0 {
-		return nil, fmt.Errorf("bench: rkm horizon %d: %w", o.Horizon, linalg.ErrInvalid)
+		return nil, fmt.Errorf("bench: rkm horizon %d: %w", o.Horizon, status.ErrInvalid)
 	}
 	if o.Horizon == 0 {
 		o.Horizon = len(testSeries)
 	}
 	if o.Horizon == 0 {
-		return nil, fmt.Errorf("bench: rkm: no test part and no horizon: give the steps to forecast: %w", linalg.ErrInvalid)
+		return nil, fmt.Errorf("bench: rkm: no test part and no horizon: give the steps to forecast: %w", status.ErrInvalid)
 	}
 	defS, defLag, defRFF := 10, 10, 0
 	switch o.Data {
@@ -126,14 +126,14 @@ func RunRKMForecast(o RKMOptions) (*RKMReport, error) {
 	case "dual":
 		m.Setting = rkm.Dual
 	default:
-		return nil, fmt.Errorf("bench: rkm setting %q: want primal, dual or auto: %w", o.Setting, linalg.ErrInvalid)
+		return nil, fmt.Errorf("bench: rkm setting %q: want primal, dual or auto: %w", o.Setting, status.ErrInvalid)
 	}
 	switch o.Training {
 	case "eig":
 	case "stiefel":
 		m.Training = rkm.Stiefel
 	default:
-		return nil, fmt.Errorf("bench: rkm training %q: want eig or stiefel: %w", o.Training, linalg.ErrInvalid)
+		return nil, fmt.Errorf("bench: rkm training %q: want eig or stiefel: %w", o.Training, status.ErrInvalid)
 	}
 	if o.Model != "" {
 		return forecastSaved(o, trainSeries, testSeries)
@@ -230,14 +230,14 @@ func forecastSaved(o RKMOptions, trainSeries, testSeries []float64) (*RKMReport,
 		return nil, fmt.Errorf("%s: %w", o.Model, err)
 	}
 	if m.Scale == nil {
-		return nil, fmt.Errorf("bench: %s has no series scaling: it was not saved by a forecast: %w", o.Model, linalg.ErrInvalid)
+		return nil, fmt.Errorf("bench: %s has no series scaling: it was not saved by a forecast: %w", o.Model, status.ErrInvalid)
 	}
 	dims, _ := m.InputDims()
 	if len(dims) != 2 || dims[1] != 1 {
-		return nil, fmt.Errorf("bench: %s is not a forecasting model (views of %v columns): %w", o.Model, dims, linalg.ErrInvalid)
+		return nil, fmt.Errorf("bench: %s is not a forecasting model (views of %v columns): %w", o.Model, dims, status.ErrInvalid)
 	}
 	if o.Lag != 0 && o.Lag != dims[0]-1 {
-		return nil, fmt.Errorf("bench: --lag %d, the model's is %d: %w", o.Lag, dims[0]-1, linalg.ErrInvalid)
+		return nil, fmt.Errorf("bench: --lag %d, the model's is %d: %w", o.Lag, dims[0]-1, status.ErrInvalid)
 	}
 	o.Lag = dims[0] - 1
 	info := m.Info()
@@ -277,7 +277,7 @@ func rkmSeries(name string, test int) ([]float64, []float64, error) {
 		return nil, nil, fmt.Errorf("%s: %w", filepath.Base(name), err)
 	}
 	if test < 0 || len(v) < test+3 {
-		return nil, nil, fmt.Errorf("bench: %s has %d values; a test part of %d leaves too few for training: %w", name, len(v), test, linalg.ErrInvalid)
+		return nil, nil, fmt.Errorf("bench: %s has %d values; a test part of %d leaves too few for training: %w", name, len(v), test, status.ErrInvalid)
 	}
 	return v[:len(v)-test], v[len(v)-test:], nil
 }

@@ -5,13 +5,12 @@ import (
 	"image/color"
 	"sort"
 
+	"github.com/kdual/kdual/status"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/kdual/kdual/linalg"
 )
 
 // palette colours up to ten classes (then it repeats, with other glyphs).
@@ -26,10 +25,10 @@ var palette = []color.RGBA{
 func PlotScores(path string, scores *mat.Dense, labels []string, title string) error {
 	n, s := scores.Dims()
 	if s < 2 {
-		return fmt.Errorf("bench: a scores plot needs two components, have %d: %w", s, linalg.ErrInvalid)
+		return fmt.Errorf("bench: a scores plot needs two components, have %d: %w", s, status.ErrInvalid)
 	}
 	if labels != nil && len(labels) != n {
-		return fmt.Errorf("bench: %d labels for %d rows: %w", len(labels), n, linalg.ErrInvalid)
+		return fmt.Errorf("bench: %d labels for %d rows: %w", len(labels), n, status.ErrInvalid)
 	}
 	groups := map[string]plotter.XYs{}
 	for i := 0; i < n; i++ {

@@ -3,6 +3,7 @@ package eig
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -19,7 +20,11 @@ import (
 type DenseSolver struct{}
 
 // Solve returns the k largest eigenpairs.
-func (DenseSolver) Solve(op Operator, k int) (*Result, error) {
+func (ds DenseSolver) Solve(op Operator, k int) (*Result, error) {
+	return timed(time.Now())(ds.solve(op, k))
+}
+
+func (DenseSolver) solve(op Operator, k int) (*Result, error) {
 	if err := localOnly("the dense solver", op); err != nil {
 		return nil, err
 	}
@@ -27,7 +32,7 @@ func (DenseSolver) Solve(op Operator, k int) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Iterations: 1}
+	res := &Result{Stats: status.Stats{Iterations: 1}}
 	var a *mat.SymDense
 	if m, ok := op.(Matrixer); ok {
 		a = m.SymMatrix()

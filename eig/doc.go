@@ -23,7 +23,7 @@
 // each fixed so that its largest-magnitude entry is positive; random starts
 // seeded (default seed 1), so a run is reproducible. Errors wrap ErrInvalid
 // (k out of range, NaN or Inf from the operator) or ErrNotConverged (with
-// the partial result in *NotConvergedError). A Krylov space that becomes
+// a *status.Error carrying the partial result: eig.Partial(err)). A Krylov space that becomes
 // invariant is not an error: the basis is extended with fresh random
 // directions. ErrBreakdown is defined here for the models built on eig
 // (a rank-deficient HᵀGH in package kpca). Every result carries a

@@ -49,7 +49,7 @@ func NewCentered(op Operator) (*Centered, error) {
 // pass then.
 func NewCenteredDeferred(op Operator) (*Centered, error) {
 	if op == nil || op.Dim() < 1 {
-		return nil, fmt.Errorf("eig: NewCentered: empty operator: %w", ErrInvalid)
+		return nil, fmt.Errorf("eig: NewCentered: empty operator: %w", status.ErrInvalid)
 	}
 	return &Centered{op: op}, nil
 }

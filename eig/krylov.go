@@ -3,6 +3,7 @@ package eig
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -40,7 +41,7 @@ type Lanczos struct {
 // Solve returns the k largest eigenpairs of op.
 func (l Lanczos) Solve(op Operator, k int) (*Result, error) {
 	ks := krylovSchur{name: "lanczos", block: 1, ncv: l.NCV, tol: l.Tol, maxRestarts: l.MaxRestarts, seed: l.Seed}
-	return ks.solve(op, k)
+	return timed(time.Now())(ks.solve(op, k))
 }
 
 // BlockKrylov is block Lanczos with full reorthogonalisation and
@@ -77,7 +78,7 @@ func (bk BlockKrylov) Solve(op Operator, k int) (*Result, error) {
 	if ks.block == 0 {
 		ks.block = 8
 	}
-	return ks.solve(op, k)
+	return timed(time.Now())(ks.solve(op, k))
 }
 
 type krylovSchur struct {
@@ -122,7 +123,7 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 		tol = 1e-10
 	}
 	if !(tol > 0) || math.IsInf(tol, 0) {
-		return nil, fmt.Errorf("eig: %s: tolerance %g: %w", ks.name, tol, ErrInvalid)
+		return nil, fmt.Errorf("eig: %s: tolerance %g: %w", ks.name, tol, status.ErrInvalid)
 	}
 	maxRestarts := ks.maxRestarts
 	if maxRestarts <= 0 {
@@ -144,7 +145,7 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 	m = max(ceilTo(m, b), pMin+b)
 	if m+b > N {
 		if _, dist := op.(Distributed); dist {
-			return nil, fmt.Errorf("eig: %s: a basis of %d columns spans all %d rows: too small to distribute: %w", ks.name, m+b, N, ErrInvalid)
+			return nil, fmt.Errorf("eig: %s: a basis of %d columns spans all %d rows: too small to distribute: %w", ks.name, m+b, N, status.ErrInvalid)
 		}
 		// The basis and the next block would span everything (and there
 		// would be no room left to orthogonalise the next block against
@@ -263,7 +264,7 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 			if nconv < k {
 				res.Status = status.Status{Code: status.IterationLimit, Test: testResidual(tol),
 					Detail: fmt.Sprintf("%d restarts", restart)}
-				return res, &NotConvergedError{Solver: ks.name, Result: res}
+				return res, notConverged(ks.name, res)
 			}
 			res.Status = status.Status{Code: status.Converged, Test: testResidual(tol)}
 			return res, nil

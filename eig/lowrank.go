@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // LowRank is the n×n matrix F·Fᵀ of an n×k factor (a Nyström or
@@ -50,7 +51,7 @@ func NewLowRank(f mat.Matrix, center bool) (*LowRank, error) {
 	}
 	d := denseOrTranspose(f)
 	if d == nil || d.IsEmpty() {
-		return nil, fmt.Errorf("eig: NewLowRank: want a non-empty *mat.Dense or its Transpose, have %T: %w", f, ErrInvalid)
+		return nil, fmt.Errorf("eig: NewLowRank: want a non-empty *mat.Dense or its Transpose, have %T: %w", f, status.ErrInvalid)
 	}
 	if err := linalg.CheckFinite("eig: NewLowRank", d); err != nil {
 		return nil, err

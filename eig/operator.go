@@ -61,7 +61,7 @@ func contiguous(m *mat.Dense, buf []float64, copyIn bool) []float64 {
 // NewDense wraps a (not copied, not modified).
 func NewDense(a *mat.SymDense) (*Dense, error) {
 	if a == nil || a.IsEmpty() {
-		return nil, fmt.Errorf("eig: NewDense: empty matrix: %w", ErrInvalid)
+		return nil, fmt.Errorf("eig: NewDense: empty matrix: %w", status.ErrInvalid)
 	}
 	if err := linalg.CheckFinite("eig: NewDense", a); err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ type Float32 struct {
 // half storage.
 func NewFloat32(a *mat.SymDense) (*Float32, error) {
 	if a == nil || a.IsEmpty() {
-		return nil, fmt.Errorf("eig: NewFloat32: empty matrix: %w", ErrInvalid)
+		return nil, fmt.Errorf("eig: NewFloat32: empty matrix: %w", status.ErrInvalid)
 	}
 	s, err := gram.TilesFromSym(a)
 	if err != nil {
@@ -132,7 +132,7 @@ func NewFloat32(a *mat.SymDense) (*Float32, error) {
 // gram.GramTiles32) without copying.
 func NewFloat32Tiles(s *gram.SymTiles32) (*Float32, error) {
 	if s == nil || s.N < 1 || s.Data == nil {
-		return nil, fmt.Errorf("eig: NewFloat32Tiles: empty matrix: %w", ErrInvalid)
+		return nil, fmt.Errorf("eig: NewFloat32Tiles: empty matrix: %w", status.ErrInvalid)
 	}
 	return &Float32{s: s}, nil
 }
@@ -249,7 +249,7 @@ func checkApply(n int, dst, x *mat.Dense) (int, error) {
 	r, b := x.Dims()
 	dr, db := dst.Dims()
 	if r != n || dr != n || db != b || b < 1 {
-		return 0, fmt.Errorf("eig: Apply: x is %d×%d and dst %d×%d, operator is %d×%d: %w", r, b, dr, db, n, n, ErrInvalid)
+		return 0, fmt.Errorf("eig: Apply: x is %d×%d and dst %d×%d, operator is %d×%d: %w", r, b, dr, db, n, n, status.ErrInvalid)
 	}
 	return b, nil
 }

@@ -253,7 +253,7 @@ func TestCenteredStatistics(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, got, egot)
 	_, err = NewCenteredDeferred(nil)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // A block as wide as a fifth of n: the basis and the next block cannot
@@ -349,7 +349,7 @@ func TestSolversReturnTheOperatorsError(t *testing.T) {
 		}
 	}
 	// Shapes that do not fit are an error, not a panic.
-	require.ErrorIs(t, d.Apply(mat.NewDense(300, 2, nil), mat.NewDense(300, 3, nil)), ErrInvalid)
+	require.ErrorIs(t, d.Apply(mat.NewDense(300, 2, nil), mat.NewDense(300, 3, nil)), status.ErrInvalid)
 }
 
 // countdownCtx is a context whose Err turns to context.Canceled at its
@@ -451,7 +451,7 @@ func TestFloat64TilesSymMatrix(t *testing.T) {
 	band, err := gram.GramTiles64Band(x, k.ElementMap(3), gram.GramOptions{}, 256, 1, 3)
 	require.NoError(t, err)
 	_, err = NewFloat64Tiles(band)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // From n = 8·512 on the float64 kernel is stored in 512×512 tiles; its

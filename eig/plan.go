@@ -11,6 +11,7 @@ import (
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/paths"
+	"github.com/kdual/kdual/status"
 )
 
 // OperatorKind names how a kernel matrix is stored and applied.
@@ -53,7 +54,7 @@ func ParseOperatorKind(s string) (OperatorKind, error) {
 			return k, nil
 		}
 	}
-	return 0, fmt.Errorf("eig: unknown operator %q (auto, float64, float32, matrix-free): %w", s, ErrInvalid)
+	return 0, fmt.Errorf("eig: unknown operator %q (auto, float64, float32, matrix-free): %w", s, status.ErrInvalid)
 }
 
 // PlanInput describes a kernel eigenproblem for Plan.
@@ -179,14 +180,14 @@ const minSpeedN = 2048
 // zero), never on a timing. The reason is a sentence for people.
 func PlanOperator(in PlanInput) (Plan, error) {
 	if in.N < 1 || in.D < 1 || in.K < 1 || in.K > in.N {
-		return Plan{}, fmt.Errorf("eig: PlanOperator: n = %d, d = %d, k = %d: %w", in.N, in.D, in.K, ErrInvalid)
+		return Plan{}, fmt.Errorf("eig: PlanOperator: n = %d, d = %d, k = %d: %w", in.N, in.D, in.K, status.ErrInvalid)
 	}
 	tol := in.Tol
 	if tol == 0 {
 		tol = 1e-10
 	}
 	if !(tol > 0) || math.IsInf(tol, 0) {
-		return Plan{}, fmt.Errorf("eig: PlanOperator: tolerance %g: %w", in.Tol, ErrInvalid)
+		return Plan{}, fmt.Errorf("eig: PlanOperator: tolerance %g: %w", in.Tol, status.ErrInvalid)
 	}
 	budget := in.Budget
 	source := "given"
@@ -223,7 +224,7 @@ func PlanOperator(in PlanInput) (Plan, error) {
 				what = "what fits: " + strings.Join(fits, ", ")
 			}
 			return Plan{}, fmt.Errorf("eig: PlanOperator: the %v operator asked for needs %s, over the budget of %s %s; %s: %w",
-				in.Want, bigmem.Size(need), bigmem.Size(budget), source, what, ErrInvalid)
+				in.Want, bigmem.Size(need), bigmem.Size(budget), source, what, status.ErrInvalid)
 		}
 	}
 	switch in.Want {
@@ -268,10 +269,10 @@ func PlanOperator(in PlanInput) (Plan, error) {
 				bigmem.Size(b64), bigmem.Size(budget), source, bigmem.Size(b32), why, bigmem.Size(bfree), freeBlock)
 		default:
 			return Plan{}, fmt.Errorf("eig: PlanOperator: n = %d, d = %d needs at least %s, %s %s: %w",
-				in.N, in.D, bigmem.Size(min(b64, bfree)), bigmem.Size(budget), source, ErrInvalid)
+				in.N, in.D, bigmem.Size(min(b64, bfree)), bigmem.Size(budget), source, status.ErrInvalid)
 		}
 	default:
-		return Plan{}, fmt.Errorf("eig: PlanOperator: %v: %w", in.Want, ErrInvalid)
+		return Plan{}, fmt.Errorf("eig: PlanOperator: %v: %w", in.Want, status.ErrInvalid)
 	}
 	if p.Operator == OperatorFloat32 && in.NonNegative && bound32+gram.BlockRel <= tol {
 		p.SingleBlocks = true
@@ -281,7 +282,7 @@ func PlanOperator(in PlanInput) (Plan, error) {
 	if in.Dense {
 		p.Solver = nil
 		if p.Operator != OperatorFloat64 {
-			return Plan{}, fmt.Errorf("eig: PlanOperator: the dense solver needs the float64 matrix: %w", ErrInvalid)
+			return Plan{}, fmt.Errorf("eig: PlanOperator: the dense solver needs the float64 matrix: %w", status.ErrInvalid)
 		}
 	}
 	return p, nil
@@ -301,7 +302,7 @@ func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind OperatorKind, center 
 		return nil, err
 	}
 	if x == nil || x.IsEmpty() {
-		return nil, fmt.Errorf("eig: NewKernelOperator: empty data: %w", ErrInvalid)
+		return nil, fmt.Errorf("eig: NewKernelOperator: empty data: %w", status.ErrInvalid)
 	}
 	_, d := x.Dims()
 	src, err := kernel.Prepare(x, k, SourceOptions(kind, o), kind == OperatorMatrixFree && !k.ElementMap(d).Shifted())
@@ -344,7 +345,7 @@ func NewKernelOperatorFrom(src *gram.Source, kind OperatorKind, center bool, o g
 	case OperatorMatrixFree:
 		op = newKernelOp(src.Rows(o), o)
 	default:
-		return nil, fmt.Errorf("eig: NewKernelOperator: operator %v: %w", kind, ErrInvalid)
+		return nil, fmt.Errorf("eig: NewKernelOperator: operator %v: %w", kind, status.ErrInvalid)
 	}
 	if center && kind == OperatorMatrixFree {
 		// A pass is a kernel build: the row means ride along with the

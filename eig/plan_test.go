@@ -6,6 +6,7 @@ import (
 
 	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/status"
 
 	"github.com/stretchr/testify/require"
 )
@@ -119,7 +120,7 @@ func TestPlanOperator(t *testing.T) {
 
 	// Nothing fits.
 	_, err = PlanOperator(PlanInput{N: n, D: d, K: k, Budget: 100 << 20})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 
 	// Forced kinds are taken as asked.
 	for _, want := range []OperatorKind{OperatorFloat64, OperatorFloat32, OperatorMatrixFree} {
@@ -136,14 +137,14 @@ func TestPlanOperator(t *testing.T) {
 	require.Equal(t, OperatorFloat64, p.Operator)
 	require.Nil(t, p.Solver)
 	_, err = PlanOperator(PlanInput{N: 1000, D: 5, K: 3, Dense: true, Want: OperatorMatrixFree})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 
 	for _, in := range []PlanInput{{N: 0, D: 1, K: 1}, {N: 5, D: 1, K: 6}, {N: 5, D: 0, K: 1}, {N: 5, D: 1, K: 1, Tol: -1}} {
 		_, err := PlanOperator(in)
-		require.ErrorIs(t, err, ErrInvalid, "%+v", in)
+		require.ErrorIs(t, err, status.ErrInvalid, "%+v", in)
 	}
 	_, err = ParseOperatorKind("float16")
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	require.Greater(t, DefaultBudget(), int64(0))
 }
 
@@ -164,7 +165,7 @@ func TestPlanForcedOperatorWithinBudget(t *testing.T) {
 	for _, want := range []OperatorKind{OperatorFloat64, OperatorFloat32} {
 		in.Want = want
 		_, err := PlanOperator(in)
-		require.ErrorIs(t, err, ErrInvalid, "%v", want)
+		require.ErrorIs(t, err, status.ErrInvalid, "%v", want)
 		require.Contains(t, err.Error(), "needs")
 		require.Contains(t, err.Error(), "what fits: matrix-free")
 	}
@@ -175,6 +176,6 @@ func TestPlanForcedOperatorWithinBudget(t *testing.T) {
 	require.LessOrEqual(t, p.Bytes, in.Budget)
 	in.Budget = mib
 	_, err = PlanOperator(in)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	require.Contains(t, err.Error(), "nothing fits")
 }

@@ -3,6 +3,7 @@ package eig
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -71,6 +72,10 @@ type Randomized struct {
 
 // Solve returns the k largest eigenpairs of op.
 func (rz Randomized) Solve(op Operator, k int) (*Result, error) {
+	return timed(time.Now())(rz.solve(op, k))
+}
+
+func (rz Randomized) solve(op Operator, k int) (*Result, error) {
 	n, err := checkK(op, k)
 	if err != nil {
 		return nil, err
@@ -86,7 +91,7 @@ func (rz Randomized) Solve(op Operator, k int) (*Result, error) {
 		p = 0
 	}
 	if rz.Tol < 0 || math.IsNaN(rz.Tol) {
-		return nil, fmt.Errorf("eig: randomized: tolerance %g: %w", rz.Tol, ErrInvalid)
+		return nil, fmt.Errorf("eig: randomized: tolerance %g: %w", rz.Tol, status.ErrInvalid)
 	}
 	q := rz.PowerIters
 	switch {
@@ -212,7 +217,7 @@ func (rz Randomized) Solve(op Operator, k int) (*Result, error) {
 			default:
 				res.Status = status.Status{Code: status.IterationLimit, Test: testResidual(rz.Tol),
 					Detail: fmt.Sprintf("%d subspace steps", step)}
-				return res, &NotConvergedError{Solver: "randomized", Result: res}
+				return res, notConverged("randomized", res)
 			}
 			return res, nil
 		}

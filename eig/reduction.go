@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // Reduction combines the partial results of a computation over the row
@@ -70,7 +71,7 @@ func layout(op Operator) (local, global, offset int, red Reduction) {
 // row in one place.
 func localOnly(solver string, op Operator) error {
 	if _, ok := op.(Distributed); ok {
-		return fmt.Errorf("eig: %s needs the whole operator in one process; use Lanczos or BlockKrylov on a distributed one: %w", solver, ErrInvalid)
+		return fmt.Errorf("eig: %s needs the whole operator in one process; use Lanczos or BlockKrylov on a distributed one: %w", solver, status.ErrInvalid)
 	}
 	return nil
 }

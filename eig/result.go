@@ -1,7 +1,9 @@
 package eig
 
 import (
+	"errors"
 	"fmt"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -11,8 +13,6 @@ import (
 
 // Error kinds: the status package's sentinels.
 var (
-	// ErrInvalid: bad input (k out of range, NaN).
-	ErrInvalid = status.ErrInvalid
 	// ErrNotConverged: the iteration limit was reached first.
 	ErrNotConverged = status.ErrNotConverged
 	// ErrBreakdown: a computation cannot continue because a matrix lost
@@ -20,20 +20,39 @@ var (
 	ErrBreakdown = status.ErrBreakdown
 )
 
-// NotConvergedError carries the partial result of a solver that stopped at
-// its iteration limit; it wraps ErrNotConverged.
-type NotConvergedError struct {
-	Solver string
-	Result *Result
+// notConverged is the error of a run that ended before its stopping test
+// passed: a *status.Error with res's Status (its Detail saying how many
+// pairs converged), wrapping ErrNotConverged, whose Partial is res (read
+// it with Partial).
+func notConverged(solver string, res *Result) error {
+	st := res.Status
+	st.Detail = fmt.Sprintf("eig: %s: %d of %d eigenpairs converged after %d iterations (%s)",
+		solver, res.NumConverged, len(res.Values), res.Iterations, st.Detail)
+	return &status.Error{Status: st, Kind: ErrNotConverged, Partial: res}
 }
 
-func (e *NotConvergedError) Error() string {
-	return fmt.Sprintf("eig: %s: %d of %d eigenpairs converged after %d iterations",
-		e.Solver, e.Result.NumConverged, len(e.Result.Values), e.Result.Iterations)
+// timed returns a function that sets a solver's result's Seconds to the
+// time since start and passes the result and error on.
+func timed(start time.Time) func(*Result, error) (*Result, error) {
+	return func(res *Result, err error) (*Result, error) {
+		if res != nil {
+			res.Seconds = time.Since(start).Seconds()
+		}
+		return res, err
+	}
 }
 
-// Unwrap returns ErrNotConverged.
-func (e *NotConvergedError) Unwrap() error { return ErrNotConverged }
+// Partial returns the partial result a solver's error carries (the
+// *Result of a run that ended before its stopping test passed, also
+// returned beside the error), and whether err carries one.
+func Partial(err error) (*Result, bool) {
+	var e *status.Error
+	if !errors.As(err, &e) {
+		return nil, false
+	}
+	r, ok := e.Partial.(*Result)
+	return r, ok && r != nil
+}
 
 // Result is what every solver returns.
 type Result struct {
@@ -41,12 +60,10 @@ type Result struct {
 	Values []float64
 	// Vectors is n×k, orthonormal columns, signs fixed.
 	Vectors *mat.Dense
-	// Iterations: restarts (Krylov solvers), power steps (Randomized), 1
-	// (Dense).
-	Iterations int
-	// Passes is the number of Operator.Apply calls; MatVecs the number of
-	// columns they processed.
-	Passes, MatVecs int
+	// Stats is the work: Iterations are restarts (Krylov solvers), power
+	// steps (Randomized) or 1 (Dense); Passes the Operator.Apply calls and
+	// MatVecs the columns they processed; Seconds the wall time.
+	status.Stats
 	// Status says how the run ended: Converged when every pair met the
 	// stopping test named in it (each solver's doc comment states it),
 	// FixedSchedule for a randomized run without a test, IterationLimit
@@ -66,14 +83,14 @@ type Solver interface {
 // checkK validates k against the operator.
 func checkK(op Operator, k int) (int, error) {
 	if op == nil {
-		return 0, fmt.Errorf("eig: nil operator: %w", ErrInvalid)
+		return 0, fmt.Errorf("eig: nil operator: %w", status.ErrInvalid)
 	}
 	_, n, _, _ := layout(op)
 	if n < 1 || op.Dim() < 0 {
-		return 0, fmt.Errorf("eig: operator of dimension %d: %w", n, ErrInvalid)
+		return 0, fmt.Errorf("eig: operator of dimension %d: %w", n, status.ErrInvalid)
 	}
 	if k < 1 || k > n {
-		return 0, fmt.Errorf("eig: k = %d outside 1…n = %d: %w", k, n, ErrInvalid)
+		return 0, fmt.Errorf("eig: k = %d outside 1…n = %d: %w", k, n, status.ErrInvalid)
 	}
 	return n, nil
 }
@@ -82,7 +99,7 @@ func checkK(op Operator, k int) (int, error) {
 // (a NaN in the matrix shows up this way for matrix-free operators).
 func checkBlockFinite(y *mat.Dense) error {
 	if err := linalg.CheckFinite("eig: A·x", y); err != nil {
-		return fmt.Errorf("eig: the operator returned non-finite values (NaN or Inf in A?): %w", ErrInvalid)
+		return fmt.Errorf("eig: the operator returned non-finite values (NaN or Inf in A?): %w", status.ErrInvalid)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package eig
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -114,27 +113,27 @@ func TestBadInput(t *testing.T) {
 	for _, sv := range solvers {
 		for _, k := range []int{0, -1, 51} {
 			_, err := sv.make(1e-8).Solve(d, k)
-			require.ErrorIs(t, err, ErrInvalid, "%s k=%d", sv.name, k)
+			require.ErrorIs(t, err, status.ErrInvalid, "%s k=%d", sv.name, k)
 		}
 		_, err := sv.make(1e-8).Solve(nil, 1)
-		require.ErrorIs(t, err, ErrInvalid)
+		require.ErrorIs(t, err, status.ErrInvalid)
 		_, err = sv.make(1e-8).Solve(nanOp{700}, 2)
-		require.ErrorIs(t, err, ErrInvalid, sv.name)
+		require.ErrorIs(t, err, status.ErrInvalid, sv.name)
 	}
 	bad := mat.NewSymDense(3, nil)
 	bad.SetSym(0, 1, math.Inf(1))
 	_, err = NewDense(bad)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = NewFloat32(bad)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = NewFloat32Tiles(nil)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = NewCentered(nil)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = NewKernelOp(mat.NewDense(3, 2, []float64{1, 2, 3, math.NaN(), 5, 6}), kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1}, gram.GramOptions{})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = Lanczos{Tol: -1}.Solve(d, 2)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 func TestNotConvergedCarriesPartialResult(t *testing.T) {
@@ -144,9 +143,13 @@ func TestNotConvergedCarriesPartialResult(t *testing.T) {
 	for _, s := range []Solver{Lanczos{Tol: 1e-14, MaxRestarts: 1}, BlockKrylov{Tol: 1e-14, MaxRestarts: 1}, Randomized{Tol: 1e-14, MaxIter: 1, PowerIters: -1}} {
 		res, err := s.Solve(d, 10)
 		require.ErrorIs(t, err, ErrNotConverged, fmt.Sprintf("%T", s))
-		var nc *NotConvergedError
-		require.True(t, errors.As(err, &nc))
-		require.Same(t, res, nc.Result)
+		partial, ok := Partial(err)
+		require.True(t, ok)
+		require.Same(t, res, partial)
+		st, ok := status.StatusOf(err)
+		require.True(t, ok)
+		require.Equal(t, status.IterationLimit, st.Code)
+		require.Contains(t, st.Detail, "of 10 eigenpairs converged")
 		require.False(t, res.Status.Converged())
 		require.Less(t, res.NumConverged, 10)
 		require.Len(t, res.Values, 10)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kdual/kdual/gram"
+	"github.com/kdual/kdual/status"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -25,7 +26,7 @@ type Float64Tiles struct {
 // NewFloat64Tiles adopts s, which must hold every tile row.
 func NewFloat64Tiles(s *gram.SymTiles64) (*Float64Tiles, error) {
 	if s == nil || s.N < 1 || s.I0 != 0 || s.I1 != s.NT {
-		return nil, fmt.Errorf("eig: NewFloat64Tiles: want the whole triangle: %w", ErrInvalid)
+		return nil, fmt.Errorf("eig: NewFloat64Tiles: want the whole triangle: %w", status.ErrInvalid)
 	}
 	return &Float64Tiles{s: s}, nil
 }

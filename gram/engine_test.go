@@ -7,6 +7,7 @@ import (
 
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -87,23 +88,23 @@ func TestGramBadInput(t *testing.T) {
 	for _, c := range []float64{1, math.NaN(), math.Inf(-1)} {
 		for _, kind := range []MapKind{MapExpSq, MapExpDist} {
 			_, err := GramMap(x, ElementMap{Kind: kind, C: c}, GramOptions{})
-			require.ErrorIs(t, err, ErrInvalid, "C=%g", c)
+			require.ErrorIs(t, err, status.ErrInvalid, "C=%g", c)
 		}
 	}
 	_, err := Gram(x, Kernel{Kind: KernelKind(42)})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = Gram(x, Kernel{Kind: Polynomial, Degree: -1})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	bad := mat.DenseCopyOf(x)
 	bad.Set(2, 1, math.Inf(-1))
 	_, err = Gram(bad, Kernel{Kind: Gaussian, Sigma: 1})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = CrossGram(x, randData(1, 4, 2), Kernel{})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = CrossGram(x, bad, Kernel{})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = Gram(&mat.Dense{}, Kernel{})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // Kernel rows of float32 data read in place: every entry (Block and Cross)
@@ -144,14 +145,14 @@ func TestKernelRows32(t *testing.T) {
 	require.Equal(t, before, x32.Data)
 	x32.Data[5] = float32(math.NaN())
 	_, err = NewKernelRows32(x32, em, GramOptions{})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	x32.Data[5] = 1
 	x32.Data[41*20+3] = float32(math.Inf(-1))
 	_, err = NewKernelRows32(x32, em, GramOptions{})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	require.Contains(t, err.Error(), "row 41 ")
 	_, err = NewKernelRows32(&linalg.Dense32{}, em, GramOptions{})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // Float32 products through the native map go from sgemm's float32 block

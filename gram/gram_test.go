@@ -8,6 +8,7 @@ import (
 	"github.com/kdual/kdual/internal/probe"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/paths"
+	"github.com/kdual/kdual/status"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -146,7 +147,7 @@ func TestGramTiles32MatchesGram(t *testing.T) {
 		}
 	}
 	_, err := GramTiles32(x, Kernel{Kind: Gaussian}.ElementMap(cols(x)), GramOptions{})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	a, err := Gram(x, testKernels[1])
 	require.NoError(t, err)
 	s, err := TilesFromSym(a)
@@ -187,7 +188,7 @@ func TestKernelRowsBlocks(t *testing.T) {
 				require.InDelta(t, c.At(i, j), cross[i*300+j], 1e-12*math.Max(1, math.Abs(c.At(i, j))))
 			}
 		}
-		require.ErrorIs(t, kr.Cross(cross, 300, randData(1, 2, 5), 0, 300), ErrInvalid)
+		require.ErrorIs(t, kr.Cross(cross, 300, randData(1, 2, 5), 0, 300), status.ErrInvalid)
 	}
 }
 
@@ -440,7 +441,7 @@ func TestGramTiles32Bands(t *testing.T) {
 	}
 	for _, bad := range [][2]int{{-1, 1}, {2, 2}, {0, 4}} {
 		_, err := NewSymTiles32Band(700, bad[0], bad[1])
-		require.ErrorIs(t, err, ErrInvalid, "band %v", bad)
+		require.ErrorIs(t, err, status.ErrInvalid, "band %v", bad)
 	}
 	// Chunks of one tile row by two tiles: the same entries.
 	defer func(r, c int) { gramChunkRows, gramChunkCols = r, c }(gramChunkRows, gramChunkCols)
@@ -468,7 +469,7 @@ func TestGramTiles64Bands(t *testing.T) {
 	require.Equal(t, TileSize64, TileSide64For(8*TileSize64))
 	for _, bad := range [][3]int{{6, 0, 1}, {256, 0, 4}, {256, 1, 1}} {
 		_, err := NewSymTiles64Band(530, bad[0], bad[1], bad[2])
-		require.ErrorIs(t, err, ErrInvalid, "%v", bad)
+		require.ErrorIs(t, err, status.ErrInvalid, "%v", bad)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/kdual/kdual/status"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 )
@@ -97,11 +98,11 @@ func TestPrepareReadsOnce(t *testing.T) {
 	bad.Set(150, 1, math.NaN())
 	c := newCounting(bad)
 	_, err := Prepare(c, ElementMap{Kind: MapExpSq, C: -1}, GramOptions{}, false)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	require.ErrorContains(t, err, "x[120,3] = -Inf is not finite")
 	require.LessOrEqual(t, c.maxReads(), 2) // the row named is read once more for its value
 	for _, x := range []Data{nil, (*mat.Dense)(nil), &mat.Dense{}} {
 		_, err := Prepare(x, ElementMap{}, GramOptions{}, false)
-		require.ErrorIs(t, err, ErrInvalid)
+		require.ErrorIs(t, err, status.ErrInvalid)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/kdual/kdual/status"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -28,14 +29,14 @@ func ParseKind(name string) (Kind, error) {
 	case "laplacian":
 		return Laplacian, nil
 	}
-	return 0, fmt.Errorf("kernel: unknown kernel %q (linear, gaussian or rbf, laplace, polynomial or poly, sigmoid, cosine, laplacian): %w", name, ErrInvalid)
+	return 0, fmt.Errorf("kernel: unknown kernel %q (linear, gaussian or rbf, laplace, polynomial or poly, sigmoid, cosine, laplacian): %w", name, status.ErrInvalid)
 }
 
 // PaperSigma returns the paper's bandwidth for kind on x.
 func PaperSigma(kind Kind, x *mat.Dense) (float64, error) {
 	n, d := x.Dims()
 	if n*d < 2 {
-		return 0, fmt.Errorf("kernel: PaperSigma needs at least two values: %w", ErrInvalid)
+		return 0, fmt.Errorf("kernel: PaperSigma needs at least two values: %w", status.ErrInvalid)
 	}
 	raw := x.RawMatrix()
 	mean, sq := 0.0, 0.0
@@ -58,10 +59,10 @@ func PaperSigma(kind Kind, x *mat.Dense) (float64, error) {
 	case Gaussian:
 		s = 0.1 * math.Sqrt(float64(d)) * math.Sqrt(variance)
 	default:
-		return 0, fmt.Errorf("kernel: the paper rule is for laplace and gaussian, not %s: %w", kind, ErrInvalid)
+		return 0, fmt.Errorf("kernel: the paper rule is for laplace and gaussian, not %s: %w", kind, status.ErrInvalid)
 	}
 	if !(s > 0) {
-		return 0, fmt.Errorf("kernel: constant data gives bandwidth %g: %w", s, ErrInvalid)
+		return 0, fmt.Errorf("kernel: constant data gives bandwidth %g: %w", s, status.ErrInvalid)
 	}
 	return s, nil
 }
@@ -70,7 +71,7 @@ func PaperSigma(kind Kind, x *mat.Dense) (float64, error) {
 func MedianSigma(x *mat.Dense) (float64, error) {
 	s, err := MedianDistance(x, 1000)
 	if err == nil && !(s > 0) {
-		err = fmt.Errorf("kernel: median distance is %g: %w", s, ErrInvalid)
+		err = fmt.Errorf("kernel: median distance is %g: %w", s, status.ErrInvalid)
 	}
 	return s, err
 }
@@ -86,7 +87,7 @@ func Bandwidth(rule string, kind Kind, x *mat.Dense) (float64, error) {
 	}
 	s, err := strconv.ParseFloat(rule, 64)
 	if err != nil || !(s > 0) || math.IsInf(s, 0) {
-		return 0, fmt.Errorf("kernel: bandwidth %q: want paper, median or a positive number: %w", rule, ErrInvalid)
+		return 0, fmt.Errorf("kernel: bandwidth %q: want paper, median or a positive number: %w", rule, status.ErrInvalid)
 	}
 	return s, nil
 }

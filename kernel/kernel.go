@@ -26,11 +26,8 @@ import (
 	"github.com/kdual/kdual/status"
 )
 
-// ErrInvalid (status.ErrInvalid) is wrapped by every error about bad input.
-var ErrInvalid = status.ErrInvalid
-
 func invalidf(format string, args ...any) error {
-	return fmt.Errorf("kernel: "+format+": %w", append(args, ErrInvalid)...)
+	return fmt.Errorf("kernel: "+format+": %w", append(args, status.ErrInvalid)...)
 }
 
 // Kind names a kernel function.

@@ -13,6 +13,7 @@ import (
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 func TestPaperSigma(t *testing.T) {
@@ -25,9 +26,9 @@ func TestPaperSigma(t *testing.T) {
 	require.NoError(t, err)
 	require.InDelta(t, 0.1*math.Sqrt(2)*math.Sqrt(5.25), s, 1e-15)
 	_, err = PaperSigma(Linear, x)
-	require.ErrorIs(t, err, linalg.ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = PaperSigma(Gaussian, mat.NewDense(3, 2, nil))
-	require.ErrorIs(t, err, linalg.ErrInvalid, "constant data")
+	require.ErrorIs(t, err, status.ErrInvalid, "constant data")
 }
 
 func TestParseKindAndMedian(t *testing.T) {
@@ -41,13 +42,13 @@ func TestParseKindAndMedian(t *testing.T) {
 		}
 	}
 	_, err := ParseKind("tanh")
-	require.ErrorIs(t, err, linalg.ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	x := mat.NewDense(3, 1, []float64{0, 1, 3}) // distances 1, 2, 3
 	s, err := MedianSigma(x)
 	require.NoError(t, err)
 	require.InDelta(t, 2, s, 1e-15)
 	_, err = MedianSigma(mat.NewDense(3, 1, nil))
-	require.ErrorIs(t, err, linalg.ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // The RFF Gram matrix approaches the Gaussian one with an error that falls
@@ -93,9 +94,9 @@ func TestRFFApproachesGaussian(t *testing.T) {
 		require.InDelta(t, 1, mat.Norm(f.RowView(i), 2), 1e-12)
 	}
 	_, err = r.Map(mat.NewDense(2, 4, nil))
-	require.ErrorIs(t, err, linalg.ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = NewRFF(3, 10, 0, 1)
-	require.ErrorIs(t, err, linalg.ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 func TestMedianDistanceBruteForce(t *testing.T) {
@@ -123,7 +124,7 @@ func TestMedianDistanceBruteForce(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, sub, got10)
 	_, err = MedianDistance(x, 1)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 func randomData(seed uint64, n, d int) *mat.Dense {
@@ -160,9 +161,9 @@ func TestGramMatchesEval(t *testing.T) {
 		{Kind: Sigmoid, Degree: 2}, {Kind: Sigmoid, Gamma: math.NaN()}, {Kind: Sigmoid, Sigma: 1}, {Kind: Cosine, Gamma: 1},
 		{Kind: Laplacian, Sigma: 1}, {Kind: Laplacian, Gamma: -1}, {Kind: Laplacian, Gamma: math.Inf(1)}} {
 		_, err := Gram(x, bad)
-		require.ErrorIs(t, err, ErrInvalid, "%+v", bad)
+		require.ErrorIs(t, err, status.ErrInvalid, "%+v", bad)
 		_, err = Rows(x, bad, gram.GramOptions{})
-		require.ErrorIs(t, err, ErrInvalid, "%+v", bad)
+		require.ErrorIs(t, err, status.ErrInvalid, "%+v", bad)
 	}
 	require.Equal(t, "kind(42)", Kind(42).String())
 }
@@ -202,7 +203,7 @@ func TestBandwidthRules(t *testing.T) {
 	require.Equal(t, 2.5, v)
 	for _, bad := range []string{"foo", "-1", "0", "NaN", "Inf"} {
 		_, err := Bandwidth(bad, Gaussian, x)
-		require.ErrorIs(t, err, ErrInvalid, bad)
+		require.ErrorIs(t, err, status.ErrInvalid, bad)
 	}
 }
 
@@ -235,7 +236,7 @@ func TestGammaForDistanceKernels(t *testing.T) {
 		require.InDelta(t, c.bySigma.Sigma, c.byGamma.Bandwidth(), 1e-15)
 	}
 	for _, bad := range []Kernel{{Kind: Gaussian, Sigma: 1, Gamma: 1}, {Kind: Laplace, Gamma: -1}, {Kind: Gaussian, Gamma: math.Inf(1)}, {Kind: Gaussian}} {
-		require.ErrorIs(t, bad.Check(), ErrInvalid, "%+v", bad)
+		require.ErrorIs(t, bad.Check(), status.ErrInvalid, "%+v", bad)
 	}
 }
 

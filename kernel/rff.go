@@ -10,6 +10,7 @@ import (
 	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // RFF is a random Fourier feature map for the Gaussian kernel
@@ -30,10 +31,10 @@ type RFF struct {
 // NewRFF draws a seeded map from R^d to R^D for bandwidth σ.
 func NewRFF(d, features int, sigma float64, seed uint64) (*RFF, error) {
 	if d < 1 || features < 1 {
-		return nil, fmt.Errorf("kernel: RFF %d → %d features: both must be ≥ 1: %w", d, features, ErrInvalid)
+		return nil, fmt.Errorf("kernel: RFF %d → %d features: both must be ≥ 1: %w", d, features, status.ErrInvalid)
 	}
 	if !(sigma > 0) || math.IsInf(sigma, 0) {
-		return nil, fmt.Errorf("kernel: RFF bandwidth σ = %g: want a finite σ > 0: %w", sigma, ErrInvalid)
+		return nil, fmt.Errorf("kernel: RFF bandwidth σ = %g: want a finite σ > 0: %w", sigma, status.ErrInvalid)
 	}
 	rng := rng.New(seed)
 	w := mat.NewDense(d, features, nil)
@@ -53,11 +54,11 @@ func (r *RFF) Dim() int { return len(r.B) }
 // Map returns the n×D features of the rows of x (n×d).
 func (r *RFF) Map(x *mat.Dense) (*mat.Dense, error) {
 	if x == nil || x.IsEmpty() {
-		return nil, fmt.Errorf("kernel: RFF of empty data: %w", ErrInvalid)
+		return nil, fmt.Errorf("kernel: RFF of empty data: %w", status.ErrInvalid)
 	}
 	n, d := x.Dims()
 	if wd, _ := r.W.Dims(); d != wd {
-		return nil, fmt.Errorf("kernel: RFF built for d = %d, data has %d columns: %w", wd, d, ErrInvalid)
+		return nil, fmt.Errorf("kernel: RFF built for d = %d, data has %d columns: %w", wd, d, status.ErrInvalid)
 	}
 	if err := linalg.CheckFinite("kernel: RFF input", x); err != nil {
 		return nil, err
@@ -101,10 +102,10 @@ func Smoother(kc *mat.Dense, rowMeans []float64, x *mat.Dense, nearest int) (*ma
 	n, d := x.Dims()
 	rows, c := kc.Dims()
 	if c != n || len(rowMeans) != n {
-		return nil, 0, fmt.Errorf("kernel: smoother: %d kernel entries, %d row means, %d training points: %w", c, len(rowMeans), n, ErrInvalid)
+		return nil, 0, fmt.Errorf("kernel: smoother: %d kernel entries, %d row means, %d training points: %w", c, len(rowMeans), n, status.ErrInvalid)
 	}
 	if nearest < 0 || nearest > n {
-		return nil, 0, fmt.Errorf("kernel: smoother: nearest = %d: want 0 (all) … %d: %w", nearest, n, ErrInvalid)
+		return nil, 0, fmt.Errorf("kernel: smoother: nearest = %d: want 0 (all) … %d: %w", nearest, n, status.ErrInvalid)
 	}
 	if err := linalg.CheckFinite("kernel: smoother input", kc); err != nil {
 		return nil, 0, err

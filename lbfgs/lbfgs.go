@@ -3,6 +3,7 @@ package lbfgs
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/kdual/kdual/status"
 )
@@ -89,10 +90,12 @@ type Settings struct {
 
 // Result is the outcome of Minimize.
 type Result struct {
-	X          []float64
-	F          float64
-	GradNorm   float64
-	Iterations int
+	X        []float64
+	F        float64
+	GradNorm float64
+	// Stats: Iterations, Evaluations (= FuncEvals) and Seconds; Passes
+	// and MatVecs are the problem's to count (kpca counts passes over G).
+	status.Stats
 	// FuncEvals counts Func and Accept calls; LineEvals counts Line calls
 	// (for a plain Problem every trial is a Func call and is counted in
 	// both).
@@ -105,19 +108,16 @@ type Result struct {
 	Status         status.Status
 }
 
-// ErrInvalid (status.ErrInvalid) is wrapped for a bad start (empty, NaN, or
-// a non-finite f).
-var ErrInvalid = status.ErrInvalid
-
 // Minimize minimises p from x0 (not modified).
 func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
+	start := time.Now()
 	n := len(x0)
 	if n == 0 {
-		return nil, fmt.Errorf("lbfgs: empty start: %w", ErrInvalid)
+		return nil, fmt.Errorf("lbfgs: empty start: %w", status.ErrInvalid)
 	}
 	for _, v := range x0 {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("lbfgs: start is not finite: %w", ErrInvalid)
+			return nil, fmt.Errorf("lbfgs: start is not finite: %w", status.ErrInvalid)
 		}
 	}
 	s.defaults()
@@ -163,7 +163,7 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 	f := p.Func(x, g)
 	res.FuncEvals++
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil, fmt.Errorf("lbfgs: f(x0) = %g: %w", f, ErrInvalid)
+		return nil, fmt.Errorf("lbfgs: f(x0) = %g: %w", f, status.ErrInvalid)
 	}
 	fHist = append(fHist, f)
 	gradTest, gradScale := TestGradient, func(x []float64) float64 { return math.Max(1, norm(x)) }
@@ -172,6 +172,7 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 	}
 	finish := func(st status.Status) (*Result, error) {
 		res.X, res.F, res.GradNorm, res.Status = x, f, norm(g), st
+		res.Evaluations, res.Seconds = res.FuncEvals, time.Since(start).Seconds()
 		return res, st.Err()
 	}
 	for iter := 0; ; iter++ {

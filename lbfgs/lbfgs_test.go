@@ -148,11 +148,11 @@ func TestStopCallbackAndLimits(t *testing.T) {
 func TestBadStart(t *testing.T) {
 	var r rosenbrock
 	_, err := Minimize(&r, nil, Settings{})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = Minimize(&r, []float64{math.NaN(), 1}, Settings{})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = Minimize(&r, []float64{math.Inf(1), 1}, Settings{})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // The line search on the test functions of Moré and Thuente's paper: every

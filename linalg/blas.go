@@ -14,11 +14,8 @@ import (
 	_ "github.com/kdual/kdual/native"
 )
 
-// ErrInvalid is wrapped by every error about bad input (status.ErrInvalid).
-var ErrInvalid = status.ErrInvalid
-
 func invalidf(format string, args ...any) error {
-	return fmt.Errorf("linalg: "+format+": %w", append(args, ErrInvalid)...)
+	return fmt.Errorf("linalg: "+format+": %w", append(args, status.ErrInvalid)...)
 }
 
 func checkData(what string, x *mat.Dense) error {

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/rng"
+	"github.com/kdual/kdual/status"
 )
 
 func randDense32(t *testing.T, r, c int, seed uint64, off float64) (*Dense32, *mat.Dense) {
@@ -88,7 +89,7 @@ func TestDense32Products(t *testing.T) {
 			require.Equal(t, float32(float64(ft.Data[r*n+j])-mean[r]), fc32.Data[r*n+j])
 		}
 	}
-	require.ErrorIs(t, CenterRows32(fc32, mean[:1]), ErrInvalid)
+	require.ErrorIs(t, CenterRows32(fc32, mean[:1]), status.ErrInvalid)
 	x := mat.NewDense(n, 2, nil)
 	for i := 0; i < n; i++ {
 		x.Set(i, 0, float64(i%7)-3)
@@ -100,9 +101,9 @@ func TestDense32Products(t *testing.T) {
 	MulTVec32(ft, x, got)
 	require.True(t, mat.EqualApprox(&want, got, 1e-9))
 	_, err = OuterT32(ft, []float64{1})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = MulT32(ft, mat.NewDense(2, 2, nil), nil)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // A view of the top rows keeps the storage mapped after the matrix it came

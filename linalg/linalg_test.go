@@ -12,6 +12,7 @@ import (
 
 	"github.com/kdual/kdual/internal/testmat"
 	"github.com/kdual/kdual/lapack"
+	"github.com/kdual/kdual/status"
 )
 
 // withSpectrum returns Q·diag(λ)·Qᵀ with a seeded random orthogonal Q.
@@ -183,20 +184,20 @@ func TestSymEigBadInput(t *testing.T) {
 	a := withSpectrum(1, []float64{3, 2, 1})
 	for _, k := range []int{-1, 4} {
 		_, err := SymEig(a, k)
-		require.ErrorIs(t, err, ErrInvalid, "k=%d", k)
+		require.ErrorIs(t, err, status.ErrInvalid, "k=%d", k)
 	}
 	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		b := symCopy(a)
 		b.SetSym(0, 2, bad)
 		_, err := SymEig(b, 0)
-		require.ErrorIs(t, err, ErrInvalid)
+		require.ErrorIs(t, err, status.ErrInvalid)
 		_, err = SymEig(b, 1)
-		require.ErrorIs(t, err, ErrInvalid)
+		require.ErrorIs(t, err, status.ErrInvalid)
 	}
 	_, err := SymEig(&mat.SymDense{}, 0)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = SymEig(nil, 0)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 func TestQR(t *testing.T) {
@@ -241,20 +242,20 @@ func TestQR(t *testing.T) {
 		require.LessOrEqual(t, mat.Norm(&bp, 1), 1e-13*float64(m)*mat.Norm(a, 1))
 	}
 	_, _, err := QR(mat.NewDense(2, 3, nil))
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	nan := mat.NewDense(3, 2, nil)
 	nan.Set(1, 1, math.NaN())
 	_, _, err = QR(nan)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	var o Orthonormalizer
-	require.ErrorIs(t, o.InPlace(mat.NewDense(2, 3, nil)), ErrInvalid)
+	require.ErrorIs(t, o.InPlace(mat.NewDense(2, 3, nil)), status.ErrInvalid)
 }
 
 func TestCholesky(t *testing.T) {
 	lambda := []float64{9, 4, 2, 1, 0.5, 0.1}
 	a := withSpectrum(11, lambda)
 	var c Cholesky
-	require.ErrorIs(t, func() error { _, err := c.Solve(mat.NewDense(6, 1, nil)); return err }(), ErrInvalid)
+	require.ErrorIs(t, func() error { _, err := c.Solve(mat.NewDense(6, 1, nil)); return err }(), status.ErrInvalid)
 	require.NoError(t, c.Factorize(a))
 	require.Equal(t, 6, c.Size())
 	// UᵀU = A
@@ -285,9 +286,9 @@ func TestCholesky(t *testing.T) {
 		require.InDelta(t, x.At(i, 1), xv[i], 1e-13*mat.Norm(x, 1))
 	}
 	_, err = c.SolveVec([]float64{1, 2})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = c.Solve(mat.NewDense(5, 1, nil))
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 
 	// Indefinite and singular matrices: errors, not panics.
 	err = c.Factorize(withSpectrum(2, []float64{1, 1, -1}))
@@ -374,10 +375,10 @@ func TestCenterKernel(t *testing.T) {
 	for j := 0; j < n; j++ {
 		require.InDelta(t, g.At(3, j), v[j], 1e-12)
 	}
-	require.ErrorIs(t, c.CenterVec(v[:5]), ErrInvalid)
-	require.ErrorIs(t, c.CenterCross(mat.NewDense(2, 5, nil)), ErrInvalid)
+	require.ErrorIs(t, c.CenterVec(v[:5]), status.ErrInvalid)
+	require.ErrorIs(t, c.CenterCross(mat.NewDense(2, 5, nil)), status.ErrInvalid)
 	_, err = CenterKernelInPlace(&mat.SymDense{})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 func TestCenterColumnsAndMirror(t *testing.T) {
@@ -464,7 +465,7 @@ func TestCheckFiniteNamesFirstBadEntry(t *testing.T) {
 	a.Set(611, 36, math.NaN())
 	a.Set(611, 35, math.Inf(1))
 	err := CheckFinite("a", a)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	require.Contains(t, err.Error(), "a[611,35] = +Inf is not finite")
 	require.Equal(t, -1, firstBadRow(0, nil))
 	// A view with a stride wider than its columns: the columns outside it

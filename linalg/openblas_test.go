@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/kdual/kdual/status"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 )
@@ -134,10 +135,10 @@ func TestSolve(t *testing.T) {
 	var check mat.Dense
 	check.Mul(a.T(), &gt)
 	requireClose(t, b, &check, "Solve transposed: a·x = b")
-	require.ErrorIs(t, Solve(&mat.Dense{}, a, randDense(r, 5, 2)), ErrInvalid)
+	require.ErrorIs(t, Solve(&mat.Dense{}, a, randDense(r, 5, 2)), status.ErrInvalid)
 	nan := mat.DenseCopyOf(a)
 	nan.Set(2, 3, math.NaN())
-	require.ErrorIs(t, Solve(&mat.Dense{}, nan, b), ErrInvalid)
+	require.ErrorIs(t, Solve(&mat.Dense{}, nan, b), status.ErrInvalid)
 	sing := mat.NewDense(2, 2, []float64{1, 2, 2, 4})
 	require.Error(t, Solve(&mat.Dense{}, sing, mat.NewDense(2, 1, []float64{1, 1})))
 	ill := mat.NewDense(2, 2, []float64{1, 1, 1, 1 + 1e-17*4})

@@ -18,17 +18,14 @@ package paths
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
 
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/native"
+	"github.com/kdual/kdual/status"
 )
-
-// ErrInvalid is wrapped by every error about a bad value or profile.
-var ErrInvalid = errors.New("invalid argument")
 
 // Version is the format version of saved profiles.
 const Version = 1
@@ -105,7 +102,7 @@ func (p Paths) Check(f Facts) error {
 		{p.WideSymv, wide, "WideSymv needs AVX-512 F, VL and DQ"},
 	} {
 		if c.on && !c.can {
-			return fmt.Errorf("paths: %s, which this processor lacks: %w", c.what, ErrInvalid)
+			return fmt.Errorf("paths: %s, which this processor lacks: %w", c.what, status.ErrInvalid)
 		}
 	}
 	return nil
@@ -172,10 +169,10 @@ func Load(r io.Reader) (Paths, error) {
 	dec.DisallowUnknownFields()
 	var pr profile
 	if err := dec.Decode(&pr); err != nil {
-		return Paths{}, fmt.Errorf("paths: profile: %v: %w", err, ErrInvalid)
+		return Paths{}, fmt.Errorf("paths: profile: %v: %w", err, status.ErrInvalid)
 	}
 	if pr.Version != Version {
-		return Paths{}, fmt.Errorf("paths: profile version %d, this kdual reads %d: %w", pr.Version, Version, ErrInvalid)
+		return Paths{}, fmt.Errorf("paths: profile version %d, this kdual reads %d: %w", pr.Version, Version, status.ErrInvalid)
 	}
 	return pr.Paths, nil
 }

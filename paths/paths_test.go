@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kdual/kdual/native"
+	"github.com/kdual/kdual/status"
 )
 
 var (
@@ -110,7 +111,7 @@ func TestCheck(t *testing.T) {
 	f := Facts{CPU: haswell}
 	for _, p := range []Paths{{InnerNative: true}, {Int8: true}, {WideSymm: true}, {WideSingle: true}, {WideSymv: true}} {
 		err := p.Check(f)
-		require.ErrorIs(t, err, ErrInvalid, "%+v", p)
+		require.ErrorIs(t, err, status.ErrInvalid, "%+v", p)
 	}
 	require.NoError(t, Paths{MapNative: true, Grid: true, SymmNative: true, SingleBlocks: true, HugePages: true}.Check(f))
 }
@@ -127,7 +128,7 @@ func TestOverride(t *testing.T) {
 	require.Equal(t, Paths{}, p)
 	require.NoError(t, p.Override(""))
 	for _, bad := range []string{"inner", "inner=fast", "speed=on", "avx512=maybe"} {
-		require.ErrorIs(t, p.Override(bad), ErrInvalid, bad)
+		require.ErrorIs(t, p.Override(bad), status.ErrInvalid, bad)
 	}
 }
 
@@ -143,7 +144,7 @@ func TestSaveLoad(t *testing.T) {
 	require.Equal(t, p, q)
 	for _, bad := range []string{`{"version": 2, "paths": {}}`, `{"version": 1, "paths": {"turbo": true}}`, `not json`, ``} {
 		_, err := Load(bytes.NewReader([]byte(bad)))
-		require.ErrorIs(t, err, ErrInvalid, bad)
+		require.ErrorIs(t, err, status.ErrInvalid, bad)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/native"
+	"github.com/kdual/kdual/status"
 )
 
 // Facts are what the rules read: stated facts about the machine, the same
@@ -238,7 +239,7 @@ func (p *Paths) Override(spec string) error {
 		}
 		k, v, ok := strings.Cut(part, "=")
 		if !ok {
-			return fmt.Errorf("paths: setting %q is not key=value: %w", part, ErrInvalid)
+			return fmt.Errorf("paths: setting %q is not key=value: %w", part, status.ErrInvalid)
 		}
 		set, ok := map[string]*bool{
 			"inner": &p.InnerNative, "map": &p.MapNative, "symm": &p.SymmNative, "single": &p.SingleBlocks,
@@ -250,7 +251,7 @@ func (p *Paths) Override(spec string) error {
 			on = true
 		case "off", "blas", "go":
 		default:
-			return fmt.Errorf("paths: setting %q: unknown value %q: %w", part, v, ErrInvalid)
+			return fmt.Errorf("paths: setting %q: unknown value %q: %w", part, v, status.ErrInvalid)
 		}
 		switch {
 		case k == "avx512":
@@ -258,7 +259,7 @@ func (p *Paths) Override(spec string) error {
 		case ok:
 			*set = on
 		default:
-			return fmt.Errorf("paths: setting %q: unknown key %q: %w", part, k, ErrInvalid)
+			return fmt.Errorf("paths: setting %q: unknown key %q: %w", part, k, status.ErrInvalid)
 		}
 	}
 	p.Source += " + " + spec

@@ -135,6 +135,10 @@ type Error struct {
 	// Cause, when not nil, is what ended the run besides the sentinel (a
 	// context's error for a cancelled run).
 	Cause error
+	// Partial, when not nil, is the run's partial result, of the solver
+	// package's result type (eig: *eig.Result, read with eig.Partial):
+	// what a run that stopped before its test passed had reached.
+	Partial any
 }
 
 func (e *Error) Error() string { return e.Status.String() }

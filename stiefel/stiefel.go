@@ -27,6 +27,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -37,7 +38,6 @@ import (
 
 // Error kinds: the status package's sentinels.
 var (
-	ErrInvalid      = status.ErrInvalid
 	ErrNotConverged = status.ErrNotConverged
 )
 
@@ -99,11 +99,13 @@ type Settings struct {
 
 // Result reports a minimisation.
 type Result struct {
-	A          *mat.Dense
-	F          float64
-	GradNorm   float64 // final Riemannian gradient norm, relative to ‖G‖_F
-	Iterations int
-	Reorths    int // re-orthonormalisations
+	A        *mat.Dense
+	F        float64
+	GradNorm float64 // final Riemannian gradient norm, relative to ‖G‖_F
+	// Stats: Iterations (steps), Evaluations (gradient evaluations, one
+	// a step) and Seconds.
+	status.Stats
+	Reorths int // re-orthonormalisations
 	// Status: status.Converged (TestGradient), IterationLimit, Stopped (the
 	// Callback returned true) or FixedSchedule (Tol < 0: MaxIter steps).
 	Status status.Status
@@ -147,7 +149,7 @@ func (s *Settings) defaults() Settings {
 // RandomStart returns a seeded m×s matrix with orthonormal columns.
 func RandomStart(m, s int, seed uint64) (*mat.Dense, error) {
 	if m < 1 || s < 1 || s > m {
-		return nil, fmt.Errorf("stiefel: start %d×%d: need 1 ≤ s ≤ m: %w", m, s, ErrInvalid)
+		return nil, fmt.Errorf("stiefel: start %d×%d: need 1 ≤ s ≤ m: %w", m, s, status.ErrInvalid)
 	}
 	rng := rng.New(seed)
 	a := mat.NewDense(m, s, nil)
@@ -189,7 +191,7 @@ func Orthonormalize(a *mat.Dense) error {
 		return err
 	}
 	if !(e.Values[s-1] > 1e-14*e.Values[0]) {
-		return fmt.Errorf("stiefel: columns are linearly dependent (AᵀA eigenvalue %g): %w", e.Values[s-1], ErrInvalid)
+		return fmt.Errorf("stiefel: columns are linearly dependent (AᵀA eigenvalue %g): %w", e.Values[s-1], status.ErrInvalid)
 	}
 	isq := e.Func(func(x float64) float64 { return 1 / math.Sqrt(x) }) // (AᵀA)^{-1/2}
 	var out mat.Dense
@@ -203,10 +205,10 @@ func Orthonormalize(a *mat.Dense) error {
 func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, error) {
 	st := set.defaults()
 	if obj == nil {
-		return nil, fmt.Errorf("stiefel: nil objective: %w", ErrInvalid)
+		return nil, fmt.Errorf("stiefel: nil objective: %w", status.ErrInvalid)
 	}
 	if !(st.LR > 0) || !(st.Beta1 >= 0 && st.Beta1 < 1) || !(st.Beta2 >= 0 && st.Beta2 < 1) || st.CayleyIters < 1 {
-		return nil, fmt.Errorf("stiefel: settings lr=%g β₁=%g β₂=%g iterations=%d: %w", st.LR, st.Beta1, st.Beta2, st.CayleyIters, ErrInvalid)
+		return nil, fmt.Errorf("stiefel: settings lr=%g β₁=%g β₂=%g iterations=%d: %w", st.LR, st.Beta1, st.Beta2, st.CayleyIters, status.ErrInvalid)
 	}
 	var a *mat.Dense
 	if a0 == nil {
@@ -217,7 +219,7 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 	} else {
 		r, c := a0.Dims()
 		if r != m || c != s || s > m {
-			return nil, fmt.Errorf("stiefel: start is %d×%d, want %d×%d with s ≤ m: %w", r, c, m, s, ErrInvalid)
+			return nil, fmt.Errorf("stiefel: start is %d×%d, want %d×%d with s ≤ m: %w", r, c, m, s, status.ErrInvalid)
 		}
 		if err := linalg.CheckFinite("stiefel: start", a0); err != nil {
 			return nil, err
@@ -231,11 +233,13 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 	}
 	w := newWorkspace(m, s)
 	res := &Result{}
+	start := time.Now()
 	var cancelled error
 	f := obj.Eval(a, w.g)
+	res.Evaluations++
 	for k := 1; k <= st.MaxIter; k++ {
 		if math.IsNaN(f) || math.IsInf(f, 0) || !finite(w.g) {
-			return nil, fmt.Errorf("stiefel: objective gave f = %g or a non-finite gradient at step %d: %w", f, k, ErrInvalid)
+			return nil, fmt.Errorf("stiefel: objective gave f = %g or a non-finite gradient at step %d: %w", f, k, status.ErrInvalid)
 		}
 		gn := linalg.Norm2(w.g)
 		rg := w.riemannianNorm(a)
@@ -271,6 +275,7 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 		}
 		res.Iterations = k
 		f = obj.Eval(a, w.g)
+		res.Evaluations++
 		if st.Callback != nil && st.Callback(k, f, a) {
 			res.Status = status.Status{Code: status.Stopped, Detail: fmt.Sprintf("the Callback returned true at step %d", k)}
 			break
@@ -281,7 +286,7 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 			break
 		}
 	}
-	res.A, res.F = a, f
+	res.A, res.F, res.Seconds = a, f, time.Since(start).Seconds()
 	if res.Status.Code == status.NotRun {
 		if st.Tol > 0 {
 			res.Status = status.Status{Code: status.IterationLimit, Test: TestGradient,

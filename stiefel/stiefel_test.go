@@ -164,16 +164,16 @@ func (nanObjective) Eval(_, grad *mat.Dense) float64 {
 
 func TestErrors(t *testing.T) {
 	_, err := Minimize(nanObjective{}, 5, 2, nil, Settings{})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = Minimize(traceObjective{mat.NewDiagDense(5, nil)}, 5, 2, mat.NewDense(4, 2, nil), Settings{})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = RandomStart(3, 4, 1)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = Minimize(nil, 5, 2, nil, Settings{})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	// A rank-deficient start cannot be orthonormalised.
 	_, err = Minimize(traceObjective{mat.NewDiagDense(5, nil)}, 5, 2, mat.NewDense(5, 2, nil), Settings{})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	// Too few steps: the partial result comes with ErrNotConverged.
 	b := testmat.WithSpectrum(dataset.NewRand(7), spectrum(20))
 	res, err := Minimize(traceObjective{b}, 20, 3, nil, Settings{MaxIter: 3})
@@ -279,10 +279,10 @@ func TestDefaultsAndBounds(t *testing.T) {
 	require.Less(t, Defect(res.A), 1e-10)
 	for _, bad := range []Settings{{CayleyIters: -1}, {Beta1: 1}, {Beta2: 1}, {Beta1: -0.1}, {LR: -1}} {
 		_, err := Minimize(traceObjective{b}, 12, 2, nil, bad)
-		require.ErrorIs(t, err, ErrInvalid, "%+v", bad)
+		require.ErrorIs(t, err, status.ErrInvalid, "%+v", bad)
 	}
 	_, err = RandomStart(0, 1, 1)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	a, err := RandomStart(1, 1, 1)
 	require.NoError(t, err)
 	require.InDelta(t, 1, math.Abs(a.At(0, 0)), 1e-15)
@@ -298,6 +298,6 @@ func TestOrthonormalizeScaleFree(t *testing.T) {
 		require.Less(t, Defect(a), 1e-14)
 		dep := mat.NewDense(4, 2, []float64{1, 1, 2, 2, 3, 3, 4, 4 + 1e-9})
 		dep.Scale(scale, dep)
-		require.ErrorIs(t, Orthonormalize(dep), ErrInvalid, "scale %g", scale)
+		require.ErrorIs(t, Orthonormalize(dep), status.ErrInvalid, "scale %g", scale)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/status"
 )
 
 // readTable reads the features of a data file (dataset.ReadTable; labels,
@@ -82,7 +83,7 @@ func isModelFile(path string) bool {
 func symmetricOf(x *mat.Dense) (*mat.SymDense, error) {
 	n, c := x.Dims()
 	if n != c {
-		return nil, fmt.Errorf("--kernel precomputed: the input is %d×%d, want the square kernel matrix: %w", n, c, kernel.ErrInvalid)
+		return nil, fmt.Errorf("--kernel precomputed: the input is %d×%d, want the square kernel matrix: %w", n, c, status.ErrInvalid)
 	}
 	top := 0.0
 	for _, v := range x.RawMatrix().Data {
@@ -92,7 +93,7 @@ func symmetricOf(x *mat.Dense) (*mat.SymDense, error) {
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
 			if d := math.Abs(x.At(i, j) - x.At(j, i)); d > 1e-12*top {
-				return nil, fmt.Errorf("--kernel precomputed: K[%d,%d] and K[%d,%d] differ by %g: not symmetric: %w", i+1, j+1, j+1, i+1, d, kernel.ErrInvalid)
+				return nil, fmt.Errorf("--kernel precomputed: K[%d,%d] and K[%d,%d] differ by %g: not symmetric: %w", i+1, j+1, j+1, i+1, d, status.ErrInvalid)
 			}
 			g.SetSym(i, j, x.At(i, j))
 		}
@@ -172,7 +173,7 @@ func cliKernel(name string, set map[string]bool, bw string, gamma float64, degre
 			k.Gamma = 1 / float64(d) // scikit-learn's rbf default
 		default:
 			if k.Sigma, err = kernel.Bandwidth(bw, kind, x); err != nil {
-				if errors.Is(err, kernel.ErrInvalid) && bw != "paper" && bw != "median" {
+				if errors.Is(err, status.ErrInvalid) && bw != "paper" && bw != "median" {
 					return k, fmt.Errorf("%w: --sigma: %v", errUsage, err)
 				}
 				return k, err

@@ -281,7 +281,7 @@ func equal(a, b []float64) bool {
 // and 8 columns, contiguous and strided (views into wider matrices), the
 // product must agree with a·x to within tol·‖a‖_max·√n·‖x‖ per entry, x
 // must be unchanged, and the columns of dst outside the view untouched; a
-// block of the wrong shape must be an error wrapping eig.ErrInvalid.
+// block of the wrong shape must be an error wrapping status.ErrInvalid.
 func RunOperator(t *testing.T, op eig.Operator, a *mat.SymDense, tol float64) {
 	t.Helper()
 	n := a.SymmetricDim()
@@ -342,8 +342,8 @@ func RunOperator(t *testing.T, op eig.Operator, a *mat.SymDense, tol float64) {
 			}
 		}
 	}
-	if err := op.Apply(mat.NewDense(n, 2, nil), mat.NewDense(n, 3, nil)); !errors.Is(err, eig.ErrInvalid) {
-		t.Errorf("a block of the wrong shape: %v, want an error wrapping ErrInvalid", err)
+	if err := op.Apply(mat.NewDense(n, 2, nil), mat.NewDense(n, 3, nil)); !errors.Is(err, status.ErrInvalid) {
+		t.Errorf("a block of the wrong shape: %v, want an error wrapping status.ErrInvalid", err)
 	}
 }
 

@@ -57,12 +57,11 @@ import (
 
 // Error kinds.
 var (
-	ErrInvalid   = linalg.ErrInvalid
 	ErrNotFitted = fmt.Errorf("kmvda: %w", status.ErrNotFitted)
 )
 
 func invalidf(format string, a ...any) error {
-	return fmt.Errorf("kmvda: "+format+": %w", append(a, ErrInvalid)...)
+	return fmt.Errorf("kmvda: "+format+": %w", append(a, status.ErrInvalid)...)
 }
 
 // Kind selects the feature space.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/status"
 )
 
 // multiView makes v views of c classes with per samples each: view j of
@@ -307,26 +308,26 @@ func TestProjectAndRank1(t *testing.T) {
 func TestErrors(t *testing.T) {
 	views, labels := multiView(t, 2, 3, 2, 3, 5)
 	m := &Model{}
-	require.ErrorIs(t, m.Fit(views, labels[:1]), ErrInvalid)
-	require.ErrorIs(t, m.Fit(views, [][]int{labels[0], labels[1][:3]}), ErrInvalid)
+	require.ErrorIs(t, m.Fit(views, labels[:1]), status.ErrInvalid)
+	require.ErrorIs(t, m.Fit(views, [][]int{labels[0], labels[1][:3]}), status.ErrInvalid)
 	bad := mat.DenseCopyOf(views[0])
 	bad.Set(0, 0, math.NaN())
-	require.ErrorIs(t, m.Fit([]*mat.Dense{bad, views[1]}, labels), ErrInvalid)
+	require.ErrorIs(t, m.Fit([]*mat.Dense{bad, views[1]}, labels), status.ErrInvalid)
 	// A class with a single sample in all views.
 	lone := [][]int{{0, 0, 1, 1, 2, 9}, {0, 0, 1, 1, 2, 2}}
-	require.ErrorIs(t, m.Fit(views, lone), ErrInvalid)
-	require.ErrorIs(t, (&Model{Kind: RBF}).Fit(views, labels), ErrInvalid) // no σ
+	require.ErrorIs(t, m.Fit(views, lone), status.ErrInvalid)
+	require.ErrorIs(t, (&Model{Kind: RBF}).Fit(views, labels), status.ErrInvalid) // no σ
 	_, err := m.Transform(0, views[0])
 	require.ErrorIs(t, err, ErrNotFitted)
 	require.NoError(t, m.Fit(views, labels))
 	_, err = m.Transform(0, mat.NewDense(2, 5, nil))
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = m.Transform(3, views[0])
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = Rank1(mat.NewDense(2, 2, nil), mat.NewDense(2, 3, nil), []int{0, 1}, []int{0, 1})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = ParseKind("cubic")
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // The RFF problem solved in its n-dimensional dual form gives the primal
@@ -382,7 +383,7 @@ func TestBoundaries(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0.5, acc)
 	_, err = Rank1(mat.NewDense(1, 2, nil), one, nil, []int{1})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 
 	require.Equal(t, "linear", Linear.String())
 	require.Equal(t, "rbf", RBF.String())
@@ -444,7 +445,7 @@ func TestTwoSamplesPerClassFit(t *testing.T) {
 	m := &Model{Kind: Linear}
 	require.NoError(t, m.Fit(views, labels))
 	labels[1][0] = 99 // class 0 now has one sample, class 99 one
-	require.ErrorIs(t, (&Model{Kind: Linear}).Fit(views, labels), ErrInvalid)
+	require.ErrorIs(t, (&Model{Kind: Linear}).Fit(views, labels), status.ErrInvalid)
 }
 
 // Reg 0 is the documented default 1e-3 (the same bits as spelled out;

@@ -34,7 +34,7 @@ func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
 	start := time.Now()
 	n, _ := x.Dims()
 	if k.FitInverse {
-		return fmt.Errorf("kpca: FitInverse with an approximation: pre-images need the exact kernel: %w", ErrInvalid)
+		return fmt.Errorf("kpca: FitInverse with an approximation: pre-images need the exact kernel: %w", status.ErrInvalid)
 	}
 	method := k.Approx
 	if ny, ok := method.(approx.Nystrom); ok {
@@ -55,17 +55,17 @@ func (k *KPCA) FitFloat32(ctx context.Context, x *linalg.Dense32) error {
 	k.info = Info{}
 	ny, ok := k.Approx.(approx.Nystrom)
 	if !ok {
-		return fmt.Errorf("kpca: FitFloat32 needs Approx = approx.Nystrom, have %T: %w", k.Approx, ErrInvalid)
+		return fmt.Errorf("kpca: FitFloat32 needs Approx = approx.Nystrom, have %T: %w", k.Approx, status.ErrInvalid)
 	}
 	if x == nil || x.Rows < 1 {
-		return fmt.Errorf("kpca: FitFloat32: empty data: %w", ErrInvalid)
+		return fmt.Errorf("kpca: FitFloat32: empty data: %w", status.ErrInvalid)
 	}
 	n := x.Rows
 	if s := k.Components; s < 1 || s >= n {
-		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, ErrInvalid)
+		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, status.ErrInvalid)
 	}
 	if k.FitInverse {
-		return fmt.Errorf("kpca: FitInverse with an approximation: pre-images need the exact kernel: %w", ErrInvalid)
+		return fmt.Errorf("kpca: FitInverse with an approximation: pre-images need the exact kernel: %w", status.ErrInvalid)
 	}
 	k.approx, k.inverse, k.proj = nil, nil, nil
 	start := time.Now()

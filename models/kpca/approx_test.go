@@ -3,10 +3,11 @@ package kpca
 import (
 	"bytes"
 	"context"
-	"github.com/kdual/kdual/eig/eigtest"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/kdual/kdual/eig/eigtest"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -96,17 +97,17 @@ func TestApproxKPCAErrorsTyped(t *testing.T) {
 	var re *status.RankError
 	require.ErrorAs(t, m.Fit(x), &re)
 	require.Equal(t, 3, re.Rank)
-	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, FitInverse: true, Approx: approx.Nystrom{Rank: 10}}).Fit(x), ErrInvalid)
-	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Approx: approx.Nystrom{Rank: 0}}).Fit(x), ErrInvalid)
-	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Approx: approx.Nystrom{Rank: 41}}).Fit(x), ErrInvalid)
-	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: kernel.Kernel{Kind: kernel.Laplace, Sigma: 1}, Approx: approx.RFF{Features: 10}}).Fit(x), ErrInvalid)
+	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, FitInverse: true, Approx: approx.Nystrom{Rank: 10}}).Fit(x), status.ErrInvalid)
+	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Approx: approx.Nystrom{Rank: 0}}).Fit(x), status.ErrInvalid)
+	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Approx: approx.Nystrom{Rank: 41}}).Fit(x), status.ErrInvalid)
+	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: kernel.Kernel{Kind: kernel.Laplace, Sigma: 1}, Approx: approx.RFF{Features: 10}}).Fit(x), status.ErrInvalid)
 	g, err := kernel.Gram(x, rbf)
 	require.NoError(t, err)
-	require.ErrorIs(t, (&KPCA{Components: 2, Approx: approx.Nystrom{Rank: 10}}).FitGram(g), ErrInvalid)
+	require.ErrorIs(t, (&KPCA{Components: 2, Approx: approx.Nystrom{Rank: 10}}).FitGram(g), status.ErrInvalid)
 	ok := &KPCA{Components: 2, Kernel: rbf, Approx: approx.Nystrom{Rank: 10}}
 	require.NoError(t, ok.Fit(x))
 	_, err = ok.TransformGram(mat.NewDense(1, 40, nil))
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // Approximate models save and load like every other: the loaded model
@@ -155,9 +156,9 @@ func TestApproxResiduals(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, res2[2], 1e-6*l1)
 	_, _, err = few.CheckResiduals()
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, _, err = few.CheckResidualsWith(x.Slice(0, 50, 0, 3))
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // A cancelled context stops the Nyström rounds within one round.
@@ -235,8 +236,8 @@ func TestKPCAFitFloat32(t *testing.T) {
 	require.True(t, mat.Equal(as, bs))
 	require.Equal(t, "float32", b.Info().Approx.Precision)
 	exact := &KPCA{Components: 4, Kernel: rbf}
-	require.ErrorIs(t, exact.FitFloat32(context.Background(), x32), ErrInvalid)
-	require.ErrorIs(t, (&KPCA{Components: 400, Kernel: rbf, Approx: ny}).FitFloat32(context.Background(), x32), ErrInvalid)
+	require.ErrorIs(t, exact.FitFloat32(context.Background(), x32), status.ErrInvalid)
+	require.ErrorIs(t, (&KPCA{Components: 400, Kernel: rbf, Approx: ny}).FitFloat32(context.Background(), x32), status.ErrInvalid)
 }
 
 // The small problem goes to Lanczos when it is large and s small against
@@ -352,6 +353,6 @@ func TestApproxTransformGramRefused(t *testing.T) {
 	m := &KPCA{Components: 2, Kernel: rbf, Approx: approx.Nystrom{Rank: 10}}
 	require.NoError(t, m.Fit(x))
 	_, err := m.TransformGram(mat.NewDense(2, 40, nil))
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	require.Contains(t, err.Error(), "approximate")
 }

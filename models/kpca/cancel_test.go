@@ -150,6 +150,6 @@ func TestMatrixInputs(t *testing.T) {
 		func() error { return (&KPCA{Components: 1}).Fit(nil) },
 		func() error { return (&KPCA{Components: 1}).FitGram(nil) },
 	} {
-		require.ErrorIs(t, bad(), ErrInvalid)
+		require.ErrorIs(t, bad(), status.ErrInvalid)
 	}
 }

@@ -3,8 +3,9 @@ package kpca
 import (
 	"context"
 	"fmt"
-	"github.com/kdual/kdual/linalg"
 	"math"
+
+	"github.com/kdual/kdual/linalg"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -42,13 +43,13 @@ type Loss struct {
 
 func (l Loss) check() error {
 	if l.Kind < Square || l.Kind > Eps2 {
-		return fmt.Errorf("kpca: unknown loss %d: %w", l.Kind, ErrInvalid)
+		return fmt.Errorf("kpca: unknown loss %d: %w", l.Kind, status.ErrInvalid)
 	}
 	if l.Kind != Square && (!(l.Param >= 0) || math.IsInf(l.Param, 0)) {
-		return fmt.Errorf("kpca: loss parameter %g must be finite and ≥ 0: %w", l.Param, ErrInvalid)
+		return fmt.Errorf("kpca: loss parameter %g must be finite and ≥ 0: %w", l.Param, status.ErrInvalid)
 	}
 	if (l.Kind == Huber1 || l.Kind == Huber2 || l.Kind == HuberF) && l.Param == 0 {
-		return fmt.Errorf("kpca: Huber κ must be positive: %w", ErrInvalid)
+		return fmt.Errorf("kpca: Huber κ must be positive: %w", status.ErrInvalid)
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ import (
 func DualCost(g eig.Operator, h *mat.Dense) (float64, *mat.Dense, error) {
 	n, s := h.Dims()
 	if g.Dim() != n {
-		return 0, nil, fmt.Errorf("kpca: DualCost: H has %d rows, G holds %d here: %w", n, g.Dim(), ErrInvalid)
+		return 0, nil, fmt.Errorf("kpca: DualCost: H has %d rows, G holds %d here: %w", n, g.Dim(), status.ErrInvalid)
 	}
 	_, _, _, red := eig.Parts(g)
 	gh := mat.NewDense(n, s, nil)

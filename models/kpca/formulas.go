@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/kdual/kdual/status"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -17,7 +18,7 @@ func OptimalCost(values []float64) (float64, error) {
 	d := 0.0
 	for i, l := range values {
 		if !(l >= 0) || math.IsInf(l, 0) {
-			return 0, fmt.Errorf("kpca: OptimalCost: λ_%d = %g is not a finite non-negative eigenvalue: %w", i, l, ErrInvalid)
+			return 0, fmt.Errorf("kpca: OptimalCost: λ_%d = %g is not a finite non-negative eigenvalue: %w", i, l, status.ErrInvalid)
 		}
 		d -= 0.5 * l
 	}
@@ -34,7 +35,7 @@ func Eta(cost, dopt float64) float64 { return math.Abs(cost-dopt) / math.Abs(dop
 func DualFromEigen(values []float64, vectors *mat.Dense) (*mat.Dense, error) {
 	n, s := vectors.Dims()
 	if len(values) != s {
-		return nil, fmt.Errorf("kpca: DualFromEigen: %d values for %d vectors: %w", len(values), s, ErrInvalid)
+		return nil, fmt.Errorf("kpca: DualFromEigen: %d values for %d vectors: %w", len(values), s, status.ErrInvalid)
 	}
 	h := mat.NewDense(n, s, nil)
 	for j, l := range values {

@@ -11,6 +11,7 @@ import (
 	"github.com/kdual/kdual/approx"
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/status"
 )
 
 // The sigmoid kernel is indefinite: the dense, Lanczos and block solvers
@@ -55,12 +56,12 @@ func TestSigmoidIndefinite(t *testing.T) {
 			{Components: s, Kernel: k, Approx: approx.Nystrom{Rank: 20}},
 		} {
 			err := m.Fit(x)
-			require.ErrorIs(t, err, ErrInvalid)
+			require.ErrorIs(t, err, status.ErrInvalid)
 			require.ErrorContains(t, err, "positive semi-definite")
 			require.False(t, m.Fitted())
 		}
 		_, err := approx.Nystrom{Rank: 20}.Fit(x, k)
-		require.ErrorIs(t, err, ErrInvalid)
+		require.ErrorIs(t, err, status.ErrInvalid)
 	}
 }
 

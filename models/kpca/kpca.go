@@ -21,7 +21,6 @@ import (
 
 // Error kinds.
 var (
-	ErrInvalid      = linalg.ErrInvalid
 	ErrNotFitted    = fmt.Errorf("kpca: %w", status.ErrNotFitted)
 	ErrBreakdown    = eig.ErrBreakdown
 	ErrNotConverged = eig.ErrNotConverged
@@ -162,12 +161,12 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 	k.info = Info{}
 	x := linalg.DenseOf(xm)
 	if x == nil || x.IsEmpty() {
-		return fmt.Errorf("kpca: Fit: empty data: %w", ErrInvalid)
+		return fmt.Errorf("kpca: Fit: empty data: %w", status.ErrInvalid)
 	}
 	n, d := x.Dims()
 	s := k.Components
 	if s < 1 || s >= n {
-		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, ErrInvalid)
+		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, status.ErrInvalid)
 	}
 	if err := k.checkIndefinite(); err != nil {
 		return err
@@ -239,17 +238,17 @@ func (k *KPCA) FitGramContext(ctx context.Context, gm mat.Symmetric) error {
 	k.info = Info{}
 	k.x, k.approx, k.inverse = nil, nil, nil
 	if k.Approx != nil {
-		return fmt.Errorf("kpca: FitGram with an approximation: give the data to Fit: %w", ErrInvalid)
+		return fmt.Errorf("kpca: FitGram with an approximation: give the data to Fit: %w", status.ErrInvalid)
 	}
 	if k.FitInverse {
-		return fmt.Errorf("kpca: FitInverse needs Fit on data, not FitGram: %w", ErrInvalid)
+		return fmt.Errorf("kpca: FitInverse needs Fit on data, not FitGram: %w", status.ErrInvalid)
 	}
 	if g == nil || g.IsEmpty() {
-		return fmt.Errorf("kpca: empty kernel matrix: %w", ErrInvalid)
+		return fmt.Errorf("kpca: empty kernel matrix: %w", status.ErrInvalid)
 	}
 	n := g.SymmetricDim()
 	if s := k.Components; s < 1 || s >= n {
-		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, ErrInvalid)
+		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, status.ErrInvalid)
 	}
 	start := time.Now()
 	var op eig.Operator
@@ -277,7 +276,7 @@ func (k *KPCA) fitOperator(ctx context.Context, op eig.Operator, auto eig.Solver
 	n := op.Dim()
 	s := k.Components
 	if s < 1 || s >= n {
-		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, ErrInvalid)
+		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, status.ErrInvalid)
 	}
 	k.center = linalg.Centering{}
 	k.fitKernel, k.fitCenter, k.fitAlpha = k.Kernel, !k.NoCenter, k.Alpha
@@ -312,7 +311,7 @@ func (k *KPCA) fitOperator(ctx context.Context, op eig.Operator, auto eig.Solver
 		}
 		err = k.fitEig(counter, es)
 	default:
-		return fmt.Errorf("kpca: solver %T: want Eigen, LBFGS or DCA: %w", solver, ErrInvalid)
+		return fmt.Errorf("kpca: solver %T: want Eigen, LBFGS or DCA: %w", solver, status.ErrInvalid)
 	}
 	if c, ok := op.(*eig.Centered); ok && k.values != nil {
 		// Known after the solve: a deferred centring (matrix-free
@@ -381,7 +380,7 @@ func (k *KPCA) checkIndefinite() error {
 	default:
 		return nil
 	}
-	return fmt.Errorf("kpca: Fit: the %v kernel is not positive semi-definite: %s (use the dense, lanczos or block solver): %w", k.Kernel.Kind, why, ErrInvalid)
+	return fmt.Errorf("kpca: Fit: the %v kernel is not positive semi-definite: %s (use the dense, lanczos or block solver): %w", k.Kernel.Kind, why, status.ErrInvalid)
 }
 
 func (k *KPCA) setFromEigen(values []float64, v *mat.Dense) {
@@ -417,10 +416,11 @@ type DualOptions struct {
 
 // DualResult is the outcome of SolveDual.
 type DualResult struct {
-	H, GH          *mat.Dense // the solution and G·H
-	Cost           float64
-	Iterations     int
-	Passes         int
+	H, GH *mat.Dense // the solution and G·H
+	Cost  float64
+	// Stats: Iterations, Passes over G, Evaluations of the dual cost and
+	// Seconds.
+	status.Stats
 	FailedSearches int
 	// Status: status.Converged (lbfgs.TestRelGrad or lbfgs.TestFunction),
 	// Stopped (by Stop), IterationLimit or Breakdown; SolveDual returns the
@@ -442,7 +442,7 @@ type DualResult struct {
 func SolveDual(op eig.Operator, s int, o DualOptions) (*DualResult, error) {
 	n, global, _, red := eig.Parts(op)
 	if s < 1 || s >= global {
-		return nil, fmt.Errorf("kpca: s = %d, need 1 ≤ s < n = %d: %w", s, global, ErrInvalid)
+		return nil, fmt.Errorf("kpca: s = %d, need 1 ≤ s < n = %d: %w", s, global, status.ErrInvalid)
 	}
 	prob := newDualProblem(op, s)
 	h0, err := dualStart(op, s, o.Start, o.Seed, prob)
@@ -474,8 +474,9 @@ func SolveDual(op eig.Operator, s int, o DualOptions) (*DualResult, error) {
 	}
 	dr := &DualResult{
 		H: mat.NewDense(n, s, res.X), GH: prob.gh, Cost: res.F,
-		Iterations: res.Iterations, Passes: prob.passes, FailedSearches: res.FailedSearches,
-		Status: res.Status,
+		Stats:          status.Stats{Iterations: res.Iterations, Passes: prob.passes, Evaluations: res.Evaluations, Seconds: res.Seconds},
+		FailedSearches: res.FailedSearches,
+		Status:         res.Status,
 	}
 	if err != nil {
 		return dr, fmt.Errorf("kpca: dual L-BFGS: %w", err)
@@ -667,13 +668,13 @@ func (k *KPCA) Transform(xm mat.Matrix) (*mat.Dense, error) {
 	}
 	x := linalg.DenseOf(xm)
 	if x == nil {
-		return nil, fmt.Errorf("kpca: Transform: empty data: %w", ErrInvalid)
+		return nil, fmt.Errorf("kpca: Transform: empty data: %w", status.ErrInvalid)
 	}
 	if k.approx != nil {
 		return k.transformApprox(x)
 	}
 	if k.x == nil {
-		return nil, fmt.Errorf("kpca: fitted with FitGram: use TransformGram: %w", ErrInvalid)
+		return nil, fmt.Errorf("kpca: fitted with FitGram: use TransformGram: %w", status.ErrInvalid)
 	}
 	kx, err := kernel.CrossGram(x, k.x, k.fitKernel)
 	if err != nil {
@@ -687,7 +688,7 @@ func (k *KPCA) Transform(xm mat.Matrix) (*mat.Dense, error) {
 // not modified).
 func (k *KPCA) TransformGram(kx mat.Matrix) (*mat.Dense, error) {
 	if k != nil && k.approx != nil {
-		return nil, fmt.Errorf("kpca: TransformGram: an approximate model maps points, not kernel rows: %w", ErrInvalid)
+		return nil, fmt.Errorf("kpca: TransformGram: an approximate model maps points, not kernel rows: %w", status.ErrInvalid)
 	}
 	return k.transformRows(linalg.DenseOf(kx), false)
 }
@@ -698,11 +699,11 @@ func (k *KPCA) transformRows(kx *mat.Dense, owned bool) (*mat.Dense, error) {
 		return nil, ErrNotFitted
 	}
 	if kx == nil || kx.IsEmpty() {
-		return nil, fmt.Errorf("kpca: TransformGram: empty kernel rows: %w", ErrInvalid)
+		return nil, fmt.Errorf("kpca: TransformGram: empty kernel rows: %w", status.ErrInvalid)
 	}
 	m, n := kx.Dims()
 	if n != k.n {
-		return nil, fmt.Errorf("kpca: kernel rows have %d columns, want %d: %w", n, k.n, ErrInvalid)
+		return nil, fmt.Errorf("kpca: kernel rows have %d columns, want %d: %w", n, k.n, status.ErrInvalid)
 	}
 	if err := linalg.CheckFinite("kpca: kernel rows", kx); err != nil {
 		return nil, err
@@ -741,7 +742,7 @@ func (k *KPCA) CheckResiduals() (res []float64, lambda1 float64, err error) {
 		return nil, 0, ErrNotFitted
 	}
 	if k.x == nil {
-		return nil, 0, fmt.Errorf("kpca: CheckResiduals needs the training data (Fit, not FitGram; CheckResidualsWith for an approximate model): %w", ErrInvalid)
+		return nil, 0, fmt.Errorf("kpca: CheckResiduals needs the training data (Fit, not FitGram; CheckResidualsWith for an approximate model): %w", status.ErrInvalid)
 	}
 	return k.CheckResidualsWith(k.x)
 }
@@ -755,7 +756,7 @@ func (k *KPCA) CheckResidualsWith(xm mat.Matrix) (res []float64, lambda1 float64
 	}
 	x := linalg.DenseOf(xm)
 	if x == nil || x.RawMatrix().Rows != k.n {
-		return nil, 0, fmt.Errorf("kpca: CheckResidualsWith: want the %d training points: %w", k.n, ErrInvalid)
+		return nil, 0, fmt.Errorf("kpca: CheckResidualsWith: want the %d training points: %w", k.n, status.ErrInvalid)
 	}
 	op, err := eig.NewKernelOp(x, k.fitKernel, gram.GramOptions{})
 	if err != nil {

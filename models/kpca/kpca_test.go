@@ -2,13 +2,14 @@ package kpca
 
 import (
 	"context"
-	"github.com/kdual/kdual/approx"
-	"github.com/kdual/kdual/eig/eigtest"
-	"github.com/kdual/kdual/internal/rng"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/kdual/kdual/approx"
+	"github.com/kdual/kdual/eig/eigtest"
+	"github.com/kdual/kdual/internal/rng"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -285,14 +286,14 @@ func TestErrors(t *testing.T) {
 	_, err = k.Eigenvalues()
 	require.ErrorIs(t, err, ErrNotFitted)
 	for _, s := range []int{0, -1, 20, 21} {
-		require.ErrorIs(t, (&KPCA{Components: s, Kernel: rbf}).Fit(x), ErrInvalid, "s=%d", s)
+		require.ErrorIs(t, (&KPCA{Components: s, Kernel: rbf}).Fit(x), status.ErrInvalid, "s=%d", s)
 	}
 	bad := mat.DenseCopyOf(x)
 	bad.Set(3, 1, math.NaN())
 	for _, solver := range []string{"dense", "lbfgs", "dca"} {
-		require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Solver: byName(solver)}).Fit(bad), ErrInvalid)
+		require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Solver: byName(solver)}).Fit(bad), status.ErrInvalid)
 	}
-	require.ErrorIs(t, (&KPCA{Components: 2, Solver: badSolver{}}).Fit(x), ErrInvalid)
+	require.ErrorIs(t, (&KPCA{Components: 2, Solver: badSolver{}}).Fit(x), status.ErrInvalid)
 	// Duplicate rows: rank-deficient G (rank 1 once centred); asking for
 	// more components than its rank is a status.RankError naming the rank
 	// (wrapping ErrInvalid), never NaN results, whatever the solver.
@@ -307,15 +308,15 @@ func TestErrors(t *testing.T) {
 		require.ErrorAs(t, err, &re, solver)
 		require.Equal(t, 1, re.Rank, solver)
 		require.Equal(t, 3, re.Asked, solver)
-		require.ErrorIs(t, err, ErrInvalid, solver)
+		require.ErrorIs(t, err, status.ErrInvalid, solver)
 	}
-	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Solver: DCA{Loss: Loss{Kind: Huber1}}}).Fit(x), ErrInvalid)
+	require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Solver: DCA{Loss: Loss{Kind: Huber1}}}).Fit(x), status.ErrInvalid)
 	fitted := &KPCA{Components: 2, Kernel: rbf}
 	require.NoError(t, fitted.Fit(x))
 	_, err = fitted.InverseTransform(mat.NewDense(1, 2, nil))
 	require.ErrorIs(t, err, ErrNotFitted)
 	_, err = fitted.Transform(mat.NewDense(2, 5, nil))
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // Every solver reports how it ended as a status.Status: the eigensolvers
@@ -457,9 +458,9 @@ func TestDualFormulas(t *testing.T) {
 	require.Less(t, Eta(cost, dopt), 1e-12)
 	require.InDelta(t, 0.5, Eta(-1.5, -1), 1e-15)
 	_, err = OptimalCost([]float64{1, -0.5})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = DualFromEigen([]float64{1}, h)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // A fitted model keeps the configuration of its fit: changing the exported
@@ -658,16 +659,16 @@ func TestComponentsBelowNRefusedFirst(t *testing.T) {
 		runtime.ReadMemStats(&ms0)
 		err := (&KPCA{Components: s, Kernel: rbf}).Fit(x)
 		runtime.ReadMemStats(&ms1)
-		require.ErrorIs(t, err, ErrInvalid, "s = %d", s)
+		require.ErrorIs(t, err, status.ErrInvalid, "s = %d", s)
 		require.Contains(t, err.Error(), "Components")
 		require.Less(t, ms1.TotalAlloc-ms0.TotalAlloc, uint64(1<<20), "s = %d: allocated before refusing", s)
 		err = (&KPCA{Components: s, Kernel: rbf, Approx: approx.Nystrom{Rank: 10}}).FitFloat32(context.Background(), x32)
-		require.ErrorIs(t, err, ErrInvalid, "FitFloat32, s = %d", s)
+		require.ErrorIs(t, err, status.ErrInvalid, "FitFloat32, s = %d", s)
 		require.Contains(t, err.Error(), "Components")
 	}
 	for _, s := range []int{0, 6} {
 		err := (&KPCA{Components: s}).FitGram(g)
-		require.ErrorIs(t, err, ErrInvalid, "FitGram, s = %d", s)
+		require.ErrorIs(t, err, status.ErrInvalid, "FitGram, s = %d", s)
 		require.Contains(t, err.Error(), "Components")
 	}
 	require.NoError(t, (&KPCA{Components: 2, Kernel: rbf}).Fit(x.Slice(0, 3, 0, 3)))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // preimage is kernel ridge regression from scores back to input space
@@ -24,7 +25,7 @@ func (k *KPCA) fitInverse() error {
 		alpha = 1
 	}
 	if !(alpha > 0) {
-		return fmt.Errorf("kpca: Alpha = %g must be positive: %w", alpha, ErrInvalid)
+		return fmt.Errorf("kpca: Alpha = %g must be positive: %w", alpha, status.ErrInvalid)
 	}
 	kz, err := kernel.Gram(k.scores, k.fitKernel)
 	if err != nil {
@@ -54,13 +55,13 @@ func (k *KPCA) InverseTransform(zm mat.Matrix) (*mat.Dense, error) {
 	}
 	z := linalg.DenseOf(zm)
 	if z == nil {
-		return nil, fmt.Errorf("kpca: InverseTransform: empty scores: %w", ErrInvalid)
+		return nil, fmt.Errorf("kpca: InverseTransform: empty scores: %w", status.ErrInvalid)
 	}
 	if k.inverse == nil {
 		return nil, fmt.Errorf("kpca: InverseTransform needs FitInverse: %w", ErrNotFitted)
 	}
 	if _, s := z.Dims(); s != len(k.values) {
-		return nil, fmt.Errorf("kpca: scores have %d columns, want %d: %w", s, len(k.values), ErrInvalid)
+		return nil, fmt.Errorf("kpca: scores have %d columns, want %d: %w", s, len(k.values), status.ErrInvalid)
 	}
 	kz, err := kernel.CrossGram(z, k.inverse.z, k.fitKernel)
 	if err != nil {

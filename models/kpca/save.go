@@ -107,7 +107,7 @@ func (k *KPCA) Save(w io.Writer) error {
 			mw.Mat("rff_w", fm.RFF.W)
 			mw.Vec("rff_b", fm.RFF.B)
 		default:
-			return fmt.Errorf("kpca: Save: feature map %T: %w", fm, ErrInvalid)
+			return fmt.Errorf("kpca: Save: feature map %T: %w", fm, status.ErrInvalid)
 		}
 		mw.Vec("feature_mean", k.approx.mean)
 		mw.Mat("w", k.approx.w)

@@ -4,14 +4,16 @@ import (
 	"archive/zip"
 	"bytes"
 	"fmt"
-	"github.com/kdual/kdual/approx"
-	"github.com/kdual/kdual/internal/modelfile"
 	"io"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kdual/kdual/approx"
+	"github.com/kdual/kdual/internal/modelfile"
+	"github.com/kdual/kdual/status"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -86,7 +88,7 @@ func TestSaveLoadTransformsBitForBit(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, mat.Equal(want, got))
 	_, err = back.Transform(y)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // Truncated, corrupted and foreign files are errors wrapping ErrModelFile,

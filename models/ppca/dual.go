@@ -18,12 +18,11 @@ import (
 
 // Error kinds.
 var (
-	ErrInvalid   = linalg.ErrInvalid
 	ErrNotFitted = fmt.Errorf("ppca: %w", status.ErrNotFitted)
 )
 
 func invalidf(format string, a ...any) error {
-	return fmt.Errorf("ppca: "+format+": %w", append(a, ErrInvalid)...)
+	return fmt.Errorf("ppca: "+format+": %w", append(a, status.ErrInvalid)...)
 }
 
 // Dual is probabilistic PCA on the centred kernel matrix (see the package

@@ -368,21 +368,21 @@ func TestPreImage(t *testing.T) {
 func TestErrors(t *testing.T) {
 	x := randData(t, 10, 2, 13)
 	lin := func(q int, s2 float64) error { return (&Dual{Q: q, Sigma2: s2}).Fit(x) }
-	require.ErrorIs(t, lin(3, 0), ErrInvalid) // q > rank 2 of a linear kernel on 2-d data
+	require.ErrorIs(t, lin(3, 0), status.ErrInvalid) // q > rank 2 of a linear kernel on 2-d data
 	var re *status.RankError
 	require.ErrorAs(t, lin(3, 0), &re)
 	require.Equal(t, 2, re.Rank)
-	require.ErrorIs(t, lin(0, 0), ErrInvalid)  // neither q nor σ²
-	require.ErrorIs(t, lin(1, -1), ErrInvalid) // σ² < 0
-	require.ErrorIs(t, lin(1, math.NaN()), ErrInvalid)
-	require.ErrorIs(t, lin(0, 1e6), ErrInvalid)            // σ² > λ_1/N
-	require.ErrorIs(t, lin(10, 0), ErrInvalid)             // q ≥ N
-	require.ErrorIs(t, lin(2, 1e6), ErrInvalid)            // σ² > λ_q/N
-	require.ErrorIs(t, (&Primal{Q: 2}).Fit(x), ErrInvalid) // q ≥ d
+	require.ErrorIs(t, lin(0, 0), status.ErrInvalid)  // neither q nor σ²
+	require.ErrorIs(t, lin(1, -1), status.ErrInvalid) // σ² < 0
+	require.ErrorIs(t, lin(1, math.NaN()), status.ErrInvalid)
+	require.ErrorIs(t, lin(0, 1e6), status.ErrInvalid)            // σ² > λ_1/N
+	require.ErrorIs(t, lin(10, 0), status.ErrInvalid)             // q ≥ N
+	require.ErrorIs(t, lin(2, 1e6), status.ErrInvalid)            // σ² > λ_q/N
+	require.ErrorIs(t, (&Primal{Q: 2}).Fit(x), status.ErrInvalid) // q ≥ d
 	bad := mat.DenseCopyOf(x)
 	bad.Set(3, 1, math.NaN())
-	require.ErrorIs(t, (&Dual{Q: 1, Kernel: rbf(1)}).Fit(bad), ErrInvalid)
-	require.ErrorIs(t, (&Primal{Q: 1}).Fit(bad), ErrInvalid)
+	require.ErrorIs(t, (&Dual{Q: 1, Kernel: rbf(1)}).Fit(bad), status.ErrInvalid)
+	require.ErrorIs(t, (&Primal{Q: 1}).Fit(bad), status.ErrInvalid)
 
 	var unfitted Dual
 	_, err := unfitted.Sample(1, 1)
@@ -390,18 +390,18 @@ func TestErrors(t *testing.T) {
 	d := &Dual{Q: 1, Kernel: rbf(1)}
 	require.NoError(t, d.Fit(x))
 	_, err = d.Transform(mat.NewDense(2, 3, nil))
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = d.Reconstruct(mat.NewDense(2, 2, nil))
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = d.ProjectKernel(mat.NewDense(1, 9, nil))
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = d.Sample(0, 1)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	top := &Dual{Q: 1, Kernel: rbf(1), Solver: eig.Auto{}}
 	require.NoError(t, top.Fit(x))
 	_, err = top.Sample(1, 1)
-	require.ErrorIs(t, err, ErrInvalid)
-	require.ErrorIs(t, (&Dual{Sigma2: 0.01, Solver: eig.Auto{}}).Fit(x), ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
+	require.ErrorIs(t, (&Dual{Sigma2: 0.01, Solver: eig.Auto{}}).Fit(x), status.ErrInvalid)
 }
 
 // must unwraps an accessor of a fitted model.
@@ -523,9 +523,9 @@ func TestTransformNames(t *testing.T) {
 	require.True(t, mat.Equal(pre, smooth))
 	require.Equal(t, 20, pre.RawMatrix().Rows)
 	_, err = d.Transform(nil)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = p.InverseTransform(nil)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // chooseQ against its formulas: σ² = (trace − Σ_{p<q} λ_p)/(n·(dim − q))
@@ -554,24 +554,24 @@ func TestChooseQFormulas(t *testing.T) {
 		require.Equal(t, c.s2, s2)
 	}
 	_, _, err = chooseQ(values, true, 15, n, dim, 0, 0.81)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, _, err = chooseQ(values[:4], true, 15, n, 4, 0, 0.05) // keeps every dimension
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	// A single pair is a spectrum; none is not.
 	q, _, err = chooseQ([]float64{3}, true, 3, n, dim, 1, 0)
 	require.NoError(t, err)
 	require.Equal(t, 1, q)
 	_, _, err = chooseQ(nil, true, 0, n, dim, 1, 0)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, _, err = chooseQ([]float64{0, 0}, true, 0, n, dim, 1, 0)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	// q beyond the numerical rank, σ² above λ_q/n.
 	_, _, err = chooseQ(values, true, 15, n, dim, 5, 0)
 	var re *status.RankError
 	require.ErrorAs(t, err, &re)
 	require.Equal(t, 4, re.Rank)
 	_, _, err = chooseQ(values, true, 15, n, dim, 2, 0.41)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	q, s2, err = chooseQ(values, true, 15, n, dim, 2, 0.4)
 	require.NoError(t, err)
 	require.Equal(t, 2, q)
@@ -590,7 +590,7 @@ func TestSampleCounts(t *testing.T) {
 		require.Equal(t, []int{count, 4}, []int{r, c})
 	}
 	_, err := p.Sample(0, 3)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	d := &Dual{Q: 2, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}}
 	require.NoError(t, d.Fit(x))
 	ks, err := d.Sample(1, 3)

@@ -50,13 +50,12 @@ import (
 
 // Error kinds.
 var (
-	ErrInvalid   = linalg.ErrInvalid
 	ErrNotFitted = fmt.Errorf("rkm: %w", status.ErrNotFitted)
 	ErrSingular  = lapack.ErrSingular
 )
 
 func invalidf(format string, a ...any) error {
-	return fmt.Errorf("rkm: "+format+": %w", append(a, ErrInvalid)...)
+	return fmt.Errorf("rkm: "+format+": %w", append(a, status.ErrInvalid)...)
 }
 
 // FeatureMap is an explicit feature map of a view.

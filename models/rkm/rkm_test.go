@@ -230,7 +230,7 @@ func TestImplicitAndRFFViews(t *testing.T) {
 	require.Less(t, mat.Norm(&d, 2)/mat.Norm(y, 2), 0.75) // the training mean scores 1
 
 	p := &Model{Views: m.Views, Components: 6, Setting: Primal}
-	require.ErrorIs(t, p.Fit([]*mat.Dense{x, y}), ErrInvalid)
+	require.ErrorIs(t, p.Fit([]*mat.Dense{x, y}), status.ErrInvalid)
 }
 
 func TestChooseSetting(t *testing.T) {
@@ -246,27 +246,27 @@ func TestChooseSetting(t *testing.T) {
 func TestErrors(t *testing.T) {
 	x, y, _, _ := sines(t)
 	m := linearModel(Dual, Eig)
-	require.ErrorIs(t, m.Fit([]*mat.Dense{x}), ErrInvalid)
-	require.ErrorIs(t, m.Fit([]*mat.Dense{x, mat.NewDense(10, 1, nil)}), ErrInvalid)
+	require.ErrorIs(t, m.Fit([]*mat.Dense{x}), status.ErrInvalid)
+	require.ErrorIs(t, m.Fit([]*mat.Dense{x, mat.NewDense(10, 1, nil)}), status.ErrInvalid)
 	bad := mat.DenseCopyOf(x)
 	bad.Set(2, 2, math.Inf(1))
-	require.ErrorIs(t, m.Fit([]*mat.Dense{bad, y}), ErrInvalid)
+	require.ErrorIs(t, m.Fit([]*mat.Dense{bad, y}), status.ErrInvalid)
 	m.Components = 359
-	require.ErrorIs(t, m.Fit([]*mat.Dense{x, y}), ErrInvalid)
+	require.ErrorIs(t, m.Fit([]*mat.Dense{x, y}), status.ErrInvalid)
 	m.Components = 4
 	_, err := m.Infer(1, []*mat.Dense{x, nil})
 	require.ErrorIs(t, err, ErrNotFitted)
 	require.NoError(t, m.Fit([]*mat.Dense{x, y}))
 	_, err = m.Infer(1, []*mat.Dense{mat.NewDense(3, 5, nil), nil})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = m.Infer(2, []*mat.Dense{x, nil})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = Forecast(m, []float64{1, 2}, sinesP, 3)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, _, err = LagEmbed([]float64{1, 2, 3}, 5)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = FitStandardizer([]float64{2, 2, 2})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // The test kernel rows of an implicit view are centred like the training
@@ -377,7 +377,7 @@ func TestTimeSeriesHelpers(t *testing.T) {
 	require.InDeltaSlice(t, series, s.Invert(z), 1e-14)
 	require.Equal(t, 2.0, series[0], "Apply works on a copy")
 	_, err = FitStandardizer([]float64{1})
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 
 	x := []float64{10, 11, 12, 13, 14, 15}
 	in, tg, err := LagEmbed(x, 2)
@@ -393,7 +393,7 @@ func TestTimeSeriesHelpers(t *testing.T) {
 	require.Equal(t, []float64{10, 11}, in.RawMatrix().Data)
 	require.Equal(t, []float64{11, 12}, tg.RawMatrix().Data)
 	_, _, err = LagEmbed(x[:3], 1) // one pair only
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // Names of settings and trainings, every value and one past the end; a
@@ -407,14 +407,14 @@ func TestNamesAndForecastBounds(t *testing.T) {
 	x, y, train, _ := sines(t)
 	require.NoError(t, m.Fit([]*mat.Dense{x, y}))
 	_, err := Forecast(m, train[:sinesP], sinesP, 3)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	f, err := Forecast(m, train[:sinesP+1], sinesP, 3)
 	require.NoError(t, err)
 	require.Len(t, f, 3)
 	_, err = Forecast(m, train, sinesP, 0)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = Forecast(m, train, sinesP+1, 3)
-	require.ErrorIs(t, err, ErrInvalid)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	require.Contains(t, err.Error(), fmt.Sprintf("window has %d values, lag %d needs %d", sinesP+1, sinesP+1, sinesP+2))
 }
 
@@ -426,7 +426,7 @@ func TestBadStiefelSettings(t *testing.T) {
 		m := linearModel(setting, Stiefel)
 		m.Stiefel.LR = -1
 		err := m.Fit([]*mat.Dense{x, y})
-		require.ErrorIs(t, err, ErrInvalid, "%v", setting)
+		require.ErrorIs(t, err, status.ErrInvalid, "%v", setting)
 		require.False(t, m.Fitted(), "%v", setting)
 	}
 }

@@ -2,8 +2,10 @@ package rkm
 
 import (
 	"bytes"
-	"github.com/kdual/kdual/internal/modelfile"
 	"testing"
+
+	"github.com/kdual/kdual/internal/modelfile"
+	"github.com/kdual/kdual/status"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -67,7 +69,7 @@ func TestSaveLoadBitForBit(t *testing.T) {
 	}
 	odd := &Model{Views: []View{{Features: scaled{}}, {Features: Identity{}}}, Components: 2}
 	require.NoError(t, odd.Fit([]*mat.Dense{x, y}))
-	require.ErrorIs(t, odd.Save(&bytes.Buffer{}), ErrInvalid)
+	require.ErrorIs(t, odd.Save(&bytes.Buffer{}), status.ErrInvalid)
 	require.ErrorIs(t, (&Model{}).Save(&bytes.Buffer{}), ErrNotFitted)
 }
 
