@@ -67,3 +67,22 @@ func Checksum(x *mat.Dense) string {
 	}
 	return fmt.Sprintf("%d×%d %016x", r, c, h.Sum64())
 }
+
+// AgreeOnData is Agree on the job's fields (names and values, in order)
+// with the data's size and checksum inserted after the first two (the
+// command and the version): a different input changes what is derived
+// from it (a median σ, say), and the input is then the difference to name.
+func AgreeOnData(x *mat.Dense, fields ...[2]string) error {
+	data := Field{Name: "the data (size and checksum)", Value: Checksum(x)}
+	var fs []Field
+	for i, f := range fields {
+		if i == 2 {
+			fs = append(fs, data)
+		}
+		fs = append(fs, Field{Name: f[0], Value: f[1]})
+	}
+	if len(fields) <= 2 {
+		fs = append(fs, data)
+	}
+	return Agree(fs)
+}

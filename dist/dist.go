@@ -27,86 +27,11 @@ import (
 
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/gram"
-	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/mpi"
 	"github.com/kdual/kdual/status"
 )
-
-// Layout is the split of n rows into contiguous blocks, one per rank
-// (NewTriangleLayout).
-type Layout struct {
-	N      int
-	Starts []int // Starts[r] is rank r's first row; Starts[P] = N
-}
-
-// NewTriangleLayout splits n rows over p ranks for the float32 triangle:
-// at tile boundaries (gram.TileSize rows), each rank's tile rows holding
-// about the same number of tiles of the upper triangle (so the first ranks
-// get more rows). Every rank needs at least one tile row: n > TileSize·(p−1).
-func NewTriangleLayout(n, p int) (Layout, error) { return triangleLayout(n, p, gram.TileSize) }
-
-// triangleLayout is NewTriangleLayout for tiles of side t.
-func triangleLayout(n, p, t int) (Layout, error) {
-	nt := (n + t - 1) / t
-	if p < 1 || nt < p {
-		return Layout{}, fmt.Errorf("dist: the triangle of %d rows over %d ranks: each rank needs a tile row of %d, so at least %d rows: %w",
-			n, p, t, t*(p-1)+1, status.ErrInvalid)
-	}
-	// Tile row I holds nt − I tiles; cut where the running count passes
-	// r/p of the total, leaving every rank at least one tile row.
-	total := nt * (nt + 1) / 2
-	l := Layout{N: n, Starts: make([]int, p+1)}
-	acc, I := 0, 0
-	for r := 1; r < p; r++ {
-		target := float64(total) * float64(r) / float64(p)
-		prev := I
-		// Take tile row I while its middle is below the target, at least
-		// one row per rank, and leave one for each rank after r.
-		for I < nt-(p-r) && (I == prev || float64(acc)+float64(nt-I)/2 <= target) {
-			acc += nt - I
-			I++
-		}
-		l.Starts[r] = I * t
-	}
-	l.Starts[p] = n
-	return l, nil
-}
-
-// TileSide64 is the tile side of the float64 triangle split over p ranks:
-// gram.TileSize, or the largest multiple of 4 at most n/p when n has
-// fewer than p tile rows of that size (so small problems still split).
-func TileSide64(n, p int) int {
-	t := gram.TileSize
-	if (n+t-1)/t < p {
-		t = max(4, n/max(p, 1)/4*4)
-	}
-	return t
-}
-
-// bandBytes is the largest rank's storage of the triangle in tiles of side
-// t with entries of size bytes; -1 when the layout is impossible.
-func bandBytes(n, p, t, size int) int64 {
-	l, err := triangleLayout(n, p, t)
-	if err != nil {
-		return -1
-	}
-	nt := (n + t - 1) / t
-	most := int64(0)
-	for r := 0; r < p; r++ {
-		lo, hi := l.Rows(r)
-		tiles := 0
-		for I := lo / t; I < (hi+t-1)/t; I++ {
-			tiles += nt - I
-		}
-		most = max(most, int64(size)*int64(tiles)*int64(t*t))
-	}
-	return most
-}
-
-// Rows returns rank r's rows [lo, hi).
-func (l Layout) Rows(r int) (lo, hi int) { return l.Starts[r], l.Starts[r+1] }
 
 // Reduction is eig.Reduction over MPI_COMM_WORLD.
 type Reduction struct{}
@@ -149,46 +74,12 @@ func (Reduction) MaxAbs(x []float64) error {
 	return nil
 }
 
-// Kind is how a rank holds its rows of the kernel.
-type Kind int
-
-const (
-	// Float64 stores the rank's tile rows of the upper triangle in float64
-	// (gram.SymTiles64 band, tiles of TileSide64): about n²/(2P)
-	// entries, 4n²/P bytes. A pass adds one Reduce_scatter of n×b for the
-	// transposed half.
-	Float64 Kind = iota
-	// MatrixFree stores nothing: every pass forms the rank's tile rows of
-	// the upper triangle again, by panels (the rows split as Float64's),
-	// and applies them to both sides of the diagonal, as the stored
-	// triangles are.
-	MatrixFree
-	// Float32 stores the rank's tile rows of the upper triangle in float32
-	// (gram.SymTiles32 band; NewTriangleLayout): about n²/(2P) entries,
-	// 2n²/P bytes. A pass adds one Reduce_scatter of n×b for the
-	// transposed half.
-	Float32
-)
-
-// String names the kind as the CLI does.
-func (k Kind) String() string {
-	switch k {
-	case Float64:
-		return "float64"
-	case MatrixFree:
-		return "matrix-free"
-	case Float32:
-		return "float32"
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
-
 // Operator is this rank's part of a row-distributed kernel operator,
 // doubly centred (M·K·M, from the global row means) when asked.
 type Operator struct {
-	layout Layout
+	layout eig.Layout
 	rank   int
-	kind   Kind
+	kind   eig.OperatorKind
 	band   band             // this rank's rows of the upper triangle (stored or formed per pass)
 	tiles  *gram.SymTiles32 // Float32: the band's storage
 	part   []float64        // the band's contribution (n×b)
@@ -275,15 +166,15 @@ func (f *freeBand) MulBlock(dst, x *mat.Dense) {
 // NewKernelOperator returns this rank's part of the kernel operator of the
 // rows of x (n×d, the same on every rank; not modified), its rows split so
 // that every rank holds (or forms) about the same share of the upper
-// triangle: NewTriangleLayout for Float32, the same with tiles of
-// TileSide64 for Float64 and MatrixFree.
-func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind Kind, center bool) (*Operator, error) {
+// triangle: eig.NewTriangleLayout for eig.OperatorFloat32, the same with tiles of
+// eig.TileSide64 for the float64 and matrix-free kinds.
+func NewKernelOperator(x *mat.Dense, k kernel.Kernel, kind eig.OperatorKind, center bool) (*Operator, error) {
 	return NewKernelOperatorWith(x, k, kind, center, gram.GramOptions{})
 }
 
 // NewKernelOperatorWith is NewKernelOperator with Gram options (the
 // precision of the inner products, a context, progress).
-func NewKernelOperatorWith(x *mat.Dense, k kernel.Kernel, kind Kind, center bool, o gram.GramOptions) (*Operator, error) {
+func NewKernelOperatorWith(x *mat.Dense, k kernel.Kernel, kind eig.OperatorKind, center bool, o gram.GramOptions) (*Operator, error) {
 	if x == nil || x.IsEmpty() {
 		return nil, fmt.Errorf("dist: empty data: %w", status.ErrInvalid)
 	}
@@ -292,12 +183,12 @@ func NewKernelOperatorWith(x *mat.Dense, k kernel.Kernel, kind Kind, center bool
 		return nil, err
 	}
 	n, _ := x.Dims()
-	var l Layout
+	var l eig.Layout
 	switch kind {
-	case Float64, MatrixFree:
-		l, err = triangleLayout(n, p, TileSide64(n, p))
-	case Float32:
-		l, err = NewTriangleLayout(n, p)
+	case eig.OperatorFloat64, eig.OperatorMatrixFree:
+		l, err = eig.TriangleLayout(n, p, eig.TileSide64(n, p))
+	case eig.OperatorFloat32:
+		l, err = eig.NewTriangleLayout(n, p)
 	default:
 		err = fmt.Errorf("dist: operator kind %d: %w", kind, status.ErrInvalid)
 	}
@@ -307,23 +198,23 @@ func NewKernelOperatorWith(x *mat.Dense, k kernel.Kernel, kind Kind, center bool
 	op := &Operator{layout: l, rank: mpi.Rank(), kind: kind}
 	lo, hi := l.Rows(op.rank)
 	switch kind {
-	case Float64:
+	case eig.OperatorFloat64:
 		if err := k.Check(); err != nil {
 			return nil, err
 		}
 		_, d := x.Dims()
-		t := TileSide64(n, p)
+		t := eig.TileSide64(n, p)
 		o.Products = gram.ProductsFloat64 // exact storage: the products too
 		if op.band, err = gram.GramTiles64Band(x, k.ElementMap(d), o, t, lo/t, (hi+t-1)/t); err != nil {
 			return nil, err
 		}
-	case Float32:
+	case eig.OperatorFloat32:
 		t := gram.TileSize
 		if op.tiles, err = kernel.GramTiles32Band(x, k, o, lo/t, (hi+t-1)/t); err != nil {
 			return nil, err
 		}
 		op.band = op.tiles
-	case MatrixFree:
+	case eig.OperatorMatrixFree:
 		rows, err := kernel.Rows(x, k, o)
 		if err != nil {
 			return nil, err
@@ -333,7 +224,7 @@ func NewKernelOperatorWith(x *mat.Dense, k kernel.Kernel, kind Kind, center bool
 		return nil, fmt.Errorf("dist: operator kind %d: %w", kind, status.ErrInvalid)
 	}
 	op.center = center
-	if center && kind != MatrixFree {
+	if center && kind != eig.OperatorMatrixFree {
 		// Row means of K: one pass of the uncentred operator on 1/n,
 		// gathered so that every rank holds all n. (A matrix-free pass
 		// is a kernel build: there they come with the first pass.)
@@ -405,10 +296,10 @@ func (c countingReduction) count(values int, start time.Time) {
 }
 
 // Kind is how this operator holds its rows.
-func (o *Operator) Kind() Kind { return o.kind }
+func (o *Operator) Kind() eig.OperatorKind { return o.kind }
 
 // Layout is the split of the rows over the ranks.
-func (o *Operator) Layout() Layout { return o.layout }
+func (o *Operator) Layout() eig.Layout { return o.layout }
 
 // Stats returns the communication so far.
 func (o *Operator) Stats() Stats { return o.stats }
@@ -421,17 +312,17 @@ func (o *Operator) Bytes() int64 {
 	return o.band.Bytes() + 8*int64(len(o.part))
 }
 
-// EntryRel bounds the relative error of every stored entry of a Float32
+// EntryRel bounds the relative error of every stored entry of a float32
 // operator against the exact kernel (gram.SymTiles32.EntryRel); 0 for
 // the others.
 func (o *Operator) EntryRel() float64 {
-	if o.kind == Float32 {
+	if o.kind == eig.OperatorFloat32 {
 		return o.tiles.EntryRel
 	}
 	return 0
 }
 
-// Free releases a Float32 operator's off-heap tiles (also released when
+// Free releases a float32 operator's off-heap tiles (also released when
 // the operator becomes unreachable); the operator must not be used after.
 func (o *Operator) Free() {
 	if o.tiles != nil {
@@ -563,71 +454,4 @@ func (o *Operator) apply(dst, x *mat.Dense, center bool) error {
 		}
 	}
 	return nil
-}
-
-// Plan chooses how each of ranks ranks holds its rows of an n×n kernel
-// matrix of n points of dimension d, for k components, by the
-// single-process planner's rule applied to one rank's share: float64 row
-// blocks when they fit budget (bytes per rank); otherwise the float32
-// triangle when its band fits and its storage bound u·√n is at most tol
-// (0 means 1e-10); otherwise matrix-free when the data fit. want forces a
-// kind ("float64", "float32", "matrix-free"; "" or "auto" chooses). It
-// returns the kind, the bytes per rank it needs (the largest rank's) and
-// a sentence saying why. Every rank must act on the same plan: compute it
-// on one rank and broadcast it (budgets read on different ranks differ).
-func Plan(n, d, k, ranks int, tol float64, budget int64, want string) (Kind, int64, string, error) {
-	if n < 1 || d < 1 || k < 1 || k >= n || ranks < 1 || n < ranks {
-		return 0, 0, "", fmt.Errorf("dist: Plan: n = %d, d = %d, k = %d over %d ranks: %w", n, d, k, ranks, status.ErrInvalid)
-	}
-	if tol == 0 {
-		tol = 1e-10
-	}
-	if !(tol > 0) || math.IsInf(tol, 0) || budget <= 0 {
-		return 0, 0, "", fmt.Errorf("dist: Plan: tolerance %g, budget %d bytes: %w", tol, budget, status.ErrInvalid)
-	}
-	split, err := triangleLayout(n, ranks, TileSide64(n, ranks))
-	if err != nil {
-		return 0, 0, "", err
-	}
-	maxRows := 0
-	for r := 0; r < ranks; r++ {
-		lo, hi := split.Rows(r)
-		maxRows = max(maxRows, hi-lo)
-	}
-	data := 8 * int64(n) * int64(d)
-	basis := 8 * int64(maxRows) * int64(3*k+8)
-	block := 8 * int64(n) * 8 // a gathered block of 8 vectors and the band's contribution
-	b64 := bandBytes(n, ranks, TileSide64(n, ranks), 8) + data + basis + 2*block
-	b32 := int64(-1)
-	if bb := bandBytes(n, ranks, gram.TileSize, 4); bb > 0 {
-		b32 = bb + data + basis + 2*block
-	}
-	freeBlock := max(3*k, 32)
-	bfree := 2*data + 8*int64(min(maxRows, panelRows))*int64(min(n, panelCols)) + 8*int64(maxRows)*int64(3*k+2*freeBlock) + 3*8*int64(n)*int64(freeBlock)
-	bound32 := eig.Float32Unit * math.Sqrt(float64(n))
-	switch want {
-	case "float64":
-		return Float64, b64, fmt.Sprintf("float64 triangle as asked (%s per rank)", bigmem.Size(b64)), nil
-	case "float32":
-		if b32 < 0 {
-			return 0, 0, "", fmt.Errorf("dist: the float32 triangle needs more than %d rows for %d ranks (a tile row of %d each): %w", gram.TileSize*(ranks-1), ranks, gram.TileSize, status.ErrInvalid)
-		}
-		return Float32, b32, fmt.Sprintf("float32 triangle as asked (%s per rank; storage bound u·√n = %.1e)", bigmem.Size(b32), bound32), nil
-	case "matrix-free":
-		return MatrixFree, bfree, fmt.Sprintf("matrix-free as asked (%s per rank)", bigmem.Size(bfree)), nil
-	case "", "auto":
-	default:
-		return 0, 0, "", fmt.Errorf("dist: operator %q: want auto, float64, float32 or matrix-free: %w", want, status.ErrInvalid)
-	}
-	switch {
-	case b64 <= budget:
-		return Float64, b64, fmt.Sprintf("the float64 triangle fits: %s of %s per rank", bigmem.Size(b64), bigmem.Size(budget)), nil
-	case b32 > 0 && b32 <= budget && bound32 <= tol:
-		return Float32, b32, fmt.Sprintf("float64 needs %s of %s per rank; the float32 triangle fits (%s) and its storage bound u·√n = %.1e ≤ tol = %.1e",
-			bigmem.Size(b64), bigmem.Size(budget), bigmem.Size(b32), bound32, tol), nil
-	case bfree <= budget:
-		return MatrixFree, bfree, fmt.Sprintf("float64 needs %s of %s per rank; float32 %s; matrix-free needs %s",
-			bigmem.Size(b64), bigmem.Size(budget), map[bool]string{true: fmt.Sprintf("fits but its storage bound u·√n = %.1e exceeds tol = %.1e", bound32, tol), false: "does not fit"}[b32 > 0 && b32 <= budget], bigmem.Size(bfree)), nil
-	}
-	return 0, 0, "", fmt.Errorf("dist: n = %d, d = %d needs at least %s per rank, %s given: %w", n, d, bigmem.Size(min(b64, bfree)), bigmem.Size(budget), status.ErrInvalid)
 }

@@ -1,6 +1,6 @@
 //go:build mpi
 
-package dist
+package dist_test
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/dist"
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/kernel"
@@ -80,7 +81,7 @@ func (d dualSolver) Solve(op eig.Operator, s int) (*eig.Result, error) {
 			}
 		}
 	}
-	return &eig.Result{Values: theta, Vectors: v, Passes: r.Passes, Iterations: r.Iterations, Status: r.Status}, nil
+	return &eig.Result{Values: theta, Vectors: v, Stats: r.Stats, Status: r.Status}, nil
 }
 
 // Every rank's part of a distributed solve matches the single-process
@@ -99,12 +100,12 @@ func TestDistributedMatchesSingleProcess(t *testing.T) {
 	solvers := []eig.Solver{eig.BlockKrylov{Tol: 1e-12, Seed: 3}, eig.Lanczos{Tol: 1e-12, Seed: 3}, dualSolver{tol: 1e-8, seed: 3}}
 	cases := []struct {
 		n    int // 301: uneven blocks over 2 or 3 ranks; 700: three tile rows
-		kind Kind
+		kind eig.OperatorKind
 		ref  eig.OperatorKind
 	}{
-		{301, Float64, eig.OperatorFloat64},
-		{301, MatrixFree, eig.OperatorFloat64},
-		{700, Float32, eig.OperatorFloat32},
+		{301, eig.OperatorFloat64, eig.OperatorFloat64},
+		{301, eig.OperatorMatrixFree, eig.OperatorFloat64},
+		{700, eig.OperatorFloat32, eig.OperatorFloat32},
 	}
 	for _, c := range cases {
 		x, err := dataset.StandardNormal(c.n, 5, 7)
@@ -116,14 +117,14 @@ func TestDistributedMatchesSingleProcess(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			op, err := NewKernelOperator(x, k, c.kind, center)
+			op, err := dist.NewKernelOperator(x, k, c.kind, center)
 			if err != nil {
 				t.Fatal(err)
 			}
 			// The row means take a pass of their own, except where a
 			// pass is a kernel build: there they come with the first.
 			wantPasses := 0
-			if center && c.kind != MatrixFree {
+			if center && c.kind != eig.OperatorMatrixFree {
 				wantPasses = 1
 			}
 			if got := op.Stats().Passes; got != wantPasses {
@@ -211,53 +212,11 @@ func storageBound(t *testing.T, x *mat.Dense, k kernel.Kernel, center bool, rel 
 	return exactValues{values: res.Values, bound: rel * mat.Norm(g, 2)}
 }
 
-// The float32 triangle's layout cuts at tile rows, gives every rank one at
-// least, balances the tiles, and refuses too few rows.
-func TestTriangleLayout(t *testing.T) {
-	for _, c := range []struct {
-		n, p int
-		want string
-	}{
-		{700, 3, "[0 256 512 700]"},
-		{700, 2, "[0 256 700]"},
-		{700, 1, "[0 700]"},
-		{513, 3, "[0 256 512 513]"},
-	} {
-		l, err := NewTriangleLayout(c.n, c.p)
-		if err != nil {
-			t.Fatal(c, err)
-		}
-		if fmt.Sprint(l.Starts) != c.want {
-			t.Errorf("n = %d over %d: %v, want %s", c.n, c.p, l.Starts, c.want)
-		}
-	}
-	// 100 tile rows over 8 ranks: each rank's tile count within one tile
-	// row (at most 100 tiles) of the mean.
-	l, err := NewTriangleLayout(100*256, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mean := 100.0 * 101 / 2 / 8
-	for r := 0; r < 8; r++ {
-		lo, hi := l.Rows(r)
-		tiles := 0
-		for I := lo / 256; I < hi/256; I++ {
-			tiles += 100 - I
-		}
-		if math.Abs(float64(tiles)-mean) > 100 {
-			t.Errorf("rank %d: %d tiles, mean %.0f (starts %v)", r, tiles, mean, l.Starts)
-		}
-	}
-	if _, err := NewTriangleLayout(512, 3); err == nil {
-		t.Error("512 rows (2 tile rows) over 3 ranks accepted")
-	}
-}
-
 // MaxAbs keeps the sign of the largest magnitude.
 func TestMaxAbs(t *testing.T) {
 	r := mpi.Rank()
 	x := []float64{float64(r), -float64(r) - 0.5}
-	if err := (Reduction{}).MaxAbs(x); err != nil {
+	if err := (dist.Reduction{}).MaxAbs(x); err != nil {
 		t.Fatal(err)
 	}
 	p, _ := mpi.Size()

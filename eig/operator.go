@@ -307,3 +307,26 @@ func (c *ctxOp) SymMatrix() *mat.SymDense {
 	}
 	return nil
 }
+
+// WithParts returns w, an operator wrapping op (counting, watching its
+// passes), as an eig.Distributed operator with op's parts when op is one,
+// else w itself: wrappers then keep a distributed operator distributed.
+func WithParts(w, op Operator) Operator {
+	d, ok := op.(Distributed)
+	if !ok {
+		return w
+	}
+	if _, already := w.(Distributed); already {
+		return w
+	}
+	return partsOp{Operator: w, d: d}
+}
+
+type partsOp struct {
+	Operator
+	d Distributed
+}
+
+func (p partsOp) GlobalDim() int       { return p.d.GlobalDim() }
+func (p partsOp) RowOffset() int       { return p.d.RowOffset() }
+func (p partsOp) Reduction() Reduction { return p.d.Reduction() }

@@ -80,6 +80,11 @@ type PlanInput struct {
 	// (Lanczos): float32 tiles are then never chosen for speed, only for
 	// memory (one-vector passes over them are not faster here).
 	OneVector bool
+	// Ranks is the number of processes the rows are split over (package
+	// dist): 0 or 1 plans one process's operator; more plans one rank's
+	// share of the kernel's upper triangle (eig.TriangleLayout), Budget
+	// then being the bytes per rank.
+	Ranks int
 	// SingleFaster reports whether float32 tiles with blocks in float32
 	// arithmetic multiply blocks faster than the float64 matrix on this
 	// machine; nil means the rule in force (paths.Current().SingleBlocks).
@@ -193,6 +198,9 @@ func PlanOperator(in PlanInput) (Plan, error) {
 	source := "given"
 	if budget <= 0 {
 		budget, source = DefaultBudget(), "by default (total memory less 10% and 512 MiB)"
+	}
+	if in.Ranks > 1 {
+		return planRanks(in, tol, budget)
 	}
 	stored := 3*in.K + 8 // block Krylov basis, block 8
 	freeBlock := max(3*in.K, 32)
@@ -369,4 +377,85 @@ func Release(op Operator) {
 	if f, ok := op.(interface{ Free() }); ok {
 		f.Free()
 	}
+}
+
+// planRanks is PlanOperator for the rows split over in.Ranks ranks, by
+// the single-process rule applied to one rank's share (the largest
+// rank's, of the triangle split by eig.TriangleLayout): the float64
+// triangle when it fits the budget per rank; otherwise the float32
+// triangle when its band fits and its storage bound u·√n is at most tol;
+// otherwise matrix-free when the data fit. Its solver is block Krylov,
+// in blocks of 8 on a stored triangle and of max(3k, 32) matrix-free (the
+// dense solver needs one process). Every rank must act on the same plan:
+// compute it on one rank and broadcast it (budgets read on different
+// ranks differ).
+func planRanks(in PlanInput, tol float64, budget int64) (Plan, error) {
+	n, d, k, ranks := in.N, in.D, in.K, in.Ranks
+	if k >= n || n < ranks {
+		return Plan{}, fmt.Errorf("eig: PlanOperator: n = %d, k = %d over %d ranks: %w", n, k, ranks, status.ErrInvalid)
+	}
+	if in.Dense {
+		return Plan{}, fmt.Errorf("eig: PlanOperator: the dense solver needs one process, not %d ranks: %w", ranks, status.ErrInvalid)
+	}
+	split, err := TriangleLayout(n, ranks, TileSide64(n, ranks))
+	if err != nil {
+		return Plan{}, err
+	}
+	maxRows := 0
+	for r := 0; r < ranks; r++ {
+		lo, hi := split.Rows(r)
+		maxRows = max(maxRows, hi-lo)
+	}
+	data := 8 * int64(n) * int64(d)
+	basis := 8 * int64(maxRows) * int64(3*k+8)
+	block := 8 * int64(n) * 8 // a gathered block of 8 vectors and the band's contribution
+	b64 := bandBytes(n, ranks, TileSide64(n, ranks), 8) + data + basis + 2*block
+	b32 := int64(-1)
+	if bb := bandBytes(n, ranks, gram.TileSize, 4); bb > 0 {
+		b32 = bb + data + basis + 2*block
+	}
+	freeBlock := max(3*k, 32)
+	bfree := 2*data + 8*int64(min(maxRows, kernelPanelRows))*int64(min(n, kernelPanelCols)) + 8*int64(maxRows)*int64(3*k+2*freeBlock) + 3*8*int64(n)*int64(freeBlock)
+	bound32 := Float32Unit * math.Sqrt(float64(n))
+	p := Plan{Budget: budget, Solver: BlockKrylov{Tol: in.Tol, Block: 8}}
+	set := func(kind OperatorKind, bytes int64, reason string) (Plan, error) {
+		p.Operator, p.Bytes, p.Reason = kind, bytes, reason
+		if kind == OperatorFloat32 {
+			p.StorageBound = bound32
+		}
+		if kind == OperatorMatrixFree {
+			p.Solver = BlockKrylov{Tol: in.Tol, Block: freeBlock}
+		}
+		return p, nil
+	}
+	switch in.Want {
+	case OperatorFloat64:
+		return set(OperatorFloat64, b64, fmt.Sprintf("float64 triangle as asked (%s per rank)", bigmem.Size(b64)))
+	case OperatorFloat32:
+		if b32 < 0 {
+			return Plan{}, fmt.Errorf("eig: PlanOperator: the float32 triangle needs more than %d rows for %d ranks (a tile row of %d each): %w",
+				gram.TileSize*(ranks-1), ranks, gram.TileSize, status.ErrInvalid)
+		}
+		return set(OperatorFloat32, b32, fmt.Sprintf("float32 triangle as asked (%s per rank; storage bound u·√n = %.1e)", bigmem.Size(b32), bound32))
+	case OperatorMatrixFree:
+		return set(OperatorMatrixFree, bfree, fmt.Sprintf("matrix-free as asked (%s per rank)", bigmem.Size(bfree)))
+	case OperatorAuto:
+	default:
+		return Plan{}, fmt.Errorf("eig: PlanOperator: %v: %w", in.Want, status.ErrInvalid)
+	}
+	switch {
+	case b64 <= budget:
+		return set(OperatorFloat64, b64, fmt.Sprintf("the float64 triangle fits: %s of %s per rank", bigmem.Size(b64), bigmem.Size(budget)))
+	case b32 > 0 && b32 <= budget && bound32 <= tol:
+		return set(OperatorFloat32, b32, fmt.Sprintf("float64 needs %s of %s per rank; the float32 triangle fits (%s) and its storage bound u·√n = %.1e ≤ tol = %.1e",
+			bigmem.Size(b64), bigmem.Size(budget), bigmem.Size(b32), bound32, tol))
+	case bfree <= budget:
+		why := "does not fit"
+		if b32 > 0 && b32 <= budget {
+			why = fmt.Sprintf("fits but its storage bound u·√n = %.1e exceeds tol = %.1e", bound32, tol)
+		}
+		return set(OperatorMatrixFree, bfree, fmt.Sprintf("float64 needs %s of %s per rank; float32 %s; matrix-free needs %s",
+			bigmem.Size(b64), bigmem.Size(budget), why, bigmem.Size(bfree)))
+	}
+	return Plan{}, fmt.Errorf("eig: PlanOperator: n = %d, d = %d needs at least %s per rank, %s given: %w", n, d, bigmem.Size(min(b64, bfree)), bigmem.Size(budget), status.ErrInvalid)
 }

@@ -118,12 +118,30 @@ func orthoBlock(x *mat.Dense, rr []float64, red Reduction) error {
 
 // fixSigns applies linalg.SignFlips' convention (the first entry within
 // linalg.SignTies of the largest magnitude is made positive) to v, this
-// part's rows offset… of a global n-row matrix: three reductions find the
-// global largest magnitude, the first row near it and that entry's sign.
+// part's rows offset… of a global n-row matrix.
 func fixSigns(v *mat.Dense, offset, global int, red Reduction) error {
+	flips, err := signFlips(v, offset, global, red)
+	if err != nil {
+		return err
+	}
+	flipColumns(v, flips)
+	return nil
+}
+
+// SignFlips is linalg.SignFlips for this part's rows of a matrix whose
+// rows are split as op's (eig.Parts): which columns to negate so that the
+// first entry within linalg.SignTies of each column's largest magnitude,
+// over all parts, is positive. Every part gets the same answer.
+func SignFlips(v *mat.Dense, op Operator) ([]bool, error) {
+	_, global, offset, red := layout(op)
+	return signFlips(v, offset, global, red)
+}
+
+// signFlips: three reductions find the global largest magnitude, the
+// first row near it and that entry's sign.
+func signFlips(v *mat.Dense, offset, global int, red Reduction) ([]bool, error) {
 	if _, local := red.(Local); local {
-		linalg.FixSigns(v)
-		return nil
+		return linalg.SignFlips(v), nil
 	}
 	r, c := v.Dims()
 	big := make([]float64, c)
@@ -133,7 +151,7 @@ func fixSigns(v *mat.Dense, offset, global int, red Reduction) error {
 		}
 	}
 	if err := red.MaxAbs(big); err != nil {
-		return err
+		return nil, err
 	}
 	first := make([]float64, c) // global − index of the first row near the top
 	for j := 0; j < c; j++ {
@@ -145,7 +163,7 @@ func fixSigns(v *mat.Dense, offset, global int, red Reduction) error {
 		}
 	}
 	if err := red.MaxAbs(first); err != nil {
-		return err
+		return nil, err
 	}
 	sign := make([]float64, c)
 	for j := 0; j < c; j++ {
@@ -154,18 +172,26 @@ func fixSigns(v *mat.Dense, offset, global int, red Reduction) error {
 		}
 	}
 	if err := red.Sum(sign); err != nil {
-		return err
+		return nil, err
 	}
+	flips := make([]bool, c)
+	for j := range flips {
+		flips[j] = sign[j] < 0
+	}
+	return flips, nil
+}
+
+// flipColumns negates the columns of v marked in flips.
+func flipColumns(v *mat.Dense, flips []bool) {
 	raw := v.RawMatrix()
-	for i := 0; i < r; i++ {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
-		for j := range row {
-			if sign[j] < 0 {
+	for i := 0; i < raw.Rows; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
+		for j, f := range flips {
+			if f {
 				row[j] = -row[j]
 			}
 		}
 	}
-	return nil
 }
 
 // globalNormal fills x (this part's rows of an n×b block) with the rows

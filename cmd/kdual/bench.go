@@ -406,3 +406,12 @@ func runBenchLAPACK(args []string, stdout io.Writer) error {
 	}
 	return writeJSON("-", stdout, res)
 }
+
+// mpiBench is the part of kdual bench kpca --mpi beyond the problem.
+type mpiBench struct {
+	solvers []string
+	deltas  []float64
+	repeat  int
+	json    string
+	memory  int64
+}

@@ -165,19 +165,19 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 			return usagef("--solver %s: the %v kernel is not positive semi-definite; use --solver dense, lanczos or block", *solver, k.Kind)
 		}
 	}
+	sv, err := kpcaSolverWithLoss(*solver, *tol, *seed, *loss, *param, *relative)
+	if err != nil {
+		return err
+	}
 	if *useMPI {
 		if err := mpiFlagsOK(cmd, set, *mpiTimeout); err != nil {
 			return err
 		}
-		return kpcaFitMPI(mpiJob{x: x, kernel: k, s: *s, solver: *solver, tol: *tol, seed: *seed, center: !*noCenter,
+		return kpcaFitMPI(mpiJob{x: x, kernel: k, s: *s, solver: *solver, solverValue: sv, tol: *tol, seed: *seed, center: !*noCenter,
 			operator: *operator, products: *products, json: *jsonOut, memory: budget, timeout: *mpiTimeout}, stdout)
 	}
 	if set["mpi-timeout"] {
 		return usagef("--mpi-timeout is for --mpi")
-	}
-	sv, err := kpcaSolverWithLoss(*solver, *tol, *seed, *loss, *param, *relative)
-	if err != nil {
-		return err
 	}
 	am, err := approxMethod(set, *approxName, x.RawMatrix().Rows, *landmarks, *sampler, *traceTol, *features, *seed, *approxPrec)
 	if err != nil {

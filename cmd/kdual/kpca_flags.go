@@ -17,7 +17,9 @@ import (
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/gram"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/models/kpca"
+	"gonum.org/v1/gonum/mat"
 )
 
 // parseBytes reads a memory size: a number of bytes or a number with one
@@ -241,6 +243,68 @@ func mpiFlagsOK(cmd string, set map[string]bool, timeout time.Duration) error {
 	}
 	if timeout < 0 {
 		return usagef("--mpi-timeout %v: want a positive duration, or 0 for the default", timeout)
+	}
+	return nil
+}
+
+// mpiJob is a distributed kernel PCA fit: every rank has read the same data
+// and parsed the same flags.
+type mpiJob struct {
+	x                                *mat.Dense
+	kernel                           kernel.Kernel
+	s                                int
+	solver, operator, products, json string
+	solverValue                      kpca.Solver // the solver the name gives (the CLI's table)
+	tol                              float64
+	seed                             uint64
+	center                           bool
+	memory                           int64         // bytes per rank; 0: available memory / ranks on this host
+	timeout                          time.Duration // the collective watchdog's; 0: dist.DefaultTimeout
+}
+
+// agreement is what every rank of a kpca fit must agree on.
+func (j mpiJob) agreement(cmd string) [][2]string {
+	return [][2]string{
+		{"the command", cmd},
+		{"the kdual version", version()},
+		{"--kernel and --sigma", fmt.Sprintf("%v σ=%x γ=%x degree %d c₀=%x", j.kernel.Kind, math.Float64bits(j.kernel.Sigma),
+			math.Float64bits(j.kernel.Gamma), j.kernel.Degree, math.Float64bits(j.kernel.Coef0)) + fmt.Sprint(" set ", j.kernel.Coef0Set)},
+		{"--components", fmt.Sprint(j.s)},
+		{"--solver", j.solver},
+		{"--operator", j.operator},
+		{"--products", j.products},
+		{"--tol", fmt.Sprint(j.tol)},
+		{"--seed", fmt.Sprint(j.seed)},
+		{"--no-center", fmt.Sprint(!j.center)},
+	}
+}
+
+// check refuses bad flags before MPI starts, so that a usage error is exit
+// 2 on every rank.
+func (j mpiJob) check() error {
+	switch j.operator {
+	case "auto", "float64", "float32", "matrix-free":
+	default:
+		return usagef("--operator %q with --mpi: want auto, float64, float32 or matrix-free", j.operator)
+	}
+	switch j.solver {
+	case "auto", "block", "lanczos", "lbfgs":
+	default:
+		return usagef("--solver %q with --mpi: want auto, block, lanczos or lbfgs", j.solver)
+	}
+	switch j.products {
+	case "", "float64", "float32":
+	default:
+		return usagef("--products %q: want float64 or float32", j.products)
+	}
+	if j.products == "float32" && j.operator == "float64" {
+		return usagef("--products float32 is for the float32 and matrix-free operators")
+	}
+	if j.tol < 0 || math.IsNaN(j.tol) || math.IsInf(j.tol, 0) {
+		return usagef("--tol %g: want a finite tolerance ≥ 0", j.tol)
+	}
+	if j.memory < 0 {
+		return usagef("--memory: want a positive size")
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func TestKPCAFitMPI(t *testing.T) {
 	build := exec.Command("go", "build", "-tags", "mpi", "-o", bin, ".")
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	args := []string{"kpca", "fit", "--data", "fashion", "--n", "1201", "--components", "6", "--tol", "1e-12", "--json", "-"}
+	args := []string{"kpca", "fit", "--data", "fashion", "--n", "1201", "--kernel", "gaussian", "--components", "6", "--tol", "1e-12", "--json", "-"}
 	type fit struct {
 		Eigenvalues []float64   `json:"eigenvalues"`
 		Scores      [][]float64 `json:"scores"`

@@ -35,7 +35,7 @@ var allowed = []struct {
 	{"stiefel", []string{"linalg"}},
 	{"dataset", nil},
 	{"dist", []string{"eig", "mpi", "gram", "kernel", "linalg"}},
-	{"models/", []string{"approx", "eig", "gram", "kernel", "lapack", "linalg", "lbfgs", "stiefel", "dist", "dataset"}},
+	{"models/", []string{"approx", "eig", "gram", "kernel", "lapack", "linalg", "lbfgs", "stiefel", "dist", "mpi", "dataset"}},
 	{"bench", []string{"*"}},
 	{"cmd/", []string{"*"}},
 	{"scripts/", []string{"*"}},

@@ -51,7 +51,7 @@ func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
 // float32, 6.3 GB in float64). The features are float32; the model is
 // the same kind as Fit's and transforms float64 points.
 func (k *KPCA) FitFloat32(ctx context.Context, x *linalg.Dense32) error {
-	k.fitted = false
+	k.fitted, k.distributed = false, false
 	k.info = Info{}
 	ny, ok := k.Approx.(approx.Nystrom)
 	if !ok {

@@ -208,11 +208,11 @@ func (k *KPCA) fitDCA(ctx context.Context, op eig.Operator, o DCA) error {
 		k.info.Iterations, k.info.Cost = it, obj
 		if math.Abs(obj-prev) <= tol*math.Abs(obj) {
 			k.info.Status = status.Status{Code: status.Converged, Test: testDCA}
-			return k.setFromDual(h, gh)
+			return k.setFromDual(op, h, gh)
 		}
 		if it >= maxIter {
 			k.info.Status = status.Status{Code: status.IterationLimit, Test: testDCA}
-			if err := k.setFromDual(h, gh); err != nil {
+			if err := k.setFromDual(op, h, gh); err != nil {
 				return err
 			}
 			return fmt.Errorf("kpca: dca: %d iterations, objective still changing: %w", it, ErrNotConverged)
@@ -220,7 +220,7 @@ func (k *KPCA) fitDCA(ctx context.Context, op eig.Operator, o DCA) error {
 		if ctx.Err() != nil {
 			err := status.Cancelled(context.Cause(ctx), fmt.Sprintf("after dca iteration %d", it))
 			k.info.Status, _ = status.StatusOf(err)
-			if serr := k.setFromDual(h, gh); serr != nil {
+			if serr := k.setFromDual(op, h, gh); serr != nil {
 				return serr
 			}
 			return fmt.Errorf("kpca: dca: %w", err)

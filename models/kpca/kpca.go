@@ -108,6 +108,9 @@ type KPCA struct {
 	fitKernel kernel.Kernel
 	fitCenter bool
 	fitAlpha  float64
+	// distributed: fitted by FitOperator on a distributed operator (the
+	// scores and dual are this part's rows).
+	distributed bool
 }
 
 // Progress is how far a fit is (see KPCA.Progress).
@@ -157,7 +160,7 @@ func (k *KPCA) Fit(x mat.Matrix) error { return k.FitContext(context.Background(
 // their last iterate; an eigensolver stopped in its Krylov phase, or any
 // solver stopped during the kernel build, leaves the model unfitted.
 func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
-	k.fitted = false
+	k.fitted, k.distributed = false, false
 	k.info = Info{}
 	x := linalg.DenseOf(xm)
 	if x == nil || x.IsEmpty() {
@@ -234,7 +237,7 @@ func (k *KPCA) FitGram(g mat.Symmetric) error { return k.FitGramContext(context.
 // FitGramContext is FitGram that stops when ctx ends, as FitContext does.
 func (k *KPCA) FitGramContext(ctx context.Context, gm mat.Symmetric) error {
 	g := linalg.SymDenseOf(gm)
-	k.fitted = false
+	k.fitted, k.distributed = false, false
 	k.info = Info{}
 	k.x, k.approx, k.inverse = nil, nil, nil
 	if k.Approx != nil {
@@ -270,13 +273,60 @@ func (k *KPCA) FitGramContext(ctx context.Context, gm mat.Symmetric) error {
 	return fitErr
 }
 
+// FitOperator fits kernel PCA to a kernel operator built elsewhere — by
+// eig.NewKernelOperator, or row-distributed by package dist — centred or
+// not as it was built, with the same solvers, scores, status and Info as
+// Fit. auto is the solver the planner paired with the operator
+// (eig.Plan.Solver), used when Solver is nil or eig.Auto; nil leaves
+// eig.Auto's rule. On an eig.Distributed operator every part calls it
+// together with the same configuration, as for eig's solvers: the
+// eigenvalues, status and Info are the same on every part, and Scores and
+// Dual hold this part's rows (the lanczos, block and lbfgs solvers; dense,
+// randomized and dca need one process). The model keeps no training
+// points, so Transform, TransformGram and Save are not available.
+func (k *KPCA) FitOperator(ctx context.Context, op eig.Operator, auto eig.Solver) error {
+	k.fitted = false
+	k.info = Info{}
+	k.approx, k.inverse, k.proj, k.x = nil, nil, nil, nil
+	if op == nil {
+		return fmt.Errorf("kpca: FitOperator: nil operator: %w", status.ErrInvalid)
+	}
+	if err := k.checkIndefinite(); err != nil {
+		return err
+	}
+	return k.fitOperator(ctx, op, auto)
+}
+
+// errDistributed refuses what a model fitted on a distributed operator
+// cannot do: it holds only this part's rows.
+var errDistributed = fmt.Errorf("kpca: fitted on a distributed operator, the model holds this part's rows only: %w", status.ErrInvalid)
+
+// opName names op's storage for messages.
+func opName(op eig.Operator) string {
+	if isDistributed(op) {
+		return "distributed operator"
+	}
+	return "operator"
+}
+
+// isDistributed reports whether op's rows are split over processes.
+func isDistributed(op eig.Operator) bool {
+	_, ok := op.(eig.Distributed)
+	return ok
+}
+
 // fitOperator fits the (centred, when wanted) kernel operator op; auto,
 // when non-nil, is the solver the planner paired with the operator.
 func (k *KPCA) fitOperator(ctx context.Context, op eig.Operator, auto eig.Solver) error {
-	n := op.Dim()
+	local, n, _, _ := eig.Parts(op)
 	s := k.Components
 	if s < 1 || s >= n {
 		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, status.ErrInvalid)
+	}
+	distributed := isDistributed(op)
+	k.distributed = distributed
+	if _, dca := k.solverOf().(DCA); dca && distributed {
+		return fmt.Errorf("kpca: the dca solver needs one process, not a distributed operator: %w", status.ErrInvalid)
 	}
 	k.center = linalg.Centering{}
 	k.fitKernel, k.fitCenter, k.fitAlpha = k.Kernel, !k.NoCenter, k.Alpha
@@ -284,8 +334,8 @@ func (k *KPCA) fitOperator(ctx context.Context, op eig.Operator, auto eig.Solver
 	if ctx.Done() != nil {
 		watched.Operator = eig.WithContext(ctx, op)
 	}
-	counter := &eig.Counting{Op: watched}
-	k.n = n
+	counter := &eig.Counting{Op: eig.WithParts(watched, op)}
+	k.n = local
 	solver := k.solverOf()
 	k.info = Info{Solver: solver.Name()}
 	k.values = nil
@@ -293,7 +343,7 @@ func (k *KPCA) fitOperator(ctx context.Context, op eig.Operator, auto eig.Solver
 	var err error
 	switch sv := solver.(type) {
 	case LBFGS:
-		err = k.fitLBFGS(ctx, counter, sv)
+		err = k.fitLBFGS(ctx, eig.WithParts(counter, op), sv)
 	case DCA:
 		err = k.fitDCA(ctx, counter, sv)
 	case Eigen:
@@ -302,14 +352,29 @@ func (k *KPCA) fitOperator(ctx context.Context, op eig.Operator, auto eig.Solver
 			// The planner's pairing: blocks of max(3s, 32) for the
 			// matrix-free operator, eig.Auto's rule for stored matrices.
 			var why string
-			es, why = a.Resolve(op, s)
-			if b, ok := auto.(eig.BlockKrylov); ok && n > 600 && 5*s <= n {
+			if !distributed {
+				es, why = a.Resolve(op, s)
+			}
+			if b, ok := auto.(eig.BlockKrylov); ok && (distributed || n > 600 && 5*s <= n) {
 				b.Tol, b.Seed = a.Tol, a.Seed
-				es, why = b, fmt.Sprintf("the matrix-free operator's pairing: block Krylov in blocks of %d (a pass costs a kernel build whatever its width)", b.Block)
+				es, why = b, fmt.Sprintf("the planner's pairing: block Krylov in blocks of %d", b.Block)
+			}
+			if es == nil {
+				es, why = eig.BlockKrylov{Tol: a.Tol, Seed: a.Seed}, "block Krylov on a distributed operator"
 			}
 			k.info.Solver, k.info.SolverReason = eigName(es), "auto: "+why
 		}
-		err = k.fitEig(counter, es)
+		if b, ok := es.(eig.BlockKrylov); ok && b.Block == 0 {
+			if p, ok := auto.(eig.BlockKrylov); ok && p.Block > 0 {
+				// The block width of the planner's pairing (wide blocks
+				// matrix-free, where a pass costs a kernel build whatever
+				// its width).
+				b.Block = p.Block
+				es = b
+				k.info.SolverReason = fmt.Sprintf("blocks of %d, the planner's pairing for the %s", p.Block, opName(op))
+			}
+		}
+		err = k.fitEig(eig.WithParts(counter, op), es)
 	default:
 		return fmt.Errorf("kpca: solver %T: want Eigen, LBFGS or DCA: %w", solver, status.ErrInvalid)
 	}
@@ -509,7 +574,7 @@ func (k *KPCA) fitLBFGS(ctx context.Context, op eig.Operator, o LBFGS) error {
 	k.info.FailedSearches = r.FailedSearches
 	k.info.Cost = r.Cost
 	k.info.Status = r.Status
-	if serr := k.setFromDual(r.H, r.GH); serr != nil {
+	if serr := k.setFromDual(op, r.H, r.GH); serr != nil {
 		return serr
 	}
 	return err
@@ -602,9 +667,10 @@ func RitzFromDual(h, gh *mat.Dense, red eig.Reduction) ([]float64, *mat.Dense, e
 
 // setFromDual rotates a dual solution, given H and G·H, by its Ritz pairs
 // (RitzFromDual): proj = H·R, scores = G·H·R.
-func (k *KPCA) setFromDual(h, gh *mat.Dense) error {
+func (k *KPCA) setFromDual(op eig.Operator, h, gh *mat.Dense) error {
 	n, s := h.Dims()
-	theta, r, err := RitzFromDual(h, gh, eig.Local{})
+	_, _, _, red := eig.Parts(op)
+	theta, r, err := RitzFromDual(h, gh, red)
 	if err != nil {
 		return err
 	}
@@ -615,7 +681,10 @@ func (k *KPCA) setFromDual(h, gh *mat.Dense) error {
 	k.scores = mat.NewDense(n, s, nil)
 	linalg.Mul(k.scores, gh, r)
 	// Deterministic signs: fix by the projection columns, applied to both.
-	flip := linalg.SignFlips(k.proj)
+	flip, err := eig.SignFlips(k.proj, op)
+	if err != nil {
+		return err
+	}
 	for j, f := range flip {
 		if f {
 			for i := 0; i < n; i++ {
@@ -673,8 +742,11 @@ func (k *KPCA) Transform(xm mat.Matrix) (*mat.Dense, error) {
 	if k.approx != nil {
 		return k.transformApprox(x)
 	}
+	if k.distributed {
+		return nil, errDistributed
+	}
 	if k.x == nil {
-		return nil, fmt.Errorf("kpca: fitted with FitGram: use TransformGram: %w", status.ErrInvalid)
+		return nil, fmt.Errorf("kpca: fitted with FitGram or FitOperator: use TransformGram: %w", status.ErrInvalid)
 	}
 	kx, err := kernel.CrossGram(x, k.x, k.fitKernel)
 	if err != nil {
@@ -689,6 +761,9 @@ func (k *KPCA) Transform(xm mat.Matrix) (*mat.Dense, error) {
 func (k *KPCA) TransformGram(kx mat.Matrix) (*mat.Dense, error) {
 	if k != nil && k.approx != nil {
 		return nil, fmt.Errorf("kpca: TransformGram: an approximate model maps points, not kernel rows: %w", status.ErrInvalid)
+	}
+	if k != nil && k.fitted && k.distributed {
+		return nil, errDistributed
 	}
 	return k.transformRows(linalg.DenseOf(kx), false)
 }

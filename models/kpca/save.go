@@ -71,6 +71,9 @@ func (k *KPCA) Save(w io.Writer) error {
 	if k == nil || !k.fitted {
 		return ErrNotFitted
 	}
+	if k.distributed {
+		return errDistributed
+	}
 	n, s := k.scores.Dims()
 	h := modelHeader{
 		Format: modelFormat, Version: ModelVersion, Center: k.fitCenter, Mean: k.center.Mean,

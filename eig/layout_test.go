@@ -1,0 +1,92 @@
+package eig
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+// The float32 triangle's layout cuts at tile rows, gives every rank one at
+// least, balances the tiles, and refuses too few rows.
+func TestTriangleLayout(t *testing.T) {
+	for _, c := range []struct {
+		n, p int
+		want string
+	}{
+		{700, 3, "[0 256 512 700]"},
+		{700, 2, "[0 256 700]"},
+		{700, 1, "[0 700]"},
+		{513, 3, "[0 256 512 513]"},
+	} {
+		l, err := NewTriangleLayout(c.n, c.p)
+		if err != nil {
+			t.Fatal(c, err)
+		}
+		if fmt.Sprint(l.Starts) != c.want {
+			t.Errorf("n = %d over %d: %v, want %s", c.n, c.p, l.Starts, c.want)
+		}
+	}
+	// 100 tile rows over 8 ranks: each rank's tile count within one tile
+	// row (at most 100 tiles) of the mean.
+	l, err := NewTriangleLayout(100*256, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean := 100.0 * 101 / 2 / 8
+	for r := 0; r < 8; r++ {
+		lo, hi := l.Rows(r)
+		tiles := 0
+		for I := lo / 256; I < hi/256; I++ {
+			tiles += 100 - I
+		}
+		if math.Abs(float64(tiles)-mean) > 100 {
+			t.Errorf("rank %d: %d tiles, mean %.0f (starts %v)", r, tiles, mean, l.Starts)
+		}
+	}
+	if _, err := NewTriangleLayout(512, 3); err == nil {
+		t.Error("512 rows (2 tile rows) over 3 ranks accepted")
+	}
+}
+
+// The planner for rows split over ranks: each rank's share of the
+// triangle decides (float64 when it fits the budget per rank, then the
+// float32 triangle within tol, then matrix-free); the dense solver is
+// refused; the solver is block Krylov in blocks of 8, or max(3k, 32)
+// matrix-free; more ranks need less per rank.
+func TestPlanRanks(t *testing.T) {
+	in := PlanInput{N: 20000, D: 784, K: 20, Ranks: 2, Budget: 4 << 30}
+	p, err := PlanOperator(in)
+	if err != nil || p.Operator != OperatorFloat64 || p.Solver != (BlockKrylov{Block: 8}) {
+		t.Fatalf("4 GiB per rank: %+v, %v", p, err)
+	}
+	in.Budget = p.Bytes - 1
+	in.Tol = 1e-4
+	if p, err = PlanOperator(in); err != nil || p.Operator != OperatorFloat32 || p.StorageBound == 0 {
+		t.Fatalf("just under float64's bytes, tol 1e-4: %+v, %v", p, err)
+	}
+	in.Tol = 1e-12 // below the float32 bound u·√n
+	if p, err = PlanOperator(in); err != nil || p.Operator != OperatorMatrixFree || p.Solver != (BlockKrylov{Tol: 1e-12, Block: 60}) {
+		t.Fatalf("tol 1e-12: %+v, %v", p, err)
+	}
+	four := in
+	four.Ranks, four.Budget, four.Tol = 4, 4<<30, 0
+	p2, _ := PlanOperator(PlanInput{N: 20000, D: 784, K: 20, Ranks: 2, Budget: 4 << 30})
+	p4, err := PlanOperator(four)
+	if err != nil || p4.Bytes >= p2.Bytes {
+		t.Fatalf("4 ranks need %d bytes each, 2 ranks %d (%v)", p4.Bytes, p2.Bytes, err)
+	}
+	in.Budget = 1 << 20
+	if _, err := PlanOperator(in); err == nil {
+		t.Fatal("1 MiB per rank accepted")
+	}
+	in.Budget, in.Dense = 4<<30, true
+	if _, err := PlanOperator(in); err == nil {
+		t.Fatal("the dense solver over ranks accepted")
+	}
+	for _, want := range []OperatorKind{OperatorFloat64, OperatorFloat32, OperatorMatrixFree} {
+		p, err := PlanOperator(PlanInput{N: 3000, D: 10, K: 5, Ranks: 3, Want: want, Budget: 1 << 30})
+		if err != nil || p.Operator != want {
+			t.Errorf("want %v: %+v, %v", want, p, err)
+		}
+	}
+}
