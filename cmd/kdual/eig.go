@@ -69,19 +69,8 @@ func runEig(args []string, stdout io.Writer) error {
 	if !ok {
 		return usagef("--normalizer %q: want auto, lu, qr or none", *normalizer)
 	}
-	var sv eig.Solver
-	switch *solver {
-	case "dense":
-		sv = eig.DenseSolver{}
-	case "lanczos":
-		sv = eig.Lanczos{Tol: *tol, NCV: *ncv, Seed: *seed}
-	case "block":
-		sv = eig.BlockKrylov{Tol: *tol, NCV: *ncv, Block: *block, Seed: *seed}
-	case "randomized":
-		sv = eig.Randomized{Tol: *tol, Oversample: *oversample, PowerIters: *powerIters, Normalizer: norm, Seed: *seed}
-	case "auto":
-		sv = eig.Auto{Tol: *tol, Seed: *seed}
-	default:
+	sv, ok := eigSolver(*solver, eigSolvers{tol: *tol, seed: *seed, ncv: *ncv, block: *block, over: *oversample, powerIters: *powerIters, normalizer: norm})
+	if !ok {
 		return usagef("--solver %q: want dense, lanczos, randomized, block or auto", *solver)
 	}
 	if *tol < 0 {

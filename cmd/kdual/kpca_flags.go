@@ -48,23 +48,44 @@ func parseBytes(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
-// kpcaSolver is the command line's name → solver table: the one place
-// where solvers have names to be looked up.
+// eigSolvers are the options of the eigensolvers the names give.
+type eigSolvers struct {
+	tol              float64
+	seed             uint64
+	ncv, block, over int
+	powerIters       int
+	normalizer       eig.Normalizer
+}
+
+// eigSolver is the command line's name → eigensolver table (kpcaSolver
+// adds the dual solvers): false for a name it does not know.
+func eigSolver(name string, o eigSolvers) (eig.Solver, bool) {
+	switch name {
+	case "auto":
+		return eig.Auto{Tol: o.tol, Seed: o.seed}, true
+	case "dense":
+		return eig.DenseSolver{}, true
+	case "lanczos":
+		return eig.Lanczos{Tol: o.tol, NCV: o.ncv, Seed: o.seed}, true
+	case "block":
+		return eig.BlockKrylov{Tol: o.tol, NCV: o.ncv, Block: o.block, Seed: o.seed}, true
+	case "randomized":
+		return eig.Randomized{Tol: o.tol, Oversample: o.over, PowerIters: o.powerIters, Normalizer: o.normalizer, Seed: o.seed}, true
+	}
+	return nil, false
+}
+
+// kpcaSolver is the command line's name → solver table (the eigensolvers
+// of eigSolver and the dual solvers): the one place where solvers have
+// names to be looked up.
 func kpcaSolver(name string, tol float64, seed uint64, loss kpca.Loss) (kpca.Solver, error) {
 	if tol < 0 || math.IsNaN(tol) || math.IsInf(tol, 0) {
 		return nil, usagef("--tol %g: want a finite tolerance ≥ 0 (0: the solver's default)", tol)
 	}
+	if es, ok := eigSolver(name, eigSolvers{tol: tol, seed: seed}); ok {
+		return kpca.Eigen{Solver: es}, nil
+	}
 	switch name {
-	case "auto":
-		return kpca.Eigen{Solver: eig.Auto{Tol: tol, Seed: seed}}, nil
-	case "dense":
-		return kpca.Eigen{Solver: eig.DenseSolver{}}, nil
-	case "lanczos":
-		return kpca.Eigen{Solver: eig.Lanczos{Tol: tol, Seed: seed}}, nil
-	case "block":
-		return kpca.Eigen{Solver: eig.BlockKrylov{Tol: tol, Seed: seed}}, nil
-	case "randomized":
-		return kpca.Eigen{Solver: eig.Randomized{Tol: tol, Seed: seed}}, nil
 	case "lbfgs":
 		return kpca.LBFGS{Tol: tol, Seed: seed}, nil
 	case "dca":
