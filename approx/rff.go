@@ -9,9 +9,11 @@ import (
 	"github.com/kdual/kdual/linalg"
 )
 
-// RFF configures random Fourier features of the Gaussian kernel
-// (kernel.RFF): K ≈ Z·Zᵀ with Z the n×Features feature matrix, an
-// unbiased approximation whose error shrinks like 1/√Features.
+// RFF configures random Fourier features of the Gaussian kernel as an
+// approximation Method: the features themselves are kernel.RFF's (the one
+// home of their formula); this is their FeatureMap. K ≈ Z·Zᵀ with Z the
+// n×Features feature matrix, an unbiased approximation whose error shrinks
+// like 1/√Features.
 type RFF struct {
 	// Features is D, the random features (≥ 1).
 	Features int
