@@ -1,0 +1,259 @@
+package approx
+
+import (
+	"github.com/kdual/kdual/gram"
+	"github.com/kdual/kdual/internal/par"
+	"github.com/kdual/kdual/linalg"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/mat"
+)
+
+// nySource is the data of a fit: kernel rows, and row i of the data in
+// float64 (for the landmarks and the diagonal).
+type nySource struct {
+	n, dim int
+	rows   *gram.KernelRows
+	row    func(i int, dst []float64)
+	// krow, when set, is row i as the kernel rows see it (Fit's shifted
+	// float32 copy); nil means row.
+	krow func(i int, dst []float64)
+	f32  bool // store F in float32
+}
+
+// newRows are a round's accepted pivots: their indices T, their rows of
+// the data as the kernel rows see them (xt, t×d), their rows of F so far
+// (ft, t×kc; nil when kc = 0), and L (t×t lower triangular, K(T, T) −
+// F_T·F_Tᵀ = L·Lᵀ).
+type newRows struct {
+	idx       []int
+	xt, ft, l *mat.Dense
+}
+
+// factor is the storage of Fᵀ (m×n, one feature per row).
+type factor interface {
+	// extend appends a round's features: rows [kc, kc+t) of Fᵀ become
+	// L⁻¹·(K(T, X) − F_T·Fᵀ), the pivots' columns set to L exactly (the
+	// earlier pivots' to 0, so that the landmarks' rows of F are lower
+	// triangular), and their squares leave the residual diagonal res.
+	extend(kc int, rows *gram.KernelRows, r newRows, pivots []int, res []float64) error
+	// gather sets dst (len(idx)×kc) to the rows idx of F over its first
+	// kc features (dst[a][e] = F[idx[a]][e]), reading one stored feature
+	// row at a time.
+	gather(idx []int, kc int, dst *mat.Dense)
+	// train returns F (n×kc) as a mat.Matrix: the transpose of the stored
+	// rows.
+	train(kc int) mat.Matrix
+}
+
+type factor64 struct {
+	ft *mat.Dense
+	gt *[]float64 // a t×n panel, reused: fresh pages are slow to touch
+	tr *[]float64 // gather's transposed buffer, reused
+}
+
+func (f factor64) extend(kc int, rows *gram.KernelRows, r newRows, pivots []int, res []float64) error {
+	_, n := f.ft.Dims()
+	t := len(r.idx)
+	if cap(*f.gt) < t*n {
+		*f.gt = make([]float64, t*n)
+	}
+	gt := mat.NewDense(t, n, (*f.gt)[:t*n])
+	// G_Tᵀ = K(T, X) − F_T·Fᵀ (t×n): the kernel rows from the prepared
+	// source (the data's shift and norms computed once), then one gemm.
+	if err := rows.Cross(gt.RawMatrix().Data, n, r.xt, 0, n); err != nil {
+		return err
+	}
+	if kc > 0 {
+		linalg.B64.Gemm(blas.NoTrans, blas.NoTrans, -1, r.ft.RawMatrix(), f.ft.Slice(0, kc, 0, n).(*mat.Dense).RawMatrix(), 1,
+			gt.RawMatrix())
+	}
+	// F_newᵀ = L⁻¹·G_Tᵀ (t×n), in place, then the pivots' columns.
+	linalg.B64.Trsm(blas.Left, blas.NoTrans, 1, lowerOf(r.l), gt.RawMatrix())
+	for e := 0; e < t; e++ {
+		row := gt.RawRowView(e)
+		for _, p := range pivots {
+			row[p] = 0
+		}
+		for a, p := range r.idx {
+			row[p] = r.l.At(a, e)
+		}
+	}
+	par.For(0, n, nil, func(lo, hi int) {
+		rs := res[lo:hi]
+		for e := 0; e < t; e++ {
+			row := gt.RawRowView(e)[lo:hi]
+			copy(f.ft.RawRowView(kc + e)[lo:hi], row)
+			for a, z := range row {
+				rs[a] -= z * z
+			}
+		}
+	})
+	return nil
+}
+
+func (f factor64) gather(idx []int, kc int, dst *mat.Dense) {
+	gatherRows(idx, kc, dst, f.tr, func(e int, out []float64) {
+		row := f.ft.RawRowView(e)
+		for a, i := range idx {
+			out[a] = row[i]
+		}
+	})
+}
+
+// gatherRows sets dst (len(idx)×kc) from feature rows: fill(e, out) puts
+// feature e of the points idx in out; the rows are gathered into a
+// transposed buffer (sequential writes) and transposed in 64×64 blocks.
+func gatherRows(idx []int, kc int, dst *mat.Dense, scratch *[]float64, fill func(e int, out []float64)) {
+	p := len(idx)
+	tr := grow(scratch, kc*p)
+	par.For(0, kc, nil, func(lo, hi int) {
+		for e := lo; e < hi; e++ {
+			fill(e, tr[e*p:(e+1)*p])
+		}
+	})
+	raw := dst.RawMatrix()
+	const blk = 64
+	for a0 := 0; a0 < p; a0 += blk {
+		for e0 := 0; e0 < kc; e0 += blk {
+			for a := a0; a < min(a0+blk, p); a++ {
+				row := raw.Data[a*raw.Stride:]
+				for e := e0; e < min(e0+blk, kc); e++ {
+					row[e] = tr[e*p+a]
+				}
+			}
+		}
+	}
+}
+
+func (f factor64) train(kc int) mat.Matrix {
+	_, n := f.ft.Dims()
+	return f.ft.Slice(0, kc, 0, n).(*mat.Dense).T()
+}
+
+// crossChunk is the kernel rows factor32 computes at once where they come
+// through a float64 panel (data off the 8-bit grid).
+const crossChunk = 64
+
+// factor32 keeps Fᵀ in float32 and builds each round's rows there in
+// float32 arithmetic: the kernel rows K(T, X) rounded into the new rows
+// (straight from the exact integer kernel of 8-bit data, else from a
+// float64 panel), −F_T·Fᵀ added by sgemm, then strsm. The rounding this
+// adds is of the order of what the float32 update makes anyway (entries
+// of G off by about 2⁻²⁴·(|K| + |F_T·Fᵀ|), times ‖L⁻¹‖ in F);
+// the residual diagonal subtracts the squares of the stored values, so
+// the trace error is that of the stored F.
+type factor32 struct {
+	ft   *linalg.Dense32
+	gt   *[]float64 // the float64 panel of kernel rows that lack Rows32
+	tr   *[]float64 // gather's transposed buffer, reused
+	fs   *[]float32 // F_T in float32, reused
+	sums []float64  // each stored feature's sum over the points
+}
+
+func (f factor32) extend(kc int, rows *gram.KernelRows, r newRows, pivots []int, res []float64) error {
+	n := f.ft.Cols
+	t := len(r.idx)
+	dst := f.ft.Data[kc*n : (kc+t)*n]
+	dg := blas32.General{Rows: t, Cols: n, Stride: n, Data: dst}
+	// K(T, X) into the new rows: by the exact integer kernel of 8-bit data
+	// in float32 directly, else from a float64 panel.
+	if !rows.Rows32(r.idx, dst, n) {
+		// Through a float64 panel of crossChunk rows at a time, allocated
+		// once: its size (and the kernel rows' float32 scratch) stays
+		// fixed whatever t, so no round leaves a larger one behind
+		// (at n = 10⁶ a panel of t rows is 8t MB).
+		if *f.gt == nil {
+			*f.gt = make([]float64, crossChunk*n)
+		}
+		for a0 := 0; a0 < t; a0 += crossChunk {
+			a1 := min(a0+crossChunk, t)
+			gt := (*f.gt)[:(a1-a0)*n]
+			if err := rows.Cross(gt, n, r.xt.Slice(a0, a1, 0, r.xt.RawMatrix().Cols).(*mat.Dense), 0, n); err != nil {
+				return err
+			}
+			out := dst[a0*n : a1*n]
+			par.For(0, len(gt), nil, func(lo, hi int) {
+				for i, v := range gt[lo:hi] {
+					out[lo+i] = float32(v)
+				}
+			})
+		}
+	}
+	// − F_T·Fᵀ, added by sgemm (β = 1).
+	if kc > 0 {
+		if cap(*f.fs) < t*kc {
+			*f.fs = make([]float32, t*kc)
+		}
+		fs := (*f.fs)[:t*kc]
+		for j := 0; j < t; j++ {
+			for e, v := range r.ft.RawRowView(j) {
+				fs[j*kc+e] = float32(v) // exact: gathered from float32
+			}
+		}
+		linalg.B32.Gemm(blas.NoTrans, blas.NoTrans, -1, blas32.General{Rows: t, Cols: kc, Stride: kc, Data: fs},
+			blas32.General{Rows: kc, Cols: n, Stride: n, Data: f.ft.Data[:kc*n]}, 1, dg)
+	}
+	l32 := make([]float32, t*t)
+	for a := 0; a < t; a++ {
+		for e := 0; e <= a; e++ {
+			l32[a*t+e] = float32(r.l.At(a, e))
+		}
+	}
+	linalg.B32.Trsm(blas.Left, blas.NoTrans, 1, blas32.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: t, Stride: t, Data: l32}, dg)
+	for e := 0; e < t; e++ {
+		row := dst[e*n : (e+1)*n]
+		for _, p := range pivots {
+			row[p] = 0
+		}
+		for a, p := range r.idx {
+			row[p] = float32(r.l.At(a, e))
+		}
+	}
+	// The squares leave the residual diagonal; the features' sums (for
+	// their means) come along, by chunks of points added in chunk order.
+	const chunk = 4096
+	parts := make([]float64, (n+chunk-1)/chunk*t)
+	par.For(0, (n+chunk-1)/chunk, nil, func(c0, c1 int) {
+		for c := c0; c < c1; c++ {
+			lo, hi := c*chunk, min((c+1)*chunk, n)
+			rs := res[lo:hi]
+			for e := 0; e < t; e++ {
+				sum := 0.0
+				for a, z := range dst[e*n+lo : e*n+hi] {
+					v := float64(z)
+					rs[a] -= v * v
+					sum += v
+				}
+				parts[c*t+e] = sum
+			}
+		}
+	})
+	for c := 0; c < (n+chunk-1)/chunk; c++ {
+		for e := 0; e < t; e++ {
+			f.sums[kc+e] += parts[c*t+e]
+		}
+	}
+	return nil
+}
+
+func (f factor32) gather(idx []int, kc int, dst *mat.Dense) {
+	gatherRows(idx, kc, dst, f.tr, func(e int, out []float64) {
+		row := f.ft.Row(e)
+		for a, i := range idx {
+			out[a] = float64(row[i])
+		}
+	})
+}
+
+func (f factor32) train(kc int) mat.Matrix {
+	return f.ft.TopRows(kc).T()
+}
+
+// grow returns (*b)[:size], allocating when the capacity is short.
+func grow(b *[]float64, size int) []float64 {
+	if cap(*b) < size {
+		*b = make([]float64, size)
+	}
+	return (*b)[:size]
+}
