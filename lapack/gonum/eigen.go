@@ -1,9 +1,10 @@
 package gonum
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"
-	"math"
 
 	klapack "github.com/kdual/kdual/lapack"
 )

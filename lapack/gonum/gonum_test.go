@@ -2,10 +2,11 @@ package gonum
 
 import (
 	"fmt"
-	"github.com/stretchr/testify/require"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"

@@ -1,12 +1,15 @@
 package kpca
 
 import (
+	"context"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/internal/rng"
+	"github.com/kdual/kdual/lbfgs"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
 )
@@ -244,4 +247,237 @@ func (d *dualProblem) Accept(alpha float64, xNew, grad []float64) float64 {
 	d.gh.Add(d.gh, &t)
 	d.h = hn
 	return d.valueGrad(grad)
+}
+
+// DualOptions configure SolveDual.
+type DualOptions struct {
+	// Start and Seed of H₀.
+	Start Start
+	Seed  uint64
+	// Tol: stop when ‖∇d‖ ≤ Tol·‖H‖ or the relative decrease of d over 5
+	// iterations is below Tol; 0 means 1e-8 and 1e-12 respectively.
+	Tol     float64
+	MaxIter int
+	// Stop is called after every iteration with the dual cost; true stops
+	// (the benchmark's oracle stop η = |d − d_opt|/|d_opt| < δ).
+	Stop func(iter int, cost float64) bool
+	// StartOut, when non-nil, receives a copy of H₀ (n×s, row-major).
+	StartOut func(h0 *mat.Dense)
+}
+
+// DualResult is the outcome of SolveDual.
+type DualResult struct {
+	H, GH *mat.Dense // the solution and G·H
+	Cost  float64
+	// Stats: Iterations, Passes over G, Evaluations of the dual cost and
+	// Seconds.
+	status.Stats
+	FailedSearches int
+	// Status: status.Converged (lbfgs.TestRelGrad or lbfgs.TestFunction),
+	// Stopped (by Stop), IterationLimit or Breakdown; SolveDual returns the
+	// result with Status.Err() in the latter three cases.
+	Status status.Status
+}
+
+// SolveDual minimises the dual cost d(H) = ½‖H‖²_F − Tr √(HᵀGH) over n×s
+// matrices H with L-BFGS, paying one pass over G per iteration (plus one
+// for the start, two with StartSketch, and one per failed line search).
+//
+// On an eig.Distributed operator (package dist: rows split over MPI
+// ranks) every part calls SolveDual together: H₀ is this part's rows of
+// the single-process start (same seed), every inner product and s×s
+// product is reduced over the parts, and the result holds this part's
+// rows of H and G·H; every part takes the same steps (the reduction gives
+// every part the same bits), so the iterations, cost and status are the
+// same everywhere.
+func SolveDual(op eig.Operator, s int, o DualOptions) (*DualResult, error) {
+	n, global, _, red := eig.Parts(op)
+	if s < 1 || s >= global {
+		return nil, fmt.Errorf("kpca: s = %d, need 1 ≤ s < n = %d: %w", s, global, status.ErrInvalid)
+	}
+	prob := newDualProblem(op, s)
+	h0, err := dualStart(op, s, o.Start, o.Seed, prob)
+	if err != nil {
+		return nil, err
+	}
+	if o.StartOut != nil {
+		o.StartOut(linalg.CopyOf(h0))
+	}
+	// ‖∇d‖ ≤ tol·‖H‖ (lbfgs's relative test: max(1, ‖H‖) is the wrong
+	// scale for small kernels) or a relative decrease of d below tol over 5
+	// iterations.
+	settings := lbfgs.Settings{MaxIter: o.MaxIter, GradTol: 1e-8, RelativeGrad: true, FuncTol: 1e-12}
+	if o.Tol > 0 {
+		settings.FuncTol, settings.GradTol = o.Tol, o.Tol
+	}
+	if _, distributed := op.(eig.Distributed); distributed {
+		settings.Sum = red.Sum
+	}
+	if o.Stop != nil {
+		settings.Stop = func(iter int, _ []float64, f float64, _ []float64) bool { return o.Stop(iter, f) }
+	}
+	res, err := lbfgs.Minimize(prob, h0.RawMatrix().Data, settings)
+	if prob.lastError != nil {
+		return nil, prob.lastError // HᵀGH lost rank, or a pass or reduction failed
+	}
+	if res == nil {
+		return nil, fmt.Errorf("kpca: lbfgs: %w", err)
+	}
+	dr := &DualResult{
+		H: mat.NewDense(n, s, res.X), GH: prob.gh, Cost: res.F,
+		Stats:          status.Stats{Iterations: res.Iterations, Passes: prob.passes, Evaluations: res.Evaluations, Seconds: res.Seconds},
+		FailedSearches: res.FailedSearches,
+		Status:         res.Status,
+	}
+	if err != nil {
+		return dr, fmt.Errorf("kpca: dual L-BFGS: %w", err)
+	}
+	return dr, nil
+}
+
+// fitLBFGS minimises the dual cost; ctx is checked after every iteration
+// (the operator checks it before every pass too).
+func (k *KPCA) fitLBFGS(ctx context.Context, op eig.Operator, o LBFGS) error {
+	cancelled := false
+	stop := func(iter int, cost float64) bool {
+		if ctx.Err() != nil {
+			cancelled = true
+			return true
+		}
+		return o.Stop != nil && o.Stop(iter, cost)
+	}
+	r, err := SolveDual(op, k.Components, DualOptions{
+		Start: o.Start, Seed: o.Seed, Tol: o.Tol, MaxIter: o.MaxIter, Stop: stop,
+	})
+	if r == nil {
+		return err
+	}
+	if cancelled {
+		err = status.Cancelled(context.Cause(ctx), fmt.Sprintf("after lbfgs iteration %d", r.Iterations))
+		r.Status, _ = status.StatusOf(err)
+	}
+	k.info.Iterations = r.Iterations
+	k.info.FailedSearches = r.FailedSearches
+	k.info.Cost = r.Cost
+	k.info.Status = r.Status
+	if serr := k.setFromDual(op, r.H, r.GH); serr != nil {
+		return serr
+	}
+	return err
+}
+
+// dualStart returns H₀ (and, for the sketch start, spends its pass): the
+// rows held here of the n×s standard normal matrix of the seed.
+func dualStart(op eig.Operator, s int, start Start, seed uint64, prob *dualProblem) (*mat.Dense, error) {
+	n, global, offset, red := eig.Parts(op)
+	if seed == 0 {
+		seed = 1
+	}
+	data, err := rng.StandardNormal(global, s, seed)
+	if err != nil {
+		return nil, err
+	}
+	omega := mat.NewDense(n, s, data[offset*s:(offset+n)*s])
+	if start != StartSketch {
+		return omega, nil
+	}
+	y := mat.NewDense(n, s, nil)
+	prob.passes++
+	if err := op.Apply(y, omega); err != nil {
+		return nil, err
+	}
+	// Scale Y = GΩ so that ‖H₀‖²_F = Tr(ΩᵀGΩ)/s, an estimate of Tr G
+	// and so an upper bound of the optimum's ‖H*‖²_F = Σ_{i≤s} λ_i.
+	sums := []float64{dotLocal(omega, y), sumSquares(y)}
+	if err := red.Sum(sums); err != nil {
+		return nil, fmt.Errorf("kpca: dual start: %w", err)
+	}
+	tr, ny := sums[0], math.Sqrt(sums[1])
+	if tr > 0 && ny > 0 {
+		y.Scale(math.Sqrt(tr)/ny/math.Sqrt(float64(s)), y)
+	}
+	return y, nil
+}
+
+// RitzFromDual returns the Rayleigh–Ritz pairs of span(H) from a dual
+// solution H and G·H (n×s; on an eig.Distributed operator, this part's
+// rows, reduced by red — eig.Local otherwise): the Ritz values θ (the
+// eigenvalue estimates, decreasing) and the s×s matrix R such that H·R =
+// V·Θ^{-1/2} (the projection onto the components) and G·H·R are the
+// training scores. With C = HᵀH and M = HᵀGH the pairs solve M y = θ C y;
+// they are accurate to the square of span(H)'s error, where √eig(M) — exact
+// only at the optimum H = VΛ^{1/2}R — is accurate to its first power.
+func RitzFromDual(h, gh *mat.Dense, red eig.Reduction) ([]float64, *mat.Dense, error) {
+	_, s := h.Dims()
+	if red == nil {
+		red = eig.Local{}
+	}
+	buf := make([]float64, 2*s*s)
+	c := mat.NewDense(s, s, buf[:s*s])
+	m := mat.NewDense(s, s, buf[s*s:])
+	linalg.Mul(c, h.T(), h)
+	linalg.Mul(m, h.T(), gh)
+	if err := red.Sum(buf); err != nil {
+		return nil, nil, fmt.Errorf("kpca: Ritz problem: %w", err)
+	}
+	ce, err := linalg.SymEig(linalg.SymPart(c), 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kpca: HᵀH: %w", err)
+	}
+	if !(ce.Values[s-1] > breakdownRatio*ce.Values[0]) {
+		return nil, nil, fmt.Errorf("kpca: H lost rank (HᵀH eigenvalues %g … %g): %w", ce.Values[0], ce.Values[s-1], ErrBreakdown)
+	}
+	cInvSqrt := ce.Func(func(x float64) float64 { return 1 / math.Sqrt(x) })
+	var mt mat.Dense
+	linalg.Mul(&mt, cInvSqrt, m)
+	linalg.Mul(&mt, &mt, cInvSqrt)
+	me, err := linalg.SymEig(linalg.SymPart(&mt), 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kpca: Ritz problem: %w", err)
+	}
+	theta := me.Values
+	if !(theta[s-1] > breakdownRatio*math.Abs(theta[0])) {
+		return nil, nil, &status.RankError{Matrix: "kpca: the kernel matrix (on span(H))", Rank: status.NumericalRank(theta, breakdownRatio), Asked: s}
+	}
+	// R = C^{-1/2} W Θ^{-1/2}: H·R = V Θ^{-1/2}.
+	r := mat.NewDense(s, s, nil)
+	linalg.Mul(r, cInvSqrt, me.Vectors)
+	for j := 0; j < s; j++ {
+		f := 1 / math.Sqrt(theta[j])
+		for i := 0; i < s; i++ {
+			r.Set(i, j, r.At(i, j)*f)
+		}
+	}
+	return theta, r, nil
+}
+
+// setFromDual rotates a dual solution, given H and G·H, by its Ritz pairs
+// (RitzFromDual): proj = H·R, scores = G·H·R.
+func (k *KPCA) setFromDual(op eig.Operator, h, gh *mat.Dense) error {
+	n, s := h.Dims()
+	_, _, _, red := eig.Parts(op)
+	theta, r, err := RitzFromDual(h, gh, red)
+	if err != nil {
+		return err
+	}
+	k.values = theta
+	k.h = h
+	k.proj = mat.NewDense(n, s, nil)
+	linalg.Mul(k.proj, h, r)
+	k.scores = mat.NewDense(n, s, nil)
+	linalg.Mul(k.scores, gh, r)
+	// Deterministic signs: fix by the projection columns, applied to both.
+	flip, err := eig.SignFlips(k.proj, op)
+	if err != nil {
+		return err
+	}
+	for j, f := range flip {
+		if f {
+			for i := 0; i < n; i++ {
+				k.proj.Set(i, j, -k.proj.At(i, j))
+				k.scores.Set(i, j, -k.scores.At(i, j))
+			}
+		}
+	}
+	return nil
 }

@@ -1,0 +1,283 @@
+package gram
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/kdual/kdual/internal/par"
+	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/native"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// KernelRows computes blocks of the kernel matrix of a fixed data set on
+// demand, with the engine of Gram: the product of two row ranges by
+// OpenBLAS dgemm (or native tiles), then the element map. It holds its own
+// copy of the data (shifted by the column means for distance kernels) and
+// the squared row norms: n·d + n float64s — or, for data on an integer grid
+// (GramOptions.Grid, OnGrid), the grid's integers in n·d float32s and
+// exact float32 products. Block is not safe for concurrent use (it calls
+// OpenBLAS).
+type KernelRows struct {
+	s            *gramSource
+	crossScratch []float32 // Cross's sgemm output, reused
+}
+
+// NewKernelRows prepares the rows of x (n×d) for the element map em (of a
+// kernel, see package kernel): Prepare, then Rows. Rows that would be read
+// in place (maps that do not shift them) are copied, so later changes to
+// x cannot change the kernel.
+func NewKernelRows(x *mat.Dense, em ElementMap, o GramOptions) (*KernelRows, error) {
+	src, err := Prepare(x, em, o, !em.distance())
+	if err != nil {
+		return nil, err
+	}
+	return src.Rows(o), nil
+}
+
+// Rows returns blocks of the source's kernel on demand, by 8-bit integer
+// products where the data lie on an 8-bit grid and o lets the integer path
+// run (GramOptions.Int8). The KernelRows reads the source's forms, which
+// it shares: one Source, one KernelRows.
+func (src *Source) Rows(o GramOptions) *KernelRows {
+	src.s.packInt8(o)
+	return &KernelRows{s: src.s}
+}
+
+// NewKernelRowsInt8 prepares the rows of x (n×d) like NewKernelRows when
+// they lie on an 8-bit integer grid (every column spanning at most 255
+// steps: 8-bit images, whatever their scale and offset) and o lets the
+// integer path run (GramOptions.Int8): blocks by exact integer products,
+// Int8 reporting true. Otherwise (data off the grid, NaN or ±Inf
+// included) it returns nil and no error, having read x at most twice and
+// kept nothing: callers then take another path
+// (a float32 copy, say) without paying for a float64 one.
+func NewKernelRowsInt8(x *mat.Dense, em ElementMap, o GramOptions) (*KernelRows, error) {
+	if x == nil || x.IsEmpty() {
+		return nil, invalidf("KernelRows: x: empty data")
+	}
+	if err := em.Check(); err != nil {
+		return nil, err
+	}
+	if !em.distance() || !o.int8Wanted() {
+		return nil, nil
+	}
+	n, d := x.Dims()
+	if d > native.Int8MaxDim {
+		return nil, nil
+	}
+	raw := x.RawMatrix()
+	xg := blas64.General{Rows: n, Cols: d, Stride: raw.Stride, Data: raw.Data}
+	g := gridOf(xg, o.Workers)
+	if g == nil || !g.bits8() {
+		return nil, nil
+	}
+	pts, norms := g.snapInt8(xg)
+	if pts == nil {
+		return nil, nil
+	}
+	s := &gramSource{em: em, workers: o.Workers, build: o.build(), grid: g, i8: pts, norms: norms}
+	s.inner, s.mp = o.resolve()
+	s.x = blas64.General{Rows: n, Cols: d, Stride: d}
+	s.em.C = g.scale(em)
+	return &KernelRows{s: s}, nil
+}
+
+// NewKernelRows32 prepares the rows of a float32 data set x (n×d) for
+// the element map em without copying it: x is read in place by OpenBLAS
+// sgemm (every product in float32, the norms and the map in float64, each
+// entry within EntryBound of the exact kernel of the stored values) and
+// must not change while the KernelRows is in use; it is never written.
+// Unlike NewKernelRows it does not shift the data by its mean (that would
+// take a second copy): distance kernels are unchanged by a shift, but the
+// bound grows with the row norms, so callers should store data centred
+// near the origin.
+func NewKernelRows32(x *linalg.Dense32, em ElementMap, o GramOptions) (*KernelRows, error) {
+	if x == nil || x.Rows < 1 || x.Cols < 1 || len(x.Data) < x.Rows*x.Cols {
+		return nil, invalidf("KernelRows32: x: empty data")
+	}
+	if err := em.Check(); err != nil {
+		return nil, err
+	}
+	n, d := x.Dims()
+	s := &gramSource{em: em, workers: o.Workers, build: o.build()}
+	s.inner, s.mp = o.resolve()
+	s.x = blas64.General{Rows: n, Cols: d, Stride: d}
+	s.x32 = x.Data[:n*d]
+	if em.distance() {
+		s.shiftBy = make([]float64, d)
+	}
+	s.norms = make([]float64, n)
+	par.For(o.Workers, n, nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v := 0.0
+			for _, e := range s.x32[i*d : (i+1)*d] {
+				v += float64(e) * float64(e)
+			}
+			s.norms[i] = v
+		}
+	})
+	// A NaN or an infinity makes its row's norm NaN or +Inf (float32
+	// squares cannot overflow float64): the norms are the finiteness check.
+	for _, v := range s.norms {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, linalg.CheckFinite32("KernelRows32: x", x)
+		}
+	}
+	return &KernelRows{s: s}, nil
+}
+
+// N returns the number of rows.
+func (k *KernelRows) N() int { return k.s.x.Rows }
+
+// Dim returns the data dimension d.
+func (k *KernelRows) Dim() int { return k.s.x.Cols }
+
+// Bytes returns the bytes the data copy and norms take.
+func (k *KernelRows) Bytes() int64 {
+	b := 8*int64(len(k.s.x.Data)+len(k.s.norms)) + 4*int64(len(k.s.x32))
+	if k.s.i8 != nil {
+		b += k.s.i8.Bytes()
+	}
+	return b
+}
+
+// Block sets out (row-major, stride ld) to the kernel values of rows
+// [i0, i1) against rows [j0, j1). Entries on the diagonal of the matrix
+// (i = j) of distance kernels are exactly 1.
+func (k *KernelRows) Block(out []float64, ld, i0, i1, j0, j1 int) {
+	if i0 < 0 || j0 < 0 || i1 > k.N() || j1 > k.N() || ld < j1-j0 {
+		panic(fmt.Sprintf("linalg: KernelRows.Block: rows [%d,%d) × [%d,%d) of %d, ld %d", i0, i1, j0, j1, k.N(), ld))
+	}
+	s := k.s
+	crossMapped(s, s, out, ld, i0, i1, j0, j1, s.norms)
+	if s.em.distance() {
+		for i := max(i0, j0); i < min(i1, j1); i++ {
+			out[(i-i0)*ld+i-j0] = 1
+		}
+	}
+}
+
+// Products returns the arithmetic of the inner products.
+func (k *KernelRows) Products() ProductPrecision {
+	if k.s.x32 != nil && k.s.grid == nil {
+		return ProductsFloat32
+	}
+	return ProductsFloat64
+}
+
+// EntryBound bounds |k̃_ij − k_ij| for a computed entry v = k̃_ij: 0 with
+// float64 products (rounding level); with float32 products, for the
+// Gaussian kernel v·(e^{|C|β} − 1) where β = 2γ_d‖x_i‖‖x_j‖ +
+// 2.01u(‖x_i‖ + ‖x_j‖)² bounds the error of the squared distance (γ_d =
+// du/(1 − du), u = 2⁻²⁴, norms of the mean-shifted data), and for the
+// Laplace kernel v·(e^{|C|√β} − 1).
+func (k *KernelRows) EntryBound(i, j int, v float64) float64 {
+	return k.s.entryBound(k.s.norms[i], k.s.norms[j], v)
+}
+
+// Arithmetic names how the inner products are computed: "int8" (exact
+// integer products of an 8-bit grid), "grid" (exact float32 products of an
+// integer grid), "float32" or "float64".
+func (k *KernelRows) Arithmetic() string {
+	switch {
+	case k.s.i8 != nil:
+		return "int8"
+	case k.s.grid != nil:
+		return "grid"
+	case k.s.x32 != nil:
+		return "float32"
+	}
+	return "float64"
+}
+
+// Among sets out (m×m row-major, m = len(idx)) to the kernel among the
+// rows idx of the data, unit diagonal, and reports true, when the blocks
+// come from exact integer products (Int8): the m points are packed anew
+// (m·d bytes) and mapped against themselves. Other KernelRows leave out
+// unchanged and report false (callers then gather the rows and call Gram).
+func (k *KernelRows) Among(idx []int, out []float64) bool {
+	s := k.s
+	m := len(idx)
+	if s.i8 == nil || m == 0 || len(out) < m*m {
+		return false
+	}
+	pts, err := s.i8.Subset(idx)
+	if err != nil {
+		return false
+	}
+	land := pts.NewInt8Landmarks(m, func(j int, dst []uint8) { pts.Levels(j, dst) })
+	sub := &gramSource{em: s.em, workers: s.workers, build: s.build, grid: s.grid, i8: pts}
+	crossInt8(s, sub, land, out[:m*m], m, 0, m)
+	if s.em.distance() {
+		for i := 0; i < m; i++ {
+			out[i*m+i] = 1
+		}
+	}
+	return true
+}
+
+// Rows32 sets out (len(idx) rows of stride ld ≥ N, float32) to the kernel
+// rows of the data's rows idx against all N rows, each entry rounded once
+// to float32, and reports true, when the blocks come from exact integer
+// products (Int8); other KernelRows leave out unchanged and report false.
+func (k *KernelRows) Rows32(idx []int, out []float32, ld int) bool {
+	s := k.s
+	m, n := len(idx), k.N()
+	if s.i8 == nil || m == 0 {
+		return false
+	}
+	if ld < n || len(out) < (m-1)*ld+n {
+		panic(fmt.Sprintf("linalg: KernelRows.Rows32: %d rows of %d, ld %d, len(out) %d", m, n, ld, len(out)))
+	}
+	land := s.i8.NewInt8Landmarks(m, func(j int, dst []uint8) { s.i8.Levels(idx[j], dst) })
+	c, laplace := s.em.C, s.em.Kind == MapExpDist
+	int8Ranges(s.workers, 0, n, func(p0, p1 int) {
+		s.build.Int8Map32(s.i8, land, p0, p1, c, laplace, out[p0:], ld)
+	})
+	return true
+}
+
+// Int8 reports whether the blocks against rows on the data's 8-bit grid
+// (the data's own rows, and new points within its range) come from exact
+// integer products (GramOptions.Int8, native.Int8Map): the entries are
+// then the kernel of the snapped data to the rounding of the map.
+func (k *KernelRows) Int8() bool { return k.s.i8 != nil }
+
+// OnGrid reports whether the data lie on an integer grid and the inner
+// products are exact float32 ones (GramOptions.Grid): the entries are
+// then as accurate as with float64 products, and Products says float64.
+func (k *KernelRows) OnGrid() bool { return k.s.grid != nil }
+
+// MaxEntryRel is the largest relative entry bound over all pairs for the
+// Gaussian and Laplace kernels (0 with float64 products, +Inf for kernels
+// whose bound is not relative).
+func (k *KernelRows) MaxEntryRel() float64 { return k.s.maxEntryRel() }
+
+// Cross sets out (row-major, stride ld) to the kernel values between the
+// rows of y (m×d, new points) and rows [j0, j1) of the data: the test
+// kernel block. y is not modified.
+func (k *KernelRows) Cross(out []float64, ld int, y *mat.Dense, j0, j1 int) error {
+	if err := checkData("KernelRows.Cross: y", y); err != nil {
+		return err
+	}
+	m, d := y.Dims()
+	if d != k.Dim() {
+		return invalidf("KernelRows.Cross: y has %d columns, the data %d", d, k.Dim())
+	}
+	var sy *gramSource
+	if k.s.grid != nil {
+		sy = k.s.onGrid(y)
+	} else {
+		o := GramOptions{Inner: k.s.inner, Map: k.s.mp, Workers: k.s.workers}
+		if k.s.x.Data == nil {
+			o.Products = ProductsFloat32 // the data exist only in float32
+		}
+		sy = newCrossSource(y, k.s.em, o, k.s.shiftBy)
+	}
+	sy.scratch = k.crossScratch
+	crossMapped(sy, k.s, out, ld, 0, m, j0, j1, k.s.norms)
+	k.crossScratch = sy.scratch // reused: fresh pages are slow to touch
+	return nil
+}
