@@ -105,30 +105,27 @@ func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n in
 		k.info.Status, _ = status.StatusOf(status.Cancelled(context.Cause(ctx), "after the feature map"))
 		return fmt.Errorf("kpca: %w", status.Cancelled(context.Cause(ctx), "after the feature map"))
 	}
-	f := fm.Train()
-	_, r := f.Dims()
-	var f32 *linalg.Dense32 // F's float32 storage (k×n), when it has one
-	if t, ok := f.(mat.Transpose); ok {
-		f32, _ = t.Matrix.(*linalg.Dense32)
+	mf := mapFit{fm: fm, f: fm.Train(), n: n, s: s, ai: fm.Info()}
+	_, mf.r = mf.f.Dims()
+	if t, ok := mf.f.(mat.Transpose); ok {
+		mf.f32, _ = t.Matrix.(*linalg.Dense32)
 	}
-	ai := fm.Info()
 	kernelSeconds := time.Since(start).Seconds()
-	if s > r {
-		return &status.RankError{Matrix: fmt.Sprintf("kpca: the %s approximation (rank %d)", ai.Method, r), Rank: r, Asked: s}
+	if s > mf.r {
+		return &status.RankError{Matrix: fmt.Sprintf("kpca: the %s approximation (rank %d)", mf.ai.Method, mf.r), Rank: mf.r, Asked: s}
 	}
 	k.fitKernel, k.fitCenter, k.fitAlpha = k.Kernel, !k.NoCenter, k.Alpha
-	mean := make([]float64, r)
+	mf.mean = make([]float64, mf.r)
 	if !k.NoCenter {
 		if tm, ok := fm.(interface{ TrainMeans() []float64 }); ok {
-			mean = tm.TrainMeans()
+			mf.mean = tm.TrainMeans()
 		} else {
-			mean = approx.ColumnMeans(f)
+			mf.mean = approx.ColumnMeans(mf.f)
 		}
 	}
 	k.n, k.center, k.values = n, linalg.Centering{}, nil
-	solver := k.solverOf()
 	small := false
-	if e, ok := solver.(Eigen); ok {
+	if e, ok := k.solverOf().(Eigen); ok {
 		switch e.Solver.(type) {
 		case nil, eig.Auto, eig.DenseSolver:
 			small = true
@@ -138,153 +135,192 @@ func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n in
 	var w *mat.Dense
 	var fitErr error // a partial fit's error (the model is kept)
 	if small {
-		var small Info // the small problem's solver and status
-		// Centred without copying F: F_cᵀF_c = FᵀF − n·μμᵀ (r×r), or
-		// F_cF_cᵀ = F·Fᵀ with the double centring applied (n×n).
-		var e *linalg.Eigen
-		scoreMean := mean // subtracted from F in the scores (nil once F is centred)
-		if r <= n && f32 != nil {
-			// float32 features: blocks of F_c by ssyrk, summed in float64;
-			// centred in place where the map allows it (no block copies).
-			var mu []float64
-			if !k.NoCenter {
-				mu = mean
-				if cm, ok := fm.(interface{ CenterTrain([]float64) error }); ok && cm.CenterTrain(mean) == nil {
-					mu, scoreMean = nil, nil
-				}
-			}
-			c, err := linalg.OuterT32(f32, mu)
-			if err != nil {
-				return fmt.Errorf("kpca: %w", err)
-			}
-			if e, small, err = topEig(c, s); err != nil {
-				return fmt.Errorf("kpca: %w", err)
-			}
-		} else if r <= n {
-			c := mat.NewSymDense(r, nil)
-			linalg.SymOuterK(c, 1, f.T())
-			if !k.NoCenter {
-				linalg.SymRankOne(c, c, -float64(n), mat.NewVecDense(r, mean))
-			}
-			e, small, err = topEig(c, s)
-		} else {
-			c := mat.NewSymDense(n, nil)
-			linalg.SymOuterK(c, 1, f)
-			if !k.NoCenter {
-				if _, err := linalg.CenterKernelInPlace(c); err != nil {
-					return err
-				}
-			}
-			e, small, err = topEig(c, s)
-		}
-		if err != nil {
-			return fmt.Errorf("kpca: %w", err)
-		}
-		if !(e.Values[s-1] > breakdownRatio*math.Abs(e.Values[0])) {
-			return &status.RankError{Matrix: fmt.Sprintf("kpca: the %s approximation, centred", ai.Method),
-				Rank: status.NumericalRank(e.Values, breakdownRatio), Asked: s}
-		}
-		scores := mat.NewDense(n, s, nil)
-		if r <= n {
-			// scores = F_c·V = F·V − 1·(μᵀV)
-			w = e.Vectors // r×s
-			if f32 != nil {
-				linalg.MulT32Into(scores, f32, w, scoreMean)
-			} else {
-				linalg.Mul(scores, f, w)
-				mv := make([]float64, s)
-				for j := 0; j < s; j++ {
-					for i := 0; i < r; i++ {
-						mv[j] += mean[i] * w.At(i, j)
-					}
-				}
-				for i := 0; i < n; i++ {
-					row := scores.RawRowView(i)
-					for j := range row {
-						row[j] -= mv[j]
-					}
-				}
-			}
-		} else {
-			// U (n×s): scores = U·Λ^{1/2}, W = F_cᵀ·U·Λ^{-1/2} = Fᵀ·U·Λ^{-1/2}
-			// (U's columns sum to zero).
-			w = mat.NewDense(r, s, nil)
-			linalg.Mul(w, f.T(), e.Vectors)
-			for j := 0; j < s; j++ {
-				sq := math.Sqrt(e.Values[j])
-				for i := 0; i < n; i++ {
-					scores.Set(i, j, e.Vectors.At(i, j)*sq)
-				}
-				for i := 0; i < r; i++ {
-					w.Set(i, j, w.At(i, j)/sq)
-				}
-			}
-		}
-		flip := linalg.SignFlips(scores)
-		for _, m := range []*mat.Dense{scores, w} {
-			raw := m.RawMatrix()
-			for i := 0; i < raw.Rows; i++ {
-				row := raw.Data[i*raw.Stride : i*raw.Stride+s]
-				for j, fl := range flip {
-					if fl {
-						row[j] = -row[j]
-					}
-				}
-			}
-		}
-		k.values, k.scores, k.h = e.Values, scores, linalg.CopyOf(scores)
-		k.info = small
-		k.info.Cost, _ = OptimalCost(e.Values)
-	} else {
-		op, err := eig.NewLowRank(f, !k.NoCenter)
-		if err != nil {
+		if w, err = k.fitMapSmall(&mf); err != nil {
 			return err
 		}
-		fitErr = k.fitOperator(ctx, op, nil)
-		if !k.fitted {
-			k.info.Approx = &ai
+	} else {
+		if w, fitErr = k.fitMapLowRank(ctx, &mf); w == nil {
 			return fitErr
 		}
-		// W = F_cᵀ·proj = Fᵀ·proj (proj's columns sum to zero when
-		// centred): scores of y are k̂_c(y)ᵀ·proj = f_c(y)ᵀ·F_cᵀ·proj.
-		w = mat.NewDense(r, s, nil)
-		if f32 != nil {
-			linalg.MulTVec32(f32, k.proj, w)
-		} else {
-			linalg.Mul(w, f.T(), k.proj)
-		}
-		if !k.NoCenter {
-			// proj = U·Λ^{-1/2} with U ⟂ 1 up to rounding: subtract μ·(1ᵀproj)
-			// so that W is F_cᵀ·proj exactly.
-			colSums := make([]float64, s)
-			for i := 0; i < n; i++ {
-				for j, v := range k.proj.RawRowView(i) {
-					colSums[j] += v
-				}
-			}
-			for i := 0; i < r; i++ {
-				for j := 0; j < s; j++ {
-					w.Set(i, j, w.At(i, j)-mean[i]*colSums[j])
-				}
-			}
-		}
-		k.proj = nil
 	}
 	fm.ReleaseTrain() // the model keeps the map, not the n×k training features
-	k.approx = &approxState{fm: fm, mean: mean, w: w}
+	k.approx = &approxState{fm: fm, mean: mf.mean, w: w}
+	ai := mf.ai
 	k.info.Operator = "low-rank " + ai.Method
 	if _, rff := fm.(*approx.RFFMap); rff {
 		// Random features have no trace error to report (their kernel
 		// is not a Nyström projection of K).
-		k.info.PlanReason = fmt.Sprintf("%s approximation with %d random features", ai.Method, r)
+		k.info.PlanReason = fmt.Sprintf("%s approximation with %d random features", ai.Method, mf.r)
 	} else {
-		k.info.PlanReason = fmt.Sprintf("%s approximation of rank %d (trace error %.3g)", ai.Method, r, ai.TraceError)
+		k.info.PlanReason = fmt.Sprintf("%s approximation of rank %d (trace error %.3g)", ai.Method, mf.r, ai.TraceError)
 	}
 	k.info.Approx = &ai
 	k.info.KernelSeconds, k.info.SolveSeconds = kernelSeconds, time.Since(solveStart).Seconds()
 	k.x = nil // not kept: memory O(n·k) (CheckResidualsWith takes the data)
 	k.fitted = true
 	return fitErr
+}
+
+// mapFit is a fit on a feature map: F (n×r, or its float32 storage f32,
+// r×n) and its column means.
+type mapFit struct {
+	fm      approx.FeatureMap
+	f       mat.Matrix
+	f32     *linalg.Dense32 // F's float32 storage (r×n), when it has one
+	n, r, s int
+	mean    []float64
+	ai      approx.Info
+}
+
+// fitMapSmall solves the small problem by LAPACK: F_cᵀF_c (r×r) when
+// r ≤ n, F_cF_cᵀ (n×n) otherwise; it sets the values and scores and
+// returns W (r×s), the scores of new features being f_c(y)ᵀ·W.
+func (k *KPCA) fitMapSmall(mf *mapFit) (*mat.Dense, error) {
+	n, r, s := mf.n, mf.r, mf.s
+	e, small, scoreMean, err := k.smallEig(mf)
+	if err != nil {
+		return nil, fmt.Errorf("kpca: %w", err)
+	}
+	if !(e.Values[s-1] > breakdownRatio*math.Abs(e.Values[0])) {
+		return nil, &status.RankError{Matrix: fmt.Sprintf("kpca: the %s approximation, centred", mf.ai.Method),
+			Rank: status.NumericalRank(e.Values, breakdownRatio), Asked: s}
+	}
+	scores := mat.NewDense(n, s, nil)
+	var w *mat.Dense
+	if r <= n {
+		// scores = F_c·V = F·V − 1·(μᵀV)
+		w = e.Vectors // r×s
+		if mf.f32 != nil {
+			linalg.MulT32Into(scores, mf.f32, w, scoreMean)
+		} else {
+			linalg.Mul(scores, mf.f, w)
+			mv := make([]float64, s)
+			for j := 0; j < s; j++ {
+				for i := 0; i < r; i++ {
+					mv[j] += mf.mean[i] * w.At(i, j)
+				}
+			}
+			for i := 0; i < n; i++ {
+				row := scores.RawRowView(i)
+				for j := range row {
+					row[j] -= mv[j]
+				}
+			}
+		}
+	} else {
+		// U (n×s): scores = U·Λ^{1/2}, W = F_cᵀ·U·Λ^{-1/2} = Fᵀ·U·Λ^{-1/2}
+		// (U's columns sum to zero).
+		w = mat.NewDense(r, s, nil)
+		linalg.Mul(w, mf.f.T(), e.Vectors)
+		for j := 0; j < s; j++ {
+			sq := math.Sqrt(e.Values[j])
+			for i := 0; i < n; i++ {
+				scores.Set(i, j, e.Vectors.At(i, j)*sq)
+			}
+			for i := 0; i < r; i++ {
+				w.Set(i, j, w.At(i, j)/sq)
+			}
+		}
+	}
+	flip := linalg.SignFlips(scores)
+	for _, m := range []*mat.Dense{scores, w} {
+		raw := m.RawMatrix()
+		for i := 0; i < raw.Rows; i++ {
+			row := raw.Data[i*raw.Stride : i*raw.Stride+s]
+			for j, fl := range flip {
+				if fl {
+					row[j] = -row[j]
+				}
+			}
+		}
+	}
+	k.values, k.scores, k.h = e.Values, scores, linalg.CopyOf(scores)
+	k.info = small
+	k.info.Cost, _ = OptimalCost(e.Values)
+	return w, nil
+}
+
+// smallEig returns the top s eigenpairs of the centred F·Fᵀ's small form
+// without copying F — F_cᵀF_c = FᵀF − n·μμᵀ (r×r), or F_cF_cᵀ with the
+// double centring applied (n×n) — the small solve's Info, and the mean
+// the scores still have to subtract (nil once F was centred in place).
+func (k *KPCA) smallEig(mf *mapFit) (*linalg.Eigen, Info, []float64, error) {
+	n, r, s := mf.n, mf.r, mf.s
+	scoreMean := mf.mean
+	var c *mat.SymDense
+	switch {
+	case r <= n && mf.f32 != nil:
+		// float32 features: blocks of F_c by ssyrk, summed in float64;
+		// centred in place where the map allows it (no block copies).
+		var mu []float64
+		if !k.NoCenter {
+			mu = mf.mean
+			if cm, ok := mf.fm.(interface{ CenterTrain([]float64) error }); ok && cm.CenterTrain(mf.mean) == nil {
+				mu, scoreMean = nil, nil
+			}
+		}
+		var err error
+		if c, err = linalg.OuterT32(mf.f32, mu); err != nil {
+			return nil, Info{}, nil, err
+		}
+	case r <= n:
+		c = mat.NewSymDense(r, nil)
+		linalg.SymOuterK(c, 1, mf.f.T())
+		if !k.NoCenter {
+			linalg.SymRankOne(c, c, -float64(n), mat.NewVecDense(r, mf.mean))
+		}
+	default:
+		c = mat.NewSymDense(n, nil)
+		linalg.SymOuterK(c, 1, mf.f)
+		if !k.NoCenter {
+			if _, err := linalg.CenterKernelInPlace(c); err != nil {
+				return nil, Info{}, nil, err
+			}
+		}
+	}
+	e, small, err := topEig(c, s)
+	return e, small, scoreMean, err
+}
+
+// fitMapLowRank fits on the low-rank operator F_c·F_cᵀ with the model's
+// solver and returns W = F_cᵀ·proj (nil, with the error, when nothing was
+// fitted; a partial fit's error comes with W).
+func (k *KPCA) fitMapLowRank(ctx context.Context, mf *mapFit) (*mat.Dense, error) {
+	n, r, s := mf.n, mf.r, mf.s
+	op, err := eig.NewLowRank(mf.f, !k.NoCenter)
+	if err != nil {
+		return nil, err
+	}
+	fitErr := k.fitOperator(ctx, op, nil)
+	if !k.fitted {
+		k.info.Approx = &mf.ai
+		return nil, fitErr
+	}
+	// W = F_cᵀ·proj = Fᵀ·proj (proj's columns sum to zero when
+	// centred): scores of y are k̂_c(y)ᵀ·proj = f_c(y)ᵀ·F_cᵀ·proj.
+	w := mat.NewDense(r, s, nil)
+	if mf.f32 != nil {
+		linalg.MulTVec32(mf.f32, k.proj, w)
+	} else {
+		linalg.Mul(w, mf.f.T(), k.proj)
+	}
+	if !k.NoCenter {
+		// proj = U·Λ^{-1/2} with U ⟂ 1 up to rounding: subtract μ·(1ᵀproj)
+		// so that W is F_cᵀ·proj exactly.
+		colSums := make([]float64, s)
+		for i := 0; i < n; i++ {
+			for j, v := range k.proj.RawRowView(i) {
+				colSums[j] += v
+			}
+		}
+		for i := 0; i < r; i++ {
+			for j := 0; j < s; j++ {
+				w.Set(i, j, w.At(i, j)-mf.mean[i]*colSums[j])
+			}
+		}
+	}
+	k.proj = nil
+	return w, fitErr
 }
 
 // transformApprox projects the rows of x with an approximate model.
