@@ -3,6 +3,7 @@ package eig
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
@@ -114,26 +115,92 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 	if _, err := checkK(op, k); err != nil {
 		return nil, err
 	}
+	st, err := ks.setup(op, k)
+	if err != nil || st == nil {
+		if err == nil {
+			// The basis and the next block would span everything (and
+			// there would be no room left to orthogonalise the next
+			// block against the basis): one dense solve is cheaper.
+			return DenseSolver{}.Solve(opOnly{op}, k)
+		}
+		return nil, err
+	}
+	n, m, b := st.n, st.m, st.b
+	j, cur := 0, b
+	for restart := 1; ; restart++ {
+		// Expand the basis from column j to m.
+		for ; j < m; j, cur = j+b, cur+b {
+			if err := st.expand(j, cur); err != nil {
+				return nil, err
+			}
+		}
+		theta, s, resid, err := st.rayleighRitz()
+		if err != nil {
+			return nil, fmt.Errorf("eig: %s: projected problem: %w", ks.name, err)
+		}
+		nconv := 0
+		for nconv < k && resid[nconv] <= threshold(st.tol, theta[nconv], st.anorm) {
+			nconv++
+		}
+		st.res.Iterations = restart
+		if nconv == k || restart >= st.maxRestarts {
+			return st.finish(theta, s, resid, nconv, restart)
+		}
+		// Restart: keep p Ritz vectors, then the residual block.
+		p := max(st.pMin, floorTo(k+(m-b-k)/2, b))
+		kept := mat.NewDense(n, p, nil)
+		linalg.Mul(kept, st.v.Slice(0, n, 0, m), s.Slice(0, m, 0, p))
+		linalg.Copy(st.v.Slice(0, n, 0, p).(*mat.Dense), kept)
+		linalg.Copy(st.v.Slice(0, n, p, p+b).(*mat.Dense), st.v.Slice(0, n, m, m+b))
+		clear(st.hm)
+		for i := 0; i < p; i++ {
+			st.hm[i*m+i] = theta[i]
+		}
+		j, cur = p, p+b
+	}
+}
+
+// ksState is a Krylov–Schur run: the basis V (n×(m+b)), the projected
+// matrix H (m×m), the last block's coupling R (b×b) and the running
+// lower bound of ‖A‖.
+type ksState struct {
+	ks                krylovSchur
+	op                Operator
+	red               Reduction
+	k, n, N, offset   int
+	b, m, pMin        int
+	tol               float64
+	maxRestarts       int
+	v, w, hbuf, h2buf *mat.Dense
+	hm, rr            []float64
+	rng               *rand.Rand
+	anorm             float64
+	res               *Result
+}
+
+// setup checks the options, sizes the basis and draws the random start
+// block (the same global block on every part); nil and no error when the
+// basis would span every row (a dense solve is then cheaper).
+func (ks krylovSchur) setup(op Operator, k int) (*ksState, error) {
 	// n: the rows held here; N: all rows (they differ for a Distributed
 	// operator, whose inner products red reduces).
 	n, N, offset, red := layout(op)
-	b := min(max(ks.block, 1), n)
-	tol := ks.tol
-	if tol == 0 {
-		tol = 1e-10
+	st := &ksState{ks: ks, op: op, red: red, k: k, n: n, N: N, offset: offset, b: min(max(ks.block, 1), n), tol: ks.tol, maxRestarts: ks.maxRestarts}
+	if st.tol == 0 {
+		st.tol = 1e-10
 	}
-	if !(tol > 0) || math.IsInf(tol, 0) {
-		return nil, fmt.Errorf("eig: %s: tolerance %g: %w", ks.name, tol, status.ErrInvalid)
+	if !(st.tol > 0) || math.IsInf(st.tol, 0) {
+		return nil, fmt.Errorf("eig: %s: tolerance %g: %w", ks.name, st.tol, status.ErrInvalid)
 	}
-	maxRestarts := ks.maxRestarts
-	if maxRestarts <= 0 {
-		maxRestarts = 1000
+	if st.maxRestarts <= 0 {
+		st.maxRestarts = 1000
 	}
 	seed := ks.seed
 	if seed == 0 {
 		seed = 1
 	}
-	pMin := ceilTo(k, b) // fewest columns kept on restart
+	b := st.b
+	st.pMin = ceilTo(k, b) // fewest columns kept on restart
 	m := ks.ncv
 	if m <= 0 {
 		if b == 1 {
@@ -142,146 +209,126 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 			m = max(3*k+b, 4*b)
 		}
 	}
-	m = max(ceilTo(m, b), pMin+b)
+	m = max(ceilTo(m, b), st.pMin+b)
+	st.m = m
 	if m+b > N {
 		if _, dist := op.(Distributed); dist {
 			return nil, fmt.Errorf("eig: %s: a basis of %d columns spans all %d rows: too small to distribute: %w", ks.name, m+b, N, status.ErrInvalid)
 		}
-		// The basis and the next block would span everything (and there
-		// would be no room left to orthogonalise the next block against
-		// the basis): one dense solve is cheaper.
-		res, err := DenseSolver{}.Solve(opOnly{op}, k)
-		if err != nil {
-			return nil, err
-		}
-		return res, nil
+		return nil, nil
 	}
-
-	res := &Result{}
-	v := mat.NewDense(n, m+b, nil)
-	w := mat.NewDense(n, b, nil)
-	hbuf := mat.NewDense(m+b, b, nil)
-	h2buf := mat.NewDense(m+b, b, nil)
-	hm := make([]float64, m*m)
-	rr := make([]float64, b*b)
-	rng := rng.New(seed)
-
-	// Random start block (the same global block on every part).
-	start := v.Slice(0, n, 0, b).(*mat.Dense)
-	globalNormal(start, offset, N, rng)
-	if err := orthoBlock(start, rr, red); err != nil {
+	st.res = &Result{}
+	st.v = mat.NewDense(n, m+b, nil)
+	st.w = mat.NewDense(n, b, nil)
+	st.hbuf = mat.NewDense(m+b, b, nil)
+	st.h2buf = mat.NewDense(m+b, b, nil)
+	st.hm = make([]float64, m*m)
+	st.rr = make([]float64, b*b)
+	st.rng = rng.New(seed)
+	start := st.v.Slice(0, n, 0, b).(*mat.Dense)
+	globalNormal(start, offset, N, st.rng)
+	if err := orthoBlock(start, st.rr, red); err != nil {
 		return nil, err
 	}
+	return st, nil
+}
 
-	anorm := 0.0 // running lower bound of ‖A‖
-	j, cur := 0, b
-	for restart := 1; ; restart++ {
-		// Expand the basis from column j to m.
-		for j < m {
-			blk := v.Slice(0, n, j, j+b).(*mat.Dense)
-			res.Passes++
-			res.MatVecs += b
-			if err := op.Apply(w, blk); err != nil {
-				return nil, err
-			}
-			if err := checkBlockFinite(w); err != nil {
-				return nil, err
-			}
-			vc := v.Slice(0, n, 0, cur).(*mat.Dense)
-			h := hbuf.Slice(0, cur, 0, b).(*mat.Dense)
-			h2 := h2buf.Slice(0, cur, 0, b).(*mat.Dense)
-			// Classical Gram–Schmidt twice (DGKS: twice is enough); the
-			// cur×b inner products are reduced over the parts.
-			project(h, vc, w)
-			if err := red.Sum(hbuf.RawMatrix().Data[:cur*b]); err != nil {
-				return nil, err
-			}
-			subMul(w, vc, h)
-			project(h2, vc, w)
-			if err := red.Sum(h2buf.RawMatrix().Data[:cur*b]); err != nil {
-				return nil, err
-			}
-			subMul(w, vc, h2)
-			h.Add(h, h2)
-			for i := 0; i < cur; i++ {
-				for c := 0; c < b; c++ {
-					x := h.At(i, c)
-					anorm = math.Max(anorm, math.Abs(x))
-					if i >= j && i < j+b {
-						// Diagonal block: symmetrise.
-						x = 0.5 * (x + h.At(j+c, i-j))
-					}
-					hm[i*m+j+c] = x
-					hm[(j+c)*m+i] = x
-				}
-			}
-			// The next block and its coupling R.
-			next := v.Slice(0, n, cur, cur+b).(*mat.Dense)
-			linalg.Copy(next, w)
-			if err := orthoBlock(next, rr, red); err != nil {
-				return nil, err
-			}
-			if err := ks.repairBlock(v, cur, b, rr, anorm, N, offset, red, rng); err != nil {
-				return nil, err
-			}
-			j += b
-			cur += b
-		}
-
-		// Rayleigh–Ritz on the m×m projection.
-		e, err := linalg.SymEig(mat.NewSymDense(m, append([]float64(nil), hm...)), 0)
-		if err != nil {
-			return nil, fmt.Errorf("eig: %s: projected problem: %w", ks.name, err)
-		}
-		theta, s := e.Values, e.Vectors
-		anorm = math.Max(anorm, math.Max(math.Abs(theta[0]), math.Abs(theta[m-1])))
-		resid := make([]float64, m)
-		for i := 0; i < m; i++ {
-			sum := 0.0
-			for r := 0; r < b; r++ {
-				x := 0.0
-				for c := r; c < b; c++ {
-					x += rr[r*b+c] * s.At(m-b+c, i)
-				}
-				sum += x * x
-			}
-			resid[i] = math.Sqrt(sum)
-		}
-		nconv := 0
-		for nconv < k && resid[nconv] <= threshold(tol, theta[nconv], anorm) {
-			nconv++
-		}
-		res.Iterations = restart
-		if nconv == k || restart >= maxRestarts {
-			res.Values = append([]float64(nil), theta[:k]...)
-			res.Vectors = mat.NewDense(n, k, nil)
-			linalg.Mul(res.Vectors, v.Slice(0, n, 0, m), s.Slice(0, m, 0, k))
-			if err := fixSigns(res.Vectors, offset, N, red); err != nil {
-				return nil, err
-			}
-			res.Residuals = resid[:k]
-			res.NumConverged = nconv
-			if nconv < k {
-				res.Status = status.Status{Code: status.IterationLimit, Test: testResidual(tol),
-					Detail: fmt.Sprintf("%d restarts", restart)}
-				return res, notConverged(ks.name, res)
-			}
-			res.Status = status.Status{Code: status.Converged, Test: testResidual(tol)}
-			return res, nil
-		}
-
-		// Restart: keep p Ritz vectors, then the residual block.
-		p := max(pMin, floorTo(k+(m-b-k)/2, b))
-		kept := mat.NewDense(n, p, nil)
-		linalg.Mul(kept, v.Slice(0, n, 0, m), s.Slice(0, m, 0, p))
-		linalg.Copy(v.Slice(0, n, 0, p).(*mat.Dense), kept)
-		linalg.Copy(v.Slice(0, n, p, p+b).(*mat.Dense), v.Slice(0, n, m, m+b))
-		clear(hm)
-		for i := 0; i < p; i++ {
-			hm[i*m+i] = theta[i]
-		}
-		j, cur = p, p+b
+// expand applies the operator to the basis block at column j and
+// orthogonalises the result against the cur columns so far (classical
+// Gram–Schmidt twice, DGKS: twice is enough; the cur×b inner products
+// reduced over the parts), filling H's columns j…j+b and the next block
+// with its coupling R.
+func (st *ksState) expand(j, cur int) error {
+	n, b, m, v, w := st.n, st.b, st.m, st.v, st.w
+	blk := v.Slice(0, n, j, j+b).(*mat.Dense)
+	st.res.Passes++
+	st.res.MatVecs += b
+	if err := st.op.Apply(w, blk); err != nil {
+		return err
 	}
+	if err := checkBlockFinite(w); err != nil {
+		return err
+	}
+	vc := v.Slice(0, n, 0, cur).(*mat.Dense)
+	h := st.hbuf.Slice(0, cur, 0, b).(*mat.Dense)
+	h2 := st.h2buf.Slice(0, cur, 0, b).(*mat.Dense)
+	project(h, vc, w)
+	if err := st.red.Sum(st.hbuf.RawMatrix().Data[:cur*b]); err != nil {
+		return err
+	}
+	subMul(w, vc, h)
+	project(h2, vc, w)
+	if err := st.red.Sum(st.h2buf.RawMatrix().Data[:cur*b]); err != nil {
+		return err
+	}
+	subMul(w, vc, h2)
+	h.Add(h, h2)
+	for i := 0; i < cur; i++ {
+		for c := 0; c < b; c++ {
+			x := h.At(i, c)
+			st.anorm = math.Max(st.anorm, math.Abs(x))
+			if i >= j && i < j+b {
+				// Diagonal block: symmetrise.
+				x = 0.5 * (x + h.At(j+c, i-j))
+			}
+			st.hm[i*m+j+c] = x
+			st.hm[(j+c)*m+i] = x
+		}
+	}
+	// The next block and its coupling R.
+	next := v.Slice(0, n, cur, cur+b).(*mat.Dense)
+	linalg.Copy(next, w)
+	if err := orthoBlock(next, st.rr, st.red); err != nil {
+		return err
+	}
+	return st.ks.repairBlock(v, cur, b, st.rr, st.anorm, st.N, st.offset, st.red, st.rng)
+}
+
+// rayleighRitz solves the m×m projected problem: the Ritz values θ
+// (decreasing), their vectors S, and each pair's residual ‖R·S_b,i‖ (S_b
+// the last b rows of S).
+func (st *ksState) rayleighRitz() ([]float64, *mat.Dense, []float64, error) {
+	m, b := st.m, st.b
+	e, err := linalg.SymEig(mat.NewSymDense(m, append([]float64(nil), st.hm...)), 0)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	theta, s := e.Values, e.Vectors
+	st.anorm = math.Max(st.anorm, math.Max(math.Abs(theta[0]), math.Abs(theta[m-1])))
+	resid := make([]float64, m)
+	for i := 0; i < m; i++ {
+		sum := 0.0
+		for r := 0; r < b; r++ {
+			x := 0.0
+			for c := r; c < b; c++ {
+				x += st.rr[r*b+c] * s.At(m-b+c, i)
+			}
+			sum += x * x
+		}
+		resid[i] = math.Sqrt(sum)
+	}
+	return theta, s, resid, nil
+}
+
+// finish forms the k Ritz vectors V·S (signs fixed over all parts) and the
+// result: converged when all k met the test, else the iteration limit.
+func (st *ksState) finish(theta []float64, s *mat.Dense, resid []float64, nconv, restart int) (*Result, error) {
+	n, m, k, res := st.n, st.m, st.k, st.res
+	res.Values = append([]float64(nil), theta[:k]...)
+	res.Vectors = mat.NewDense(n, k, nil)
+	linalg.Mul(res.Vectors, st.v.Slice(0, n, 0, m), s.Slice(0, m, 0, k))
+	if err := fixSigns(res.Vectors, st.offset, st.N, st.red); err != nil {
+		return nil, err
+	}
+	res.Residuals = resid[:k]
+	res.NumConverged = nconv
+	if nconv < k {
+		res.Status = status.Status{Code: status.IterationLimit, Test: testResidual(st.tol),
+			Detail: fmt.Sprintf("%d restarts", restart)}
+		return res, notConverged(st.ks.name, res)
+	}
+	res.Status = status.Status{Code: status.Converged, Test: testResidual(st.tol)}
+	return res, nil
 }
 
 // repairBlock handles an (almost) rank-deficient new block: a column whose
