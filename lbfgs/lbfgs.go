@@ -121,40 +121,15 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 		}
 	}
 	s.defaults()
-	m := s.Memory
 	x := append([]float64(nil), x0...)
 	g := make([]float64, n)
 	d := make([]float64, n)
 	xNew := make([]float64, n)
 	gNew := make([]float64, n)
-	sHist := make([][]float64, m)
-	yHist := make([][]float64, m)
-	rho := make([]float64, m)
-	alphaTmp := make([]float64, m)
-	for i := range sHist {
-		sHist[i] = make([]float64, n)
-		yHist[i] = make([]float64, n)
-	}
-	hist, head := 0, 0 // number of stored pairs, index of the next slot
+	mem := newMemory(s.Memory, n)
 	fHist := make([]float64, 0, s.Window+1)
-
-	// dot and norm are global: local sums reduced by s.Sum. The first
-	// error of the reduction is kept and ends the run.
-	var sumErr error
-	dot := func(a, b []float64) float64 {
-		v := []float64{dotLocal(a, b)}
-		if s.Sum != nil && sumErr == nil {
-			sumErr = s.Sum(v)
-		}
-		if sumErr != nil {
-			return math.NaN()
-		}
-		return v[0]
-	}
-	norm := func(x []float64) float64 { return math.Sqrt(dot(x, x)) }
-	reduceFailed := func() (*Result, error) {
-		return nil, fmt.Errorf("lbfgs: reducing over the parts: %w", sumErr)
-	}
+	red := &reducer{sum: s.Sum}
+	dot, norm := red.dot, red.norm
 	lp, ok := p.(LineProblem)
 	if !ok {
 		lp = &plainLine{p: p, dot: dot, xt: make([]float64, n), gt: make([]float64, n)}
@@ -178,8 +153,8 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 	for iter := 0; ; iter++ {
 		res.Iterations = iter
 		gn := norm(g)
-		if sumErr != nil {
-			return reduceFailed()
+		if red.err != nil {
+			return red.failed()
 		}
 		if s.GradTol > 0 && gn <= s.GradTol*gradScale(x) {
 			return finish(status.Status{Code: status.Converged, Test: gradTest})
@@ -188,37 +163,9 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 			return finish(status.Status{Code: status.IterationLimit, Test: gradTest,
 				Detail: fmt.Sprintf("%d iterations, ‖∇f‖ = %.3g", iter, gn)})
 		}
-		// Two-loop recursion: d = −H·g.
-		copy(d, g)
-		for k := 0; k < hist; k++ {
-			i := (head - 1 - k + m) % m
-			alphaTmp[i] = rho[i] * dot(sHist[i], d)
-			axpy(-alphaTmp[i], yHist[i], d)
-		}
-		gamma := 1.0
-		if hist > 0 {
-			i := (head - 1 + m) % m
-			gamma = dot(sHist[i], yHist[i]) / dot(yHist[i], yHist[i])
-		}
-		scale(gamma, d)
-		for k := hist - 1; k >= 0; k-- {
-			i := (head - 1 - k + m) % m
-			beta := rho[i] * dot(yHist[i], d)
-			axpy(alphaTmp[i]-beta, sHist[i], d)
-		}
-		scale(-1, d)
-		dg := dot(d, g)
-		alpha0 := 1.0
-		if hist == 0 || !(dg < 0) {
-			// Steepest descent with a unit first step in x.
-			hist, head = 0, 0
-			copy(d, g)
-			scale(-1, d)
-			dg = dot(d, g)
-			alpha0 = 1 / math.Max(norm(d), 1e-300)
-		}
-		if sumErr != nil {
-			return reduceFailed()
+		dg, alpha0 := mem.direction(d, g, dot, norm)
+		if red.err != nil {
+			return red.failed()
 		}
 		lp.Direction(x, d)
 		ls := moreThuente(func(a float64) (float64, float64) { return lp.Line(a) },
@@ -229,9 +176,9 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 		}
 		if ls.alpha == 0 || !(ls.phi < f || ls.ok) {
 			res.FailedSearches++
-			if hist > 0 {
+			if mem.hist > 0 {
 				// Retry once along steepest descent with the memory cleared.
-				hist, head = 0, 0
+				mem.hist, mem.head = 0, 0
 				iter--
 				continue
 			}
@@ -244,19 +191,9 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 		}
 		fNew := lp.Accept(ls.alpha, xNew, gNew)
 		res.FuncEvals++
-		// Curvature pair s = αd, y = g_new − g; skipped when sᵀy ≤ 0.
-		sv, yv := sHist[head], yHist[head]
-		for i := range sv {
-			sv[i] = xNew[i] - x[i]
-			yv[i] = gNew[i] - g[i]
-		}
-		if sy := dot(sv, yv); sy > 0 {
-			rho[head] = 1 / sy
-			head = (head + 1) % m
-			hist = min(hist+1, m)
-		}
-		if sumErr != nil {
-			return reduceFailed()
+		mem.push(x, xNew, g, gNew, dot)
+		if red.err != nil {
+			return red.failed()
 		}
 		copy(x, xNew)
 		copy(g, gNew)
@@ -270,9 +207,101 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 			fHist = fHist[1:]
 		}
 		if s.FuncTol > 0 && len(fHist) == s.Window+1 && fHist[0]-f <= s.FuncTol*math.Abs(f) {
-			res.Iterations = iter + 1
 			return finish(status.Status{Code: status.Converged, Test: TestFunction})
 		}
+	}
+}
+
+// reducer computes global inner products and norms: local sums reduced by
+// sum (Settings.Sum; nil: none). The first error of the reduction is kept
+// (err) and ends the run; the products are then NaN.
+type reducer struct {
+	sum func([]float64) error
+	err error
+}
+
+func (r *reducer) dot(a, b []float64) float64 {
+	v := []float64{dotLocal(a, b)}
+	if r.sum != nil && r.err == nil {
+		r.err = r.sum(v)
+	}
+	if r.err != nil {
+		return math.NaN()
+	}
+	return v[0]
+}
+
+func (r *reducer) norm(x []float64) float64 { return math.Sqrt(r.dot(x, x)) }
+
+func (r *reducer) failed() (*Result, error) {
+	return nil, fmt.Errorf("lbfgs: reducing over the parts: %w", r.err)
+}
+
+// memory is the L-BFGS history: the last m curvature pairs (s, y) with
+// ρ = 1/sᵀy, in a ring (hist pairs stored, head the next slot).
+type memory struct {
+	s, y       [][]float64
+	rho, alpha []float64
+	hist, head int
+}
+
+func newMemory(m, n int) *memory {
+	mem := &memory{s: make([][]float64, m), y: make([][]float64, m), rho: make([]float64, m), alpha: make([]float64, m)}
+	for i := range mem.s {
+		mem.s[i] = make([]float64, n)
+		mem.y[i] = make([]float64, n)
+	}
+	return mem
+}
+
+// direction sets d = −H·g by the two-loop recursion (H₀ = γI with
+// γ = sᵀy/yᵀy of the newest pair) and returns dᵀg and the first trial
+// step; without pairs, or when d is not a descent direction, it clears the
+// memory and takes steepest descent with a unit first step in x.
+func (mem *memory) direction(d, g []float64, dot func(a, b []float64) float64, norm func([]float64) float64) (dg, alpha0 float64) {
+	m := len(mem.s)
+	copy(d, g)
+	for k := 0; k < mem.hist; k++ {
+		i := (mem.head - 1 - k + m) % m
+		mem.alpha[i] = mem.rho[i] * dot(mem.s[i], d)
+		axpy(-mem.alpha[i], mem.y[i], d)
+	}
+	gamma := 1.0
+	if mem.hist > 0 {
+		i := (mem.head - 1 + m) % m
+		gamma = dot(mem.s[i], mem.y[i]) / dot(mem.y[i], mem.y[i])
+	}
+	scale(gamma, d)
+	for k := mem.hist - 1; k >= 0; k-- {
+		i := (mem.head - 1 - k + m) % m
+		beta := mem.rho[i] * dot(mem.y[i], d)
+		axpy(mem.alpha[i]-beta, mem.s[i], d)
+	}
+	scale(-1, d)
+	dg = dot(d, g)
+	alpha0 = 1.0
+	if mem.hist == 0 || !(dg < 0) {
+		mem.hist, mem.head = 0, 0
+		copy(d, g)
+		scale(-1, d)
+		dg = dot(d, g)
+		alpha0 = 1 / math.Max(norm(d), 1e-300)
+	}
+	return dg, alpha0
+}
+
+// push stores the curvature pair s = x_new − x, y = g_new − g, skipped
+// when sᵀy ≤ 0 (H would not stay positive definite).
+func (mem *memory) push(x, xNew, g, gNew []float64, dot func(a, b []float64) float64) {
+	sv, yv := mem.s[mem.head], mem.y[mem.head]
+	for i := range sv {
+		sv[i] = xNew[i] - x[i]
+		yv[i] = gNew[i] - g[i]
+	}
+	if sy := dot(sv, yv); sy > 0 {
+		mem.rho[mem.head] = 1 / sy
+		mem.head = (mem.head + 1) % len(mem.s)
+		mem.hist = min(mem.hist+1, len(mem.s))
 	}
 }
 
