@@ -83,39 +83,9 @@ func (rz Randomized) solve(op Operator, k int) (*Result, error) {
 	if err := localOnly("the randomized solver", op); err != nil {
 		return nil, err
 	}
-	p := rz.Oversample
-	switch {
-	case p == 0:
-		p = 10
-	case p < 0:
-		p = 0
-	}
-	if rz.Tol < 0 || math.IsNaN(rz.Tol) {
-		return nil, fmt.Errorf("eig: randomized: tolerance %g: %w", rz.Tol, status.ErrInvalid)
-	}
-	q := rz.PowerIters
-	switch {
-	case q == 0 && float64(k) < 0.1*float64(n):
-		q = 7
-	case q == 0:
-		q = 4
-	case q < 0:
-		q = 0
-	}
-	norm := rz.Normalizer
-	if norm == NormAuto {
-		norm = NormLU
-		if q <= 2 {
-			norm = NormNone
-		}
-	}
-	seed := rz.Seed
-	if seed == 0 {
-		seed = 1
-	}
-	maxIter := rz.MaxIter
-	if maxIter <= 0 {
-		maxIter = 500
+	p, q, norm, seed, maxIter, err := rz.params(n, k)
+	if err != nil {
+		return nil, err
 	}
 	l := min(k+p, n)
 
@@ -174,31 +144,14 @@ func (rz Randomized) solve(op Operator, k int) (*Result, error) {
 		if err := apply(); err != nil {
 			return nil, err
 		}
-		b := mat.NewDense(l, l, nil)
-		linalg.Mul(b, qb.T(), y)
-		e, err := linalg.SymEig(linalg.SymPart(b), 0)
+		theta, u, resid, err := ritzPairs(qb, y, k)
 		if err != nil {
-			return nil, fmt.Errorf("eig: randomized: projected problem: %w", err)
+			return nil, err
 		}
-		theta := e.Values
 		anorm = math.Max(anorm, math.Max(math.Abs(theta[0]), math.Abs(theta[l-1])))
-		sk := e.Vectors.Slice(0, l, 0, k)
-		u := mat.NewDense(n, k, nil)
-		linalg.Mul(u, qb, sk)
-		au := mat.NewDense(n, k, nil)
-		linalg.Mul(au, y, sk)
-		resid := make([]float64, k)
 		nconv := 0
-		for i := 0; i < k; i++ {
-			s := 0.0
-			for r := 0; r < n; r++ {
-				d := au.At(r, i) - theta[i]*u.At(r, i)
-				s += d * d
-			}
-			resid[i] = math.Sqrt(s)
-			if nconv == i && resid[i] <= threshold(rz.Tol, theta[i], anorm) {
-				nconv++
-			}
+		for nconv < k && resid[nconv] <= threshold(rz.Tol, theta[nconv], anorm) {
+			nconv++
 		}
 		done := rz.Tol == 0 || nconv == k
 		if done || step >= maxIter {
@@ -229,3 +182,73 @@ func (rz Randomized) solve(op Operator, k int) (*Result, error) {
 type luNormalizer struct{ lu linalg.LUNormalizer }
 
 func (lu *luNormalizer) permutedL(y *mat.Dense) { lu.lu.PermutedLInPlace(y) }
+
+// params resolves the options for an n×n operator and k pairs: the
+// oversampling p, power iterations q, normaliser, seed and the limit of
+// subspace steps.
+func (rz Randomized) params(n, k int) (p, q int, norm Normalizer, seed uint64, maxIter int, err error) {
+	p = rz.Oversample
+	switch {
+	case p == 0:
+		p = 10
+	case p < 0:
+		p = 0
+	}
+	if rz.Tol < 0 || math.IsNaN(rz.Tol) {
+		return 0, 0, 0, 0, 0, fmt.Errorf("eig: randomized: tolerance %g: %w", rz.Tol, status.ErrInvalid)
+	}
+	q = rz.PowerIters
+	switch {
+	case q == 0 && float64(k) < 0.1*float64(n):
+		q = 7
+	case q == 0:
+		q = 4
+	case q < 0:
+		q = 0
+	}
+	norm = rz.Normalizer
+	if norm == NormAuto {
+		norm = NormLU
+		if q <= 2 {
+			norm = NormNone
+		}
+	}
+	seed = rz.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	maxIter = rz.MaxIter
+	if maxIter <= 0 {
+		maxIter = 500
+	}
+	return p, q, norm, seed, maxIter, nil
+}
+
+// ritzPairs is the Rayleigh–Ritz step on span(Q) given Y = A·Q (n×l):
+// the eigenvalues θ of QᵀY's symmetric part (all l, decreasing), the top k
+// Ritz vectors U = Q·S and their residuals ‖A·u_i − θ_i·u_i‖ (A·U = Y·S).
+func ritzPairs(qb, y *mat.Dense, k int) (theta []float64, u *mat.Dense, resid []float64, err error) {
+	n, l := qb.Dims()
+	b := mat.NewDense(l, l, nil)
+	linalg.Mul(b, qb.T(), y)
+	e, err := linalg.SymEig(linalg.SymPart(b), 0)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("eig: randomized: projected problem: %w", err)
+	}
+	theta = e.Values
+	sk := e.Vectors.Slice(0, l, 0, k)
+	u = mat.NewDense(n, k, nil)
+	linalg.Mul(u, qb, sk)
+	au := mat.NewDense(n, k, nil)
+	linalg.Mul(au, y, sk)
+	resid = make([]float64, k)
+	for i := 0; i < k; i++ {
+		s := 0.0
+		for r := 0; r < n; r++ {
+			d := au.At(r, i) - theta[i]*u.At(r, i)
+			s += d * d
+		}
+		resid[i] = math.Sqrt(s)
+	}
+	return theta, u, resid, nil
+}
