@@ -109,19 +109,7 @@ func (rz Randomized) solve(op Operator, k int) (*Result, error) {
 	}
 	var orth linalg.Orthonormalizer
 	var lu luNormalizer
-	normalize := func() error {
-		switch norm {
-		case NormQR:
-			linalg.Copy(qb, y)
-			return orth.InPlace(qb)
-		case NormLU:
-			linalg.Copy(qb, y)
-			lu.permutedL(qb)
-			return nil
-		}
-		linalg.Copy(qb, y)
-		return nil
-	}
+	normalize := func() error { return normalizeBlock(qb, y, norm, &orth, &lu) }
 	if err := apply(); err != nil {
 		return nil, err
 	}
@@ -251,4 +239,17 @@ func ritzPairs(qb, y *mat.Dense, k int) (theta []float64, u *mat.Dense, resid []
 		resid[i] = math.Sqrt(s)
 	}
 	return theta, u, resid, nil
+}
+
+// normalizeBlock sets Q to Y normalised between power iterations: QR
+// (orthonormal), LU (the permuted L factor) or a plain copy.
+func normalizeBlock(qb, y *mat.Dense, norm Normalizer, orth *linalg.Orthonormalizer, lu *luNormalizer) error {
+	linalg.Copy(qb, y)
+	switch norm {
+	case NormQR:
+		return orth.InPlace(qb)
+	case NormLU:
+		lu.permutedL(qb)
+	}
+	return nil
 }

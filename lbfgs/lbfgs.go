@@ -112,13 +112,8 @@ type Result struct {
 func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 	start := time.Now()
 	n := len(x0)
-	if n == 0 {
-		return nil, fmt.Errorf("lbfgs: empty start: %w", status.ErrInvalid)
-	}
-	for _, v := range x0 {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("lbfgs: start is not finite: %w", status.ErrInvalid)
-		}
+	if err := checkStart(x0); err != nil {
+		return nil, err
 	}
 	s.defaults()
 	x := append([]float64(nil), x0...)
@@ -210,6 +205,19 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 			return finish(status.Status{Code: status.Converged, Test: TestFunction})
 		}
 	}
+}
+
+// checkStart refuses an empty or non-finite start.
+func checkStart(x0 []float64) error {
+	if len(x0) == 0 {
+		return fmt.Errorf("lbfgs: empty start: %w", status.ErrInvalid)
+	}
+	for _, v := range x0 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("lbfgs: start is not finite: %w", status.ErrInvalid)
+		}
+	}
+	return nil
 }
 
 // reducer computes global inner products and norms: local sums reduced by
