@@ -210,26 +210,9 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 	if !(st.LR > 0) || !(st.Beta1 >= 0 && st.Beta1 < 1) || !(st.Beta2 >= 0 && st.Beta2 < 1) || st.CayleyIters < 1 {
 		return nil, fmt.Errorf("stiefel: settings lr=%g β₁=%g β₂=%g iterations=%d: %w", st.LR, st.Beta1, st.Beta2, st.CayleyIters, status.ErrInvalid)
 	}
-	var a *mat.Dense
-	if a0 == nil {
-		var err error
-		if a, err = RandomStart(m, s, st.Seed); err != nil {
-			return nil, err
-		}
-	} else {
-		r, c := a0.Dims()
-		if r != m || c != s || s > m {
-			return nil, fmt.Errorf("stiefel: start is %d×%d, want %d×%d with s ≤ m: %w", r, c, m, s, status.ErrInvalid)
-		}
-		if err := linalg.CheckFinite("stiefel: start", a0); err != nil {
-			return nil, err
-		}
-		a = linalg.CopyOf(a0)
-		if Defect(a) > 1e-8 {
-			if err := Orthonormalize(a); err != nil {
-				return nil, err
-			}
-		}
+	a, err := startOf(a0, m, s, st.Seed)
+	if err != nil {
+		return nil, err
 	}
 	w := newWorkspace(m, s)
 	res := &Result{}
@@ -302,6 +285,29 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 		return res, fmt.Errorf("stiefel: %w", err)
 	}
 	return res, nil
+}
+
+// startOf returns the start: a copy of a0 (checked m×s, s ≤ m, finite;
+// orthonormalised when it is off the manifold by more than 1e-8), or a
+// seeded random point when a0 is nil.
+func startOf(a0 *mat.Dense, m, s int, seed uint64) (*mat.Dense, error) {
+	if a0 == nil {
+		return RandomStart(m, s, seed)
+	}
+	r, c := a0.Dims()
+	if r != m || c != s || s > m {
+		return nil, fmt.Errorf("stiefel: start is %d×%d, want %d×%d with s ≤ m: %w", r, c, m, s, status.ErrInvalid)
+	}
+	if err := linalg.CheckFinite("stiefel: start", a0); err != nil {
+		return nil, err
+	}
+	a := linalg.CopyOf(a0)
+	if Defect(a) > 1e-8 {
+		if err := Orthonormalize(a); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
 }
 
 // stepSize is the Cayley step α = min(LR, 1/(‖W‖_F + ε)): with α‖W‖ ≤ 1
