@@ -147,43 +147,7 @@ func step(stx, fx, dx, sty, fy, dy, stp, fp, dp float64, brackt bool, stpmin, st
 		brackt = true
 	case math.Abs(dp) < math.Abs(dx):
 		// Case 3: the derivative magnitude decreases.
-		theta := 3*(fx-fp)/(stp-stx) + dx + dp
-		gamma := cubicGamma(theta, dx, dp)
-		if stp > stx {
-			gamma = -gamma
-		}
-		p := (gamma - dp) + theta
-		q := (gamma + (dx - dp)) + gamma
-		r := p / q
-		var stpc float64
-		switch {
-		case r < 0 && gamma != 0:
-			stpc = stp + r*(stx-stp)
-		case stp > stx:
-			stpc = stpmax
-		default:
-			stpc = stpmin
-		}
-		stpq := stp + (dp/(dp-dx))*(stx-stp)
-		if brackt {
-			if math.Abs(stpc-stp) < math.Abs(stpq-stp) {
-				stpf = stpc
-			} else {
-				stpf = stpq
-			}
-			if stp > stx {
-				stpf = math.Min(stp+0.66*(sty-stp), stpf)
-			} else {
-				stpf = math.Max(stp+0.66*(sty-stp), stpf)
-			}
-		} else {
-			if math.Abs(stpc-stp) > math.Abs(stpq-stp) {
-				stpf = stpc
-			} else {
-				stpf = stpq
-			}
-			stpf = math.Max(stpmin, math.Min(stpmax, stpf))
-		}
+		stpf = stepDecreasing(stx, fx, dx, sty, stp, fp, dp, brackt, stpmin, stpmax)
 	default:
 		// Case 4: the derivative magnitude does not decrease.
 		switch {
@@ -212,6 +176,53 @@ func step(stx, fx, dx, sty, fy, dy, stp, fp, dp float64, brackt bool, stpmin, st
 		stx, fx, dx = stp, fp, dp
 	}
 	return stx, fx, dx, sty, fy, dy, stpf, brackt
+}
+
+// stepDecreasing is Moré and Thuente's case 3 (the derivative's magnitude
+// decreases, no sign change): the cubic step if it goes the right way,
+// else the interval's end; within a bracket the nearer of it and the
+// secant step, kept within 0.66 of the way to the far end; else the
+// farther, clamped to [stpmin, stpmax].
+func stepDecreasing(stx, fx, dx, sty, stp, fp, dp float64, brackt bool, stpmin, stpmax float64) float64 {
+	var stpf float64
+	theta := 3*(fx-fp)/(stp-stx) + dx + dp
+	gamma := cubicGamma(theta, dx, dp)
+	if stp > stx {
+		gamma = -gamma
+	}
+	p := (gamma - dp) + theta
+	q := (gamma + (dx - dp)) + gamma
+	r := p / q
+	var stpc float64
+	switch {
+	case r < 0 && gamma != 0:
+		stpc = stp + r*(stx-stp)
+	case stp > stx:
+		stpc = stpmax
+	default:
+		stpc = stpmin
+	}
+	stpq := stp + (dp/(dp-dx))*(stx-stp)
+	if brackt {
+		if math.Abs(stpc-stp) < math.Abs(stpq-stp) {
+			stpf = stpc
+		} else {
+			stpf = stpq
+		}
+		if stp > stx {
+			stpf = math.Min(stp+0.66*(sty-stp), stpf)
+		} else {
+			stpf = math.Max(stp+0.66*(sty-stp), stpf)
+		}
+	} else {
+		if math.Abs(stpc-stp) > math.Abs(stpq-stp) {
+			stpf = stpc
+		} else {
+			stpf = stpq
+		}
+		stpf = math.Max(stpmin, math.Min(stpmax, stpf))
+	}
+	return stpf
 }
 
 // cubicGamma is the square root in the minimiser of the cubic that
