@@ -370,24 +370,8 @@ func (o *Operator) apply(dst, x *mat.Dense, center bool) error {
 		return err
 	}
 	xf := o.xfull
-	var colMeans []float64
 	if center {
-		// x′ = x − 1·x̄ᵀ (x̄ the columns' means, from the full block).
-		colMeans = make([]float64, b)
-		for i := 0; i < n; i++ {
-			for c, v := range xf.RawRowView(i) {
-				colMeans[c] += v
-			}
-		}
-		for c := range colMeans {
-			colMeans[c] /= float64(n)
-		}
-		for i := 0; i < n; i++ {
-			row := xf.RawRowView(i)
-			for c := range row {
-				row[c] -= colMeans[c]
-			}
-		}
+		centerColumns(xf) // x′ = x − 1·x̄ᵀ (x̄ the columns' means, from the full block)
 	}
 	// While the row means are not known (matrix-free, first pass), the
 	// vector 1/n goes along as one more column: w columns in all.
@@ -454,4 +438,24 @@ func (o *Operator) apply(dst, x *mat.Dense, center bool) error {
 		}
 	}
 	return nil
+}
+
+// centerColumns subtracts from x (n×b) its columns' means.
+func centerColumns(x *mat.Dense) {
+	n, b := x.Dims()
+	means := make([]float64, b)
+	for i := 0; i < n; i++ {
+		for c, v := range x.RawRowView(i) {
+			means[c] += v
+		}
+	}
+	for c := range means {
+		means[c] /= float64(n)
+	}
+	for i := 0; i < n; i++ {
+		row := x.RawRowView(i)
+		for c := range row {
+			row[c] -= means[c]
+		}
+	}
 }
