@@ -326,12 +326,7 @@ func gramBand(s *gramSource, o GramOptions, t, i0, i1 int, store func(I, J int, 
 		diag := ch.J0 == ch.I
 		if fused {
 			buf32 := bufs32[c%depth]
-			var jobs [][2]int
-			for q := 0; q < ch.R; q++ {
-				for J := max(ch.J0, ch.I+q); J < ch.J1; J++ {
-					jobs = append(jobs, [2]int{q, J})
-				}
-			}
+			jobs := tileJobs(ch.I, ch.R, ch.J0, ch.J1)
 			par.For(0, len(jobs), nil, func(lo, hi int) {
 				for _, jb := range jobs[lo:hi] {
 					I, J := ch.I+jb[0], jb[1]
@@ -345,25 +340,14 @@ func gramBand(s *gramSource, o GramOptions, t, i0, i1 int, store func(I, J int, 
 		if diag {
 			// Each diagonal tile holds both triangles.
 			for q := 0; q < ch.R; q++ {
-				b := buf[q*t*ld+q*t:]
-				for r := 0; r < min(t, r1-r0-q*t); r++ {
-					for c := 0; c < r; c++ {
-						b[r*ld+c] = b[c*ld+r]
-					}
-				}
+				mirrorTile(buf[q*t*ld+q*t:], ld, min(t, r1-r0-q*t))
 			}
 		}
-		type job struct{ q, J int }
-		var jobs []job
-		for q := 0; q < ch.R; q++ {
-			for J := max(ch.J0, ch.I+q); J < ch.J1; J++ {
-				jobs = append(jobs, job{q, J})
-			}
-		}
+		jobs := tileJobs(ch.I, ch.R, ch.J0, ch.J1)
 		par.For(0, len(jobs), nil, func(lo, hi int) {
 			for _, jb := range jobs[lo:hi] {
-				I := ch.I + jb.q
-				store(I, jb.J, buf[jb.q*t*ld+(jb.J-ch.J0)*t:], ld, min(t, n-I*t), min(t, n-jb.J*t))
+				I, J := ch.I+jb[0], jb[1]
+				store(I, J, buf[jb[0]*t*ld+(J-ch.J0)*t:], ld, min(t, n-I*t), min(t, n-J*t))
 			}
 		})
 	})
@@ -380,6 +364,30 @@ func gramBand(s *gramSource, o GramOptions, t, i0, i1 int, store func(I, J int, 
 // used) of a distance kernel exactly symmetric and its diagonal exactly 1:
 // the lower triangle is copied from the upper one (sgemm computed both
 // triangles, not necessarily to the same rounding with float32 products).
+// tileJobs lists a chunk's tiles of the upper triangle: (q, J) for its
+// tile rows I+q, q < rows, and tile columns J in [j0, j1) with J ≥ I+q.
+func tileJobs(I, rows, j0, j1 int) [][2]int {
+	var jobs [][2]int
+	for q := 0; q < rows; q++ {
+		for J := max(j0, I+q); J < j1; J++ {
+			jobs = append(jobs, [2]int{q, J})
+		}
+	}
+	return jobs
+}
+
+// mirrorTile copies the upper triangle of a diagonal tile's first rows
+// (stride ld) into its lower triangle.
+func mirrorTile(b []float64, ld, rows int) {
+	for r := 0; r < rows; r++ {
+		for c := 0; c < r; c++ {
+			b[r*ld+c] = b[c*ld+r]
+		}
+	}
+}
+
+// symmetricDiagTile mirrors a diagonal tile (side t) of a distance kernel
+// and sets its diagonal to exactly 1.
 func symmetricDiagTile[T float32 | float64](tile []T, t, rows int) {
 	for r := 0; r < rows; r++ {
 		for c := 0; c < r; c++ {
