@@ -217,23 +217,8 @@ func PlanOperator(in PlanInput) (Plan, error) {
 	p := Plan{Budget: budget}
 	stock := Auto{Tol: in.Tol}
 	free := BlockKrylov{Tol: in.Tol, Block: freeBlock}
-	switch in.Want {
-	case OperatorFloat64, OperatorFloat32, OperatorMatrixFree:
-		sizes := map[OperatorKind]int64{OperatorFloat64: b64, OperatorFloat32: b32, OperatorMatrixFree: bfree}
-		if need := sizes[in.Want]; budget > 0 && need > budget {
-			var fits []string
-			for _, k := range []OperatorKind{OperatorFloat64, OperatorFloat32, OperatorMatrixFree} {
-				if b := sizes[k]; b <= budget && !(in.Dense && k != OperatorFloat64) {
-					fits = append(fits, fmt.Sprintf("%v (%s)", k, bigmem.Size(b)))
-				}
-			}
-			what := "nothing fits"
-			if len(fits) > 0 {
-				what = "what fits: " + strings.Join(fits, ", ")
-			}
-			return Plan{}, fmt.Errorf("eig: PlanOperator: the %v operator asked for needs %s, over the budget of %s %s; %s: %w",
-				in.Want, bigmem.Size(need), bigmem.Size(budget), source, what, status.ErrInvalid)
-		}
+	if err := forcedFits(in, map[OperatorKind]int64{OperatorFloat64: b64, OperatorFloat32: b32, OperatorMatrixFree: bfree}, budget, source); err != nil {
+		return Plan{}, err
 	}
 	switch in.Want {
 	case OperatorFloat64:
@@ -377,6 +362,27 @@ func Release(op Operator) {
 	if f, ok := op.(interface{ Free() }); ok {
 		f.Free()
 	}
+}
+
+// forcedFits refuses an operator kind asked for (in.Want) whose bytes
+// (sizes) exceed the budget, naming the kinds that would fit.
+func forcedFits(in PlanInput, sizes map[OperatorKind]int64, budget int64, source string) error {
+	need, forced := sizes[in.Want]
+	if !forced || budget <= 0 || need <= budget {
+		return nil
+	}
+	var fits []string
+	for _, k := range []OperatorKind{OperatorFloat64, OperatorFloat32, OperatorMatrixFree} {
+		if b := sizes[k]; b <= budget && !(in.Dense && k != OperatorFloat64) {
+			fits = append(fits, fmt.Sprintf("%v (%s)", k, bigmem.Size(b)))
+		}
+	}
+	what := "nothing fits"
+	if len(fits) > 0 {
+		what = "what fits: " + strings.Join(fits, ", ")
+	}
+	return fmt.Errorf("eig: PlanOperator: the %v operator asked for needs %s, over the budget of %s %s; %s: %w",
+		in.Want, bigmem.Size(need), bigmem.Size(budget), source, what, status.ErrInvalid)
 }
 
 // planRanks is PlanOperator for the rows split over in.Ranks ranks, by
