@@ -213,20 +213,9 @@ func ReadCSV(r io.Reader, opt CSVOptions) (*Table, error) {
 			} else if j == li {
 				continue
 			}
-			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-			switch {
-			case err == nil:
-			case strings.TrimSpace(f) == "":
-				return nil, formatf("line %d column %d: empty field", line, j+1)
-			case errors.Is(err, strconv.ErrRange):
-				return nil, formatf("line %d column %d: %s is out of the range of float64", line, j+1, quote(f))
-			case strings.Contains(f, ","):
-				return nil, formatf("line %d column %d: %s is not a number (a decimal comma is not read as a decimal point)", line, j+1, quote(f))
-			default:
-				return nil, formatf("line %d column %d: %s is not a number", line, j+1, quote(f))
-			}
-			if !opt.AllowNonFinite && (math.IsNaN(v) || math.IsInf(v, 0)) {
-				return nil, formatf("line %d column %d: %s is not finite", line, j+1, quote(f))
+			v, err := parseField(f, line, j, opt.AllowNonFinite)
+			if err != nil {
+				return nil, err
 			}
 			if len(data) == cap(data) {
 				data = growFloats(data, 1)[:len(data)] // in preemptible pieces
@@ -384,4 +373,26 @@ func containsInt(v []int, x int) bool {
 		}
 	}
 	return false
+}
+
+// parseField reads field f (line, column j counted from 0) as a float64,
+// with an error naming why it is not one: empty, out of float64's range,
+// a decimal comma, not a number, or (unless allowed) not finite.
+func parseField(f string, line, j int, allowNonFinite bool) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+	switch {
+	case err == nil:
+	case strings.TrimSpace(f) == "":
+		return 0, formatf("line %d column %d: empty field", line, j+1)
+	case errors.Is(err, strconv.ErrRange):
+		return 0, formatf("line %d column %d: %s is out of the range of float64", line, j+1, quote(f))
+	case strings.Contains(f, ","):
+		return 0, formatf("line %d column %d: %s is not a number (a decimal comma is not read as a decimal point)", line, j+1, quote(f))
+	default:
+		return 0, formatf("line %d column %d: %s is not a number", line, j+1, quote(f))
+	}
+	if !allowNonFinite && (math.IsNaN(v) || math.IsInf(v, 0)) {
+		return 0, formatf("line %d column %d: %s is not finite", line, j+1, quote(f))
+	}
+	return v, nil
 }

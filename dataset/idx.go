@@ -115,23 +115,7 @@ func ReadIDX(r io.Reader, maxItems int) (*IDX, error) {
 		}
 		out.Data = growFloats(out.Data, chunk)
 		for i := 0; i < chunk; i++ {
-			b := buf[i*size : (i+1)*size]
-			var v float64
-			switch head[2] {
-			case 0x08:
-				v = float64(b[0])
-			case 0x09:
-				v = float64(int8(b[0]))
-			case 0x0B:
-				v = float64(int16(binary.BigEndian.Uint16(b)))
-			case 0x0C:
-				v = float64(int32(binary.BigEndian.Uint32(b)))
-			case 0x0D:
-				v = float64(math.Float32frombits(binary.BigEndian.Uint32(b)))
-			case 0x0E:
-				v = math.Float64frombits(binary.BigEndian.Uint64(b))
-			}
-			out.Data[off+i] = v
+			out.Data[off+i] = idxValue(head[2], buf[i*size:(i+1)*size])
 		}
 		off += chunk
 	}
@@ -340,4 +324,23 @@ func fashionAugmented(dir string, n int, seed uint64, set func(i int, row []floa
 		set(i, dst)
 	}
 	return nil
+}
+
+// idxValue decodes one big-endian element of IDX type code t.
+func idxValue(t byte, b []byte) float64 {
+	switch t {
+	case 0x08:
+		return float64(b[0])
+	case 0x09:
+		return float64(int8(b[0]))
+	case 0x0B:
+		return float64(int16(binary.BigEndian.Uint16(b)))
+	case 0x0C:
+		return float64(int32(binary.BigEndian.Uint32(b)))
+	case 0x0D:
+		return float64(math.Float32frombits(binary.BigEndian.Uint32(b)))
+	case 0x0E:
+		return math.Float64frombits(binary.BigEndian.Uint64(b))
+	}
+	return 0
 }
