@@ -148,81 +148,14 @@ func (m *Model) Fit(views []*mat.Dense, labels [][]int) error {
 	m.fitted = false
 	m.fitKind, m.fitSigma = m.Kind, m.Sigma
 	v := len(views)
-	if v == 0 || len(labels) != v {
-		return invalidf("%d views with %d label lists", v, len(labels))
-	}
-	counts := map[int]int{}
-	n := 0
-	for j, x := range views {
-		if x == nil || x.IsEmpty() {
-			return invalidf("view %d is empty", j)
-		}
-		r, _ := x.Dims()
-		if len(labels[j]) != r {
-			return invalidf("view %d has %d rows and %d labels", j, r, len(labels[j]))
-		}
-		if err := linalg.CheckFinite(fmt.Sprintf("kmvda: view %d", j), x); err != nil {
-			return err
-		}
-		for _, l := range labels[j] {
-			counts[l]++
-		}
-		n += r
-	}
-	if m.Kind != Linear {
-		if !(m.Sigma > 0) || math.IsInf(m.Sigma, 0) {
-			return invalidf("bandwidth σ = %g: want a finite σ > 0", m.Sigma)
-		}
-	}
-	// Class index and sizes; every class needs two samples for a
-	// within-class scatter.
-	classOf := map[int]int{}
-	var sizes []float64
-	for j := range views {
-		for _, l := range labels[j] {
-			if _, ok := classOf[l]; !ok {
-				if counts[l] < 2 {
-					return invalidf("class %d has one sample in all views: within-class scatter needs two", l)
-				}
-				classOf[l] = len(sizes)
-				sizes = append(sizes, float64(counts[l]))
-			}
-		}
+	n, classOf, sizes, err := m.checkViews(views, labels)
+	if err != nil {
+		return err
 	}
 	c := len(sizes)
-	if c < 2 {
-		return invalidf("%d class: discriminant analysis needs two", c)
-	}
-	// The features of each view.
-	feats := make([]*mat.Dense, v)
-	m.views, m.dims, m.rff, m.x = v, make([]int, v), nil, nil
-	for j, x := range views {
-		switch m.Kind {
-		case Linear, RBF:
-			feats[j] = x
-		case RFF:
-			mm := m.Features
-			if mm == 0 {
-				mm = 1024
-			}
-			_, d := x.Dims()
-			seed := m.Seed
-			if seed == 0 {
-				seed = 1
-			}
-			r, err := kernel.NewRFF(d, mm, m.Sigma, seed+uint64(j)*7919)
-			if err != nil {
-				return err
-			}
-			r.Normalize = true
-			if feats[j], err = r.Map(x); err != nil {
-				return err
-			}
-			m.rff = append(m.rff, r)
-		default:
-			return invalidf("kind %d", m.Kind)
-		}
-		_, m.dims[j] = feats[j].Dims()
+	feats, err := m.features(views)
+	if err != nil {
+		return err
 	}
 	p := 0
 	for _, d := range m.dims {
@@ -238,19 +171,9 @@ func (m *Model) Fit(views []*mat.Dense, labels [][]int) error {
 		d, s = primalScatters(feats, labels, classOf, sizes)
 	} else {
 		m.info.Form, m.info.Size = "dual", n
-		ks := make([]*mat.SymDense, v)
-		for j := range views {
-			if m.Kind == RBF {
-				g, err := kernel.Gram(feats[j], kernel.Kernel{Kind: kernel.Gaussian, Sigma: m.Sigma})
-				if err != nil {
-					return err
-				}
-				ks[j] = g
-			} else {
-				r, _ := feats[j].Dims()
-				ks[j] = mat.NewSymDense(r, nil)
-				linalg.SymOuterK(ks[j], 1, feats[j])
-			}
+		ks, err := m.viewKernels(feats)
+		if err != nil {
+			return err
 		}
 		d, s = dualScatters(ks, labels, classOf, sizes)
 		if m.Kind == RFF {
@@ -402,4 +325,114 @@ func Rank1(gallery, probe *mat.Dense, galleryLabels, probeLabels []int) (float64
 		}
 	}
 	return float64(correct) / float64(p), nil
+}
+
+// checkViews checks the views and their labels (non-empty, finite, one
+// label per row, a valid σ) and indexes the classes: the total rows, each
+// label's class index and the classes' sizes over all views. Every class
+// needs two samples for a within-class scatter, and there must be two
+// classes.
+func (m *Model) checkViews(views []*mat.Dense, labels [][]int) (int, map[int]int, []float64, error) {
+	v := len(views)
+	if v == 0 || len(labels) != v {
+		return 0, nil, nil, invalidf("%d views with %d label lists", v, len(labels))
+	}
+	counts := map[int]int{}
+	n := 0
+	for j, x := range views {
+		if x == nil || x.IsEmpty() {
+			return 0, nil, nil, invalidf("view %d is empty", j)
+		}
+		r, _ := x.Dims()
+		if len(labels[j]) != r {
+			return 0, nil, nil, invalidf("view %d has %d rows and %d labels", j, r, len(labels[j]))
+		}
+		if err := linalg.CheckFinite(fmt.Sprintf("kmvda: view %d", j), x); err != nil {
+			return 0, nil, nil, err
+		}
+		for _, l := range labels[j] {
+			counts[l]++
+		}
+		n += r
+	}
+	if m.Kind != Linear {
+		if !(m.Sigma > 0) || math.IsInf(m.Sigma, 0) {
+			return 0, nil, nil, invalidf("bandwidth σ = %g: want a finite σ > 0", m.Sigma)
+		}
+	}
+	classOf := map[int]int{}
+	var sizes []float64
+	for j := range views {
+		for _, l := range labels[j] {
+			if _, ok := classOf[l]; !ok {
+				if counts[l] < 2 {
+					return 0, nil, nil, invalidf("class %d has one sample in all views: within-class scatter needs two", l)
+				}
+				classOf[l] = len(sizes)
+				sizes = append(sizes, float64(counts[l]))
+			}
+		}
+	}
+	if len(sizes) < 2 {
+		return 0, nil, nil, invalidf("%d class: discriminant analysis needs two", len(sizes))
+	}
+	return n, classOf, sizes, nil
+}
+
+// features returns each view's features (the data, or its normalised
+// random Fourier features with seed Seed + 7919·j) and sets the model's
+// views, dimensions and feature maps.
+func (m *Model) features(views []*mat.Dense) ([]*mat.Dense, error) {
+	v := len(views)
+	feats := make([]*mat.Dense, v)
+	m.views, m.dims, m.rff, m.x = v, make([]int, v), nil, nil
+	for j, x := range views {
+		switch m.Kind {
+		case Linear, RBF:
+			feats[j] = x
+		case RFF:
+			mm := m.Features
+			if mm == 0 {
+				mm = 1024
+			}
+			_, d := x.Dims()
+			seed := m.Seed
+			if seed == 0 {
+				seed = 1
+			}
+			r, err := kernel.NewRFF(d, mm, m.Sigma, seed+uint64(j)*7919)
+			if err != nil {
+				return nil, err
+			}
+			r.Normalize = true
+			if feats[j], err = r.Map(x); err != nil {
+				return nil, err
+			}
+			m.rff = append(m.rff, r)
+		default:
+			return nil, invalidf("kind %d", m.Kind)
+		}
+		_, m.dims[j] = feats[j].Dims()
+	}
+	return feats, nil
+}
+
+// viewKernels returns each view's kernel matrix: the Gaussian kernel of
+// its data (RBF), or F_j·F_jᵀ of its features.
+func (m *Model) viewKernels(feats []*mat.Dense) ([]*mat.SymDense, error) {
+	ks := make([]*mat.SymDense, len(feats))
+	for j, f := range feats {
+		if m.Kind == RBF {
+			g, err := kernel.Gram(f, kernel.Kernel{Kind: kernel.Gaussian, Sigma: m.Sigma})
+			if err != nil {
+				return nil, err
+			}
+			ks[j] = g
+			continue
+		}
+		r, _ := f.Dims()
+		ks[j] = mat.NewSymDense(r, nil)
+		linalg.SymOuterK(ks[j], 1, f)
+	}
+	return ks, nil
 }
