@@ -138,60 +138,9 @@ func Load(r io.Reader) (*Model, error) {
 	m.views = make([]fitView, nv)
 	m.Views = make([]View, nv)
 	for v, mv := range h.Views {
-		name := func(p string) string { return fmt.Sprintf("%s_%d", p, v) }
-		fv := &m.views[v]
-		if mv.D < 1 || mv.D > 1<<24 || math.IsNaN(mv.Mean) || math.IsInf(mv.Mean, 0) {
-			return nil, mr.Errorf("view %d: d = %d, mean %g", v, mv.D, mv.Mean)
-		}
-		if fv.x, err = mr.Mat(name("x"), n, mv.D); err != nil {
+		if err := m.loadView(mr, v, mv); err != nil {
 			return nil, err
 		}
-		means, err := mr.Vec(name("row_means"), n)
-		if err != nil {
-			return nil, err
-		}
-		fv.center = linalg.Centering{RowMeans: means, Mean: mv.Mean}
-		switch mv.Map {
-		case "kernel":
-			if fv.kern, err = mv.Kernel.Kernel(); err != nil {
-				return nil, mr.Errorf("%v", err)
-			}
-			if fv.kc, err = mr.Sym(name("kc"), n); err != nil {
-				return nil, err
-			}
-			m.Views[v] = View{Kernel: fv.kern}
-		case "identity", "rff":
-			if mv.Dim < 1 || mv.Dim > 1<<24 {
-				return nil, mr.Errorf("view %d: feature dimension %d", v, mv.Dim)
-			}
-			fv.explicit, fv.dim = true, mv.Dim
-			if fv.phi, err = mr.Mat(name("phi"), n, mv.Dim); err != nil {
-				return nil, err
-			}
-			if fv.mean, err = mr.Vec(name("mean"), mv.Dim); err != nil {
-				return nil, err
-			}
-			if mv.Map == "identity" {
-				if mv.Dim != mv.D {
-					return nil, mr.Errorf("view %d: identity map from %d to %d columns", v, mv.D, mv.Dim)
-				}
-				fv.fm = Identity{}
-			} else {
-				f := &kernel.RFF{Normalize: mv.RFFNormalize}
-				if f.W, err = mr.Mat(name("rff_w"), mv.D, mv.Dim); err != nil {
-					return nil, err
-				}
-				if f.B, err = mr.Vec(name("rff_b"), mv.Dim); err != nil {
-					return nil, err
-				}
-				fv.fm = f
-			}
-			m.Views[v] = View{Features: fv.fm}
-		default:
-			return nil, mr.Errorf("view %d: map %q", v, mv.Map)
-		}
-		fv.offset = m.df
-		m.df += fv.dim
 	}
 	if m.setting == Primal {
 		for v := range m.views {
@@ -223,3 +172,65 @@ func Load(r io.Reader) (*Model, error) {
 
 // compile-time check that the saved maps are FeatureMaps.
 var _ = []FeatureMap{Identity{}, (*kernel.RFF)(nil)}
+
+// loadView reads view v of a model file (its header mv): the data, the
+// centring statistics and the feature map or kernel.
+func (m *Model) loadView(mr *modelfile.Reader, v int, mv modelView) error {
+	n := m.n
+	var err error
+	name := func(p string) string { return fmt.Sprintf("%s_%d", p, v) }
+	fv := &m.views[v]
+	if mv.D < 1 || mv.D > 1<<24 || math.IsNaN(mv.Mean) || math.IsInf(mv.Mean, 0) {
+		return mr.Errorf("view %d: d = %d, mean %g", v, mv.D, mv.Mean)
+	}
+	if fv.x, err = mr.Mat(name("x"), n, mv.D); err != nil {
+		return err
+	}
+	means, err := mr.Vec(name("row_means"), n)
+	if err != nil {
+		return err
+	}
+	fv.center = linalg.Centering{RowMeans: means, Mean: mv.Mean}
+	switch mv.Map {
+	case "kernel":
+		if fv.kern, err = mv.Kernel.Kernel(); err != nil {
+			return mr.Errorf("%v", err)
+		}
+		if fv.kc, err = mr.Sym(name("kc"), n); err != nil {
+			return err
+		}
+		m.Views[v] = View{Kernel: fv.kern}
+	case "identity", "rff":
+		if mv.Dim < 1 || mv.Dim > 1<<24 {
+			return mr.Errorf("view %d: feature dimension %d", v, mv.Dim)
+		}
+		fv.explicit, fv.dim = true, mv.Dim
+		if fv.phi, err = mr.Mat(name("phi"), n, mv.Dim); err != nil {
+			return err
+		}
+		if fv.mean, err = mr.Vec(name("mean"), mv.Dim); err != nil {
+			return err
+		}
+		if mv.Map == "identity" {
+			if mv.Dim != mv.D {
+				return mr.Errorf("view %d: identity map from %d to %d columns", v, mv.D, mv.Dim)
+			}
+			fv.fm = Identity{}
+		} else {
+			f := &kernel.RFF{Normalize: mv.RFFNormalize}
+			if f.W, err = mr.Mat(name("rff_w"), mv.D, mv.Dim); err != nil {
+				return err
+			}
+			if f.B, err = mr.Vec(name("rff_b"), mv.Dim); err != nil {
+				return err
+			}
+			fv.fm = f
+		}
+		m.Views[v] = View{Features: fv.fm}
+	default:
+		return mr.Errorf("view %d: map %q", v, mv.Map)
+	}
+	fv.offset = m.df
+	m.df += fv.dim
+	return nil
+}
