@@ -193,52 +193,8 @@ func runProblem(t *testing.T, s Solver, pr Problem, seed uint64) {
 	if r, c := res.Vectors.Dims(); r != n || c != k {
 		t.Fatalf("vectors %d×%d, want %d×%d", r, c, n, k)
 	}
-	// True residuals: within the tolerance, and not above the reported
-	// ones beyond rounding.
-	var av mat.Dense
-	av.Mul(a, res.Vectors)
+	checkPairs(t, a, res, want, anorm)
 	round := 64 * float64(n) * epsilon * anorm
-	for j := 0; j < k; j++ {
-		ss := 0.0
-		for i := 0; i < n; i++ {
-			d := av.At(i, j) - res.Values[j]*res.Vectors.At(i, j)
-			ss += d * d
-		}
-		r := math.Sqrt(ss)
-		if r > Tol*anorm+round {
-			t.Errorf("pair %d: residual %.3g > tol·‖A‖ = %.3g", j, r, Tol*anorm)
-		}
-		if r > 1.01*res.Residuals[j]+round {
-			t.Errorf("pair %d: true residual %.3g above the reported %.3g", j, r, res.Residuals[j])
-		}
-	}
-	// Orthonormal vectors.
-	var vtv mat.Dense
-	vtv.Mul(res.Vectors.T(), res.Vectors)
-	for i := 0; i < k; i++ {
-		vtv.Set(i, i, vtv.At(i, i)-1)
-	}
-	if e := mat.Norm(&vtv, math.Inf(1)); e > 1e-10 {
-		t.Errorf("‖VᵀV − I‖∞ = %.3g", e)
-	}
-	// Values against the spectrum, decreasing, signs fixed.
-	for j := 0; j < k; j++ {
-		if math.Abs(want[j]-res.Values[j]) > Tol*anorm+round {
-			t.Errorf("value %d: %.15g, want %.15g", j, res.Values[j], want[j])
-		}
-		if j > 0 && res.Values[j-1] < res.Values[j] {
-			t.Errorf("values not decreasing at %d", j)
-		}
-		best := 0.0
-		for i := 0; i < n; i++ {
-			if x := res.Vectors.At(i, j); math.Abs(x) > math.Abs(best) {
-				best = x
-			}
-		}
-		if !(best > 0) {
-			t.Errorf("vector %d: the largest-magnitude entry is not positive", j)
-		}
-	}
 	// Every copy of a repeated eigenvalue, up to the solver's guarantee.
 	if pr.Repeated > 1 {
 		guaranteed := min(pr.Repeated, k)
@@ -461,4 +417,59 @@ func RunParts(a *mat.SymDense, bounds []int, f func(id int, op *Part)) {
 		}(id)
 	}
 	wg.Wait()
+}
+
+// checkPairs checks a converged result against A and its spectrum (want,
+// decreasing): true residuals within the tolerance and not above the
+// reported ones beyond rounding, orthonormal vectors, the values, their
+// order and the vectors' signs.
+func checkPairs(t *testing.T, a *mat.SymDense, res *eig.Result, want []float64, anorm float64) {
+	t.Helper()
+	n, k := a.SymmetricDim(), len(res.Values)
+	// True residuals: within the tolerance, and not above the reported
+	// ones beyond rounding.
+	var av mat.Dense
+	av.Mul(a, res.Vectors)
+	round := 64 * float64(n) * epsilon * anorm
+	for j := 0; j < k; j++ {
+		ss := 0.0
+		for i := 0; i < n; i++ {
+			d := av.At(i, j) - res.Values[j]*res.Vectors.At(i, j)
+			ss += d * d
+		}
+		r := math.Sqrt(ss)
+		if r > Tol*anorm+round {
+			t.Errorf("pair %d: residual %.3g > tol·‖A‖ = %.3g", j, r, Tol*anorm)
+		}
+		if r > 1.01*res.Residuals[j]+round {
+			t.Errorf("pair %d: true residual %.3g above the reported %.3g", j, r, res.Residuals[j])
+		}
+	}
+	// Orthonormal vectors.
+	var vtv mat.Dense
+	vtv.Mul(res.Vectors.T(), res.Vectors)
+	for i := 0; i < k; i++ {
+		vtv.Set(i, i, vtv.At(i, i)-1)
+	}
+	if e := mat.Norm(&vtv, math.Inf(1)); e > 1e-10 {
+		t.Errorf("‖VᵀV − I‖∞ = %.3g", e)
+	}
+	// Values against the spectrum, decreasing, signs fixed.
+	for j := 0; j < k; j++ {
+		if math.Abs(want[j]-res.Values[j]) > Tol*anorm+round {
+			t.Errorf("value %d: %.15g, want %.15g", j, res.Values[j], want[j])
+		}
+		if j > 0 && res.Values[j-1] < res.Values[j] {
+			t.Errorf("values not decreasing at %d", j)
+		}
+		best := 0.0
+		for i := 0; i < n; i++ {
+			if x := res.Vectors.At(i, j); math.Abs(x) > math.Abs(best) {
+				best = x
+			}
+		}
+		if !(best > 0) {
+			t.Errorf("vector %d: the largest-magnitude entry is not positive", j)
+		}
+	}
 }
