@@ -82,21 +82,11 @@ func RunPPCA(o PPCAOptions) (*PPCAReport, error) {
 	}
 	rows, d := x.Dims()
 	rep := &PPCAReport{Data: o.Data, N: rows, D: d, Kernel: o.Kernel, Samples: o.Sample, DataStandIn: note}
-	var k kernel.Kernel
-	switch o.Kernel {
-	case "rbf", "gaussian":
-		rep.Sigma = o.Sigma
-		if rep.Sigma == 0 {
-			rep.Sigma = 4
-			if o.Data == "toy" {
-				rep.Sigma = 2
-			}
-		}
-		k = kernel.Kernel{Kind: kernel.Gaussian, Sigma: rep.Sigma}
-	case "linear":
-	default:
-		return nil, fmt.Errorf("bench: ppca kernel %q: want rbf or linear: %w", o.Kernel, status.ErrInvalid)
+	k, err := o.kernel()
+	if err != nil {
+		return nil, err
 	}
+	rep.Sigma = k.Sigma
 	ctx := o.Context
 	if ctx == nil {
 		ctx = context.Background()
@@ -399,4 +389,23 @@ func plotPPCAImages(path string, m *ppca.Dual, x, recon, samples *mat.Dense, nea
 		return err
 	}
 	return f.Close()
+}
+
+// kernel is the model's kernel: the Gaussian (σ = Sigma, or 4; 2 for the
+// toy data) or the linear one.
+func (o PPCAOptions) kernel() (kernel.Kernel, error) {
+	switch o.Kernel {
+	case "rbf", "gaussian":
+		sigma := o.Sigma
+		if sigma == 0 {
+			sigma = 4
+			if o.Data == "toy" {
+				sigma = 2
+			}
+		}
+		return kernel.Kernel{Kind: kernel.Gaussian, Sigma: sigma}, nil
+	case "linear":
+		return kernel.Kernel{}, nil
+	}
+	return kernel.Kernel{}, fmt.Errorf("bench: ppca kernel %q: want rbf or linear: %w", o.Kernel, status.ErrInvalid)
 }

@@ -100,22 +100,7 @@ func RunRKMForecast(o RKMOptions) (*RKMReport, error) {
 	if o.Horizon == 0 {
 		return nil, fmt.Errorf("bench: rkm: no test part and no horizon: give the steps to forecast: %w", status.ErrInvalid)
 	}
-	defS, defLag, defRFF := 10, 10, 0
-	switch o.Data {
-	case "sines":
-		defS, defLag = 4, 40
-	case "santafe":
-		defS, defLag, defRFF = 144, 70, 5000
-	}
-	if o.S == 0 {
-		o.S = defS
-	}
-	if o.Lag == 0 {
-		o.Lag = defLag
-	}
-	if o.RFF < 0 {
-		o.RFF = defRFF
-	}
+	o = o.withDefaults()
 	rep := &RKMReport{Data: o.Data, S: o.S, Lag: o.Lag, RFF: o.RFF, Rotated: o.Rotate, Horizon: o.Horizon}
 	m := &rkm.Model{Components: o.S, Rotate: o.Rotate, NoRescale: o.NoRescale,
 		Stiefel: stiefel.Settings{MaxIter: o.MaxIter, Tol: o.Tol, LR: o.LR, Seed: o.Seed}}
@@ -365,4 +350,27 @@ func headroom(p *plot.Plot, entries int) {
 	}
 	frac := min(0.07*float64(entries)+0.05, 0.5)
 	p.Y.Max = hi + (hi-lo)*frac/(1-frac)
+}
+
+// withDefaults fills the model's defaults for the data set: s, the lag
+// and the random features (sines: s = 4, lag 40; santafe: s = 144, lag
+// 70, 5000 features; others: 10, 10, none).
+func (o RKMOptions) withDefaults() RKMOptions {
+	defS, defLag, defRFF := 10, 10, 0
+	switch o.Data {
+	case "sines":
+		defS, defLag = 4, 40
+	case "santafe":
+		defS, defLag, defRFF = 144, 70, 5000
+	}
+	if o.S == 0 {
+		o.S = defS
+	}
+	if o.Lag == 0 {
+		o.Lag = defLag
+	}
+	if o.RFF < 0 {
+		o.RFF = defRFF
+	}
+	return o
 }
