@@ -114,33 +114,11 @@ func Approx(cfg ApproxConfig, progress func(string)) (*ApproxReport, *mat.Dense,
 	}
 	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: sigma}
 	rep := &ApproxReport{Data: "fashion", N: cfg.N, D: x.RawMatrix().Cols, S: cfg.S, Sigma: sigma}
-	var u *mat.Dense
-	if cfg.ExactFrom != "" {
-		vals, scores, err := readExact(cfg.ExactFrom, cfg.N, cfg.S)
-		if err != nil {
-			return nil, nil, err
-		}
-		rep.Exact = ApproxExact{Eigenvalues: vals, Source: cfg.ExactFrom}
-		u = unitColumns(scores)
-	} else {
-		tol := cfg.ExactTol
-		if tol == 0 {
-			tol = 1e-8
-		}
-		if progress != nil {
-			progress(fmt.Sprintf("exact top %d (Lanczos, tol %g)", cfg.S, tol))
-		}
-		start := time.Now()
-		ex := &kpca.KPCA{Components: cfg.S, Kernel: k, Solver: kpca.Eigen{Solver: eig.Lanczos{Tol: tol}}}
-		if err := ex.FitContext(ctxOf(cfg.Context), x); err != nil {
-			return nil, nil, fmt.Errorf("bench approx: exact: %w", err)
-		}
-		vals, _ := ex.Eigenvalues()
-		sc, _ := ex.Scores()
-		rep.Exact = ApproxExact{Eigenvalues: vals[:cfg.S], Source: fmt.Sprintf("kdual exact, Lanczos tol %g, operator %s", tol, ex.Info().Operator),
-			Seconds: time.Since(start).Seconds()}
-		u = unitColumns(sc)
+	exact, u, err := approxExact(cfg, x, k, progress)
+	if err != nil {
+		return nil, nil, err
 	}
+	rep.Exact = exact
 	type variant struct {
 		name, prec string
 		am         func(m int) approx.Method
@@ -430,4 +408,33 @@ func ApproxTable(w io.Writer, rep *ApproxReport, rows []ApproxRow) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %d | %d | %.3f | %s | %.2e | %.2f |\n", r.Tool, method, r.M, r.Rank, r.Seconds, te, r.EigError, r.AngleDeg)
 	}
+}
+
+// approxExact returns the exact top eigenvalues the approximations are
+// compared with, read from cfg.ExactFrom or computed (Lanczos at
+// cfg.ExactTol, 1e-8 by default), and the exact scores' unit columns.
+func approxExact(cfg ApproxConfig, x *mat.Dense, k kernel.Kernel, progress func(string)) (ApproxExact, *mat.Dense, error) {
+	if cfg.ExactFrom != "" {
+		vals, scores, err := readExact(cfg.ExactFrom, cfg.N, cfg.S)
+		if err != nil {
+			return ApproxExact{}, nil, err
+		}
+		return ApproxExact{Eigenvalues: vals, Source: cfg.ExactFrom}, unitColumns(scores), nil
+	}
+	tol := cfg.ExactTol
+	if tol == 0 {
+		tol = 1e-8
+	}
+	if progress != nil {
+		progress(fmt.Sprintf("exact top %d (Lanczos, tol %g)", cfg.S, tol))
+	}
+	start := time.Now()
+	ex := &kpca.KPCA{Components: cfg.S, Kernel: k, Solver: kpca.Eigen{Solver: eig.Lanczos{Tol: tol}}}
+	if err := ex.FitContext(ctxOf(cfg.Context), x); err != nil {
+		return ApproxExact{}, nil, fmt.Errorf("bench approx: exact: %w", err)
+	}
+	vals, _ := ex.Eigenvalues()
+	sc, _ := ex.Scores()
+	return ApproxExact{Eigenvalues: vals[:cfg.S], Source: fmt.Sprintf("kdual exact, Lanczos tol %g, operator %s", tol, ex.Info().Operator),
+		Seconds: time.Since(start).Seconds()}, unitColumns(sc), nil
 }
