@@ -51,28 +51,9 @@ func runKMvDA(args []string, stdout io.Writer) error {
 	if *val == 0 {
 		*val = max(2, trainIDs/4)
 	}
-	ls := []int{*l}
-	if *l == 0 {
-		ls = []int{10, 20, 50, 100, 200, 400}
-	}
-	choice := bench.MvChoice{Sigma: *sigma, L: *l, Reg: *reg}
-	if (kind != kmvda.Linear && *sigma == 0) || *l == 0 || *reg == 0 {
-		regs := bench.MvRegs
-		if *reg != 0 {
-			regs = []float64{*reg}
-		}
-		factors := []float64{0.5, 1, 2}
-		if *sigma != 0 {
-			// Only l is chosen: factors of the median that give σ back.
-			med, err := task.MedianSigma()
-			if err != nil {
-				return err
-			}
-			factors = []float64{*sigma / med}
-		}
-		if choice, err = task.Choose(kind, *m, factors, regs, ls, *val, *seed); err != nil {
-			return err
-		}
+	choice, err := kmvdaChoice(task, kind, *m, *sigma, *l, *reg, *val, *seed)
+	if err != nil {
+		return err
 	}
 	model := &kmvda.Model{Kind: kind, Sigma: choice.Sigma, Features: *m, Dim: choice.L, Reg: choice.Reg, Seed: *seed}
 	sc, err := task.Evaluate(model, []int{choice.L})
@@ -237,4 +218,35 @@ func drawKMvDA(out string, exps []*bench.MvExperiment, timing []bench.MvTiming, 
 		fmt.Fprintln(stdout, "wrote", filepath.Join(out, f.name))
 	}
 	return nil
+}
+
+// kmvdaChoice returns σ, l and the regularisation: those given, the others
+// chosen on a validation split of val identities (σ among 0.5, 1, 2 × the
+// median distance; l among 10 … 400; reg among bench.MvRegs).
+func kmvdaChoice(task *bench.MvTask, kind kmvda.Kind, m int, sigma float64, l int, reg float64, val int, seed uint64) (bench.MvChoice, error) {
+	var err error
+	ls := []int{l}
+	if l == 0 {
+		ls = []int{10, 20, 50, 100, 200, 400}
+	}
+	choice := bench.MvChoice{Sigma: sigma, L: l, Reg: reg}
+	if (kind != kmvda.Linear && sigma == 0) || l == 0 || reg == 0 {
+		regs := bench.MvRegs
+		if reg != 0 {
+			regs = []float64{reg}
+		}
+		factors := []float64{0.5, 1, 2}
+		if sigma != 0 {
+			// Only l is chosen: factors of the median that give σ back.
+			med, err := task.MedianSigma()
+			if err != nil {
+				return choice, err
+			}
+			factors = []float64{sigma / med}
+		}
+		if choice, err = task.Choose(kind, m, factors, regs, ls, val, seed); err != nil {
+			return choice, err
+		}
+	}
+	return choice, nil
 }
