@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -76,7 +75,7 @@ func runRKM(args []string, stdout io.Writer) error {
 		return err
 	}
 	if rep.Warning != "" {
-		fmt.Fprintf(os.Stderr, "kdual: warning: %s\n", rep.Warning)
+		fmt.Fprintf(diag, "kdual: warning: %s\n", rep.Warning)
 	}
 	if *jsonOut != "" {
 		return writeJSON(*jsonOut, stdout, rep)
@@ -84,6 +83,16 @@ func runRKM(args []string, stdout io.Writer) error {
 	if *noRescale {
 		rep.Training += " (no rescaling)"
 	}
+	printRKM(stdout, rep)
+	if *plotOut != "" {
+		fmt.Fprintln(stdout, "plot:", *plotOut)
+	}
+	return nil
+}
+
+// printRKM writes a forecast report as text: one summary line, then the
+// forecast one step per line (with the held-out value where there is one).
+func printRKM(stdout io.Writer, rep *bench.RKMReport) {
 	fmt.Fprintf(stdout, "rkm %s: %s %s%s, s=%d, p=%d, rff=%d: %d-step forecast",
 		rep.Data, rep.Setting, rep.Training, map[bool]string{true: " rotated", false: ""}[rep.Rotated && rep.Training == "stiefel"],
 		rep.S, rep.Lag, rep.RFF, rep.Horizon)
@@ -115,8 +124,4 @@ func runRKM(args []string, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "%d,%s\n", i+1, strconv.FormatFloat(v, 'g', -1, 64))
 		}
 	}
-	if *plotOut != "" {
-		fmt.Fprintln(stdout, "plot:", *plotOut)
-	}
-	return nil
 }
