@@ -17,38 +17,10 @@ import (
 )
 
 func runBench(args []string, stdout io.Writer) error {
-	if len(args) >= 1 && args[0] == "compare" {
-		if len(args) != 3 {
-			return usagef("kdual bench compare OURS.json PEERS.json")
+	if len(args) >= 1 {
+		if sub, ok := benchSubcommands[args[0]]; ok {
+			return sub(args[1:], stdout)
 		}
-		ours, err := bench.ReadReport(args[1])
-		if err != nil {
-			return err
-		}
-		peers, err := bench.ReadReport(args[2])
-		if err != nil {
-			return err
-		}
-		bench.Compare(stdout, ours, peers)
-		return nil
-	}
-	if len(args) >= 1 && args[0] == "figures" {
-		return runBenchFigures(args[1:], stdout)
-	}
-	if len(args) >= 1 && args[0] == "tables" {
-		return runBenchTables(args[1:], stdout)
-	}
-	if len(args) >= 1 && args[0] == "lapack" {
-		return runBenchLAPACK(args[1:], stdout)
-	}
-	if len(args) >= 1 && args[0] == "approx" {
-		return runBenchApprox(args[1:], stdout)
-	}
-	if len(args) >= 1 && args[0] == "small" {
-		return runBenchSmall(args[1:], stdout)
-	}
-	if len(args) >= 1 && args[0] == "approx-report" {
-		return runBenchApproxReport(args[1:], stdout)
 	}
 	const benchUsage = "kdual bench kpca [flags] | kdual bench small [flags] | kdual bench approx [flags] | kdual bench approx-report [flags] | kdual bench lapack [flags] | kdual bench compare OURS.json PEERS.json | kdual bench figures [flags]"
 	if len(args) == 1 && isHelp(args[0]) {
@@ -87,24 +59,12 @@ func runBench(args []string, stdout io.Writer) error {
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
-	decaySet := false
-	fs.Visit(func(f *flag.Flag) { decaySet = decaySet || f.Name == "decay-c" })
-	if p.Data != "decay" {
-		if decaySet {
-			return usagef("--decay-c is for --data decay")
-		}
-		p.Decay = 0
+	if err := checkBenchKPCA(fs, p, *repeat); err != nil {
+		return err
 	}
-	if p.N < 2 || p.S < 1 || p.S >= p.N || *repeat < 1 {
-		return usagef("need n ≥ 2, 1 ≤ s < n (--components), repeat ≥ 1")
-	}
-	var ds []float64
-	for _, f := range strings.Split(*deltas, ",") {
-		d, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(d > 0) {
-			return usagef("--delta %q: want positive numbers", f)
-		}
-		ds = append(ds, d)
+	ds, err := parseDeltas(*deltas)
+	if err != nil {
+		return err
 	}
 	p.DataOut = *dataOut
 	mem, err := parseBytes(*memory)
@@ -117,36 +77,7 @@ func runBench(args []string, stdout io.Writer) error {
 		p.Tol = min(p.Tol, d)
 	}
 	if *useMPI {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		for _, f := range []string{"start-out", "data-out"} {
-			if set[f] {
-				return usagef("--%s is not available with --mpi", f)
-			}
-		}
-		if p.Data == "decay" {
-			return usagef("--data decay is a matrix, not data: not available with --mpi")
-		}
-		if p.Float32 {
-			p.Operator = "float32"
-		}
-		if p.Operator == "" {
-			p.Operator = "auto"
-		}
-		mb := mpiBench{deltas: ds, repeat: *repeat, json: *jsonOut, memory: mem}
-		for _, solver := range strings.Split(*solvers, ",") {
-			switch solver = strings.TrimSpace(solver); solver {
-			case "":
-			case "lbfgs", "lanczos", "block":
-				mb.solvers = append(mb.solvers, solver)
-			default:
-				return usagef("--solvers %q with --mpi: want lbfgs, lanczos or block", solver)
-			}
-		}
-		if err := (mpiJob{operator: p.Operator, solver: "auto", products: p.Products}).check(); err != nil {
-			return err
-		}
-		return benchKPCAMPI(p, mb, stdout)
+		return benchKPCAWithMPI(fs, p, mpiBench{deltas: ds, repeat: *repeat, json: *jsonOut, memory: mem}, *solvers, stdout)
 	}
 	b, err := p.Build()
 	if err != nil {
@@ -170,23 +101,9 @@ func runBench(args []string, stdout io.Writer) error {
 		// one is gone (both at once would need their sum of memory).
 		eig.Release(b.Op)
 		b = nil
-		p64 := *p
-		p64.Operator, p64.Float32, p64.DataOut = "float64", false, ""
-		b64, err := p64.Build()
-		if err != nil {
-			return fmt.Errorf("bench kpca --float64-time: %w", err)
-		}
-		rows64, err := benchKPCARows(&p64, b64, list, ds, *repeat, "", update)
-		if err != nil {
+		if err := benchFloat64Time(p, list, ds, *repeat, update, &rep); err != nil {
 			return err
 		}
-		for i := range rep.Results {
-			rep.Results[i].Float64Seconds, rep.Results[i].Float64Eta = rows64[i].Seconds, rows64[i].Eta
-		}
-		if err := bench.ScoreOn(b64.Op, p64.DOpt, rep.Results); err != nil {
-			return err
-		}
-		p.Float64GramSecs = p64.GramSecs
 	}
 	endLine()
 	p.PeakRSSGB = bench.PeakRSSGB()
@@ -414,4 +331,114 @@ type mpiBench struct {
 	repeat  int
 	json    string
 	memory  int64
+}
+
+// checkBenchKPCA refuses --decay-c without --data decay and sizes that
+// make no problem.
+func checkBenchKPCA(fs *flag.FlagSet, p *bench.KPCAProblem, repeat int) error {
+	decaySet := false
+	fs.Visit(func(f *flag.Flag) { decaySet = decaySet || f.Name == "decay-c" })
+	if p.Data != "decay" {
+		if decaySet {
+			return usagef("--decay-c is for --data decay")
+		}
+		p.Decay = 0
+	}
+	if p.N < 2 || p.S < 1 || p.S >= p.N || repeat < 1 {
+		return usagef("need n ≥ 2, 1 ≤ s < n (--components), repeat ≥ 1")
+	}
+	return nil
+}
+
+// benchSubcommands are kdual bench's subcommands other than kpca.
+var benchSubcommands = map[string]func([]string, io.Writer) error{
+	"compare": runBenchCompare, "figures": runBenchFigures, "tables": runBenchTables, "lapack": runBenchLAPACK,
+	"approx": runBenchApprox, "small": runBenchSmall, "approx-report": runBenchApproxReport,
+}
+
+// runBenchCompare is kdual bench compare OURS.json PEERS.json.
+func runBenchCompare(args []string, stdout io.Writer) error {
+	if len(args) != 2 {
+		return usagef("kdual bench compare OURS.json PEERS.json")
+	}
+	ours, err := bench.ReadReport(args[0])
+	if err != nil {
+		return err
+	}
+	peers, err := bench.ReadReport(args[1])
+	if err != nil {
+		return err
+	}
+	bench.Compare(stdout, ours, peers)
+	return nil
+}
+
+// parseDeltas reads --delta: positive numbers, comma-separated.
+func parseDeltas(list string) ([]float64, error) {
+	var ds []float64
+	for _, f := range strings.Split(list, ",") {
+		d, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(d > 0) {
+			return nil, usagef("--delta %q: want positive numbers", f)
+		}
+		ds = append(ds, d)
+	}
+	return ds, nil
+}
+
+// benchKPCAWithMPI checks the flags kdual bench kpca --mpi takes and runs
+// it (benchKPCAMPI).
+func benchKPCAWithMPI(fs *flag.FlagSet, p *bench.KPCAProblem, mb mpiBench, solvers string, stdout io.Writer) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, f := range []string{"start-out", "data-out"} {
+		if set[f] {
+			return usagef("--%s is not available with --mpi", f)
+		}
+	}
+	if p.Data == "decay" {
+		return usagef("--data decay is a matrix, not data: not available with --mpi")
+	}
+	if p.Float32 {
+		p.Operator = "float32"
+	}
+	if p.Operator == "" {
+		p.Operator = "auto"
+	}
+	for _, solver := range strings.Split(solvers, ",") {
+		switch solver = strings.TrimSpace(solver); solver {
+		case "":
+		case "lbfgs", "lanczos", "block":
+			mb.solvers = append(mb.solvers, solver)
+		default:
+			return usagef("--solvers %q with --mpi: want lbfgs, lanczos or block", solver)
+		}
+	}
+	if err := (mpiJob{operator: p.Operator, solver: "auto", products: p.Products}).check(); err != nil {
+		return err
+	}
+	return benchKPCAMPI(p, mb, stdout)
+}
+
+// benchFloat64Time times the rows of rep again on the float64 operator
+// (--float64-time; the float32 one released by the caller first).
+func benchFloat64Time(p *bench.KPCAProblem, list []string, ds []float64, repeat int, update func(string, int64, int64), rep *bench.Report) error {
+	p64 := *p
+	p64.Operator, p64.Float32, p64.DataOut = "float64", false, ""
+	b64, err := p64.Build()
+	if err != nil {
+		return fmt.Errorf("bench kpca --float64-time: %w", err)
+	}
+	rows64, err := benchKPCARows(&p64, b64, list, ds, repeat, "", update)
+	if err != nil {
+		return err
+	}
+	for i := range rep.Results {
+		rep.Results[i].Float64Seconds, rep.Results[i].Float64Eta = rows64[i].Seconds, rows64[i].Eta
+	}
+	if err := bench.ScoreOn(b64.Op, p64.DOpt, rep.Results); err != nil {
+		return err
+	}
+	p.Float64GramSecs = p64.GramSecs
+	return nil
 }
