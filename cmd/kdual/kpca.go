@@ -14,6 +14,7 @@ import (
 
 	"github.com/kdual/kdual/bench"
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/internal/modelfile"
 	"github.com/kdual/kdual/kernel"
@@ -39,162 +40,69 @@ func runKPCA(args []string, stdout io.Writer) error {
 }
 
 func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
-	fs := newFlags("kpca " + cmd)
-	input := fs.String("input", "", "training data: CSV (numeric, optional header) or IDX (gzip or not)")
-	data := fs.String("data", "", "built-in training data instead of --input: fashion (all 70 000 Fashion-MNIST images, pixels in [0,1], then one-pixel-shifted noisy copies past 70 000; the first --n)")
-	nData := fs.Int("n", 0, "with --data: number of points")
-	apply := fs.String("apply", "", "transform: the data to project (default: the training data)")
-	maxRows := fs.Int("max-rows", 0, "read at most this many rows (0: all)")
-	scale := fs.Float64("scale", 1, "multiply the data by this (e.g. 1/255 for images)")
-	s := fs.Int("components", 2, "number of components s")
-	kern := fs.String("kernel", "linear", "kernel (default linear, as scikit-learn's KernelPCA): linear; scikit-learn's rbf (exp(−γ‖x−y‖²), γ = 1/d), poly or polynomial ((γ⟨x,y⟩ + c₀)^degree, γ = 1/d, degree 3, c₀ = 1), sigmoid (tanh(γ⟨x,y⟩ + c₀), γ = 1/d, c₀ = 1), cosine, laplacian (exp(−γ‖x−y‖₁), γ = 1/d); the papers' gaussian (exp(−‖x−y‖²/(2σ²)), median σ) and laplace (exp(−‖x−y‖₂/σ), median σ); precomputed: --input is the n×n kernel matrix (transform --model: the rows of the kernel against the training points)")
-	bw := fs.String("sigma", "median", "bandwidth σ of the gaussian and laplace kernels: median, paper or a number")
-	alias(fs, "bandwidth", "sigma")
-	gamma := fs.Float64("gamma", 0, "scikit-learn's γ (default 1/d): exp(−γ‖x−y‖²) for rbf and gaussian (instead of --sigma: σ = 1/√(2γ)), exp(−γ‖x−y‖₂) for laplace, γ⟨x,y⟩ in poly and sigmoid, exp(−γ‖x−y‖₁) for laplacian")
-	degree := fs.Int("degree", 3, "poly: the degree")
-	coef0 := fs.Float64("coef0", 1, "poly and sigmoid: c₀")
-	solver := fs.String("solver", "auto", "solver: auto, dense, lanczos, block, randomized, lbfgs, dca")
-	loss := fs.String("loss", "square", "dca loss: square, huber1, huber2, huberf, epsinf, eps2")
-	param := fs.Float64("param", 0, "dca loss parameter: κ (huber; a fraction of κ_max with --relative) or ε")
-	relative := fs.Bool("relative", false, "huber κ as a fraction of κ_max")
-	noCenter := fs.Bool("no-center", false, "do not centre the kernel matrix")
-	tol := fs.Float64("tol", 0, "solver tolerance (0: default)")
-	seed := fs.Uint64("seed", 1, "seed")
-	format := fs.String("format", "csv", "deprecated: csv (scores, the default) or json (the same as --json -)")
-	jsonOut := fs.String("json", "", "write JSON (eigenvalues, scores, info; docs/json.md) to FILE, or - for standard output, instead of the scores as CSV")
-	operator := fs.String("operator", "auto", "kernel operator: auto (planned from n, d, s, --tol and --memory), float64, float32 (half storage) or matrix-free")
-	memory := fs.String("memory", "", "memory budget of the fit, e.g. 8GiB or 512MiB: the planner's and Go's heap limit; a forced --operator that does not fit is refused (default: total memory less 10% and 512 MiB)")
-	products := fs.String("products", "float64", "arithmetic of the kernel's inner products for the float32 and matrix-free operators: float64 or float32 (sgemm, each entry within a stated bound; the float32 operator then also multiplies blocks of more than six vectors in float32)")
-	fitInverse := fs.Bool("fit-inverse", false, "fit: also learn the pre-image map (kernel ridge regression from scores to inputs, scikit-learn's fit_inverse_transform), saved with --save for transform --inverse")
-	alpha := fs.Float64("alpha", 1, "--fit-inverse: the ridge α of the pre-image map (scikit-learn's alpha)")
-	inverse := fs.Bool("inverse", false, "transform --model: --input holds scores; write their pre-images in input space (the model must have been fitted with --fit-inverse)")
-	plotOut := fs.String("plot", "", "fit: draw the first two components (coloured by the label column when there is one) to FILE.png (or .svg, .pdf)")
-	check := fs.Bool("check", false, "after the fit, measure every pair's residual ‖K v − λ v‖ against the exact float64 kernel (one more pass, about a Gram build)")
-	delimiter := fs.String("delimiter", "", "CSV field separator: a character, tab or space (default: comma; tab for .tsv files)")
-	labelColumn := fs.Int("label-column", 0, "a CSV column of labels to leave out of the features: 1 the first, -1 the last (0: none)")
-	columns := fs.String("columns", "", "the feature columns, comma-separated: numbers (1 the first, -1 the last) or header names; other columns are not read (default: every column but the label)")
-	save := fs.String("save", "", "fit: write the fitted model to this file (a NumPy .npz archive; kdual kpca transform --model reads it)")
-	modelPath := fs.String("model", "", "transform: the model file written by fit --save; --input is then the new data to project")
-	quiet := fs.Bool("quiet", false, "nothing on stderr but errors: no progress line (otherwise shown when stderr is a terminal and the fit takes over 2 s), no line on what was read or planned")
-	approxName := fs.String("approx", "", "approximate the kernel: nystrom (with --landmarks) or rff (random Fourier features, gaussian kernel, with --features); memory O(n·m), never n×n")
-	landmarks := fs.Int("landmarks", 0, "--approx nystrom: the most landmarks m (default min(1000, n))")
-	sampler := fs.String("sampler", "rpcholesky", "--approx nystrom: how landmarks are chosen, rpcholesky or uniform")
-	traceTol := fs.Float64("trace-tol", 0, "--approx nystrom: stop adding landmarks once the relative trace error tr(K − K̂)/tr(K) is at most this (0: use all m)")
-	features := fs.Int("features", 0, "--approx rff: the random features (default 1000)")
-	approxPrec := fs.String("approx-precision", "float64", "--approx nystrom: float32 computes kernel rows by sgemm on a float32 copy of the data and stores the features in float32 (half the memory, about twice the rate; entries rounded to float32), float64 otherwise")
-	mpiTimeout := fs.Duration("mpi-timeout", 0, "with --mpi: end the job when a rank waits longer than this in one collective (a rank stopped or hung); 0: max(5m, 10 s per 10⁹·n²·d/ranks multiply-adds)")
-	useMPI := fs.Bool("mpi", false, "run across the ranks of mpirun (rows split by rank; --operator auto, float64, float32 or matrix-free, planned per rank; --solver auto, block, lanczos or lbfgs); only rank 0 writes")
+	fs, f := newKPCAFlags(cmd)
 	if cmd == "transform" && helpAsked(args) {
 		return transformHelp(fs)
 	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if cmd == "fit" && *modelPath != "" {
-		return usagef("--model is for kdual kpca transform")
-	}
-	if cmd == "transform" && *save != "" {
-		return usagef("--save is for kdual kpca fit")
-	}
-	csvOpt, err := csvOptions(*delimiter, *labelColumn, *maxRows)
-	if *columns != "" {
-		csvOpt.Columns = strings.Split(*columns, ",")
-	}
+	csvOpt, set, err := f.preflight(cmd, fs)
 	if err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if *quiet {
-		diag = io.Discard
-	}
-	switch *format {
-	case "csv":
-	case "json":
-		if *jsonOut == "" {
-			*jsonOut = "-"
-		}
-	default:
-		return usagef("--format %q: want csv or json", *format)
-	}
-	if set["format"] {
-		fmt.Fprintln(diag, "kdual: warning: --format is deprecated and will be removed; use --json FILE or --json - for JSON (CSV scores are the default)")
-	}
-	if set["n"] && !set["data"] {
-		return usagef("--n is for --data (the built-in data); --input reads every row (--max-rows bounds them)")
-	}
-	if cmd == "transform" && *modelPath != "" {
-		// The model fixes everything the fit chose: a fit flag here would
-		// be ignored, so it is an error.
-		for f := range fitOnlyFlags {
-			if set[f] {
-				return usagef("--%s has no effect with --model (the saved model fixes the fit); leave it out", f)
-			}
-		}
-		return kpcaTransformModel(*modelPath, *input, csvOpt, *scale, *jsonOut, *inverse, stdout)
+	if cmd == "transform" && *f.modelPath != "" {
+		return f.transformModel(set, csvOpt, stdout)
 	}
 	if cmd == "transform" {
 		fmt.Fprintln(diag, "kdual: warning: transform without --model fits the model again on --input; fit once with --save and transform with --model")
 	}
-	if cmd == "fit" && *apply != "" {
+	if cmd == "fit" && *f.apply != "" {
 		return usagef("--apply projects new data: use kdual kpca transform")
 	}
-	opKind, budget, prec, err := kpcaOperatorFlags(*operator, *memory, *products)
+	opKind, budget, prec, err := kpcaOperatorFlags(*f.operator, *f.memory, *f.products)
 	if err != nil {
 		return err
 	}
-	if *plotOut != "" && *s < 2 {
+	if *f.plotOut != "" && *f.s < 2 {
 		return usagef("--plot draws two components: give --components 2 or more")
 	}
-	x, labels, err := readKPCAData(*input, *data, *nData, *seed, csvOpt)
+	x, labels, err := readKPCAData(*f.input, *f.data, *f.nData, *f.seed, csvOpt)
 	if err != nil {
 		return err
 	}
-	x.Scale(*scale, x)
-	k, gram, err := kpcaKernelOf(*kern, set, *solver, *bw, *gamma, *degree, *coef0, x)
+	x.Scale(*f.scale, x)
+	k, gram, err := kpcaKernelOf(*f.kern, set, *f.solver, *f.bw, *f.gamma, *f.degree, *f.coef0, x)
 	if err != nil {
 		return err
 	}
-	if gram == nil && !k.PSD() {
-		// The library refuses these too (kpca.KPCA.Fit); said here as
-		// the flags that were given.
-		switch {
-		case *approxName != "":
-			return usagef("--approx %s: the %v kernel is not positive semi-definite; approximations need one", *approxName, k.Kind)
-		case *solver == "lbfgs" || *solver == "dca" || *solver == "randomized":
-			return usagef("--solver %s: the %v kernel is not positive semi-definite; use --solver dense, lanczos or block", *solver, k.Kind)
-		}
+	if err := f.indefiniteOK(k, gram != nil); err != nil {
+		return err
 	}
-	sv, err := kpcaSolverWithLoss(*solver, *tol, *seed, *loss, *param, *relative)
+	sv, err := kpcaSolverWithLoss(*f.solver, *f.tol, *f.seed, *f.loss, *f.param, *f.relative)
 	if err != nil {
 		return err
 	}
-	if *useMPI {
-		if err := mpiFlagsOK(cmd, set, *mpiTimeout); err != nil {
+	if *f.useMPI {
+		if err := mpiFlagsOK(cmd, set, *f.mpiTimeout); err != nil {
 			return err
 		}
-		return kpcaFitMPI(mpiJob{x: x, kernel: k, s: *s, solver: *solver, solverValue: sv, tol: *tol, seed: *seed, center: !*noCenter,
-			operator: *operator, products: *products, json: *jsonOut, memory: budget, timeout: *mpiTimeout}, stdout)
+		return kpcaFitMPI(mpiJob{x: x, kernel: k, s: *f.s, solver: *f.solver, solverValue: sv, tol: *f.tol, seed: *f.seed, center: !*f.noCenter,
+			operator: *f.operator, products: *f.products, json: *f.jsonOut, memory: budget, timeout: *f.mpiTimeout}, stdout)
 	}
 	if set["mpi-timeout"] {
 		return usagef("--mpi-timeout is for --mpi")
 	}
-	am, err := approxMethod(set, *approxName, x.RawMatrix().Rows, *landmarks, *sampler, *traceTol, *features, *seed, *approxPrec)
+	am, err := approxMethod(set, *f.approxName, x.RawMatrix().Rows, *f.landmarks, *f.sampler, *f.traceTol, *f.features, *f.seed, *f.approxPrec)
 	if err != nil {
 		return err
 	}
-	if am != nil && (set["operator"] || set["memory"] || set["products"]) {
-		return usagef("--operator, --memory and --products choose the exact kernel operator: not with --approx")
+	if err := f.fitFlagsOK(cmd, set, am != nil); err != nil {
+		return err
 	}
-	if (set["alpha"] && !*fitInverse) || *inverse && cmd == "fit" {
-		return usagef("--alpha goes with --fit-inverse, --inverse with transform --model")
-	}
-	if *fitInverse && !(*alpha > 0) {
-		return usagef("--alpha %g: want α > 0", *alpha)
-	}
-	m := &kpca.KPCA{Components: *s, Kernel: k, Solver: sv, NoCenter: *noCenter,
-		Operator: opKind, MemoryBudget: budget, Products: prec, Approx: am, FitInverse: *fitInverse, Alpha: *alpha}
-	update, endLine := progressLine(*quiet)
+	m := &kpca.KPCA{Components: *f.s, Kernel: k, Solver: sv, NoCenter: *f.noCenter,
+		Operator: opKind, MemoryBudget: budget, Products: prec, Approx: am, FitInverse: *f.fitInverse, Alpha: *f.alpha}
+	update, endLine := progressLine(*f.quiet)
 	if update != nil {
 		m.Progress = func(p kpca.Progress) {
 			stage := p.Stage
@@ -223,45 +131,12 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	fitSeconds := time.Since(start).Seconds()
 	info := m.Info()
 	fmt.Fprintf(diag, "kdual: operator %s: %s\n", info.Operator, info.PlanReason)
-	if *plotOut != "" {
-		if err := plotKPCA(*plotOut, m, x, labels, k); err != nil {
+	if *f.plotOut != "" {
+		if err := plotKPCA(*f.plotOut, m, x, labels, k); err != nil {
 			return err
 		}
 	}
-	var checked map[string]any
-	if *check {
-		if checked, err = checkKPCAResiduals(m, x); err != nil {
-			return err
-		}
-	}
-	if *save != "" {
-		if err := modelfile.WriteFile(*save, m.Save); err != nil {
-			return err
-		}
-		fmt.Fprintf(diag, "kdual: model written to %s\n", *save)
-	}
-	z, _ := m.Scores()
-	if cmd == "transform" && *apply != "" {
-		csvOpt.MaxRows = 0
-		y, err := readTable(*apply, csvOpt)
-		if err != nil {
-			return err
-		}
-		y.Scale(*scale, y)
-		if z, err = m.Transform(y); err != nil {
-			return err
-		}
-	}
-	if *jsonOut != "" {
-		vals, _ := m.Eigenvalues()
-		return writeJSON(*jsonOut, stdout, map[string]any{"eigenvalues": vals, "sigma": k.Bandwidth(), "info": info, "scores": rowsOf(z),
-			"operator": info.Operator, "plan_reason": info.PlanReason, "kernel_seconds": info.KernelSeconds,
-			"solve_seconds": info.SolveSeconds, "fit_seconds": fitSeconds, "peak_rss_bytes": bigmem.PeakRSS(),
-			"products": prec.String(), "check": checked, "n": x.RawMatrix().Rows, "approx": info.Approx,
-			"status": info.Status.Code, "stopping_test": info.Status.Test})
-	}
-	writeCSV(stdout, z)
-	return nil
+	return f.report(cmd, m, x, csvOpt, k, prec, fitSeconds, stdout)
 }
 
 // writeCSV prints the rows of z, every value in the shortest form that
@@ -442,5 +317,130 @@ func plotKPCA(path string, m *kpca.KPCA, x *mat.Dense, labels []string, k kernel
 		return err
 	}
 	fmt.Fprintf(diag, "kdual: plot written to %s\n", path)
+	return nil
+}
+
+// preflight checks the flags that need no data — --model and --save
+// with the right command, --format, --n with --data — and returns the CSV
+// options and the set of flags given; --quiet silences the notes.
+func (f *kpcaFlags) preflight(cmd string, fs *flag.FlagSet) (dataset.CSVOptions, map[string]bool, error) {
+	if cmd == "fit" && *f.modelPath != "" {
+		return dataset.CSVOptions{}, nil, usagef("--model is for kdual kpca transform")
+	}
+	if cmd == "transform" && *f.save != "" {
+		return dataset.CSVOptions{}, nil, usagef("--save is for kdual kpca fit")
+	}
+	csvOpt, err := csvOptions(*f.delimiter, *f.labelColumn, *f.maxRows)
+	if *f.columns != "" {
+		csvOpt.Columns = strings.Split(*f.columns, ",")
+	}
+	if err != nil {
+		return csvOpt, nil, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *f.quiet {
+		diag = io.Discard
+	}
+	switch *f.format {
+	case "csv":
+	case "json":
+		if *f.jsonOut == "" {
+			*f.jsonOut = "-"
+		}
+	default:
+		return dataset.CSVOptions{}, nil, usagef("--format %q: want csv or json", *f.format)
+	}
+	if set["format"] {
+		fmt.Fprintln(diag, "kdual: warning: --format is deprecated and will be removed; use --json FILE or --json - for JSON (CSV scores are the default)")
+	}
+	if set["n"] && !set["data"] {
+		return dataset.CSVOptions{}, nil, usagef("--n is for --data (the built-in data); --input reads every row (--max-rows bounds them)")
+	}
+	return csvOpt, set, nil
+}
+
+// indefiniteOK refuses, as the flags given, what the library refuses for
+// a kernel that is not positive semi-definite (kpca.KPCA.Fit): the
+// approximations and the lbfgs, dca and randomized solvers.
+func (f *kpcaFlags) indefiniteOK(k kernel.Kernel, precomputed bool) error {
+	if precomputed || k.PSD() {
+		return nil
+	}
+	switch {
+	case *f.approxName != "":
+		return usagef("--approx %s: the %v kernel is not positive semi-definite; approximations need one", *f.approxName, k.Kind)
+	case *f.solver == "lbfgs" || *f.solver == "dca" || *f.solver == "randomized":
+		return usagef("--solver %s: the %v kernel is not positive semi-definite; use --solver dense, lanczos or block", *f.solver, k.Kind)
+	}
+	return nil
+}
+
+// report writes what a fit gives: the residual check, the model file, the
+// scores (of --apply's data for transform) as CSV or JSON.
+func (f *kpcaFlags) report(cmd string, m *kpca.KPCA, x *mat.Dense, csvOpt dataset.CSVOptions, k kernel.Kernel, prec gram.ProductPrecision, fitSeconds float64, stdout io.Writer) error {
+	info := m.Info()
+	var checked map[string]any
+	var err error
+	if *f.check {
+		if checked, err = checkKPCAResiduals(m, x); err != nil {
+			return err
+		}
+	}
+	if *f.save != "" {
+		if err := modelfile.WriteFile(*f.save, m.Save); err != nil {
+			return err
+		}
+		fmt.Fprintf(diag, "kdual: model written to %s\n", *f.save)
+	}
+	z, _ := m.Scores()
+	if cmd == "transform" && *f.apply != "" {
+		csvOpt.MaxRows = 0
+		y, err := readTable(*f.apply, csvOpt)
+		if err != nil {
+			return err
+		}
+		y.Scale(*f.scale, y)
+		if z, err = m.Transform(y); err != nil {
+			return err
+		}
+	}
+	if *f.jsonOut != "" {
+		vals, _ := m.Eigenvalues()
+		return writeJSON(*f.jsonOut, stdout, map[string]any{"eigenvalues": vals, "sigma": k.Bandwidth(), "info": info, "scores": rowsOf(z),
+			"operator": info.Operator, "plan_reason": info.PlanReason, "kernel_seconds": info.KernelSeconds,
+			"solve_seconds": info.SolveSeconds, "fit_seconds": fitSeconds, "peak_rss_bytes": bigmem.PeakRSS(),
+			"products": prec.String(), "check": checked, "n": x.RawMatrix().Rows, "approx": info.Approx,
+			"status": info.Status.Code, "stopping_test": info.Status.Test})
+	}
+	writeCSV(stdout, z)
+	return nil
+}
+
+// transformModel is kdual kpca transform --model: the model fixes
+// everything the fit chose, so a fit flag here would be ignored and is an
+// error.
+func (f *kpcaFlags) transformModel(set map[string]bool, csvOpt dataset.CSVOptions, stdout io.Writer) error {
+	for name := range fitOnlyFlags {
+		if set[name] {
+			return usagef("--%s has no effect with --model (the saved model fixes the fit); leave it out", name)
+		}
+	}
+	return kpcaTransformModel(*f.modelPath, *f.input, csvOpt, *f.scale, *f.jsonOut, *f.inverse, stdout)
+}
+
+// fitFlagsOK refuses flags that would have no effect: the exact
+// operator's with --approx, --alpha without --fit-inverse, --inverse on
+// fit, a non-positive α.
+func (f *kpcaFlags) fitFlagsOK(cmd string, set map[string]bool, approximate bool) error {
+	if approximate && (set["operator"] || set["memory"] || set["products"]) {
+		return usagef("--operator, --memory and --products choose the exact kernel operator: not with --approx")
+	}
+	if (set["alpha"] && !*f.fitInverse) || *f.inverse && cmd == "fit" {
+		return usagef("--alpha goes with --fit-inverse, --inverse with transform --model")
+	}
+	if *f.fitInverse && !(*f.alpha > 0) {
+		return usagef("--alpha %g: want α > 0", *f.alpha)
+	}
 	return nil
 }

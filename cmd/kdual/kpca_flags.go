@@ -329,3 +329,101 @@ func (j mpiJob) check() error {
 	}
 	return nil
 }
+
+// kpcaFlags are kdual kpca fit's and transform's flags.
+type kpcaFlags struct {
+	input       *string
+	data        *string
+	nData       *int
+	apply       *string
+	maxRows     *int
+	scale       *float64
+	s           *int
+	kern        *string
+	bw          *string
+	gamma       *float64
+	degree      *int
+	coef0       *float64
+	solver      *string
+	loss        *string
+	param       *float64
+	relative    *bool
+	noCenter    *bool
+	tol         *float64
+	seed        *uint64
+	format      *string
+	jsonOut     *string
+	operator    *string
+	memory      *string
+	products    *string
+	fitInverse  *bool
+	alpha       *float64
+	inverse     *bool
+	plotOut     *string
+	check       *bool
+	delimiter   *string
+	labelColumn *int
+	columns     *string
+	save        *string
+	modelPath   *string
+	quiet       *bool
+	approxName  *string
+	landmarks   *int
+	sampler     *string
+	traceTol    *float64
+	features    *int
+	approxPrec  *string
+	mpiTimeout  *time.Duration
+	useMPI      *bool
+}
+
+// newKPCAFlags defines kdual kpca CMD's flags.
+func newKPCAFlags(cmd string) (*flag.FlagSet, *kpcaFlags) {
+	fs := newFlags("kpca " + cmd)
+	f := &kpcaFlags{}
+	f.input = fs.String("input", "", "training data: CSV (numeric, optional header) or IDX (gzip or not)")
+	f.data = fs.String("data", "", "built-in training data instead of --input: fashion (all 70 000 Fashion-MNIST images, pixels in [0,1], then one-pixel-shifted noisy copies past 70 000; the first --n)")
+	f.nData = fs.Int("n", 0, "with --data: number of points")
+	f.apply = fs.String("apply", "", "transform: the data to project (default: the training data)")
+	f.maxRows = fs.Int("max-rows", 0, "read at most this many rows (0: all)")
+	f.scale = fs.Float64("scale", 1, "multiply the data by this (e.g. 1/255 for images)")
+	f.s = fs.Int("components", 2, "number of components s")
+	f.kern = fs.String("kernel", "linear", "kernel (default linear, as scikit-learn's KernelPCA): linear; scikit-learn's rbf (exp(−γ‖x−y‖²), γ = 1/d), poly or polynomial ((γ⟨x,y⟩ + c₀)^degree, γ = 1/d, degree 3, c₀ = 1), sigmoid (tanh(γ⟨x,y⟩ + c₀), γ = 1/d, c₀ = 1), cosine, laplacian (exp(−γ‖x−y‖₁), γ = 1/d); the papers' gaussian (exp(−‖x−y‖²/(2σ²)), median σ) and laplace (exp(−‖x−y‖₂/σ), median σ); precomputed: --input is the n×n kernel matrix (transform --model: the rows of the kernel against the training points)")
+	f.bw = fs.String("sigma", "median", "bandwidth σ of the gaussian and laplace kernels: median, paper or a number")
+	alias(fs, "bandwidth", "sigma")
+	f.gamma = fs.Float64("gamma", 0, "scikit-learn's γ (default 1/d): exp(−γ‖x−y‖²) for rbf and gaussian (instead of --sigma: σ = 1/√(2γ)), exp(−γ‖x−y‖₂) for laplace, γ⟨x,y⟩ in poly and sigmoid, exp(−γ‖x−y‖₁) for laplacian")
+	f.degree = fs.Int("degree", 3, "poly: the degree")
+	f.coef0 = fs.Float64("coef0", 1, "poly and sigmoid: c₀")
+	f.solver = fs.String("solver", "auto", "solver: auto, dense, lanczos, block, randomized, lbfgs, dca")
+	f.loss = fs.String("loss", "square", "dca loss: square, huber1, huber2, huberf, epsinf, eps2")
+	f.param = fs.Float64("param", 0, "dca loss parameter: κ (huber; a fraction of κ_max with --relative) or ε")
+	f.relative = fs.Bool("relative", false, "huber κ as a fraction of κ_max")
+	f.noCenter = fs.Bool("no-center", false, "do not centre the kernel matrix")
+	f.tol = fs.Float64("tol", 0, "solver tolerance (0: default)")
+	f.seed = fs.Uint64("seed", 1, "seed")
+	f.format = fs.String("format", "csv", "deprecated: csv (scores, the default) or json (the same as --json -)")
+	f.jsonOut = fs.String("json", "", "write JSON (eigenvalues, scores, info; docs/json.md) to FILE, or - for standard output, instead of the scores as CSV")
+	f.operator = fs.String("operator", "auto", "kernel operator: auto (planned from n, d, s, --tol and --memory), float64, float32 (half storage) or matrix-free")
+	f.memory = fs.String("memory", "", "memory budget of the fit, e.g. 8GiB or 512MiB: the planner's and Go's heap limit; a forced --operator that does not fit is refused (default: total memory less 10% and 512 MiB)")
+	f.products = fs.String("products", "float64", "arithmetic of the kernel's inner products for the float32 and matrix-free operators: float64 or float32 (sgemm, each entry within a stated bound; the float32 operator then also multiplies blocks of more than six vectors in float32)")
+	f.fitInverse = fs.Bool("fit-inverse", false, "fit: also learn the pre-image map (kernel ridge regression from scores to inputs, scikit-learn's fit_inverse_transform), saved with --save for transform --inverse")
+	f.alpha = fs.Float64("alpha", 1, "--fit-inverse: the ridge α of the pre-image map (scikit-learn's alpha)")
+	f.inverse = fs.Bool("inverse", false, "transform --model: --input holds scores; write their pre-images in input space (the model must have been fitted with --fit-inverse)")
+	f.plotOut = fs.String("plot", "", "fit: draw the first two components (coloured by the label column when there is one) to FILE.png (or .svg, .pdf)")
+	f.check = fs.Bool("check", false, "after the fit, measure every pair's residual ‖K v − λ v‖ against the exact float64 kernel (one more pass, about a Gram build)")
+	f.delimiter = fs.String("delimiter", "", "CSV field separator: a character, tab or space (default: comma; tab for .tsv files)")
+	f.labelColumn = fs.Int("label-column", 0, "a CSV column of labels to leave out of the features: 1 the first, -1 the last (0: none)")
+	f.columns = fs.String("columns", "", "the feature columns, comma-separated: numbers (1 the first, -1 the last) or header names; other columns are not read (default: every column but the label)")
+	f.save = fs.String("save", "", "fit: write the fitted model to this file (a NumPy .npz archive; kdual kpca transform --model reads it)")
+	f.modelPath = fs.String("model", "", "transform: the model file written by fit --save; --input is then the new data to project")
+	f.quiet = fs.Bool("quiet", false, "nothing on stderr but errors: no progress line (otherwise shown when stderr is a terminal and the fit takes over 2 s), no line on what was read or planned")
+	f.approxName = fs.String("approx", "", "approximate the kernel: nystrom (with --landmarks) or rff (random Fourier features, gaussian kernel, with --features); memory O(n·m), never n×n")
+	f.landmarks = fs.Int("landmarks", 0, "--approx nystrom: the most landmarks m (default min(1000, n))")
+	f.sampler = fs.String("sampler", "rpcholesky", "--approx nystrom: how landmarks are chosen, rpcholesky or uniform")
+	f.traceTol = fs.Float64("trace-tol", 0, "--approx nystrom: stop adding landmarks once the relative trace error tr(K − K̂)/tr(K) is at most this (0: use all m)")
+	f.features = fs.Int("features", 0, "--approx rff: the random features (default 1000)")
+	f.approxPrec = fs.String("approx-precision", "float64", "--approx nystrom: float32 computes kernel rows by sgemm on a float32 copy of the data and stores the features in float32 (half the memory, about twice the rate; entries rounded to float32), float64 otherwise")
+	f.mpiTimeout = fs.Duration("mpi-timeout", 0, "with --mpi: end the job when a rank waits longer than this in one collective (a rank stopped or hung); 0: max(5m, 10 s per 10⁹·n²·d/ranks multiply-adds)")
+	f.useMPI = fs.Bool("mpi", false, "run across the ranks of mpirun (rows split by rank; --operator auto, float64, float32 or matrix-free, planned per rank; --solver auto, block, lanczos or lbfgs); only rank 0 writes")
+	return fs, f
+}
