@@ -90,9 +90,8 @@ type Nystrom struct {
 	TraceTol float64
 	// Block is the candidates per round; 0 means min(Rank, 256). Refused
 	// candidates cost little (their kernel rows are never formed), and
-	// larger rounds run OpenBLAS at a better rate: Fashion-MNIST
-	// n = 20 000, m = 1000, float32, medians of 5 fits in two series:
-	// Block 128 0.73/0.70 s, 192 0.70/0.68, 256 0.70/0.69, 320 0.68/0.66.
+	// larger rounds run OpenBLAS at a better rate, up to about this size
+	// (docs/measurements.md).
 	Block int
 	// Cutoff is the relative residual below which a candidate is refused;
 	// 0 means 1e-12.

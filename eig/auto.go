@@ -12,12 +12,10 @@ import "fmt"
 //     eigenvalue than there are and still pass its residual test (Lanczos
 //     returned 4 of 12 copies on TestAutoFindsRepeatedEigenvalues' matrix;
 //     ARPACK behaves the same). A block of b vectors finds every copy of an
-//     eigenvalue repeated up to b times, so Auto takes blocks. On the
-//     Fashion-MNIST kernels at n = 7000 and 20 000 block Krylov also needed
-//     about a third of Lanczos's passes (21 against 63), and its end-to-end
-//     time was no worse than Lanczos's on the AMD machine; name Lanczos
-//     where a single-vector pass is much cheaper and multiplicities are
-//     known not to matter.
+//     eigenvalue repeated up to b times, so Auto takes blocks; it also
+//     needs about a third of Lanczos's passes (docs/measurements.md). Name
+//     Lanczos where a single-vector pass is much cheaper and multiplicities
+//     are known not to matter.
 //
 // The rule is fixed (no timing), so runs are repeatable. Tol and Seed are
 // passed on to the iterative solver. The zero value is ready.

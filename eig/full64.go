@@ -20,14 +20,9 @@ import (
 // Not safe for concurrent use.
 //
 // It is the float64 layout NewKernelOperator uses when pages are 4 KB
-// (float64Layout): on the development machine (2-core virtual machine,
-// Fashion-MNIST, Gaussian kernel, Lanczos, k = 20, huge pages off) it fit
-// n = 20 000 in 9.9 s (kernel 5.4–5.7 s, 63 passes in 3.7–4.1 s) where the
-// tiles took 13.7–16.6 s (kernel 6.7–7.4 s, passes 6.9–9.1 s); at
-// n = 7000 (randn, d = 256, Laplace, alternated) its 41 and 140 Lanczos
-// passes took 0.33–0.42 and 1.24–1.35 s against the tiles' 0.48–0.61 and
-// 1.90–2.14 s: OpenBLAS's dsymv against the tile kernel, which shares the
-// cores with OpenBLAS's idle threads.
+// (float64Layout): its Gram is written in place and its one-vector passes
+// are OpenBLAS's dsymv, both faster than the tiles' there
+// (docs/measurements.md).
 type Float64Full struct {
 	mem *bigmem.Float64s
 	d   Dense
@@ -35,9 +30,8 @@ type Float64Full struct {
 
 // newFloat64Full computes the upper triangle of the kernel matrix of x in
 // place, its pages made resident first (populateUpper) rather than faulted
-// in one by one inside dgemm: at n = 20 000 (Fashion-MNIST, Gaussian) the
-// kernel took 5.19, 5.84, 5.65 s against 5.60, 5.91, 5.83 s (alternated
-// runs); no difference at n = 7000. The lower triangle stays untouched.
+// in one by one inside dgemm (docs/measurements.md). The lower triangle
+// stays untouched.
 func newFloat64Full(src *gram.Source, o gram.GramOptions) (*Float64Full, error) {
 	n, _ := src.Dims()
 	mem, err := bigmem.NewFloat64s(n * n)

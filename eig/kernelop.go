@@ -44,9 +44,8 @@ func NewCentered(op Operator) (*Centered, error) {
 // NewCenteredDeferred wraps op as NewCentered does, without a pass of its
 // own: the first Apply multiplies A by the centred block and the vector
 // 1/n together, one column more, and keeps A·1/n as the row means. For an
-// operator whose pass costs a kernel build (KernelOp: 87 s at n = 100 000
-// here) this saves one pass; Centering called before any Apply runs the
-// pass then.
+// operator whose pass costs a kernel build (KernelOp) this saves one
+// pass; Centering called before any Apply runs the pass then.
 func NewCenteredDeferred(op Operator) (*Centered, error) {
 	if op == nil || op.Dim() < 1 {
 		return nil, fmt.Errorf("eig: NewCentered: empty operator: %w", status.ErrInvalid)

@@ -57,9 +57,8 @@ func (l Lanczos) Solve(op Operator, k int) (*Result, error) {
 // (θ, V s) is ‖R·s_last‖ where s_last holds the last b entries of s; the
 // test is the one of Lanczos.
 type BlockKrylov struct {
-	// Block is b; 0 means 8 (capped at n). Measured on the n = 7000
-	// Fashion-MNIST Gaussian kernel, k = 20, tol 1e-8: b = 4, 8, 12 and 16
-	// all took 0.75–0.86 s against 1.6 s for Lanczos.
+	// Block is b; 0 means 8 (capped at n): block widths 4 to 16 were all
+	// about twice Lanczos's speed (docs/measurements.md).
 	Block int
 	// NCV is the basis size m (rounded up to a multiple of b); 0 means
 	// max(3k + b, 4b). When m ≥ n the problem is solved densely.

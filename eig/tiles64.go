@@ -16,8 +16,8 @@ import (
 // be resident in both triangles (huge pages) or its address space is too
 // large (see float64Layout): the tiles are computed by small chunks that
 // stay in cache, where a full n×n Gram written in place with huge pages
-// spent half its time in page faults (n = 20 000: 7.3–8.6 s against
-// 11.4–14.4 s). Not safe for concurrent use.
+// spends much of its time in page faults (docs/measurements.md). Not safe for
+// concurrent use.
 type Float64Tiles struct {
 	s *gram.SymTiles64
 	v vecBufs

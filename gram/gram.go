@@ -16,20 +16,15 @@ import (
 )
 
 // gramPanelRows is the height of the row panels of the float64 Gram
-// (dsyrk on the diagonal block, so nothing is computed twice): at
-// n = 7000, d = 784 panels of 512 rows were faster than 256 and as fast as
-// 1024 on the 2-core development machine.
+// (dsyrk on the diagonal block, so nothing is computed twice): the
+// smallest height as fast as larger ones (docs/measurements.md).
 const gramPanelRows = 512
 
 // gramChunkRows × gramChunkCols is the size of the chunks of the tiled
-// Gram builds (gramBand): whole tiles, as many as fit. Larger chunks give
-// OpenBLAS larger dgemm calls: with 256-row tiles, 256 × 2048 products ran
-// at 58 GFLOP/s here (n = 60 000, d = 784), 512 × 2048 at 72–81; a
-// float32 Gram of Fashion-MNIST took 6.51–6.64 s at n = 20 000 with
-// 512 × 2048 chunks against 5.58–5.86 s with 1024 × 4096 (2048 × 4096 and
-// 1024 × 8192: 5.3–5.7 s, within the noise), and 1.04–1.08 against
-// 0.92–0.98 s at n = 7000 (three alternated runs each). Two chunks are in
-// flight: 64 MB. (Variables only so that tests can make chunks small.)
+// Gram builds (gramBand): whole tiles, as many as fit; larger chunks give
+// OpenBLAS larger, faster dgemm calls, up to this size
+// (docs/measurements.md). Two chunks are in flight: 64 MB. (Variables
+// only so that tests can make chunks small.)
 var gramChunkRows, gramChunkCols = 1024, 4096
 
 // GramMap returns the n×n matrix em(⟨x_i, x_j⟩, ‖x_i‖², ‖x_j‖²) of the

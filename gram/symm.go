@@ -146,13 +146,8 @@ func sumBands(dst *mat.Dense, acc [][]float64, n, nb, rs, cs int) {
 }
 
 // symmTMax and symmTMax32 are the widest blocks tiledSymm multiplies in
-// transposed layout for float64 and float32 storage. Measured at n = 7000
-// here (one product, medians of 25 alternated calls): float64 full
-// storage b = 1, 2, 3 11.2, 11.4, 14.7 ms against 22.3, 17.3, 18.3 with
-// the row-major kernel, b = 4 and 6 even, b = 8 35 against 28 ms; float32
-// tiles b = 1, 2, 3, 4, 6 7.3, 9.6, 11.9, 14.0, 18.4 ms against 16.8,
-// 18.3, 17.7, 19.8, 24.0, b = 8 and 16 even. (Measured before the transposed
-// kernel's argument check stopped allocating a block per call.)
+// transposed layout for float64 and float32 storage: up to them the
+// transposed kernel is faster than the row-major one (docs/measurements.md).
 const (
 	symmTMax   = 4
 	symmTMax32 = 6

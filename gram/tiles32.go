@@ -46,9 +46,7 @@ type SymTiles32 struct {
 	// columns in float32 arithmetic (native.TileRowSymmS32): each entry of
 	// the product is then within BlockRel·(|A|·|x|) of the stored matrix
 	// times x, where float64 arithmetic adds nothing comparable. It
-	// halves the vector work per stored entry: a pass of 8 columns over
-	// float32 tiles, n = 20 480, took 0.12–0.15 s against 0.17–0.21 s in
-	// float64 arithmetic (three alternated runs here). GramTiles32 sets it
+	// halves the vector work per stored entry (docs/measurements.md). GramTiles32 sets it
 	// when the inner products were float32 (GramOptions.Products): the
 	// caller has accepted float32 arithmetic, whose entry bound (EntryRel,
 	// about 1e-4 on Fashion-MNIST) is far above BlockRel; or when asked

@@ -11,11 +11,9 @@ import (
 )
 
 // TileSize64 is the tile side of a whole float64 kernel matrix in one
-// process: 512×512 float64 tiles (2 MB each). Measured against 256 on the
-// 2-core development machine (Fashion-MNIST, Gaussian kernel, 4 alternated
-// builds, medians): n = 7000 Gram 0.78 s vs 0.88 s, one-vector product
-// 14.1 vs 16.9 ms, 8-vector block 33.1 vs 34.1 ms; n = 20 000 Gram 9.7 vs
-// 11.0 s, 92 vs 108 ms, 181 vs 298 ms. (Float32 tiles keep TileSize.)
+// process: 512×512 float64 tiles (2 MB each), faster than 256 for the
+// build and the products (docs/measurements.md). (Float32 tiles keep
+// TileSize.)
 // Small matrices keep TileSize (see TileSide64For): padding n up to a
 // multiple of 512 would multiply their work.
 const TileSize64 = 512

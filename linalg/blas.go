@@ -165,9 +165,8 @@ func DenseOf(a mat.Matrix) *mat.Dense {
 
 // CopyDense returns a copy of a (contiguous rows), written by parallel
 // blocks of rows: a fresh buffer's first touch costs a page fault per
-// 4 KB, and at 44 MB (7000 Fashion-MNIST images) one core took 37–43 ms
-// for them here, mat.DenseCopyOf's single loop as long. nil for nil or
-// empty a.
+// 4 KB, which one core pays as slowly as mat.DenseCopyOf's single loop
+// (docs/measurements.md). nil for nil or empty a.
 func CopyDense(a *mat.Dense) *mat.Dense {
 	if a == nil || a.IsEmpty() {
 		return nil

@@ -251,11 +251,8 @@ func MulT32(ft *Dense32, w *mat.Dense, mean []float64) (*mat.Dense, error) {
 // of the stored Fᵀ, k·mt32Points float32s, stay in L2 while every vector
 // of the block passes over them), mt32Cols columns of Fᵀ per sweep in
 // MulTVec32 (the block of X in transposed layout, b·mt32Cols float64s,
-// stays in L2 while the rows stream past it).
-// Measured on the development machine (k = 1000, n = 20 000; s = 1, 8,
-// 20 vectors): MulT32 12, 16, 31 ms and MulTVec32 6, 10, 27 ms, where
-// widening blocks of 8192 points to float64 for OpenBLAS dgemm took 55, 59,
-// 72 ms and 45, 52, 66 ms.
+// stays in L2 while the rows stream past it). Both beat widening blocks
+// to float64 for OpenBLAS dgemm several times (docs/measurements.md).
 const mt32Points, mt32Cols = 64, 4096
 
 // MulT32Into is MulT32 into dst (n×s); the shapes are the caller's to

@@ -28,9 +28,8 @@ var hasAVX512 = C.kd_has_avx512() != 0
 //
 // Why it exists: Debian's OpenBLAS 0.3.21 does not recognise every recent
 // processor and then falls back to its SSE3 "Prescott" kernels (see
-// CoreName). On such a machine this kernel computed the 7000×7000 upper
-// triangle of X·Xᵀ (d = 784) at about 25 GFLOP/s per core against about
-// 8 for OpenBLAS's dsyrk.
+// CoreName); there this kernel is several times faster than OpenBLAS's
+// dsyrk (docs/measurements.md).
 func HasDotKernel() bool { return hasAVX512 }
 
 // DotNT sets out[i·ldo + j] = Σ_k a[i·lda + k]·b[j·ldb + k] for i < m,

@@ -87,9 +87,9 @@ KD_TSYMV(KD_BASE, kd_tsymv64_base, KD_LOAD4_F64, double, 7)
 // form) adds a row of tiles: tile j (j < tiles) starts at a + j·step, is
 // t columns wide (the last one last) and meets X_J and Y_J at row j·t;
 // only the first tile can be on the diagonal. One call serves a whole row
-// of tiles: a call per tile from parallel goroutines ran 25–35 % slower
-// here (the Go scheduler wakes a spinning thread whenever a long C call
-// holds a processor).
+// of tiles: a call per tile from parallel goroutines was slower (the Go
+// scheduler wakes a spinning thread whenever a long C call holds a
+// processor) (docs/measurements.md).
 #define KD_TSYMM(ATTR, NAME, T)                                                      \
 ATTR static void NAME##_tile(int m, int n, const T *a, int lda, int bp,              \
                              const double *xi, const double *xj, double *yi,         \
@@ -414,9 +414,8 @@ void kd_tsymmt(int avx2, int f32, int m, int t, int tiles, int last, const void 
 // bp, a multiple of 8), Y in float64. It is KD_TSYMM's loop (four rows of
 // the tile against one column and eight columns of X, the row sums in
 // registers) with half the vector instructions per entry and no
-// conversion of the tile's entries: 1.4–1.6 times as fast in a C loop over
-// the tiles of n = 20 480 on two threads here (b = 8 and 32), 63–68
-// against 39–42 GFLOP/s at best. Rounding is kept to short chains: a row's sum
+// conversion of the tile's entries, so faster (docs/measurements.md). Rounding is kept
+// to short chains: a row's sum
 // goes into Y after at most KD_SCHUNK columns, and the column sums Y_J
 // collect in ys (float32, n·bp entries, the caller's) for at most
 // KD_SCHUNK rows before they are added into Y_J in float64 — every float32
@@ -542,8 +541,7 @@ ATTR void NAME(int m, int t, int tiles, int last, const float *a, long step, int
     }                                                                                \
 }
 
-// The loops are unrolled (GCC's unroll-loops): 69 → 76 GFLOP/s in a C
-// loop over tiles on two threads here (n = 20 480, b = 8).
+// The loops are unrolled (GCC's unroll-loops), which was faster (docs/measurements.md).
 #define KD_UNROLL __attribute__((optimize("unroll-loops")))
 KD_TSYMMS(KD_AVX2 KD_UNROLL, kd_tsymms_avx2)
 KD_TSYMMS(KD_BASE KD_UNROLL, kd_tsymms_base)

@@ -37,42 +37,26 @@ func Detect() Facts {
 }
 
 // Rules returns the default paths on the facts f. Each rule's reason,
-// recorded in Reasons and printed by `kdual info`, carries the
-// measurement behind it (docs/paths.md has the tables; every one was taken
-// on the alternatives in one process, best of several alternated runs):
+// with the measurement behind it, is recorded in Reasons (printed by
+// `kdual info`; docs/paths.md has the tables and their machines):
 //
 //   - InnerNative where the processor has AVX-512 F and FMA (native.DotNT
-//     needs them). A 512×512 product of depth 256 took 2.73 / 1.82 /
-//     1.84 / 2.59 ms by DotNT against 4.34 / 2.27 / 1.75 / 3.41 ms by
-//     dgemm on OpenBLAS 0.3.21's Prescott / Haswell / SkylakeX /
-//     Cooperlake cores of a Xeon (Emerald Rapids, 2 cores): never more
-//     than 5 % behind, up to 1.6× ahead.
-//   - MapNative always: 128×512 Gaussian entries in 0.18–0.20 ms against
-//     0.96–1.05 ms by math.Exp, on every core above (the native map has an
-//     SSE2 build for processors without AVX2).
-//   - Grid always: a 256×512 product of depth 784 by sgemm and widening
-//     took 6.2 / 8.7 / 7.0 / 7.1 ms against dgemm's 11.9 / 26.3 / 14.6 /
-//     10.4 ms on the same four cores; sgemm runs at about twice dgemm's
-//     rate on every OpenBLAS core.
-//   - Int8 where the processor has AVX-512 VNNI (and BW): 48 kernel rows
-//     against 1024 points of depth 784 in 0.31–0.40 ms against 0.94–10.6
-//     ms by sgemm and the map.
-//   - SymmNative always: blocks of 8 columns with a 3072² matrix in
-//     2.7–7.0 ms by the tile kernel against 10.5–19.8 ms by dsymm.
-//   - SingleBlocks where the processor has AVX2: the same product on
-//     float32 tiles in float32 arithmetic took 1.6–2.6 ms against 2.3–8.2
-//     ms for the faster float64 product; the SSE2 build's float32 kernel
-//     was never measured faster, so it is not used for speed there.
-//   - WideSymm and WideSingle where the processor has AVX-512 F, VL and
-//     DQ: 0.26–0.28 against 0.42–0.44 ms (float64 blocks) and 0.19–0.20
-//     against 0.24–0.25 ms (float32 blocks) on the Xeon, and 2.0× and 1.6×
-//     on a Zen 5; WideSymv never: the one-vector kernel took 0.14–0.15 ms
-//     in AVX-512 against 0.12–0.13 ms in AVX2.
+//     needs them): never measured more than 5 % behind dgemm, often ahead;
+//   - MapNative always: the vectorised exponential is several times
+//     math.Exp's rate on every core (it has an SSE2 build too);
+//   - Grid always: sgemm runs at about twice dgemm's rate on every
+//     OpenBLAS core, and on a grid its products are exact;
+//   - Int8 where the processor has AVX-512 VNNI (and BW): integer kernel
+//     rows beat sgemm and the map;
+//   - SymmNative always: the tile kernel reads one triangle once and beats
+//     dsymm on blocks;
+//   - SingleBlocks where the processor has AVX2: float32 block arithmetic
+//     beats the float64 product there (the SSE2 build never did);
+//   - WideSymm and WideSingle where the processor has AVX-512 F, VL and DQ
+//     (faster than AVX2 there); WideSymv never (its AVX-512 form was not);
 //   - HugePages never by default: where the hypervisor takes free memory
-//     back (free page reporting of 2 MB blocks) a huge page comes back
-//     cold, and a float64 Gram of n = 20 000 spent 10.7–11.5 s in the
-//     kernel with huge pages against 3.4 s without; elsewhere only a tuned
-//     profile (which measures the first touch both ways) turns them on.
+//     back, huge pages come back cold and slow a Gram build several times;
+//     only a tuned profile (which measures the first touch) turns them on.
 func Rules(f Facts) Paths {
 	c := f.CPU
 	avx512 := c.AVX512F && c.AVX2

@@ -71,11 +71,9 @@ const madvPopulateWrite = 23
 // than one page fault at a time at first touch. It is for buffers that will
 // be written whole (it costs the memory of every page at once); it reports
 // whether the kernel did it (false where it lacks the advice, and the
-// pages then come at first touch as before). On the development machine,
-// a virtual machine whose fresh pages are slow, a float32 tiled Gram of
-// n = 30 000 (1.8 GB of tiles, float32 inner products) took 7.37–7.85 s
-// with its tiles populated against 7.96–10.16 s faulted in by the Gram's
-// narrowing (three alternated runs), where the faults competed with sgemm.
+// pages then come at first touch as before). It pays where fresh pages
+// are slow and their faults would compete with the products that write
+// them (docs/measurements.md).
 func (f *Slice[T]) Populate() bool {
 	if f == nil || f.mem == nil || len(*f.mem) == 0 {
 		return false

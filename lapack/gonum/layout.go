@@ -13,9 +13,8 @@ import (
 // transposed view with the algebraically equivalent Fortran routine, or
 // copies into a column-major buffer and back (see the package comment).
 
-// tile is the block edge of the transposes: 64×64 float64 blocks, measured
-// fastest among 16, 32 and 64 (n = 2000, in place: 4.0 ms with two workers,
-// 9.5 ms for one worker with 32×32 blocks).
+// tile is the block edge of the transposes: 64×64 float64 blocks, the
+// fastest of 16, 32 and 64 (docs/measurements.md).
 const tile = 64
 
 // parallelFrom is the element count from which the transposes split their

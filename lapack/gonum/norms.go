@@ -48,8 +48,8 @@ func (Implementation) Dlange(norm lapack.MatrixNorm, m, n int, a []float64, lda 
 }
 
 // langeParallelFrom is the entry count from which Dlange sums in parallel:
-// dlange is one pass on one thread (3.7 ms for the 1-norm at n = 2000 here,
-// inside every mat.LU), where two goroutines share the memory bandwidth.
+// dlange is one pass on one thread (inside every mat.LU), where two
+// goroutines share the memory bandwidth (docs/measurements.md).
 const langeParallelFrom = 1 << 18
 
 // langeParallel is Dlange's largest entry, largest column sum or largest

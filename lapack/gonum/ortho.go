@@ -55,9 +55,8 @@ func (impl Implementation) Dgeqrf(m, n int, a []float64, lda int, tau, work []fl
 
 // squareQR is the order from which a square QR factorisation, and forming
 // its Q, transposes A in place and runs dgeqrf (dorgqr) rather than dgelqf
-// (dorglq) on the view: OpenBLAS's LQ routines were ~20% slower than its QR
-// ones at n = 2000 on the development machine (docs/lapack.md), more than the two
-// in-place transposes (~10 ms each at n = 2000) cost.
+// (dorglq) on the view: OpenBLAS's LQ routines are slower than its QR ones
+// by more than the two in-place transposes cost (docs/measurements.md).
 const squareQR = 256
 
 // Dgelqf computes the LQ factorisation of the m×n matrix A: dgeqrf on the

@@ -343,12 +343,8 @@ func (k *KPCA) transformApprox(x *mat.Dense) (*mat.Dense, error) {
 }
 
 // Lanczos takes the small problem when it has at least lanczosMin rows and
-// s ≤ rows/lanczosFraction. Measured (2 cores, OpenBLAS, top 20 of a
-// 1000×1000 positive semi-definite matrix with eigenvalues decaying as
-// i^−1.6): LAPACK's dsyevr 2.4, 4.9, 8.2, 33 and 186 ms at 200, 300, 500,
-// 1000 and 2000 rows against Lanczos (tol 1e-10) 1.8, 1.8, 2.2, 5.8 and
-// 17 ms; on F_cᵀF_c of Fashion-MNIST n = 20 000, m = 1000 (in-process
-// timers inside a fit) 39–41 ms against 6–8 ms. LAPACK stays the choice for small matrices and for many
+// s ≤ rows/lanczosFraction, where it beats LAPACK's dsyevr several times
+// (docs/measurements.md); LAPACK stays the choice for small matrices and for many
 // eigenpairs, where Lanczos's basis grows with s.
 var lanczosMin, lanczosFraction = 500, 10
 
