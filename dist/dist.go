@@ -197,31 +197,27 @@ func NewKernelOperatorWith(x *mat.Dense, k kernel.Kernel, kind eig.OperatorKind,
 	}
 	op := &Operator{layout: l, rank: mpi.Rank(), kind: kind}
 	lo, hi := l.Rows(op.rank)
+	// The rows read once (gram.Prepare), as the operator's kind needs them;
+	// the band is built from the prepared source.
+	_, d := x.Dims()
+	src, err := kernel.Prepare(x, k, eig.SourceOptions(kind, o), kind == eig.OperatorMatrixFree && !k.ElementMap(d).Shifted())
+	if err != nil {
+		return nil, err
+	}
 	switch kind {
 	case eig.OperatorFloat64:
-		if err := k.Check(); err != nil {
-			return nil, err
-		}
-		_, d := x.Dims()
 		t := eig.TileSide64(n, p)
-		o.Products = gram.ProductsFloat64 // exact storage: the products too
-		if op.band, err = gram.GramTiles64Band(x, k.ElementMap(d), o, t, lo/t, (hi+t-1)/t); err != nil {
+		if op.band, err = src.Tiles64Band(eig.SourceOptions(kind, o), t, lo/t, (hi+t-1)/t); err != nil {
 			return nil, err
 		}
 	case eig.OperatorFloat32:
 		t := gram.TileSize
-		if op.tiles, err = kernel.GramTiles32Band(x, k, o, lo/t, (hi+t-1)/t); err != nil {
+		if op.tiles, err = src.Tiles32Band(o, lo/t, (hi+t-1)/t); err != nil {
 			return nil, err
 		}
 		op.band = op.tiles
 	case eig.OperatorMatrixFree:
-		rows, err := kernel.Rows(x, k, o)
-		if err != nil {
-			return nil, err
-		}
-		op.band = &freeBand{rows: rows, lo: lo, hi: hi}
-	default:
-		return nil, fmt.Errorf("dist: operator kind %d: %w", kind, status.ErrInvalid)
+		op.band = &freeBand{rows: src.Rows(o), lo: lo, hi: hi}
 	}
 	op.center = center
 	if center && kind != eig.OperatorMatrixFree {
