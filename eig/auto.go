@@ -3,9 +3,10 @@ package eig
 import "fmt"
 
 // Auto picks a solver by this rule, with n = op.Dim():
-//   - n ≤ 600, or k > n/5: DenseSolver (LAPACK is faster than any
-//     iteration at these sizes, or when a large part of the spectrum is
-//     wanted);
+//   - n ≤ 600, or k > n/5: DenseSolver (LAPACK is safe for any symmetric
+//     matrix at these sizes, or when a large part of the spectrum is
+//     wanted; the planner pairs kernel matrices from 200 rows with block
+//     Krylov instead, see PlanOperator);
 //   - otherwise BlockKrylov with blocks of 8. Multiplicities are possible
 //     in any kernel matrix (duplicated points, symmetric data), and a
 //     single-vector Krylov method can return fewer copies of a repeated
@@ -26,11 +27,14 @@ type Auto struct {
 
 // Choose returns the solver the rule picks for an n×n operator and k pairs.
 func (a Auto) Choose(n, k int) Solver {
-	if n <= 600 || 5*k > n {
+	if n <= autoDenseMax || 5*k > n {
 		return DenseSolver{}
 	}
 	return BlockKrylov{Block: autoBlock, Tol: a.Tol, Seed: a.Seed}
 }
+
+// autoDenseMax is the largest n Auto gives to LAPACK whatever k.
+const autoDenseMax = 600
 
 // autoBlock is Auto's block size: it finds every copy of an eigenvalue
 // repeated up to 8 times.
@@ -54,10 +58,10 @@ func (a Auto) Resolve(op Operator, k int) (Solver, string) {
 		return BlockKrylov{Block: autoBlock, Tol: a.Tol, Seed: a.Seed}, "rows split across processes: block Krylov in blocks of 8"
 	}
 	switch {
-	case n <= 600:
-		return a.Choose(n, k), fmt.Sprintf("n = %d ≤ 600: dense LAPACK", n)
+	case n <= autoDenseMax:
+		return a.Choose(n, k), fmt.Sprintf("n = %d ≤ %d: dense LAPACK", n, autoDenseMax)
 	case 5*k > n:
 		return a.Choose(n, k), fmt.Sprintf("k = %d > n/5 = %d: dense LAPACK", k, n/5)
 	}
-	return a.Choose(n, k), fmt.Sprintf("n = %d > 600 and k = %d ≤ n/5: block Krylov in blocks of 8", n, k)
+	return a.Choose(n, k), fmt.Sprintf("n = %d > %d and k = %d ≤ n/5: block Krylov in blocks of 8", n, autoDenseMax, k)
 }

@@ -95,11 +95,13 @@ type PlanInput struct {
 // Plan is the planner's choice.
 type Plan struct {
 	Operator OperatorKind
-	// Solver for the operator: eig.Auto on stored matrices (its rule
-	// picks Lanczos or block Krylov); block Krylov with blocks of
-	// max(3k, 32) matrix-free, where a pass costs a Gram build whatever its
-	// width, so wide blocks take fewer passes (docs/operators.md). nil when
-	// the dense solver is asked.
+	// Solver for the operator: on stored matrices block Krylov in blocks
+	// of 8 from 200 rows when k ≤ n/5 (kernel matrices: several times
+	// LAPACK's speed from 500 rows, docs/measurements.md), eig.Auto
+	// otherwise (LAPACK); block Krylov with blocks of max(3k, 32)
+	// matrix-free, where a pass costs a Gram build whatever its width, so
+	// wide blocks take fewer passes (docs/operators.md). nil when the
+	// dense solver is asked.
 	Solver Solver
 	// Bytes is the memory the operator and the solver's basis need;
 	// Budget the budget it was planned against.
@@ -215,7 +217,10 @@ func PlanOperator(in PlanInput) (Plan, error) {
 	bfree := memMatrixFree(in.N, in.D, freeBasis)
 	bound32 := Float32Unit * math.Sqrt(float64(in.N))
 	p := Plan{Budget: budget}
-	stock := Auto{Tol: in.Tol}
+	var stock Solver = Auto{Tol: in.Tol}
+	if in.N > planDenseMax && 5*in.K <= in.N {
+		stock = BlockKrylov{Tol: in.Tol, Block: autoBlock}
+	}
 	free := BlockKrylov{Tol: in.Tol, Block: freeBlock}
 	if err := forcedFits(in, map[OperatorKind]int64{OperatorFloat64: b64, OperatorFloat32: b32, OperatorMatrixFree: bfree}, budget, source); err != nil {
 		return Plan{}, err
@@ -384,6 +389,10 @@ func forcedFits(in PlanInput, sizes map[OperatorKind]int64, budget int64, source
 	return fmt.Errorf("eig: PlanOperator: the %v operator asked for needs %s, over the budget of %s %s; %s: %w",
 		in.Want, bigmem.Size(need), bigmem.Size(budget), source, what, status.ErrInvalid)
 }
+
+// planDenseMax is the largest n for which the planner leaves a stored
+// kernel matrix to eig.Auto (LAPACK); from there it pairs block Krylov.
+const planDenseMax = 200
 
 // planRanks is PlanOperator for the rows split over in.Ranks ranks, by
 // the single-process rule applied to one rank's share (the largest

@@ -181,6 +181,8 @@ func TestInvariantSubspace(t *testing.T) {
 
 func TestAutoRule(t *testing.T) {
 	require.IsType(t, DenseSolver{}, Auto{}.Choose(600, 5))
+	require.IsType(t, BlockKrylov{}, Auto{}.Choose(601, 5))
+	require.IsType(t, DenseSolver{}, Auto{}.Choose(700, 141))
 	require.IsType(t, DenseSolver{}, Auto{}.Choose(5000, 1001))
 	require.IsType(t, BlockKrylov{}, Auto{}.Choose(5000, 20))
 }

@@ -121,9 +121,14 @@ func newGrid(lo, hi []float64, n, d int, row func(i int) []float64) *grid {
 	// rounding), refined on the widest column as its range over the
 	// number of steps it spans.
 	step := math.Inf(1)
+	noise := make([]float64, d)
+	for j := range noise {
+		noise[j] = 1e-9 * (hi[j] - lo[j])
+	}
+	lo, noise = lo[:d], noise[:d]
 	for i := 0; i < min(n, gridSample); i++ {
 		for j, v := range row(i)[:d] {
-			if off := v - lo[j]; off > 1e-9*(hi[j]-lo[j]) && off < step {
+			if off := v - lo[j]; off > noise[j] && off < step {
 				step = off
 			}
 		}
@@ -159,6 +164,8 @@ func (g *grid) snapAll(n, d int, rowOf func(i int) []float64, workers int) (*gri
 	norms := make([]float64, n)
 	var off atomic.Bool
 	inv := 1 / step
+	lo, mid := g.lo[:d], g.mid[:d]
+	tol = tol[:d]
 	par.For(workers, n, nil, func(i0, i1 int) {
 		for i := i0; i < i1 && !off.Load(); i++ {
 			row := rowOf(i)[:d]
@@ -166,14 +173,15 @@ func (g *grid) snapAll(n, d int, rowOf func(i int) []float64, workers int) (*gri
 			var sq int64
 			for j, v := range row {
 				// The nearest level (a tie either way: the check below
-				// decides). Floor is one instruction, Round is not.
-				r := v - g.lo[j]
-				k := math.Floor(r*inv + 0.5)
-				if !(math.Abs(r-k*step) <= tol[j]) {
+				// decides): r ≥ 0 (lo is the column's minimum), so the
+				// conversion's truncation is the floor of r/step + ½.
+				r := v - lo[j]
+				k := int64(r*inv + 0.5)
+				if e := r - float64(k)*step; !(e <= tol[j] && e >= -tol[j]) {
 					off.Store(true)
 					return
 				}
-				kk := int64(k) - int64(g.mid[j])
+				kk := k - int64(mid[j])
 				dst[j] = float32(kk)
 				sq += kk * kk
 			}

@@ -314,7 +314,7 @@ func TestSymmetricDiagTile(t *testing.T) {
 
 // GridAuto takes the grid exactly when the paths in force say so.
 func TestGridAutoFollowsPaths(t *testing.T) {
-	x := pixelData(pixelInts(3, 200, 10), 200, 10, false)
+	x := pixelData(pixelInts(3, gridMinRows, 10), gridMinRows, 10, false)
 	em := Kernel{Kind: Gaussian, Sigma: 2}.ElementMap(10)
 	kr, err := NewKernelRows(x, em, GramOptions{})
 	require.NoError(t, err)

@@ -10,6 +10,12 @@ import (
 	"github.com/kdual/kdual/internal/par"
 )
 
+// gridMinRows is the fewest rows for which Prepare looks for an integer
+// grid (GridAuto): snapping costs a pass over the data, and the float32
+// products it buys save part of the Gram's n²d/2 multiply-adds; below
+// about 250 rows the pass costs more than it saves (docs/measurements.md).
+const gridMinRows = 256
+
 // Data is what Prepare reads: r rows of c float64s, row i returned by
 // RawRowView (len c, not modified). *mat.Dense is one.
 type Data interface {
@@ -71,7 +77,7 @@ func Prepare(x Data, em ElementMap, o GramOptions, keepCopy bool) (*Source, erro
 	if keepCopy {
 		cp = make([]float64, n*d)
 	}
-	grid := em.distance() && o.gridWanted() && o.gridFaster()
+	grid := em.distance() && o.gridWanted() && o.gridFaster() && (n >= gridMinRows || o.Grid == GridOn)
 	sc, err := scan(x, n, d, o.Workers, cp, grid && cp == nil)
 	if err != nil {
 		return nil, err

@@ -95,7 +95,7 @@ func (k *KPCA) fitOperator(ctx context.Context, op eig.Operator, auto eig.Solver
 			if !distributed {
 				es, why = a.Resolve(op, s)
 			}
-			if b, ok := auto.(eig.BlockKrylov); ok && (distributed || n > 600 && 5*s <= n) {
+			if b, ok := auto.(eig.BlockKrylov); ok {
 				b.Tol, b.Seed = a.Tol, a.Seed
 				es, why = b, fmt.Sprintf("the planner's pairing: block Krylov in blocks of %d", b.Block)
 			}
