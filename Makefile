@@ -260,8 +260,6 @@ mutate-random: build
 	@core=$$($(BIN) info --restarted-core 2>/dev/null); if [ -n "$$core" ]; then export OPENBLAS_CORETYPE=$$core; fi; \
 	$(GO) run ./scripts/mutate -random $(MUTANTS) -seed $(MUTATE_SEED) -pkgs "$(MUTATE_PKGS)"
 
-# The house's size limits (files of 600 lines, functions of 100): what is
-# over them, longest first (a report; -strict makes it fail).
 # The house's size limits: no non-test Go or C file over 600 lines, no
 # non-test function over 100 (scripts/sizes); part of make test.
 sizes:
