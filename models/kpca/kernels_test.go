@@ -1,6 +1,7 @@
 package kpca
 
 import (
+	"context"
 	"math"
 	"sort"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/kdual/kdual/approx"
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/status"
 )
@@ -114,4 +116,41 @@ func TestScikitLearnKernelModelsRoundTrip(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, mat.Equal(want, got), "%v", k.Kind)
 	}
+}
+
+// FitOperator on an operator built outside (eig.NewKernelOperator with the
+// planner's pairing) gives Fit's eigenvalues and scores; the model keeps no
+// training points (Transform refused, TransformGram of kernel rows equal
+// to Fit's Transform), and a nil operator or an indefinite kernel with a
+// PSD-only solver is refused.
+func TestFitOperatorMatchesFit(t *testing.T) {
+	x := gaussData(t, 300, 4, 41)
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}
+	ref := &KPCA{Components: 4, Kernel: k, Solver: Eigen{Solver: eig.BlockKrylov{Tol: 1e-12}}}
+	require.NoError(t, ref.Fit(x))
+	op, err := eig.NewKernelOperator(x, k, eig.OperatorFloat64, true, gram.GramOptions{})
+	require.NoError(t, err)
+	m := &KPCA{Components: 4, Kernel: k, Solver: Eigen{Solver: eig.BlockKrylov{Tol: 1e-12}}}
+	require.NoError(t, m.FitOperator(context.Background(), op, nil))
+	want, _ := ref.Eigenvalues()
+	got, _ := m.Eigenvalues()
+	for i := range want {
+		require.InDelta(t, want[i], got[i], 1e-10*want[0])
+	}
+	ws, _ := ref.Scores()
+	gs, _ := m.Scores()
+	require.True(t, mat.EqualApprox(ws, gs, 1e-8))
+	y := gaussData(t, 5, 4, 42)
+	_, err = m.Transform(y)
+	require.ErrorIs(t, err, status.ErrInvalid)
+	ky, err := kernel.CrossGram(y, x, k)
+	require.NoError(t, err)
+	zg, err := m.TransformGram(ky)
+	require.NoError(t, err)
+	zr, err := ref.Transform(y)
+	require.NoError(t, err)
+	require.True(t, mat.EqualApprox(zr, zg, 1e-8))
+	require.ErrorIs(t, (&KPCA{Components: 2}).FitOperator(context.Background(), nil, nil), status.ErrInvalid)
+	sig := &KPCA{Components: 2, Kernel: kernel.Kernel{Kind: kernel.Sigmoid}, Solver: LBFGS{}}
+	require.ErrorIs(t, sig.FitOperator(context.Background(), op, nil), status.ErrInvalid)
 }
