@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/kdual/kdual/gram"
 )
 
 // The float32 triangle's layout cuts at tile rows, gives every rank one at
@@ -87,6 +89,82 @@ func TestPlanRanks(t *testing.T) {
 		p, err := PlanOperator(PlanInput{N: 3000, D: 10, K: 5, Ranks: 3, Want: want, Budget: 1 << 30})
 		if err != nil || p.Operator != want {
 			t.Errorf("want %v: %+v, %v", want, p, err)
+		}
+	}
+}
+
+// The per-rank bytes of each kind, written out from the plan's
+// documented parts: the largest rank's tiles of the triangle (8 or 4 bytes
+// an entry), the data (n·d float64s, twice matrix-free), the solver's
+// basis on the rank's rows (3k + 8 columns; matrix-free 3k + 2·max(3k, 32)),
+// and the gathered blocks (two of 8 columns; matrix-free three of
+// max(3k, 32) and one kernel panel).
+func TestPlanRanksBytes(t *testing.T) {
+	const n, d, k, p = 3000, 10, 5, 3
+	tileRows := func(l Layout, t, r int) (tiles, rows int) {
+		lo, hi := l.Rows(r)
+		nt := (n + t - 1) / t
+		for I := lo / t; I < (hi+t-1)/t; I++ {
+			tiles += nt - I
+		}
+		return tiles, hi - lo
+	}
+	most := func(t int) (tiles, rows int) {
+		l, err := TriangleLayout(n, p, t)
+		if err != nil {
+			panic(err)
+		}
+		for r := 0; r < p; r++ {
+			a, b := tileRows(l, t, r)
+			tiles, rows = max(tiles, a), max(rows, b)
+		}
+		return tiles, rows
+	}
+	t64 := TileSide64(n, p)
+	tiles64, maxRows := most(t64)
+	tiles32, _ := most(256)
+	data := int64(8 * n * d)
+	basis := int64(8 * maxRows * (3*k + 8))
+	blocks := int64(2 * 8 * n * 8)
+	want := map[OperatorKind]int64{
+		OperatorFloat64: int64(8*tiles64*t64*t64) + data + basis + blocks,
+		OperatorFloat32: int64(4*tiles32*256*256) + data + basis + blocks,
+	}
+	fb := max(3*k, 32)
+	want[OperatorMatrixFree] = 2*data + int64(8*min(maxRows, 512)*min(n, 4096)) + int64(8*maxRows*(3*k+2*fb)) + int64(3*8*n*fb)
+	for kind, bytes := range want {
+		pl, err := PlanOperator(PlanInput{N: n, D: d, K: k, Ranks: p, Want: kind, Budget: 1 << 40})
+		if err != nil || pl.Bytes != bytes {
+			t.Errorf("%v: %d bytes (%v), want %d", kind, pl.Bytes, err, bytes)
+		}
+	}
+}
+
+// The planner pairs stored kernel matrices of more than 200 rows with
+// block Krylov in blocks of 8 (k ≤ n/5), and leaves smaller ones, or many
+// pairs, to eig.Auto; SourceOptions asks float64 products for the float64
+// operator only.
+func TestPlanPairing(t *testing.T) {
+	for _, c := range []struct {
+		n, k  int
+		block bool
+	}{{200, 5, false}, {201, 5, true}, {1000, 200, true}, {1000, 201, false}} {
+		p, err := PlanOperator(PlanInput{N: c.n, D: 10, K: c.k, Want: OperatorFloat64, Tol: 1e-9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, isBlock := p.Solver.(BlockKrylov)
+		if isBlock != c.block || isBlock && (b.Block != 8 || b.Tol != 1e-9) {
+			t.Errorf("n = %d, k = %d: %#v", c.n, c.k, p.Solver)
+		}
+	}
+	o := gram.GramOptions{Products: gram.ProductsFloat32}
+	if SourceOptions(OperatorFloat64, o).Products != gram.ProductsFloat64 {
+		t.Error("the float64 operator's source must have float64 products")
+	}
+	for _, kind := range []OperatorKind{OperatorFloat32, OperatorMatrixFree} {
+		if SourceOptions(kind, o).Products != gram.ProductsFloat32 {
+			t.Errorf("%v: the products asked for must stay", kind)
 		}
 	}
 }

@@ -80,14 +80,6 @@ func (k *KPCA) transformRows(kx *mat.Dense, owned bool) (*mat.Dense, error) {
 	return z, nil
 }
 
-func norm(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v * v
-	}
-	return math.Sqrt(s)
-}
-
 // CheckResiduals measures the fitted eigenpairs against the exact float64
 // kernel of the training data, whatever operator the fit used: with
 // V = scores·Λ^{-1/2} it returns r_i = ‖K_c v_i − λ_i v_i‖ (K_c centred
