@@ -121,18 +121,7 @@ func Prepare(x Data, em ElementMap, o GramOptions, keepCopy bool) (*Source, erro
 		s.shiftBy = shift
 	}
 	if o.Products == ProductsFloat32 && em.Kind != MapExpL1 {
-		s.x32 = make([]float32, n*d)
-		s.build.Narrow(n, d, s.x.Data, s.x.Stride, s.x32, d)
-		// The norms of the rounded rows, which the products see.
-		par.For(o.Workers, n, nil, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				v := 0.0
-				for _, e := range s.x32[i*d : (i+1)*d] {
-					v += float64(e) * float64(e)
-				}
-				s.norms[i] = v
-			}
-		})
+		s.narrow32(o.Workers)
 	}
 	return src, nil
 }

@@ -69,19 +69,26 @@ func newCrossSource(x *mat.Dense, em ElementMap, o GramOptions, shift []float64)
 		s.shiftBy = shift
 	}
 	if o.Products == ProductsFloat32 && em.Kind != MapExpL1 {
-		s.x32 = make([]float32, n*d)
-		s.build.Narrow(n, d, s.x.Data, s.x.Stride, s.x32, d)
-		par.For(o.Workers, n, nil, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				v := 0.0
-				for _, e := range s.x32[i*d : (i+1)*d] {
-					v += float64(e) * float64(e)
-				}
-				s.norms[i] = v
-			}
-		})
+		s.narrow32(o.Workers)
 	}
 	return s
+}
+
+// narrow32 rounds the source's rows to float32 (x32) and sets the norms
+// to the rounded rows' squared norms, which float32 products see.
+func (s *gramSource) narrow32(workers int) {
+	n, d := s.x.Rows, s.x.Cols
+	s.x32 = make([]float32, n*d)
+	s.build.Narrow(n, d, s.x.Data, s.x.Stride, s.x32, d)
+	par.For(workers, n, nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v := 0.0
+			for _, e := range s.x32[i*d : (i+1)*d] {
+				v += float64(e) * float64(e)
+			}
+			s.norms[i] = v
+		}
+	})
 }
 
 // products32 sets out (stride ld) to the float32 inner products of rows
