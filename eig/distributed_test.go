@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/eig/eigtest"
 )
@@ -74,6 +76,58 @@ func TestKrylovOnDistributedOperator(t *testing.T) {
 	for _, s := range []eig.Solver{eig.DenseSolver{}, eig.Randomized{}} {
 		if _, err := s.Solve(p, k); err == nil {
 			t.Errorf("%T accepted a distributed operator", s)
+		}
+	}
+}
+
+// A start block given part by part (each part its rows) gives the one
+// process run's eigenpairs with the whole block.
+func TestBlockStartOnDistributedOperator(t *testing.T) {
+	lambda := eigtest.Spectrum(240, func(i int) float64 { return math.Pow(0.9, float64(i)) })
+	a := eigtest.WithSpectrum(6, lambda)
+	d, err := eig.NewDense(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const k = 4
+	start := mat.NewDense(240, 6, nil)
+	for i := 0; i < 240; i++ {
+		for j := 0; j < 6; j++ {
+			start.Set(i, j, math.Sin(float64(i*(j+1))))
+		}
+	}
+	s := eig.BlockKrylov{Tol: 1e-12, Block: 6, Start: start, CheckEachBlock: true}
+	want, err := s.Solve(d, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := eigtest.NewWorld(2)
+	bounds := []int{0, 130, 240}
+	results := make([]*eig.Result, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for id := 0; id < 2; id++ {
+		wg.Add(1)
+		go func(id int) {
+			defer wg.Done()
+			p := eigtest.NewPart(w, id, a, bounds[id], bounds[id+1]-bounds[id])
+			ps := s
+			ps.Start = start.Slice(bounds[id], bounds[id+1], 0, 6).(*mat.Dense)
+			results[id], errs[id] = ps.Solve(p, k)
+		}(id)
+	}
+	wg.Wait()
+	for id := 0; id < 2; id++ {
+		if errs[id] != nil {
+			t.Fatalf("part %d: %v", id, errs[id])
+		}
+		if results[id].Passes != want.Passes {
+			t.Errorf("part %d: %d passes, one process %d", id, results[id].Passes, want.Passes)
+		}
+		for j := 0; j < k; j++ {
+			if math.Abs(results[id].Values[j]-want.Values[j]) > 1e-10*want.Values[0] {
+				t.Errorf("part %d: λ_%d = %.15g, one process %.15g", id, j, results[id].Values[j], want.Values[j])
+			}
 		}
 	}
 }

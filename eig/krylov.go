@@ -70,11 +70,34 @@ type BlockKrylov struct {
 	MaxRestarts int
 	// Seed of the random start block; 0 means 1.
 	Seed uint64
+	// Start, when not nil, gives the start block's first columns (an
+	// approximation of the wanted eigenvectors, e.g. a Nyström
+	// approximation's, see models/kpca): op's rows (this part's rows of a
+	// Distributed operator) × c columns, c ≥ 1, all finite. The block is
+	// its first min(c, b) columns, filled up to b with the random columns
+	// (the same global random block as without a start), then
+	// orthonormalised. Start is read, never kept or changed.
+	Start *mat.Dense
+	// CheckEachBlock applies the stopping test after every block (a
+	// Rayleigh–Ritz step on the basis so far, O(j³) for j columns), not
+	// only when the basis is full: it stops as soon as the test holds,
+	// for operators whose pass costs far more than that (matrix-free,
+	// where every pass builds the kernel again). The test is the same.
+	CheckEachBlock bool
+	// NormTest replaces the stopping test's |θ| by ‖A‖: a pair has
+	// converged when ‖Av − θv‖ ≤ max(Tol·‖A‖, 64ε‖A‖) (‖A‖ estimated by
+	// the largest |θ| seen; λ₁ for a positive semidefinite kernel) — the
+	// scale of a kernel operator's own error bounds (float32 storage and
+	// products, gram.BlockRel), so pairs far below λ₁ are not asked for
+	// more than the operator holds. Looser than the default test for
+	// every pair but the largest.
+	NormTest bool
 }
 
 // Solve returns the k largest eigenpairs of op.
 func (bk BlockKrylov) Solve(op Operator, k int) (*Result, error) {
-	ks := krylovSchur{name: "block", block: bk.Block, ncv: bk.NCV, tol: bk.Tol, maxRestarts: bk.MaxRestarts, seed: bk.Seed}
+	ks := krylovSchur{name: "block", block: bk.Block, ncv: bk.NCV, tol: bk.Tol, maxRestarts: bk.MaxRestarts, seed: bk.Seed,
+		start: bk.Start, checkEach: bk.CheckEachBlock, normTest: bk.NormTest}
 	if ks.block == 0 {
 		ks.block = 8
 	}
@@ -88,6 +111,9 @@ type krylovSchur struct {
 	tol         float64
 	maxRestarts int
 	seed        uint64
+	start       *mat.Dense
+	checkEach   bool
+	normTest    bool
 }
 
 // eps23 is ε^{2/3}, ARPACK's floor for the relative test.
@@ -100,6 +126,11 @@ var eps23 = math.Pow(2*epsilon, 2.0/3.0)
 // largest |θ| seen.
 func threshold(tol, theta, anorm float64) float64 {
 	return math.Max(tol*math.Max(eps23*anorm, math.Abs(theta)), 64*epsilon*anorm)
+}
+
+// testNorm names the stopping test of BlockKrylov.NormTest for a Status.
+func testNorm(tol float64) string {
+	return fmt.Sprintf("‖Av − θv‖ ≤ max(%.3g·‖A‖, 64ε‖A‖) for every pair", tol)
 }
 
 // testResidual names the stopping test of threshold for a Status.
@@ -132,18 +163,28 @@ func (ks krylovSchur) solve(op Operator, k int) (*Result, error) {
 			if err := st.expand(j, cur); err != nil {
 				return nil, err
 			}
+			if ks.checkEach && cur < m && cur >= k {
+				// The basis so far (cur columns) and its coupling to
+				// the next block satisfy the same Krylov relation as
+				// the full one.
+				theta, s, resid, err := st.rayleighRitz(cur)
+				if err != nil {
+					return nil, fmt.Errorf("eig: %s: projected problem: %w", ks.name, err)
+				}
+				if st.converged(theta, resid) == k {
+					st.res.Iterations = restart
+					return st.finish(cur, theta, s, resid, k, restart)
+				}
+			}
 		}
-		theta, s, resid, err := st.rayleighRitz()
+		theta, s, resid, err := st.rayleighRitz(m)
 		if err != nil {
 			return nil, fmt.Errorf("eig: %s: projected problem: %w", ks.name, err)
 		}
-		nconv := 0
-		for nconv < k && resid[nconv] <= threshold(st.tol, theta[nconv], st.anorm) {
-			nconv++
-		}
+		nconv := st.converged(theta, resid)
 		st.res.Iterations = restart
 		if nconv == k || restart >= st.maxRestarts {
-			return st.finish(theta, s, resid, nconv, restart)
+			return st.finish(m, theta, s, resid, nconv, restart)
 		}
 		// Restart: keep p Ritz vectors, then the residual block.
 		p := max(st.pMin, floorTo(k+(m-b-k)/2, b))
@@ -226,10 +267,56 @@ func (ks krylovSchur) setup(op Operator, k int) (*ksState, error) {
 	st.rng = rng.New(seed)
 	start := st.v.Slice(0, n, 0, b).(*mat.Dense)
 	globalNormal(start, offset, N, st.rng)
+	if ks.start != nil {
+		if err := ks.checkStart(n); err != nil {
+			return nil, err
+		}
+		_, c := ks.start.Dims()
+		c = min(c, b)
+		linalg.Copy(start.Slice(0, n, 0, c).(*mat.Dense), ks.start.Slice(0, n, 0, c))
+		// Unit columns, so that R's diagonal measures what each adds.
+		norms := make([]float64, c)
+		for i := 0; i < n; i++ {
+			for q, x := range start.RawRowView(i)[:c] {
+				norms[q] += x * x
+			}
+		}
+		if err := red.Sum(norms); err != nil {
+			return nil, err
+		}
+		for q, s := range norms {
+			if s > 0 {
+				linalg.B64.Scal(1/math.Sqrt(s), blas64.Vector{N: n, Inc: start.RawMatrix().Stride, Data: start.RawMatrix().Data[q:]})
+			}
+		}
+	}
 	if err := orthoBlock(start, st.rr, red); err != nil {
 		return nil, err
 	}
+	if ks.start != nil {
+		// A start column in the span of those before it (or zero) is
+		// replaced by a random one.
+		if err := ks.repairBlock(st.v, 0, b, st.rr, 1, N, offset, red, st.rng); err != nil {
+			return nil, err
+		}
+	}
 	return st, nil
+}
+
+// checkStart checks the start block against the n rows held here.
+func (ks krylovSchur) checkStart(n int) error {
+	r, c := ks.start.Dims()
+	if r != n || c < 1 {
+		return fmt.Errorf("eig: %s: start block %d×%d for an operator of %d rows: %w", ks.name, r, c, n, status.ErrInvalid)
+	}
+	for i := 0; i < r; i++ {
+		for _, x := range ks.start.RawRowView(i) {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("eig: %s: start block row %d is not finite: %w", ks.name, i, status.ErrInvalid)
+			}
+		}
+	}
+	return nil
 }
 
 // expand applies the operator to the basis block at column j and
@@ -283,12 +370,43 @@ func (st *ksState) expand(j, cur int) error {
 	return st.ks.repairBlock(v, cur, b, st.rr, st.anorm, st.N, st.offset, st.red, st.rng)
 }
 
-// rayleighRitz solves the m×m projected problem: the Ritz values θ
-// (decreasing), their vectors S, and each pair's residual ‖R·S_b,i‖ (S_b
-// the last b rows of S).
-func (st *ksState) rayleighRitz() ([]float64, *mat.Dense, []float64, error) {
-	m, b := st.m, st.b
-	e, err := linalg.SymEig(mat.NewSymDense(m, append([]float64(nil), st.hm...)), 0)
+// threshold is the residual the pair of Ritz value theta must reach.
+func (st *ksState) threshold(theta float64) float64 {
+	if st.ks.normTest {
+		return math.Max(st.tol*st.anorm, 64*epsilon*st.anorm)
+	}
+	return threshold(st.tol, theta, st.anorm)
+}
+
+// test names the stopping test for a Status.
+func (st *ksState) test() string {
+	if st.ks.normTest {
+		return testNorm(st.tol)
+	}
+	return testResidual(st.tol)
+}
+
+// converged counts the leading Ritz pairs (of the k wanted) that pass the
+// stopping test.
+func (st *ksState) converged(theta, resid []float64) int {
+	nconv := 0
+	for nconv < st.k && resid[nconv] <= st.threshold(theta[nconv]) {
+		nconv++
+	}
+	return nconv
+}
+
+// rayleighRitz solves the projected problem of the basis's first m
+// columns (m a multiple of b, the last block the one coupled to the next
+// by R): the Ritz values θ (decreasing), their vectors S, and each pair's
+// residual ‖R·S_b,i‖ (S_b the last b rows of S).
+func (st *ksState) rayleighRitz(m int) ([]float64, *mat.Dense, []float64, error) {
+	b := st.b
+	h := make([]float64, m*m)
+	for i := 0; i < m; i++ {
+		copy(h[i*m:(i+1)*m], st.hm[i*st.m:i*st.m+m])
+	}
+	e, err := linalg.SymEig(mat.NewSymDense(m, h), 0)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -309,10 +427,11 @@ func (st *ksState) rayleighRitz() ([]float64, *mat.Dense, []float64, error) {
 	return theta, s, resid, nil
 }
 
-// finish forms the k Ritz vectors V·S (signs fixed over all parts) and the
-// result: converged when all k met the test, else the iteration limit.
-func (st *ksState) finish(theta []float64, s *mat.Dense, resid []float64, nconv, restart int) (*Result, error) {
-	n, m, k, res := st.n, st.m, st.k, st.res
+// finish forms the k Ritz vectors V·S of the basis's first m columns
+// (signs fixed over all parts) and the result: converged when all k met
+// the test, else the iteration limit.
+func (st *ksState) finish(m int, theta []float64, s *mat.Dense, resid []float64, nconv, restart int) (*Result, error) {
+	n, k, res := st.n, st.k, st.res
 	res.Values = append([]float64(nil), theta[:k]...)
 	res.Vectors = mat.NewDense(n, k, nil)
 	linalg.Mul(res.Vectors, st.v.Slice(0, n, 0, m), s.Slice(0, m, 0, k))
@@ -322,11 +441,11 @@ func (st *ksState) finish(theta []float64, s *mat.Dense, resid []float64, nconv,
 	res.Residuals = resid[:k]
 	res.NumConverged = nconv
 	if nconv < k {
-		res.Status = status.Status{Code: status.IterationLimit, Test: testResidual(st.tol),
+		res.Status = status.Status{Code: status.IterationLimit, Test: st.test(),
 			Detail: fmt.Sprintf("%d restarts", restart)}
 		return res, notConverged(st.ks.name, res)
 	}
-	res.Status = status.Status{Code: status.Converged, Test: testResidual(st.tol)}
+	res.Status = status.Status{Code: status.Converged, Test: st.test()}
 	return res, nil
 }
 

@@ -33,6 +33,7 @@ var solvers = []namedSolver{
 	{"lanczos-small-ncv", func(tol float64) Solver { return Lanczos{Tol: tol, NCV: 12} }, false},
 	{"block", func(tol float64) Solver { return BlockKrylov{Tol: tol} }, false},
 	{"block-b3", func(tol float64) Solver { return BlockKrylov{Tol: tol, Block: 3} }, false},
+	{"block-check-each", func(tol float64) Solver { return BlockKrylov{Tol: tol, Block: 4, CheckEachBlock: true} }, false},
 	{"randomized", func(tol float64) Solver { return Randomized{Tol: tol} }, false},
 	{"randomized-qr", func(tol float64) Solver { return Randomized{Tol: tol, Normalizer: NormQR, PowerIters: 2} }, false},
 	{"auto", func(tol float64) Solver { return Auto{Tol: tol} }, false},
