@@ -100,8 +100,11 @@ type Plan struct {
 	// LAPACK's speed from 500 rows, docs/measurements.md), eig.Auto
 	// otherwise (LAPACK); block Krylov with blocks of max(3k, 32)
 	// matrix-free, where a pass costs a Gram build whatever its width, so
-	// wide blocks take fewer passes (docs/operators.md). nil when the
-	// dense solver is asked.
+	// wide blocks take fewer passes (docs/operators.md), checked after
+	// every block and with the residual relative to ‖A‖
+	// (BlockKrylov.CheckEachBlock and NormTest: the scale of the
+	// operator's own float32 error bounds). nil when the dense solver is
+	// asked.
 	Solver Solver
 	// Bytes is the memory the operator and the solver's basis need;
 	// Budget the budget it was planned against.
@@ -221,7 +224,7 @@ func PlanOperator(in PlanInput) (Plan, error) {
 	if in.N > planDenseMax && 5*in.K <= in.N {
 		stock = BlockKrylov{Tol: in.Tol, Block: autoBlock}
 	}
-	free := BlockKrylov{Tol: in.Tol, Block: freeBlock}
+	free := BlockKrylov{Tol: in.Tol, Block: freeBlock, CheckEachBlock: true, NormTest: true}
 	if err := forcedFits(in, map[OperatorKind]int64{OperatorFloat64: b64, OperatorFloat32: b32, OperatorMatrixFree: bfree}, budget, source); err != nil {
 		return Plan{}, err
 	}
@@ -439,7 +442,7 @@ func planRanks(in PlanInput, tol float64, budget int64) (Plan, error) {
 			p.StorageBound = bound32
 		}
 		if kind == OperatorMatrixFree {
-			p.Solver = BlockKrylov{Tol: in.Tol, Block: freeBlock}
+			p.Solver = BlockKrylov{Tol: in.Tol, Block: freeBlock, CheckEachBlock: true, NormTest: true}
 		}
 		return p, nil
 	}

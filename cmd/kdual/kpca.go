@@ -101,7 +101,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 		return err
 	}
 	m := &kpca.KPCA{Components: *f.s, Kernel: k, Solver: sv, NoCenter: *f.noCenter,
-		Operator: opKind, MemoryBudget: budget, Products: prec, Approx: am, FitInverse: *f.fitInverse, Alpha: *f.alpha}
+		Operator: opKind, MemoryBudget: budget, Products: prec, StartRank: *f.startRank, Approx: am, FitInverse: *f.fitInverse, Alpha: *f.alpha}
 	update, endLine := progressLine(*f.quiet)
 	if update != nil {
 		m.Progress = func(p kpca.Progress) {
@@ -433,8 +433,8 @@ func (f *kpcaFlags) transformModel(set map[string]bool, csvOpt dataset.CSVOption
 // operator's with --approx, --alpha without --fit-inverse, --inverse on
 // fit, a non-positive α.
 func (f *kpcaFlags) fitFlagsOK(cmd string, set map[string]bool, approximate bool) error {
-	if approximate && (set["operator"] || set["memory"] || set["products"]) {
-		return usagef("--operator, --memory and --products choose the exact kernel operator: not with --approx")
+	if approximate && (set["operator"] || set["memory"] || set["products"] || set["start-rank"]) {
+		return usagef("--operator, --memory, --products and --start-rank choose the exact kernel operator and its solver: not with --approx")
 	}
 	if (set["alpha"] && !*f.fitInverse) || *f.inverse && cmd == "fit" {
 		return usagef("--alpha goes with --fit-inverse, --inverse with transform --model")

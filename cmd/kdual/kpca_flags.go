@@ -175,7 +175,7 @@ func approxMethod(set map[string]bool, name string, n, landmarks int, sampler st
 // transform --model they are errors, and transform -h does not list them.
 var fitOnlyFlags = map[string]bool{"components": true, "kernel": true, "sigma": true, "bandwidth": true, "gamma": true,
 	"solver": true, "loss": true, "param": true, "relative": true, "no-center": true, "tol": true, "seed": true,
-	"operator": true, "memory": true, "products": true, "check": true, "save": true, "approx": true, "landmarks": true,
+	"operator": true, "memory": true, "products": true, "start-rank": true, "check": true, "save": true, "approx": true, "landmarks": true,
 	"sampler": true, "trace-tol": true, "features": true, "approx-precision": true, "mpi": true, "mpi-timeout": true,
 	"data": true, "n": true, "apply": true, "plot": true, "start-out": true, "data-out": true,
 	"fit-inverse": true, "alpha": true, "degree": true, "coef0": true}
@@ -356,6 +356,7 @@ type kpcaFlags struct {
 	operator    *string
 	memory      *string
 	products    *string
+	startRank   *int
 	fitInverse  *bool
 	alpha       *float64
 	inverse     *bool
@@ -406,6 +407,7 @@ func newKPCAFlags(cmd string) (*flag.FlagSet, *kpcaFlags) {
 	f.operator = fs.String("operator", "auto", "kernel operator: auto (planned from n, d, s, --tol and --memory), float64, float32 (half storage) or matrix-free")
 	f.memory = fs.String("memory", "", "memory budget of the fit, e.g. 8GiB or 512MiB: the planner's and Go's heap limit; a forced --operator that does not fit is refused (default: total memory less 10% and 512 MiB)")
 	f.products = fs.String("products", "float64", "arithmetic of the kernel's inner products for the float32 and matrix-free operators: float64 or float32 (sgemm, each entry within a stated bound; the float32 operator then also multiplies blocks of more than six vectors in float32)")
+	f.startRank = fs.Int("start-rank", 0, "matrix-free operator with the auto solver: the rank of the Nyström approximation whose top eigenvectors start block Krylov (0: max(10·block, 2000), at most n/2; -1: a random start)")
 	f.fitInverse = fs.Bool("fit-inverse", false, "fit: also learn the pre-image map (kernel ridge regression from scores to inputs, scikit-learn's fit_inverse_transform), saved with --save for transform --inverse")
 	f.alpha = fs.Float64("alpha", 1, "--fit-inverse: the ridge α of the pre-image map (scikit-learn's alpha)")
 	f.inverse = fs.Bool("inverse", false, "transform --model: --input holds scores; write their pre-images in input space (the model must have been fitted with --fit-inverse)")

@@ -80,6 +80,18 @@ type KPCA struct {
 	// MemoryBudget and Products (the exact operator's settings) do not
 	// apply.
 	Approx approx.Method
+	// StartRank is the rank of the Nyström approximation (approx.Nystrom,
+	// randomly pivoted Cholesky, seeded by the solver's Seed) whose top
+	// eigenvectors start the block Krylov solver that the planner pairs
+	// with the matrix-free operator (eig.BlockKrylov.Start; the solver
+	// checks its stopping test after every block): a good start needs
+	// fewer passes, and a matrix-free pass builds the kernel again. 0
+	// means max(10·b, 2000) for blocks of b, at most n/2; a negative value
+	// a random start. The start is made only when its memory (8·(n·(r + b)
+	// + n·d + 3r²) bytes) fits in what the budget leaves beside the
+	// operator; Info().Start says what was done. Other solvers and
+	// operators start as they always do.
+	StartRank int
 	// Progress, when not nil, is called from the fitting goroutine as the
 	// fit advances: while the kernel is built (Stage "kernel", Done and
 	// Total in kernel entries) and after every pass of the solver (Stage
@@ -139,6 +151,11 @@ type Info struct {
 	// statistics); SolveSeconds runs the solver.
 	KernelSeconds float64 `json:"kernel_seconds"`
 	SolveSeconds  float64 `json:"solve_seconds"`
+	// Start says how the block Krylov solver paired with the
+	// matrix-free operator was started (see StartRank); StartSeconds
+	// made the start (within SolveSeconds).
+	Start        string  `json:"start,omitempty"`
+	StartSeconds float64 `json:"start_seconds,omitempty"`
 	// Approx describes the approximation of an approximate model (nil
 	// for an exact one).
 	Approx *approx.Info `json:"approx,omitempty"`
@@ -209,7 +226,18 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 	}
 	kernelSeconds := time.Since(start).Seconds()
 	k.x = nil
-	fitErr := k.fitOperator(ctx, op, plan.Solver)
+	auto, why, startSeconds, err := k.warmStart(ctx, plan, xcopy)
+	if err != nil {
+		eig.Release(op)
+		k.info.Solver = k.solverOf().Name()
+		if st, ok := status.StatusOf(err); ok {
+			k.info.Status = st
+		}
+		return fmt.Errorf("kpca: Fit: %w", err)
+	}
+	fitErr := k.fitOperator(ctx, op, auto)
+	k.info.Start, k.info.StartSeconds = why, startSeconds
+	k.info.SolveSeconds += startSeconds
 	eig.Release(op) // the model keeps nothing of it
 	if k == nil || !k.fitted {
 		return fitErr
