@@ -67,7 +67,7 @@ func TestPlanRanks(t *testing.T) {
 		t.Fatalf("just under float64's bytes, tol 1e-4: %+v, %v", p, err)
 	}
 	in.Tol = 1e-12 // below the float32 bound u·√n
-	if p, err = PlanOperator(in); err != nil || p.Operator != OperatorMatrixFree || p.Solver != (BlockKrylov{Tol: 1e-12, Block: 60}) {
+	if p, err = PlanOperator(in); err != nil || p.Operator != OperatorMatrixFree || p.Solver != (BlockKrylov{Tol: 1e-12, Block: 60, CheckEachBlock: true, NormTest: true}) {
 		t.Fatalf("tol 1e-12: %+v, %v", p, err)
 	}
 	four := in
