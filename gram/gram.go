@@ -86,6 +86,9 @@ func (src *Source) GramInto(o GramOptions, out []float64, ld int) error {
 	// on an integer grid) stay in float32 panels, two in turn, and the map
 	// reads them straight (native.RBFMap32): no widened copy.
 	fused := s.x32 != nil && s.em.distance() && s.mp == MapNative
+	if fused && s.int8Gram(o) {
+		return src.gramInt8(o, out, ld)
+	}
 	var bufs [2][]float32
 	var pending sync.WaitGroup
 	for i0 := 0; i0 < n; i0 += gramPanelRows {
@@ -136,6 +139,57 @@ func (src *Source) GramInto(o GramOptions, out []float64, ld int) error {
 		o.Progress(total, total)
 	}
 	return nil
+}
+
+// gramInt8 is GramInto on an 8-bit grid by exact integer products
+// (native.Int8Map, products and map in one pass): each panel's rows are the
+// landmarks of the packed levels, the columns right of the diagonal block
+// written in place, the diagonal block through a scratch block of which
+// only the upper triangle is copied (so that UpperOnly leaves the lower
+// triangle untouched).
+func (src *Source) gramInt8(o GramOptions, out []float64, ld int) error {
+	s := src.s
+	n := s.x.Rows
+	total, done := int64(n)*int64(n+1)/2, int64(0)
+	panels := (n + gramPanelRows - 1) / gramPanelRows
+	diag := make([]float64, gramPanelRows*gramPanelRows)
+	for i0 := 0; i0 < n; i0 += gramPanelRows {
+		i1 := min(i0+gramPanelRows, n)
+		if err := o.cancelled(fmt.Sprintf("Gram panel %d of %d", i0/gramPanelRows+1, panels)); err != nil {
+			return err
+		}
+		m := i1 - i0
+		y := s.int8Landmarks(s, i0, i1)
+		panel := out[i0*ld+i0:]
+		if i1 < n {
+			crossInt8(s, s, y, panel[m:], ld, i1, n)
+		}
+		crossInt8(s, s, y, diag[:m*m], m, i0, i1)
+		for r := 0; r < m; r++ {
+			copy(panel[r*ld+r:r*ld+m], diag[r*m+r:r*m+m])
+		}
+		if !o.UpperOnly {
+			mirrorPanel(out, ld, i0, i1, n)
+		}
+		done += int64(m) * int64(2*n-i0-i1+1) / 2
+		if o.Progress != nil && i1 < n {
+			o.Progress(done, total)
+		}
+	}
+	if o.Progress != nil {
+		o.Progress(total, total)
+	}
+	return nil
+}
+
+// int8Gram reports whether the Gram matrix of s goes by exact integer
+// products: its rows on an 8-bit grid and o letting the integer path run
+// (GramOptions.Int8), packing the levels on first use.
+func (s *gramSource) int8Gram(o GramOptions) bool {
+	if s.i8 == nil {
+		s.packInt8(o)
+	}
+	return s.i8 != nil && o.int8Wanted()
 }
 
 // mirrorPanel copies the upper-triangle entries of rows [i0, i1) into the

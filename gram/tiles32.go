@@ -223,6 +223,16 @@ func (src *Source) Tiles32Band(o GramOptions, i0, i1 int) (*SymTiles32, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s := src.s; s.x32 != nil && s.em.distance() && s.mp == MapNative && s.int8Gram(o) {
+		// Exact integer products and the map in one pass per tile.
+		if err := src.tiles32Int8(o, st); err != nil {
+			st.Free()
+			return nil, err
+		}
+		st.EntryRel = 1.0 / (1 << 24)
+		st.SingleBlocks = o.Products == ProductsFloat32 || o.SingleBlocks
+		return st, nil
+	}
 	b := o.build()
 	rel, err := gramBand(src.s, o, st.T, st.I0, st.I1, func(I, J int, src []float64, lds, rows, cols int) {
 		b.Narrow(rows, cols, src, lds, st.Tile(I, J), st.T)
@@ -240,6 +250,40 @@ func (src *Source) Tiles32Band(o GramOptions, i0, i1 int) (*SymTiles32, error) {
 	st.EntryRel = 1.0/(1<<24) + rel
 	st.SingleBlocks = o.Products == ProductsFloat32 || o.SingleBlocks
 	return st, nil
+}
+
+// tiles32Int8 fills the tile rows of st by native.Int8Map32 (the source
+// on an 8-bit grid, its levels packed): each tile row's points are the
+// landmarks, its tiles shared among the workers; a diagonal tile, computed
+// whole, is symmetric with a unit diagonal as exact integer distances
+// make it (symmetricDiagTile enforces it). Cancellation is checked before
+// every tile row.
+func (src *Source) tiles32Int8(o GramOptions, st *SymTiles32) error {
+	s := src.s
+	n, t := s.x.Rows, st.T
+	c, laplace := s.em.C, s.em.Kind == MapExpDist
+	lo, hi := st.Rows()
+	total, done := int64(hi-lo)*int64(2*n-lo-hi+1)/2, int64(0)
+	for I := st.I0; I < st.I1; I++ {
+		if err := o.cancelled(fmt.Sprintf("Gram tile row %d of %d", I-st.I0+1, st.I1-st.I0)); err != nil {
+			return err
+		}
+		r0, r1 := I*t, min((I+1)*t, n)
+		y := s.int8Landmarks(s, r0, r1)
+		par.Each(s.workers, st.NT-I, 0, func(q int, _ []float64) {
+			J := I + q
+			tile := st.Tile(I, J)
+			s.build.Int8Map32(s.i8, y, J*t, min((J+1)*t, n), c, laplace, tile, t)
+			if I == J {
+				symmetricDiagTile(tile, t, r1-r0)
+			}
+		})
+		done += int64(r1-r0) * int64(2*n-r0-r1+1) / 2
+		if o.Progress != nil {
+			o.Progress(done, total)
+		}
+	}
+	return nil
 }
 
 // gramBand computes the tile rows [i0, i1) of the upper triangle of the

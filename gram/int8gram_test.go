@@ -1,0 +1,91 @@
+package gram
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/status"
+)
+
+// The stored Gram matrix of 8-bit data by exact integer products
+// (GramOptions.Int8 on; the VNNI kernel and the portable loop): every
+// entry within a few ulp of the kernel of the exact integer distances,
+// exactly symmetric with a unit diagonal; UpperOnly leaves the lower
+// triangle untouched; the float32 tiles hold the same entries rounded to
+// float32 (EntryRel 2⁻²⁴); progress reaches its total; a cancelled build
+// stops. Sizes cross the 512-row panel and the 64-point blocks.
+func TestGramInt8(t *testing.T) {
+	const n, d = 700, 37
+	k := pixelInts(12, n, d)
+	dist := func(i, j int) int64 {
+		var s int64
+		for a := 0; a < d; a++ {
+			e := k[i*d+a] - k[j*d+a]
+			s += e * e
+		}
+		return s
+	}
+	for _, centred := range []bool{false, true} {
+		x := pixelData(k, n, d, centred)
+		for _, baseline := range []bool{false, true} {
+			for _, kern := range []Kernel{{Kind: Gaussian, Sigma: 1.5}, {Kind: Laplace, Sigma: 0.9}} {
+				o := GramOptions{Int8: GridOn, Baseline: baseline}
+				var last, total int64
+				o.Progress = func(done, tot int64) { last, total = done, tot }
+				g, err := GramWith(x, kern, o)
+				require.NoError(t, err)
+				require.Equal(t, total, last)
+				require.Equal(t, int64(n)*(n+1)/2, total)
+				o.Progress = nil
+				o.UpperOnly = true
+				up, err := GramWith(x, kern, o)
+				require.NoError(t, err)
+				o.UpperOnly = false
+				tiles, err := GramTiles32(x, kern.ElementMap(d), o)
+				require.NoError(t, err)
+				require.Equal(t, 1.0/(1<<24), tiles.EntryRel)
+				ur := up.RawSymmetric().Data
+				for i := 0; i < n; i++ {
+					for j := 0; j < n; j++ {
+						want := exactKernel(kern, dist(i, j))
+						got := g.At(i, j)
+						switch {
+						case i == j && got != 1:
+							t.Fatalf("diagonal (%d) = %v", i, got)
+						case math.Abs(got-want) > 4e-15*want:
+							t.Fatalf("(%d,%d) = %v, want %v (%v centred=%v baseline=%v)", i, j, got, want, kern.Kind, centred, baseline)
+						case got != g.At(j, i):
+							t.Fatalf("(%d,%d) not symmetric", i, j)
+						case j < i && ur[i*n+j] != 0:
+							t.Fatalf("UpperOnly wrote (%d,%d)", i, j)
+						case j >= i && ur[i*n+j] != got:
+							t.Fatalf("UpperOnly (%d,%d) = %v, want %v", i, j, ur[i*n+j], got)
+						case math.Abs(tiles.At(i, j)-want) > 0x1p-24*want+4e-15:
+							t.Fatalf("tile (%d,%d) = %v, want %v", i, j, tiles.At(i, j), want)
+						}
+					}
+				}
+				tiles.Free()
+			}
+		}
+		// Cancelled before it starts: nothing is built.
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := GramWith(x, Kernel{Kind: Gaussian, Sigma: 1}, GramOptions{Int8: GridOn, Context: ctx})
+		require.ErrorIs(t, err, status.ErrStopped)
+		_, err = GramTiles32(x, Kernel{Kind: Gaussian, Sigma: 1}.ElementMap(d), GramOptions{Int8: GridOn, Context: ctx})
+		require.ErrorIs(t, err, status.ErrStopped)
+	}
+	// Int8 off: the float32 grid path, the same entries to rounding.
+	x := pixelData(k, n, d, true)
+	a, err := GramWith(x, Kernel{Kind: Gaussian, Sigma: 1.5}, GramOptions{Int8: GridOn})
+	require.NoError(t, err)
+	b, err := GramWith(x, Kernel{Kind: Gaussian, Sigma: 1.5}, GramOptions{Int8: GridOff})
+	require.NoError(t, err)
+	require.True(t, mat.EqualApprox(a, b, 1e-14))
+	require.False(t, math.IsNaN(mat.Sum(a)))
+}
