@@ -48,6 +48,10 @@ func TestGramInt8(t *testing.T) {
 				tiles, err := GramTiles32(x, kern.ElementMap(d), o)
 				require.NoError(t, err)
 				require.Equal(t, 1.0/(1<<24), tiles.EntryRel)
+				band, err := GramTiles64Band(x, kern.ElementMap(d), o, 128, 1, 4) // rows 128…511
+				require.NoError(t, err)
+				lo, hi := band.Rows()
+				require.Equal(t, [2]int{128, 512}, [2]int{lo, hi})
 				ur := up.RawSymmetric().Data
 				for i := 0; i < n; i++ {
 					for j := 0; j < n; j++ {
@@ -66,6 +70,8 @@ func TestGramInt8(t *testing.T) {
 							t.Fatalf("UpperOnly (%d,%d) = %v, want %v", i, j, ur[i*n+j], got)
 						case math.Abs(tiles.At(i, j)-want) > 0x1p-24*want+4e-15:
 							t.Fatalf("tile (%d,%d) = %v, want %v", i, j, tiles.At(i, j), want)
+						case i >= lo && i < hi && j >= i/128*128 && band.At(i, j) != got:
+							t.Fatalf("float64 tile (%d,%d) = %v, want %v", i, j, band.At(i, j), got)
 						}
 					}
 				}

@@ -223,9 +223,16 @@ func (src *Source) Tiles32Band(o GramOptions, i0, i1 int) (*SymTiles32, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s := src.s; s.x32 != nil && s.em.distance() && s.mp == MapNative && s.int8Gram(o) {
+	if s := src.s; s.int8Tiles(o) {
 		// Exact integer products and the map in one pass per tile.
-		if err := src.tiles32Int8(o, st); err != nil {
+		c, laplace := s.em.C, s.em.Kind == MapExpDist
+		if err := s.tilesInt8(o, st.T, st.I0, st.I1, func(I, J int, y *native.Int8Landmarks, c0, c1 int) {
+			tile := st.Tile(I, J)
+			s.build.Int8Map32(s.i8, y, c0, c1, c, laplace, tile, st.T)
+			if I == J {
+				symmetricDiagTile(tile, st.T, y.T)
+			}
+		}); err != nil {
 			st.Free()
 			return nil, err
 		}
@@ -252,31 +259,28 @@ func (src *Source) Tiles32Band(o GramOptions, i0, i1 int) (*SymTiles32, error) {
 	return st, nil
 }
 
-// tiles32Int8 fills the tile rows of st by native.Int8Map32 (the source
-// on an 8-bit grid, its levels packed): each tile row's points are the
-// landmarks, its tiles shared among the workers; a diagonal tile, computed
-// whole, is symmetric with a unit diagonal as exact integer distances
-// make it (symmetricDiagTile enforces it). Cancellation is checked before
-// every tile row.
-func (src *Source) tiles32Int8(o GramOptions, st *SymTiles32) error {
-	s := src.s
-	n, t := s.x.Rows, st.T
-	c, laplace := s.em.C, s.em.Kind == MapExpDist
-	lo, hi := st.Rows()
+// tilesInt8 computes the tile rows [i0, i1) of the upper triangle in t×t
+// tiles by native.Int8Map (the source on an 8-bit grid, its levels
+// packed): each tile row's points are the landmarks, its tiles shared
+// among the workers, and tile(I, J, y, c0, c1) writes tile (I, J) from
+// landmarks y against the points [c0, c1) — a diagonal tile computed
+// whole, symmetric with a unit diagonal as exact integer distances make
+// it (tile enforces it with symmetricDiagTile). Cancellation is checked
+// before every tile row.
+func (s *gramSource) tilesInt8(o GramOptions, t, i0, i1 int, tile func(I, J int, y *native.Int8Landmarks, c0, c1 int)) error {
+	n := s.x.Rows
+	nt := (n + t - 1) / t
+	lo, hi := i0*t, min(i1*t, n)
 	total, done := int64(hi-lo)*int64(2*n-lo-hi+1)/2, int64(0)
-	for I := st.I0; I < st.I1; I++ {
-		if err := o.cancelled(fmt.Sprintf("Gram tile row %d of %d", I-st.I0+1, st.I1-st.I0)); err != nil {
+	for I := i0; I < i1; I++ {
+		if err := o.cancelled(fmt.Sprintf("Gram tile row %d of %d", I-i0+1, i1-i0)); err != nil {
 			return err
 		}
 		r0, r1 := I*t, min((I+1)*t, n)
 		y := s.int8Landmarks(s, r0, r1)
-		par.Each(s.workers, st.NT-I, 0, func(q int, _ []float64) {
+		par.Each(s.workers, nt-I, 0, func(q int, _ []float64) {
 			J := I + q
-			tile := st.Tile(I, J)
-			s.build.Int8Map32(s.i8, y, J*t, min((J+1)*t, n), c, laplace, tile, t)
-			if I == J {
-				symmetricDiagTile(tile, t, r1-r0)
-			}
+			tile(I, J, y, J*t, min((J+1)*t, n))
 		})
 		done += int64(r1-r0) * int64(2*n-r0-r1+1) / 2
 		if o.Progress != nil {
@@ -284,6 +288,12 @@ func (src *Source) tiles32Int8(o GramOptions, st *SymTiles32) error {
 		}
 	}
 	return nil
+}
+
+// int8Tiles reports whether the tiles of s go by tilesInt8: a distance
+// map on the native path and 8-bit data (int8Gram).
+func (s *gramSource) int8Tiles(o GramOptions) bool {
+	return s.x32 != nil && s.em.distance() && s.mp == MapNative && s.int8Gram(o)
 }
 
 // gramBand computes the tile rows [i0, i1) of the upper triangle of the

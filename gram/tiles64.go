@@ -107,6 +107,20 @@ func (src *Source) Tiles64Band(o GramOptions, t, i0, i1 int) (*SymTiles64, error
 	if err != nil {
 		return nil, err
 	}
+	if s := src.s; s.int8Tiles(o) {
+		// Exact integer products and the map in one pass per tile.
+		c, laplace := s.em.C, s.em.Kind == MapExpDist
+		if err := s.tilesInt8(o, t, i0, i1, func(I, J int, y *native.Int8Landmarks, c0, c1 int) {
+			tile := st.Tile(I, J)
+			s.build.Int8Map(s.i8, y, c0, c1, c, laplace, tile, t)
+			if I == J {
+				symmetricDiagTile(tile, t, y.T)
+			}
+		}); err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
 	b := o.build()
 	if _, err := gramBand(src.s, o, t, i0, i1, func(I, J int, src []float64, lds, rows, cols int) {
 		tile := st.Tile(I, J)
