@@ -40,7 +40,11 @@ type SymTiles32 struct {
 	// EntryRel bounds the relative error of every stored entry against
 	// the exact kernel: 2⁻²⁴ for the rounding to float32, plus the bound
 	// of float32 inner products when the Gram was built with them
-	// (GramOptions.Products; see KernelRows.EntryBound).
+	// (GramOptions.Products; see KernelRows.EntryBound). Entries of
+	// magnitude below float32's smallest normal, 2⁻¹²⁶ ≈ 1.2·10⁻³⁸, are
+	// stored as 0 (an absolute error below 2⁻¹²⁶ each, ‖E‖₂ < n·2⁻¹²⁶):
+	// subnormal values would make every product with them many times
+	// slower on Intel processors (docs/operators.md).
 	EntryRel float64
 	// SingleBlocks has MulBlock multiply blocks of more than symmTMax32
 	// columns in float32 arithmetic (native.TileRowSymmS32): each entry of

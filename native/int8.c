@@ -39,10 +39,11 @@ void kd_i8_map_base(int t, int plo, int phi, int d4, const uint8_t *xp, const in
                 dd = dd > 0 ? dd : 0;
                 if (laplace) dd = __builtin_sqrt(dd);
                 size_t o = (size_t)j * ldo + p - plo;
+                double e = __builtin_exp(c * dd);
                 if (out32)
-                    out32[o] = (float)__builtin_exp(c * dd);
+                    out32[o] = (float)(e < 0x1p-126 ? 0.0 : e); // no subnormals (maps.c)
                 else
-                    out[o] = __builtin_exp(c * dd);
+                    out[o] = e;
             }
         }
 }
@@ -112,6 +113,10 @@ void kd_i8_map_vnni(int t, int plo, int phi, int d4, const uint8_t *xp, const in
                             if (laplace) dd[l] = __builtin_sqrt(dd[l]);
                         }
                         kd_v8 e = kd_exp8(c * dd);
+                        if (row32) {
+                            // No subnormal float32 values (maps.c).
+                            for (int l = 0; l < 8; l++) e[l] = e[l] < 0x1p-126 ? 0.0 : e[l];
+                        }
                         if (row32 && p >= plo && p + 8 <= phi) {
                             _mm256_storeu_ps(row32 + (p - plo), _mm512_cvtpd_ps((__m512d)e));
                         } else if (row32) {
