@@ -533,12 +533,14 @@ ATTR static void NAME##_tile(int m, int n, const float *a, int lda, int bp,     
 ATTR void NAME(int m, int t, int tiles, int last, const float *a, long step, int lda,\
                int bp, const float *xi, const float *xj, double *yi, double *yj,     \
                float *ys, int diag) {                                                \
+    unsigned csr_ = kd_ftz_begin();                                                  \
     memset(ys, 0, sizeof(float) * (size_t)t * bp);                                   \
     for (int j = 0; j < tiles; j++) {                                                \
         NAME##_tile(m, j == tiles - 1 ? last : t, a + j * step, lda, bp, xi,          \
                     xj + (size_t)j * t * bp, yi, yj + (size_t)j * t * bp, ys,        \
                     diag && !j);                                                     \
     }                                                                                \
+    kd_ftz_end(csr_);                                                                \
 }
 
 // The loops are unrolled (GCC's unroll-loops), which was faster (docs/measurements.md).

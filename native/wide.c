@@ -12,6 +12,8 @@
 #include <string.h>
 #include <stddef.h>
 
+#include "kd_simd.h"
+
 typedef double kd_w8 __attribute__((vector_size(64)));
 typedef float kd_s16 __attribute__((vector_size(64)));
 typedef float kd_s8 __attribute__((vector_size(32)));
@@ -358,6 +360,7 @@ KD_W512 static void kd_tsymms8_tile(int m, int n, const float *a, int lda, const
 KD_W512 void kd_tsymms_avx512(int m, int t, int tiles, int last, const float *a, long step,
                               int lda, int bp, const float *xi, const float *xj, double *yi,
                               double *yj, float *ys, int diag) {
+    unsigned csr = kd_ftz_begin(); // kd_simd.h
     memset(ys, 0, sizeof(float) * (size_t)t * bp);
     for (int j = 0; j < tiles; j++) {
         int n = j == tiles - 1 ? last : t;
@@ -369,6 +372,7 @@ KD_W512 void kd_tsymms_avx512(int m, int t, int tiles, int last, const float *a,
             kd_tsymms16_tile(m, n, aj, lda, bp, xi, xjj, yi, yjj, ys, diag && !j);
         }
     }
+    kd_ftz_end(csr);
 }
 
 // kd_tsymv_avx512 is maps.c's kd_tsymv_avx2 (one vector against a row of
