@@ -7,9 +7,10 @@ PYTHON   ?= scripts/peer-python
 BIN      := bin/kdual
 DEPS     := libopenblas-dev dataset-fashion-mnist libopenmpi-dev openmpi-bin
 PEERDEPS := python3-scipy python3-sklearn
+MPIPEERDEPS := python3-slepc4py
 FUZZTIME ?= 15s
 
-.PHONY: all deps peer-deps build install demo test test-mpi vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-model bench-eig bench-dual bench-kernelpca bench-small bench-approx peer-kernels ppca rkm fuzz mutate mutate-random sizes clean
+.PHONY: all deps peer-deps build install demo test test-mpi vet fmt-check bench bench-kdual bench-peers bench-all bench-full bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-model bench-eig bench-dual bench-kernelpca bench-small bench-approx bench-threads peer-kernels ppca rkm fuzz mutate mutate-random sizes clean
 
 all: build
 
@@ -127,7 +128,7 @@ bench-peers: build peer-deps
 	    --out $(BENCHDIR)/$$tag-peers.json; \
 	done
 
-bench-all: bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-eig bench-dual bench-kernelpca bench-small bench-approx bench
+bench-all: bench-go bench-foundation bench-gram bench-mpi bench-lapack bench-eig bench-dual bench-kernelpca bench-small bench-approx bench-threads bench
 
 # Kernel PCA end to end (fit_seconds: data in memory to fitted model):
 # against scikit-learn's KernelPCA at n = 7000 and 20 000, then kdual alone
@@ -197,10 +198,19 @@ bench-gram: build peer-deps
 	$(PYTHON) bench/peers/gram.py $(BIN) --n 7000 --repeat 5
 
 # Kernel PCA over MPI on this machine: one process against 1, 2 and 4 ranks
-# (docs/mpi.md), then the scaling model from the measured rates.
-bench-mpi: build
+# (docs/mpi.md), then the scaling model from the measured rates, then
+# kdual --mpi beside SLEPc's Krylov–Schur on 2 ranks (bench/peers/slepc.py:
+# n = 20 000, top 20, both checked by one float64 residual computation).
+bench-mpi: build peer-deps
+	@scripts/deps.sh $(MPIPEERDEPS)
 	$(PYTHON) bench/mpi_scaling.py $(BIN) --n 20000 --repeat 3 --ranks 1,2,4
 	$(PYTHON) bench/mpi_model.py
+	$(PYTHON) bench/peers/slepc.py $(BIN) --n 20000 --s 20 --ranks 2 --repeat 3
+
+# Thread scaling 1 → 2: the Gram build and a block pass against OpenBLAS's
+# own DGEMM and DGEMV on the same data and kernels (bench/peers/threads.py).
+bench-threads: build peer-deps
+	$(PYTHON) bench/peers/threads.py $(BIN) --n 7000 --threads 1,2 --repeat 3
 
 # All sizes: the n = 60 000 Fashion-MNIST row of the paper's protocol, the
 # operator chosen by the planner (float32 half storage here, about 8 GB).
