@@ -9,6 +9,9 @@
 //     per panel, mirrored while recent;
 //   - GramTiles32, GramTiles64Band, SymTiles32, SymTiles64: the half-stored
 //     tiled forms and their products (SymMulUpper for float64 matrices);
+//   - on data on an 8-bit grid (images) with a distance kernel, all of the
+//     above by exact 8-bit integer products with the map in the same pass
+//     where the integer path runs (GramOptions.Int8);
 //   - KernelRows (NewKernelRows, NewKernelRowsInt8, NewKernelRows32): blocks
 //     of the kernel on demand, for matrix-free operators, landmarks and new
 //     points, by float64, float32 or exact 8-bit integer products.

@@ -94,9 +94,13 @@ type GramOptions struct {
 	// exact float32 products when the data lie on an integer grid (see
 	// grid.go): GridAuto by package paths's rule (Paths.Grid).
 	Grid GridPath
-	// Int8 chooses whether KernelRows on an 8-bit grid (every column
-	// spanning at most 255 steps) computes its blocks by exact integer
-	// products (native.Int8Map, AVX-512 VNNI) instead of float32 ones:
+	// Int8 chooses whether kernel blocks of data on an 8-bit grid (every
+	// column spanning at most 255 steps) of a distance kernel on the
+	// native map path are computed by exact integer products and the map
+	// in one pass (native.Int8Map, AVX-512 VNNI) instead of float32
+	// products then the map: KernelRows's blocks, and the stored Gram
+	// matrix (GramInto's panels, the float32 and float64 tiles), whose
+	// build packs the levels on first use:
 	// GridAuto where the processor has VNNI and package paths says so
 	// (Paths.Int8); GridOn also without VNNI (a portable loop: for tests).
 	Int8 GridPath
