@@ -7,7 +7,7 @@ Usage: threads.py KDUAL_BINARY [--n 7000] [--threads 1,2] [--repeat 3]
 kdual: `kdual eig --matrix fashion --n N --components 20 --solver block
 --threads T --json -` (the first n Fashion-MNIST images, Gaussian kernel,
 the float64 matrix built by the Gram engine, then block Krylov in blocks of
-8): kernel_seconds, and solve_seconds / passes for one block pass. OpenBLAS,
+8): kernel_seconds, and seconds (the solve) / passes for one block pass. OpenBLAS,
 through NumPy in a fresh process with OPENBLAS_NUM_THREADS=T: the DGEMM of
 the same X (n×784) with Xᵀ, and DGEMV of an n×n float64 matrix with a
 vector (median of 20 calls each). The runs alternate (every thread count
@@ -60,7 +60,7 @@ def main():
                                  check=True, capture_output=True, text=True).stdout
             r = json.loads(out)
             runs.setdefault(("gram", t), []).append(r["kernel_seconds"])
-            runs.setdefault(("pass", t), []).append(r["solve_seconds"] / r["passes"])
+            runs.setdefault(("pass", t), []).append(r["seconds"] / r["passes"])
         for t in threads:
             env = dict(os.environ, OPENBLAS_NUM_THREADS=str(t))
             out = subprocess.run([sys.executable, "-c", PEER, str(n)], env=env, check=True,

@@ -38,6 +38,7 @@ func startBytes(n, d, r, b int) int64 {
 // nystromStart returns the start block of the block Krylov solver paired
 // with the matrix-free operator: the top b eigenvectors of the Nyström
 // approximation K̂ = F·Fᵀ of rank r (randomly pivoted Cholesky, seeded;
+// float32 features, approx.Nystrom.Float32: a start needs no more;
 // centred as the fit is), as the scores of an approximate KPCA of x — their
 // directions are what the solver needs. It returns nil and why when no
 // start is made (StartRank negative, r < b, or the memory left by the
@@ -59,7 +60,7 @@ func (k *KPCA) nystromStart(ctx context.Context, x *mat.Dense, b int, seed uint6
 	}
 	c := b
 	for {
-		sub := KPCA{Components: c, Kernel: k.Kernel, NoCenter: k.NoCenter, Approx: approx.Nystrom{Rank: r, Seed: seed}}
+		sub := KPCA{Components: c, Kernel: k.Kernel, NoCenter: k.NoCenter, Approx: approx.Nystrom{Rank: r, Seed: seed, Float32: true}}
 		err := sub.FitContext(ctx, x)
 		var re *status.RankError
 		if errors.As(err, &re) && re.Rank >= 1 && re.Rank < c {
