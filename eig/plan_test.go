@@ -179,3 +179,22 @@ func TestPlanForcedOperatorWithinBudget(t *testing.T) {
 	require.ErrorIs(t, err, status.ErrInvalid)
 	require.Contains(t, err.Error(), "nothing fits")
 }
+
+// The stored pairing checks after every block from checkEachMin rows, the
+// matrix-free one always (with the ‖A‖ test).
+func TestPlanCheckEachBlockRule(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want OperatorKind
+		each bool
+	}{{checkEachMin - 1, OperatorFloat64, false}, {checkEachMin, OperatorFloat64, true}, {checkEachMin, OperatorMatrixFree, true}} {
+		p, err := PlanOperator(PlanInput{N: c.n, D: 10, K: 5, Want: c.want, Budget: 1 << 34})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bk, ok := p.Solver.(BlockKrylov)
+		if !ok || bk.CheckEachBlock != c.each || bk.NormTest != (c.want == OperatorMatrixFree) {
+			t.Errorf("n = %d, %v: %+v", c.n, c.want, p.Solver)
+		}
+	}
+}
