@@ -5,9 +5,10 @@
 // of Y, on 512-bit registers: eight columns of X fill one register of
 // doubles, so a step of four tile rows against one tile column takes eight
 // FMAs where the AVX2 form takes sixteen. Whether they are faster depends
-// on the processor (some run 512-bit operations as two halves); Go's side
-// times each against its AVX2 form once per process (native.WideKernels)
-// and uses the faster. The tile functions' prologues repeat maps.c's on
+// on the processor (some run 512-bit operations as two halves); which form
+// runs is a written rule of package paths (Paths.WideSymm, WideSingle and
+// WideSymv; docs/paths.md),
+// never a timing. The tile functions' prologues repeat maps.c's on
 // purpose: the two files are the two register widths of one loop.
 #include <string.h>
 #include <stddef.h>
