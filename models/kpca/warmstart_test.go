@@ -80,3 +80,13 @@ func TestMatrixFreeStartLowRankKernel(t *testing.T) {
 		require.InDelta(t, ref.Values[i], v, 1e-8*ref.Values[0])
 	}
 }
+
+// An indefinite kernel has no Nyström approximation: the matrix-free fit
+// starts at random and says why.
+func TestMatrixFreeStartIndefiniteKernel(t *testing.T) {
+	x := gaussData(t, 300, 5, 9)
+	k := kernel.Kernel{Kind: kernel.Sigmoid, Gamma: 0.1}
+	m := &KPCA{Components: 3, Kernel: k, Operator: eig.OperatorMatrixFree, Solver: Eigen{Solver: eig.Auto{Tol: 1e-8}}}
+	require.NoError(t, m.Fit(x))
+	require.Contains(t, m.Info().Start, "random start (the Nyström start failed")
+}
