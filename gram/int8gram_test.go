@@ -93,5 +93,4 @@ func TestGramInt8(t *testing.T) {
 	b, err := GramWith(x, Kernel{Kind: Gaussian, Sigma: 1.5}, GramOptions{Int8: GridOff})
 	require.NoError(t, err)
 	require.True(t, mat.EqualApprox(a, b, 1e-14))
-	require.False(t, math.IsNaN(mat.Sum(a)))
 }

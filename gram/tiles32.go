@@ -43,8 +43,8 @@ type SymTiles32 struct {
 	// (GramOptions.Products; see KernelRows.EntryBound). Entries of
 	// magnitude below float32's smallest normal, 2⁻¹²⁶ ≈ 1.2·10⁻³⁸, are
 	// stored as 0 (an absolute error below 2⁻¹²⁶ each, ‖E‖₂ < n·2⁻¹²⁶):
-	// subnormal values would make every product with them many times
-	// slower on Intel processors (docs/operators.md).
+	// subnormal values made a float32 block product 19 times slower on
+	// the Intel processor measured (docs/operators.md).
 	EntryRel float64
 	// SingleBlocks has MulBlock multiply blocks of more than symmTMax32
 	// columns in float32 arithmetic (native.TileRowSymmS32): each entry of
