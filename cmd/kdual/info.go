@@ -97,7 +97,7 @@ func runInfo(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "OpenBLAS:   %s\ncore:       %s\nthreads:    %d (%s)\nGo:         %s (GOMAXPROCS %d, %d CPUs)\n",
 		r.OpenBLAS, core, r.Threads, r.Parallel, r.Go, r.GOMAXPROCS, r.CPUs)
 	fmt.Fprintf(stdout, "processor:  %s\n", cpuWords(r.CPU))
-	fmt.Fprintf(stdout, "BLAS spin:  idle OpenBLAS threads spin 2^%d cycles, then sleep (%s)\n", sp.Exponent, spinWords(spinSource))
+	fmt.Fprintln(stdout, spinLine(sp.Exponent, spinSource))
 	fmt.Fprintf(stdout, "kernels:    %s\n", r.Kernels)
 	fmt.Fprintf(stdout, "paths:      %s\n", p.Source)
 	for _, why := range p.Reasons {
@@ -121,6 +121,17 @@ func cpuWords(c native.CPUFeatures) string {
 		f = append(f, "no AVX2")
 	}
 	return c.Vendor + ", " + strings.Join(f, " ")
+}
+
+// spinLine is kdual info's line on OpenBLAS's thread timeout 2^t cycles
+// (t < 0: the linked OpenBLAS does not say — a build without the
+// thread-server entry points, OpenBLAS linked statically say — and kdual
+// cannot set it) set by source.
+func spinLine(t int, source string) string {
+	if t < 0 {
+		return "BLAS spin:  unknown: this OpenBLAS does not report its thread timeout, and kdual cannot set it (OpenBLAS's default is 2^28 cycles)"
+	}
+	return fmt.Sprintf("BLAS spin:  idle OpenBLAS threads spin 2^%d cycles, then sleep (%s)", t, spinWords(source))
 }
 
 func spinWords(s string) string {

@@ -41,6 +41,16 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
+// An OpenBLAS that does not report its thread timeout (linked statically,
+// say) is named as such, not as a power of two.
+func TestSpinLine(t *testing.T) {
+	require.Equal(t, "BLAS spin:  idle OpenBLAS threads spin 2^24 cycles, then sleep (kdual's default; OPENBLAS_THREAD_TIMEOUT overrides)",
+		spinLine(24, "kdual"))
+	unknown := spinLine(-1, "openblas")
+	require.Contains(t, unknown, "unknown")
+	require.NotContains(t, unknown, "2^-1")
+}
+
 func TestInfo(t *testing.T) {
 	code, out, _ := runCLI(t, "info", "--json")
 	require.Equal(t, 0, code)
