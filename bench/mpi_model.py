@@ -3,7 +3,8 @@
 on P machines, the n whose float32 triangle P machines hold, and the n
 reachable matrix-free in a given time. Prints the tables of docs/mpi.md.
 
-Usage: mpi_model.py [--core64 S] [--core32 S] [--machine64 S] [--machine32 S]
+Usage: mpi_model.py --node   (the one-node table from the 16-core measurement)
+       mpi_model.py [--core64 S] [--core32 S] [--machine64 S] [--machine32 S]
                     [--mf S] [--mf-passes K] [--mem GIB]
 
 The inputs are measured on one machine (bench/mpi_scaling.py, docs/mpi.md),
@@ -103,5 +104,31 @@ def main():
             print(f"| {p} | {n1:,.0f} | {n24:,.0f} | {8 * n24 * D / 1e9:.1f} GB |")
 
 
+# One shared-memory node (docs/mpi.md): measured on a 16-core Xeon VM by
+# bench/node_scaling.sh at n = 40 000, float32 triangle, b = 8.
+NODE = {"t1": 0.962, "bytes": 40000**2 / 2 * 4, "sync": 0.07,
+        "triad": {1: 12.3e9, 2: 25.0e9, 4: 45.1e9, 8: 73.0e9, 16: 117.3e9},
+        "measured": {1: 0.962, 2: 0.559, 4: 0.340, 8: 0.236, 16: 0.140}}
+
+
+def node_table():
+    """Time per pass of Q one-thread ranks on one node: the larger of the
+    compute share t1/Q and the triangle's bytes at the bandwidth Q processes
+    stream together, plus the time a rank waits in MPI per pass (measured:
+    0.06–0.09 s from 2 to 16 ranks, taken as constant)."""
+    print("One shared-memory node (16-core Xeon VM, n = 40 000, float32 triangle, b = 8):")
+    print("| ranks | compute t1/Q | memory bytes/BW(Q) | MPI wait | predicted s/pass | measured | error |")
+    print("|---|---|---|---|---|---|---|")
+    for q, bw in NODE["triad"].items():
+        c, m = NODE["t1"] / q, NODE["bytes"] / bw
+        w = NODE["sync"] if q > 1 else 0.0
+        p = max(c, m) + w
+        meas = NODE["measured"][q]
+        print(f"| {q} | {c:.4f} | {m:.4f} | {w:.3f} | {p:.4f} | {meas:.4f} | {(p - meas) / meas:+.0%} |")
+
+
 if __name__ == "__main__":
+    if "--node" in sys.argv:
+        node_table()
+        sys.exit(0)
     main()
