@@ -4,7 +4,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/paths"
+	"github.com/kdual/kdual/status"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/exp/rand"
@@ -475,6 +477,72 @@ func TestKernelRowsInt8(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, kr)
 	kr, err = NewKernelRowsInt8(pixelData(k, n, d, false), Kernel{Kind: Polynomial, Degree: 2, Gamma: 1}.ElementMap(d), GramOptions{Int8: GridOn})
+	require.NoError(t, err)
+	require.Nil(t, kr, "not a distance kernel")
+}
+
+// 8-bit data given as levels (NewKernelRowsLevels8) give the kernel of the
+// exact integer distances, bit for bit the rows of the same data given in
+// float64 (NewKernelRowsInt8), on the VNNI kernel and on the portable loop,
+// without reading a float64 copy; bad levels are typed errors, and the
+// cases the integer path does not take give nil.
+func TestKernelRowsLevels8(t *testing.T) {
+	const n, d = 200, 37
+	k := pixelInts(5, n, d)
+	k[3] = 0 // a column that does not reach 255: the levels' grid is 0 … 255 anyway
+	lv := &linalg.Levels8{Rows: n, Cols: d, Step: 1.0 / 255, Data: make([]uint8, n*d)}
+	for i, v := range k {
+		lv.Data[i] = uint8(v)
+	}
+	before := append([]uint8(nil), lv.Data...)
+	dist := func(a, b []int64) int64 {
+		var s int64
+		for i := range a {
+			e := a[i] - b[i]
+			s += e * e
+		}
+		return s
+	}
+	for _, baseline := range []bool{false, true} {
+		for _, kern := range []Kernel{{Kind: Gaussian, Sigma: 2.5}, {Kind: Laplace, Sigma: 0.7}} {
+			o := GramOptions{Int8: GridOn, Baseline: baseline}
+			kr, err := NewKernelRowsLevels8(lv, kern.ElementMap(d), o)
+			require.NoError(t, err)
+			require.NotNil(t, kr)
+			require.True(t, kr.Int8())
+			ref, err := NewKernelRowsInt8(pixelData(k, n, d, false), kern.ElementMap(d), o)
+			require.NoError(t, err)
+			require.NotNil(t, ref)
+			got, want := make([]float64, 50*n), make([]float64, 50*n)
+			kr.Block(got, n, 100, 150, 0, n)
+			ref.Block(want, n, 100, 150, 0, n)
+			require.Equal(t, want, got, "%v baseline=%v", kern.Kind, baseline)
+			for i := 100; i < 150; i++ {
+				for j := 0; j < n; j += 7 {
+					e := exactKernel(kern, dist(k[i*d:(i+1)*d], k[j*d:(j+1)*d]))
+					if i == j {
+						e = 1
+					}
+					require.InDelta(t, e, got[(i-100)*n+j], 4e-15*e)
+				}
+			}
+			r32, w32 := make([]float32, 2*n), make([]float32, 2*n)
+			require.True(t, kr.Rows32([]int{7, 190}, r32, n))
+			require.True(t, ref.Rows32([]int{7, 190}, w32, n))
+			require.Equal(t, w32, r32)
+		}
+	}
+	require.Equal(t, before, lv.Data, "the levels were modified")
+	em := Kernel{Kind: Gaussian, Sigma: 2}.ElementMap(d)
+	for _, bad := range []*linalg.Levels8{nil, {Rows: n, Cols: d, Step: 1.0 / 255, Data: lv.Data[:10]},
+		{Rows: n, Cols: d, Step: 0, Data: lv.Data}, {Rows: n, Cols: d, Step: math.NaN(), Data: lv.Data}} {
+		_, err := NewKernelRowsLevels8(bad, em, GramOptions{Int8: GridOn})
+		require.ErrorIs(t, err, status.ErrInvalid)
+	}
+	kr, err := NewKernelRowsLevels8(lv, em, GramOptions{Int8: GridOff})
+	require.NoError(t, err)
+	require.Nil(t, kr, "Int8 off")
+	kr, err = NewKernelRowsLevels8(lv, Kernel{Kind: Polynomial, Degree: 2, Gamma: 1}.ElementMap(d), GramOptions{Int8: GridOn})
 	require.NoError(t, err)
 	require.Nil(t, kr, "not a distance kernel")
 }

@@ -84,6 +84,58 @@ func NewKernelRowsInt8(x *mat.Dense, em ElementMap, o GramOptions) (*KernelRows,
 	return &KernelRows{s: s}, nil
 }
 
+// NewKernelRowsLevels8 prepares the rows of 8-bit data x (entries
+// Step·level, levels 0 … 255) like NewKernelRowsInt8, reading the levels
+// as they are — no float64 copy, no grid search: the grid is Step with
+// levels 0 … 255 in every column. It returns nil and no error where the
+// integer path does not apply (a map of no distance, o or the processor
+// without it, more than native.Int8MaxDim columns, or squared norms about
+// the grid's middle reaching 2²⁴); callers then take another path. The
+// KernelRows keeps the packed levels (about n·d bytes), not x.
+func NewKernelRowsLevels8(x *linalg.Levels8, em ElementMap, o GramOptions) (*KernelRows, error) {
+	if err := x.Check("KernelRowsLevels8: x"); err != nil {
+		return nil, err
+	}
+	if err := em.Check(); err != nil {
+		return nil, err
+	}
+	n, d := x.Dims()
+	if !em.distance() || !o.int8Wanted() || d > native.Int8MaxDim {
+		return nil, nil
+	}
+	const top, mid = 255, 127
+	if int64(d)*(top-mid)*(top-mid) >= gridNormLimit {
+		return nil, nil
+	}
+	const u = 1.0 / (1 << 53)
+	g := &grid{step: x.Step, lo: make([]float64, d), mid: make([]int32, d), span: make([]int32, d), tol: make([]float64, d)}
+	hi := top * x.Step
+	for j := range g.mid {
+		g.mid[j], g.span[j] = mid, top
+		g.tol[j] = 32 * u * hi
+	}
+	pts, err := native.PackInt8(n, d, func(i int, dst []uint8) { copy(dst, x.Data[i*d:(i+1)*d]) })
+	if err != nil {
+		return nil, err
+	}
+	norms := make([]float64, n)
+	par.For(o.Workers, n, nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var sq int64
+			for _, v := range x.Data[i*d : (i+1)*d] {
+				c := int64(v) - mid
+				sq += c * c
+			}
+			norms[i] = float64(sq)
+		}
+	})
+	s := &gramSource{em: em, workers: o.Workers, build: o.build(), grid: g, i8: pts, norms: norms}
+	s.inner, s.mp = o.resolve()
+	s.x = blas64.General{Rows: n, Cols: d, Stride: d}
+	s.em.C = g.scale(em)
+	return &KernelRows{s: s}, nil
+}
+
 // NewKernelRows32 prepares the rows of a float32 data set x (n×d) for
 // the element map em without copying it: x is read in place by OpenBLAS
 // sgemm (every product in float32, the norms and the map in float64, each

@@ -401,6 +401,19 @@ func RowsInt8(x *mat.Dense, k Kernel, o gram.GramOptions) (*gram.KernelRows, err
 	return gram.NewKernelRowsInt8(x, k.ElementMap(d), o)
 }
 
+// RowsLevels8 prepares blocks of the kernel matrix of 8-bit data by
+// exact integer products (gram.NewKernelRowsLevels8); nil and no error
+// where they do not apply.
+func RowsLevels8(x *linalg.Levels8, k Kernel, o gram.GramOptions) (*gram.KernelRows, error) {
+	if err := k.Check(); err != nil {
+		return nil, err
+	}
+	if err := x.Check("RowsLevels8: x"); err != nil {
+		return nil, err
+	}
+	return gram.NewKernelRowsLevels8(x, k.ElementMap(x.Cols), o)
+}
+
 // Rows32 prepares blocks of the kernel matrix of float32 data read in
 // place (gram.NewKernelRows32: sgemm products, float64 map).
 func Rows32(x *linalg.Dense32, k Kernel, o gram.GramOptions) (*gram.KernelRows, error) {
