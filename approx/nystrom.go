@@ -300,6 +300,71 @@ func (ny Nystrom) Fit32(x *linalg.Dense32, k kernel.Kernel) (*NystromMap, error)
 	return ny.fit(src, k, start)
 }
 
+// FitLevels8 builds the Nyström map of kernel k on 8-bit data (entries
+// Step·level) read in place: the kernel rows by exact integer products
+// (gram.NewKernelRowsLevels8: the packed levels, about n·d bytes beside
+// x), F in float32 as with Float32 (implied). Where the integer path does
+// not apply (see NewKernelRowsLevels8) the rows go through a float32 copy
+// shifted by the column means (n·d float32s) and sgemm, as in Fit.
+func (ny Nystrom) FitLevels8(x *linalg.Levels8, k kernel.Kernel) (*NystromMap, error) {
+	start := time.Now()
+	if err := checkPSD(k); err != nil {
+		return nil, err
+	}
+	if err := x.Check("approx: Nystrom"); err != nil {
+		return nil, err
+	}
+	n, dim := x.Dims()
+	if err := ny.check(n); err != nil {
+		return nil, err
+	}
+	src := nySource{n: n, dim: dim, f32: true, row: x.Row}
+	rows, err := kernel.RowsLevels8(x, k, gram.GramOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if rows != nil {
+		src.rows = rows
+		return ny.fit(src, k, start)
+	}
+	x32, err := linalg.NewDense32(n, dim)
+	if err != nil {
+		return nil, err
+	}
+	defer x32.Free()
+	mean := make([]float64, dim)
+	if k.ShiftInvariant() {
+		sums := make([]int64, dim)
+		for i := 0; i < n; i++ {
+			for j, v := range x.Data[i*dim : (i+1)*dim] {
+				sums[j] += int64(v)
+			}
+		}
+		for j, v := range sums {
+			mean[j] = x.Step * float64(v) / float64(n)
+		}
+	}
+	par.For(0, n, nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst := x32.Row(i)
+			for j, v := range x.Data[i*dim : (i+1)*dim] {
+				dst[j] = float32(x.Step*float64(v) - mean[j])
+			}
+		}
+	})
+	if src.rows, err = kernel.Rows32(x32, k, gram.GramOptions{}); err != nil {
+		return nil, err
+	}
+	// The kernel rows see the shifted float32 data: so must the
+	// candidates (the landmarks stay x's rows).
+	src.krow = func(i int, dst []float64) {
+		for j, v := range x32.Row(i) {
+			dst[j] = float64(v)
+		}
+	}
+	return ny.fit(src, k, start)
+}
+
 // shiftedFloat32 returns the rows of x rounded to float32, shifted by
 // their column means for distance kernels (which a shift leaves
 // unchanged: smaller norms, smaller float32 errors).

@@ -51,16 +51,35 @@ func (k *KPCA) fitApprox(ctx context.Context, x *mat.Dense) error {
 // float32, 6.3 GB in float64). The features are float32; the model is
 // the same kind as Fit's and transforms float64 points.
 func (k *KPCA) FitFloat32(ctx context.Context, x *linalg.Dense32) error {
+	var n int
+	if x != nil {
+		n = x.Rows
+	}
+	return k.fitLarge(ctx, "FitFloat32", n, func(ny approx.Nystrom) (*approx.NystromMap, error) { return ny.Fit32(x, k.Kernel) })
+}
+
+// FitLevels8 is FitFloat32 for 8-bit data read in place
+// (approx.Nystrom.FitLevels8: the kernel rows by exact integer products
+// where the processor has them): a million 784-pixel images take 784 MB.
+func (k *KPCA) FitLevels8(ctx context.Context, x *linalg.Levels8) error {
+	var n int
+	if x != nil {
+		n = x.Rows
+	}
+	return k.fitLarge(ctx, "FitLevels8", n, func(ny approx.Nystrom) (*approx.NystromMap, error) { return ny.FitLevels8(x, k.Kernel) })
+}
+
+// fitLarge is FitFloat32 and FitLevels8 on n points, build making the map.
+func (k *KPCA) fitLarge(ctx context.Context, what string, n int, build func(approx.Nystrom) (*approx.NystromMap, error)) error {
 	k.fitted, k.distributed = false, false
 	k.info = Info{}
 	ny, ok := k.Approx.(approx.Nystrom)
 	if !ok {
-		return fmt.Errorf("kpca: FitFloat32 needs Approx = approx.Nystrom, have %T: %w", k.Approx, status.ErrInvalid)
+		return fmt.Errorf("kpca: %s needs Approx = approx.Nystrom, have %T: %w", what, k.Approx, status.ErrInvalid)
 	}
-	if x == nil || x.Rows < 1 {
-		return fmt.Errorf("kpca: FitFloat32: empty data: %w", status.ErrInvalid)
+	if n < 1 {
+		return fmt.Errorf("kpca: %s: empty data: %w", what, status.ErrInvalid)
 	}
-	n := x.Rows
 	if s := k.Components; s < 1 || s >= n {
 		return fmt.Errorf("kpca: Components = %d, need 1 ≤ s < n = %d: %w", s, n, status.ErrInvalid)
 	}
@@ -69,7 +88,7 @@ func (k *KPCA) FitFloat32(ctx context.Context, x *linalg.Dense32) error {
 	}
 	k.approx, k.inverse, k.proj = nil, nil, nil
 	start := time.Now()
-	fm, err := k.watched(ctx, ny).Fit32(x, k.Kernel)
+	fm, err := build(k.watched(ctx, ny))
 	if err != nil {
 		return k.fitMap(ctx, nil, err, n, start)
 	}

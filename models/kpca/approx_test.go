@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/kdual/kdual/eig/eigtest"
+	"github.com/kdual/kdual/paths"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -355,4 +357,62 @@ func TestApproxTransformGramRefused(t *testing.T) {
 	_, err := m.TransformGram(mat.NewDense(2, 40, nil))
 	require.ErrorIs(t, err, status.ErrInvalid)
 	require.Contains(t, err.Error(), "approximate")
+}
+
+// A fit on 8-bit levels (FitLevels8) is the fit on the same values in
+// float64 with Float32 features: the same eigenvalues to the float32
+// features' rounding, whichever kernel rows run (exact integer products or
+// the float32 fallback); bad data are typed errors.
+func TestKPCAFitLevels8(t *testing.T) {
+	const n, d = 400, 20
+	r := rand.New(rand.NewPCG(7, 8))
+	lv := &linalg.Levels8{Rows: n, Cols: d, Step: 1.0 / 255, Data: make([]uint8, n*d)}
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		c := r.IntN(4) // four clusters of noisy levels
+		for j := 0; j < d; j++ {
+			v := uint8(min(255, max(0, 60*c+j*3+r.IntN(40))))
+			lv.Data[i*d+j] = v
+			x.Set(i, j, float64(v)/255)
+		}
+	}
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 0.5}
+	ny := approx.Nystrom{Rank: 60, Block: 16, Seed: 2}
+	a := &KPCA{Components: 5, Kernel: k, Approx: approx.Nystrom{Rank: 60, Block: 16, Seed: 2, Float32: true}}
+	require.NoError(t, a.Fit(x))
+	b := &KPCA{Components: 5, Kernel: k, Approx: ny}
+	require.NoError(t, b.FitLevels8(context.Background(), lv))
+	av, _ := a.Eigenvalues()
+	bv, _ := b.Eigenvalues()
+	for i := range av {
+		require.InDelta(t, av[i], bv[i], 1e-5*av[0], "eigenvalue %d", i)
+	}
+	// Without the integer path: the float32 copy and sgemm, the same
+	// eigenvalues to float32 rounding.
+	p := paths.Current()
+	off := p
+	off.Int8 = false
+	require.NoError(t, paths.Set(off))
+	c := &KPCA{Components: 5, Kernel: k, Approx: ny}
+	err := c.FitLevels8(context.Background(), lv)
+	require.NoError(t, paths.Set(p))
+	require.NoError(t, err)
+	require.Equal(t, "float32", c.Info().Approx.Products)
+	cv, _ := c.Eigenvalues()
+	for i := range av {
+		require.InDelta(t, av[i], cv[i], 1e-4*av[0], "eigenvalue %d (float32 rows)", i)
+	}
+	require.Equal(t, "float32", b.Info().Approx.Precision)
+	require.Equal(t, a.Info().Approx.Products, b.Info().Approx.Products)
+	require.Equal(t, a.Info().Approx.Rank, b.Info().Approx.Rank)
+	// The model transforms float64 points like the one fitted on them.
+	za, err := a.Transform(x.Slice(0, 10, 0, d).(*mat.Dense))
+	require.NoError(t, err)
+	zb, err := b.Transform(x.Slice(0, 10, 0, d).(*mat.Dense))
+	require.NoError(t, err)
+	require.True(t, mat.EqualApprox(za, zb, 1e-4*math.Sqrt(av[0])))
+	for _, bad := range []*linalg.Levels8{nil, {Rows: n, Cols: d, Step: -1, Data: lv.Data}, {Rows: n, Cols: d, Step: 1, Data: lv.Data[:5]}} {
+		require.ErrorIs(t, (&KPCA{Components: 5, Kernel: k, Approx: ny}).FitLevels8(context.Background(), bad), status.ErrInvalid)
+	}
+	require.ErrorIs(t, (&KPCA{Components: 5, Kernel: k}).FitLevels8(context.Background(), lv), status.ErrInvalid)
 }
