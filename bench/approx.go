@@ -26,6 +26,7 @@ import (
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/kpca"
+	"github.com/kdual/kdual/status"
 )
 
 // ApproxConfig is one run of `kdual bench approx`: approximate kernel PCA
@@ -263,14 +264,33 @@ func WriteNPY(path string, m *mat.Dense) error {
 	return modelfile.WriteFile(path, func(w io.Writer) error { return npy.Write(w, mat.DenseCopyOf(m)) })
 }
 
+// ApproxLargeConfig is one large Nyström run (`kdual bench approx
+// --large`).
+type ApproxLargeConfig struct {
+	N, M, S int
+	Seed    uint64
+	// Images: "float32" (dataset.FashionAugmented32: shifted copies with
+	// N(0, 0.01²) noise, stored in float32 and centred by the 70 000
+	// images' mean pixel: off the 8-bit grid, kernel rows by sgemm) or
+	// "8bit" (dataset.FashionAugmented8: shifted, rotated and noised copies
+	// rounded to 8 bits, stored as levels: kernel rows by exact integer
+	// products where the processor has them).
+	Images string
+	// Block is the Nyström candidates per round (approx.Nystrom.Block; 0:
+	// its default).
+	Block int
+}
+
 // ApproxLargeReport is the large run of `kdual bench approx --large`.
 type ApproxLargeReport struct {
 	N                 int       `json:"n"`
 	D                 int       `json:"d"`
 	M                 int       `json:"m"`
 	S                 int       `json:"components"`
+	Images            string    `json:"images"`
+	Products          string    `json:"products"` // the kernel rows' arithmetic
 	Sigma             float64   `json:"sigma"`
-	DataSeconds       float64   `json:"data_seconds"` // generating the float32 data in process
+	DataSeconds       float64   `json:"data_seconds"` // generating the data in process
 	FitSeconds        float64   `json:"fit_seconds"`  // data in memory to fitted model
 	KernelSeconds     float64   `json:"kernel_seconds"`
 	SolveSeconds      float64   `json:"solve_seconds"`
@@ -278,19 +298,21 @@ type ApproxLargeReport struct {
 	PeakRSSBytes      int64     `json:"peak_rss_bytes"`
 	DataBytes         int64     `json:"data_bytes"`
 	Rank              int       `json:"rank"`
+	Rounds            int       `json:"rounds"`
+	Solver            string    `json:"solver"` // of the top eigenpairs of F_cᵀF_c
+	Passes            int       `json:"passes,omitempty"`
 	TraceError        float64   `json:"trace_error"`
 	ResidualNormLower float64   `json:"residual_norm_lower"`
 	EigenvalueBound   float64   `json:"eigenvalue_bound"`
 	Eigenvalues       []float64 `json:"eigenvalues"`
 }
 
-// ApproxLarge fits Nyström KPCA (RPCholesky, float32 data and features)
-// on n images generated in process by dataset.FashionAugmented32 — the
-// 70 000 Fashion-MNIST images, then shifted noisy copies of the training
-// images — stored in float32 and centred by the 70 000 images' mean
-// pixel; σ is the median heuristic (the first 1000 images).
-func ApproxLarge(ctx context.Context, n, m, s int, seed uint64, progress func(string)) (*ApproxLargeReport, error) {
+// ApproxLarge fits Nyström KPCA (RPCholesky, float32 features) on cfg.N
+// images generated in process (cfg.Images says which); σ is the median
+// heuristic on the first 1000 of the 70 000 Fashion-MNIST images.
+func ApproxLarge(ctx context.Context, cfg ApproxLargeConfig, progress func(string)) (*ApproxLargeReport, error) {
 	start := time.Now()
+	n, m, s, seed := cfg.N, cfg.M, cfg.S, cfg.Seed
 	base, err := dataset.FashionAugmented("", min(n, 70000), seed)
 	if err != nil {
 		return nil, err
@@ -300,40 +322,59 @@ func ApproxLarge(ctx context.Context, n, m, s int, seed uint64, progress func(st
 		return nil, err
 	}
 	rows, d := base.Dims()
-	shift := make([]float64, d)
-	for i := 0; i < rows; i++ {
-		for j, v := range base.RawRowView(i) {
-			shift[j] += v
-		}
-	}
-	for j := range shift {
-		shift[j] /= float64(rows)
-	}
-	base = nil
-	x, err := linalg.NewDense32(n, d)
-	if err != nil {
-		return nil, err
-	}
-	defer x.Free()
-	if err := dataset.FashionAugmented32("", n, seed, shift, x.Data); err != nil {
-		return nil, err
-	}
-	rep := &ApproxLargeReport{N: n, D: d, M: m, S: s, Sigma: sigma, DataSeconds: time.Since(start).Seconds(), DataBytes: x.Bytes()}
 	model := &kpca.KPCA{Components: s, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: sigma},
-		Approx: approx.Nystrom{Rank: m, Seed: seed, ResidualSample: 1000}}
+		Approx: approx.Nystrom{Rank: m, Seed: seed, Block: cfg.Block, ResidualSample: 1000}}
 	if progress != nil {
 		model.Progress = func(p kpca.Progress) {
 			progress(fmt.Sprintf("%s %d/%d", p.Stage, p.Done, p.Total))
 		}
 	}
+	rep := &ApproxLargeReport{N: n, D: d, M: m, S: s, Images: cfg.Images, Sigma: sigma}
+	var fit func() error
+	switch cfg.Images {
+	case "8bit":
+		base = nil
+		x := &linalg.Levels8{Rows: n, Cols: d, Step: 1.0 / 255, Data: make([]uint8, n*d)}
+		if err := dataset.FashionAugmented8("", n, seed, x.Data); err != nil {
+			return nil, err
+		}
+		rep.DataBytes = int64(len(x.Data))
+		fit = func() error { return model.FitLevels8(ctxOf(ctx), x) }
+	case "float32", "":
+		rep.Images = "float32"
+		shift := make([]float64, d)
+		for i := 0; i < rows; i++ {
+			for j, v := range base.RawRowView(i) {
+				shift[j] += v
+			}
+		}
+		for j := range shift {
+			shift[j] /= float64(rows)
+		}
+		base = nil
+		x, err := linalg.NewDense32(n, d)
+		if err != nil {
+			return nil, err
+		}
+		defer x.Free()
+		if err := dataset.FashionAugmented32("", n, seed, shift, x.Data); err != nil {
+			return nil, err
+		}
+		rep.DataBytes = x.Bytes()
+		fit = func() error { return model.FitFloat32(ctxOf(ctx), x) }
+	default:
+		return nil, fmt.Errorf("bench: images %q: want float32 or 8bit: %w", cfg.Images, status.ErrInvalid)
+	}
+	rep.DataSeconds = time.Since(start).Seconds()
 	fitStart := time.Now()
-	if err := model.FitFloat32(ctxOf(ctx), x); err != nil {
+	if err := fit(); err != nil {
 		return nil, err
 	}
 	rep.FitSeconds = time.Since(fitStart).Seconds()
 	info := model.Info()
 	rep.KernelSeconds, rep.SolveSeconds = info.KernelSeconds, info.SolveSeconds
-	rep.Rank, rep.TraceError = info.Approx.Rank, info.Approx.TraceError
+	rep.Rank, rep.TraceError, rep.Products = info.Approx.Rank, info.Approx.TraceError, info.Approx.Products
+	rep.Rounds, rep.Solver, rep.Passes = info.Approx.Rounds, info.Solver, info.Passes
 	rep.ResidualNormLower, rep.EigenvalueBound = info.Approx.ResidualNormLower, info.Approx.EigenvalueBound
 	rep.Eigenvalues, _ = model.Eigenvalues()
 	rep.TotalSeconds = time.Since(start).Seconds()

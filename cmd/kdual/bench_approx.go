@@ -27,7 +27,9 @@ func runBenchApprox(args []string, stdout io.Writer) error {
 	exact := fs.String("exact", "", "JSON of `kdual kpca fit --json` on the same data (eigenvalues, scores) to use as the exact solution (default: computed here)")
 	exactTol := fs.Float64("exact-tol", 1e-8, "tolerance of the exact solution computed here (Lanczos)")
 	vectors := fs.String("vectors-out", "", "write the exact top eigenvectors (n×s, .npy) to FILE, for the peers' angles")
-	large := fs.Int("large", 0, "instead: one Nyström (RPCholesky) run on this many generated images (Fashion-MNIST with one-pixel shifts and N(0, 0.01²) noise), data and features in float32, --m a single rank")
+	large := fs.Int("large", 0, "instead: one Nyström (RPCholesky) run on this many generated images (Fashion-MNIST, then moved copies: --images), features in float32, --m a single rank")
+	images := fs.String("images", "float32", "--large: float32 (one-pixel shifts and N(0, 0.01²) noise, stored in float32) or 8bit (shifts, rotations up to 10°, N(0, 2²) noise in levels, rounded to 8 bits and stored so: exact integer kernel rows)")
+	block := fs.Int("block", 0, "--large: Nyström candidates per round (0: the default, 256)")
 	jsonOut := fs.String("json", "-", "write JSON to FILE, or - for standard output")
 	quiet := fs.Bool("quiet", false, "no progress line on stderr")
 	if err := parse(fs, args); err != nil {
@@ -65,7 +67,14 @@ func runBenchApprox(args []string, stdout io.Writer) error {
 		if mlist[0] > *large || *s >= *large {
 			return usagef("--large %d with --m %d and --components %d", *large, mlist[0], *s)
 		}
-		rep, err := bench.ApproxLarge(runCtx, *large, mlist[0], *s, *seed, progress)
+		if *images != "float32" && *images != "8bit" {
+			return usagef("--images %q: want float32 or 8bit", *images)
+		}
+		if *block < 0 {
+			return usagef("--block %d: want 0 (the default) or more candidates per round", *block)
+		}
+		rep, err := bench.ApproxLarge(runCtx, bench.ApproxLargeConfig{N: *large, M: mlist[0], S: *s, Seed: *seed,
+			Images: *images, Block: *block}, progress)
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kdual/kdual/bench"
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/native"
 )
 
 // `kdual bench approx` on a small Fashion set: a row per method, rank and
@@ -23,6 +24,8 @@ func TestBenchApprox(t *testing.T) {
 		{"bench", "approx", "--methods", "svd"},
 		{"bench", "approx", "--n", "100", "--m", "200"},
 		{"bench", "approx", "--large", "100", "--m", "10,20"},
+		{"bench", "approx", "--large", "100", "--m", "10", "--block", "-1"},
+		{"bench", "approx", "--large", "100", "--m", "10", "--images", "png"},
 		{"bench", "approx-report"},
 	} {
 		code, _, _ := runCLI(t, bad...)
@@ -33,6 +36,24 @@ func TestBenchApprox(t *testing.T) {
 		require.Equal(t, 1, code)
 		require.Contains(t, stderr, "dataset-fashion-mnist")
 		return
+	}
+	// One large run at a small size on each image set: the report's keys
+	// are the documented ones, the 8-bit set's kernel rows exact integer
+	// ones where the processor has them.
+	for _, images := range []string{"float32", "8bit"} {
+		code, out, stderr := runCLI(t, "bench", "approx", "--large", "400", "--m", "30", "--components", "3",
+			"--images", images, "--block", "8", "--quiet")
+		require.Equal(t, 0, code, stderr)
+		var rep bench.ApproxLargeReport
+		require.NoError(t, json.Unmarshal([]byte(out), &rep))
+		require.Equal(t, images, rep.Images)
+		require.Equal(t, 30, rep.Rank)
+		require.Len(t, rep.Eigenvalues, 3)
+		require.Greater(t, rep.Rounds, 1, "blocks of 8 take several rounds")
+		require.True(t, rep.TraceError > 0 && rep.TraceError < 1, "%g", rep.TraceError)
+		if images == "8bit" && native.HasInt8() {
+			require.Equal(t, "int8", rep.Products)
+		}
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "a.json")
