@@ -109,10 +109,9 @@ func NewKernelRowsLevels8(x *linalg.Levels8, em ElementMap, o GramOptions) (*Ker
 	}
 	const u = 1.0 / (1 << 53)
 	g := &grid{step: x.Step, lo: make([]float64, d), mid: make([]int32, d), span: make([]int32, d), tol: make([]float64, d)}
-	hi := top * x.Step
 	for j := range g.mid {
 		g.mid[j], g.span[j] = mid, top
-		g.tol[j] = 32 * u * hi
+		g.tol[j] = 32 * u * top * x.Step // newGrid's tolerance for columns spanning 0 … 255 steps
 	}
 	pts, err := native.PackInt8(n, d, func(i int, dst []uint8) { copy(dst, x.Data[i*d:(i+1)*d]) })
 	if err != nil {
