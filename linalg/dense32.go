@@ -196,6 +196,83 @@ func OuterT32(ft *Dense32, mean []float64) (*mat.SymDense, error) {
 	return out, nil
 }
 
+// outerChunk is the points per call of native.Outer32 in OuterT32Mul: the
+// chunk's k entries a point (1 MB at k = 2000) stay in cache between the
+// kernel's two phases.
+const outerChunk = 128
+
+// OuterT32Mul sets dst (k×b) to F_cᵀF_c·x for F = ftᵀ (ft k×n) centred by
+// μ (mean nil: FᵀF·x) and x k×b without forming F_cᵀF_c: one read of F
+// per 32 columns of x, by native.Outer32 on chunks of outerChunk points copied together
+// and centred on the way (each value float32(f − μ), rounded once, as
+// OuterT32 centres them), x rounded to float32 once and padded to 16 or 32
+// columns; the chunks' results are added in float32 within blocks of
+// outerPanel points (as OuterT32's blocks), and the blocks' sums in
+// float64 in block order — the same bits whatever the goroutines. Each
+// entry is within a few (k + outerPanel)·u of the sum of its absolute
+// products (float32 arithmetic, u = 2⁻²⁴), plus the roundings of x and of
+// the centred values. About 2·n·k·b multiply-adds: fewer than OuterT32's
+// n·k²/2 when a solver needs fewer than k/(4b) products.
+func OuterT32Mul(nb native.Build, ft *Dense32, mean []float64, x, dst *mat.Dense) error {
+	k, n := ft.Dims()
+	xr, b := x.Dims()
+	dr, dc := dst.Dims()
+	if xr != k || dr != k || dc != b {
+		return invalidf("OuterT32Mul: F has %d features, x is %d×%d, dst %d×%d", k, xr, b, dr, dc)
+	}
+	if mean != nil && len(mean) != k {
+		return invalidf("OuterT32Mul: %d means for %d features", len(mean), k)
+	}
+	if b > 32 {
+		// Groups of 32 columns, a pass each.
+		for c0 := 0; c0 < b; c0 += 32 {
+			c1 := min(c0+32, b)
+			if err := OuterT32Mul(nb, ft, mean, x.Slice(0, k, c0, c1).(*mat.Dense), dst.Slice(0, k, c0, c1).(*mat.Dense)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	bp := 16
+	if b > 16 {
+		bp = 32
+	}
+	x32 := make([]float32, k*bp)
+	for e := 0; e < k; e++ {
+		for c, v := range x.RawRowView(e) {
+			x32[e*bp+c] = float32(v)
+		}
+	}
+	blocks := (n + outerPanel - 1) / outerPanel
+	sums := make([][]float64, blocks)
+	par.For(0, blocks, nil, func(lo, hi int) {
+		z, part := make([]float32, outerChunk*bp), make([]float32, k*bp)
+		buf := make([]float32, k*outerChunk)
+		for blk := lo; blk < hi; blk++ {
+			clear(part)
+			for j0 := blk * outerPanel; j0 < min((blk+1)*outerPanel, n); j0 += outerChunk {
+				w := min(outerChunk, n-j0)
+				nb.Outer32(k, w, ft.Data[j0:], n, mean, buf, bp, x32, z, part)
+			}
+			acc := make([]float64, k*bp)
+			for i, v := range part {
+				acc[i] = float64(v)
+			}
+			sums[blk] = acc
+		}
+	})
+	acc := sums[0]
+	for _, s := range sums[1:] {
+		for i, v := range s {
+			acc[i] += v
+		}
+	}
+	for e := 0; e < k; e++ {
+		copy(dst.RawRowView(e)[:b], acc[e*bp:e*bp+b])
+	}
+	return nil
+}
+
 // addUpper adds the upper triangle of the k×k float32 acc to raw's.
 func addUpper(raw blas64.Symmetric, acc []float32, k int) {
 	par.For(0, k, nil, func(lo, hi int) {

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/rng"
+	"github.com/kdual/kdual/native"
 	"github.com/kdual/kdual/status"
 )
 
@@ -135,4 +136,70 @@ func TestTopRowsKeepsStorage(t *testing.T) {
 	require.Equal(t, 7.0, v.At(0, 0))
 	m.Free()
 	require.Panics(t, func() { m.TopRows(5) })
+}
+
+// OuterT32Mul is OuterT32's matrix times x without forming it: centred and
+// not, across several blocks of points and a partial chunk, both widths,
+// within the float32 bound of the float64 product; the same bits with one
+// goroutine or many; shapes refused with typed errors.
+func TestOuterT32Mul(t *testing.T) {
+	k, n := 45, 2*8192+300
+	ft, w := randDense32(t, k, n, 9, 0.7)
+	defer ft.Free()
+	mean := make([]float64, k)
+	for r := 0; r < k; r++ {
+		for _, v := range w.RawRowView(r) {
+			mean[r] += v
+		}
+		mean[r] /= float64(n)
+	}
+	g := rng.New(4)
+	for _, b := range []int{3, 16, 20, 32, 45} {
+		x := mat.NewDense(k, b, nil)
+		for i := 0; i < k; i++ {
+			for j := 0; j < b; j++ {
+				x.Set(i, j, g.NormFloat64())
+			}
+		}
+		for _, mu := range [][]float64{nil, mean} {
+			f := mat.DenseCopyOf(w.T()) // n×k
+			if mu != nil {
+				for i := 0; i < n; i++ {
+					for j := 0; j < k; j++ {
+						f.Set(i, j, f.At(i, j)-mu[j])
+					}
+				}
+			}
+			var fx, want mat.Dense
+			fx.Mul(f, x)
+			want.Mul(f.T(), &fx)
+			// Bound: (k + 8192 + 4)·u of |F|ᵀ·|F|·|x|, and the rounding of
+			// the centred values.
+			var af, afx, bound mat.Dense
+			af.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, f)
+			var ax mat.Dense
+			ax.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, x)
+			afx.Mul(&af, &ax)
+			bound.Mul(af.T(), &afx)
+			for _, nb := range []native.Build{native.Baseline(), native.AVX2(), native.Best()} {
+				got := mat.NewDense(k, b, nil)
+				require.NoError(t, OuterT32Mul(nb, ft, mu, x, got))
+				for i := 0; i < k; i++ {
+					for j := 0; j < b; j++ {
+						require.InDelta(t, want.At(i, j), got.At(i, j), float64(k+8192+8)*0x1p-24*bound.At(i, j), "b %d centred %v (%d,%d)", b, mu != nil, i, j)
+					}
+				}
+				old := runtime.GOMAXPROCS(1)
+				one := mat.NewDense(k, b, nil)
+				err := OuterT32Mul(nb, ft, mu, x, one)
+				runtime.GOMAXPROCS(old)
+				require.NoError(t, err)
+				require.True(t, mat.Equal(got, one), "the bits depend on the goroutines")
+			}
+		}
+	}
+	x := mat.NewDense(k, 2, nil)
+	require.ErrorIs(t, OuterT32Mul(native.Best(), ft, nil, x, mat.NewDense(k, 3, nil)), status.ErrInvalid)
+	require.ErrorIs(t, OuterT32Mul(native.Best(), ft, nil, mat.NewDense(k+1, 2, nil), mat.NewDense(k+1, 2, nil)), status.ErrInvalid)
+	require.ErrorIs(t, OuterT32Mul(native.Best(), ft, mean[:3], x, mat.NewDense(k, 2, nil)), status.ErrInvalid)
 }
