@@ -12,6 +12,8 @@ import (
 	"github.com/kdual/kdual/approx"
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/native"
+	"github.com/kdual/kdual/paths"
 	"github.com/kdual/kdual/status"
 )
 
@@ -268,6 +270,14 @@ func (k *KPCA) smallEig(mf *mapFit) (*linalg.Eigen, Info, []float64, error) {
 	scoreMean := mf.mean
 	var c *mat.SymDense
 	switch {
+	case r <= n && mf.f32 != nil && productsWanted(n, r, s):
+		// Never formed: block Krylov on F_cᵀF_c applied by passes over F.
+		var mu []float64
+		if !k.NoCenter {
+			mu = mf.mean
+		}
+		e, info, err := productsTop(mf.f32, mu, s)
+		return e, info, scoreMean, err
 	case r <= n && mf.f32 != nil:
 		// float32 features: blocks of F_c by ssyrk, summed in float64;
 		// centred in place where the map allows it (no block copies).
@@ -359,6 +369,87 @@ func (k *KPCA) transformApprox(x *mat.Dense) (*mat.Dense, error) {
 	z := mat.NewDense(m, s, nil)
 	linalg.Mul(z, f, k.approx.w)
 	return z, nil
+}
+
+// productsRank and productsRows: the top eigenpairs of F_cᵀF_c (float32
+// features, rank r ≥ productsRank, n ≥ productsRows·r points, s ≤
+// productsBlock − 8) come from block Krylov on products with F
+// (linalg.OuterT32Mul, productsTop) instead of forming it (linalg.OuterT32,
+// n·r²/2 multiply-adds by ssyrk): at n = 10⁶, r = 2000, s = 20 forming it
+// took 20–24 s, the products 4 passes of 32 columns and 14 s in all
+// (docs/measurements.md); at r = 1000 forming it costs a quarter of that.
+var productsRank, productsRows = 1500, 50
+
+// productsBlock and productsTol are productsTop's block width and the
+// tolerance of its stopping test, relative to ‖F_cᵀF_c‖ = λ₁: the scale of
+// the products' own float32 error (sums of up to 8192 products, about
+// 10⁻⁵ of it at worst in practice).
+const productsBlock, productsTol = 32, 1e-5
+
+// productsSample is the points per landmark, in runs of 128, whose
+// F_cᵀF_c (by OuterT32) gives productsTop its start: 4, 8, 16 and 48 all
+// took 4 passes at n = 500 000, r = 2000; 8 costs 0.9 s there.
+const productsSample = 8
+
+// productsWanted reports whether productsTop takes the problem of n points,
+// rank r and s pairs.
+func productsWanted(n, r, s int) bool {
+	return r >= productsRank && n >= productsRows*r && s <= productsBlock-8
+}
+
+// productsOp is F_cᵀF_c (r×r) applied by passes over the float32 F.
+type productsOp struct {
+	ft   *linalg.Dense32
+	mean []float64
+	nb   native.Build
+}
+
+func (o productsOp) Dim() int { return o.ft.Rows }
+
+func (o productsOp) Apply(dst, x *mat.Dense) error {
+	return linalg.OuterT32Mul(o.nb, o.ft, o.mean, x, dst)
+}
+
+// productsTop returns the top s eigenpairs of F_cᵀF_c for F = ftᵀ centred
+// by mean (nil: not centred) by block Krylov in blocks of productsBlock,
+// Rayleigh–Ritz after every block, started from the top eigenvectors of
+// the same matrix over a sample of the points (runs of 128 spread evenly,
+// productsSample·r points in all; LAPACK); its stopping test is
+// ‖F_cᵀF_c·v − θv‖ ≤ max(productsTol·λ₁, 64ε·λ₁) for every pair. An error
+// unless it converged.
+func productsTop(ft *linalg.Dense32, mean []float64, s int) (*linalg.Eigen, Info, error) {
+	r, n := ft.Dims()
+	run := min(128, n)
+	runs := max(1, min(n/run, productsSample*r/run))
+	sub, err := linalg.NewDense32(r, runs*run)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	for q := 0; q < runs; q++ {
+		j0 := int(int64(q) * int64(n-run) / int64(max(runs-1, 1)))
+		for e := 0; e < r; e++ {
+			copy(sub.Data[e*runs*run+q*run:e*runs*run+(q+1)*run], ft.Data[e*n+j0:e*n+j0+run])
+		}
+	}
+	c, err := linalg.OuterT32(sub, mean)
+	sub.Free()
+	if err != nil {
+		return nil, Info{}, err
+	}
+	start, err := linalg.SymEig(c, productsBlock)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	res, err := eig.BlockKrylov{Block: productsBlock, Tol: productsTol, CheckEachBlock: true, NormTest: true, Start: start.Vectors}.
+		Solve(productsOp{ft: ft, mean: mean, nb: paths.Current().Build()}, s)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	info := Info{Solver: "block (k×k, by products with F)", Iterations: res.Iterations, Passes: res.Passes, Status: res.Status}
+	if res.Status.Code != status.Converged {
+		return nil, info, fmt.Errorf("kpca: the top %d eigenpairs of F_cᵀF_c: %v", s, res.Status)
+	}
+	return &linalg.Eigen{Values: res.Values, Vectors: res.Vectors}, info, nil
 }
 
 // Lanczos takes the small problem when it has at least lanczosMin rows and

@@ -416,3 +416,46 @@ func TestKPCAFitLevels8(t *testing.T) {
 	}
 	require.ErrorIs(t, (&KPCA{Components: 5, Kernel: k}).FitLevels8(context.Background(), lv), status.ErrInvalid)
 }
+
+// The top eigenpairs of F_cᵀF_c by block Krylov on products with F (the
+// rule's large problems, taken here by lowering its thresholds; a basis
+// smaller than the matrix) are those
+// of the formed matrix: eigenvalues within the stopping test's 10⁻⁵·λ₁,
+// the same scores to that accuracy, the solver and its passes named, and
+// the test's status converged.
+func TestApproxProductsSolver(t *testing.T) {
+	x := gaussData(t, 3000, 6, 41)
+	ny := approx.Nystrom{Rank: 300, Block: 32, Seed: 3, Float32: true}
+	a := &KPCA{Components: 6, Kernel: rbf, Approx: ny}
+	require.NoError(t, a.Fit(x))
+	require.NotContains(t, a.Info().Solver, "products")
+	rank, rows := productsRank, productsRows
+	productsRank, productsRows = 10, 10
+	defer func() { productsRank, productsRows = rank, rows }()
+	b := &KPCA{Components: 6, Kernel: rbf, Approx: ny}
+	require.NoError(t, b.Fit(x))
+	info := b.Info()
+	require.Equal(t, "block (k×k, by products with F)", info.Solver)
+	require.Equal(t, status.Converged, info.Status.Code)
+	require.GreaterOrEqual(t, info.Passes, 1)
+	require.Less(t, info.Passes, 300/productsBlock, "a Krylov basis smaller than the matrix")
+	require.Equal(t, 300, info.Approx.Rank)
+	av, _ := a.Eigenvalues()
+	bv, _ := b.Eigenvalues()
+	for i := range av {
+		require.InDelta(t, av[i], bv[i], 1e-5*av[0], "eigenvalue %d", i)
+	}
+	as, _ := a.Scores()
+	bs, _ := b.Scores()
+	require.True(t, mat.EqualApprox(as, bs, 1e-3*math.Sqrt(av[0])), "scores")
+	// Not centred: the same agreement.
+	a.NoCenter, b.NoCenter = true, true
+	require.NoError(t, b.Fit(x))
+	productsRank, productsRows = rank, rows
+	require.NoError(t, a.Fit(x))
+	av, _ = a.Eigenvalues()
+	bv, _ = b.Eigenvalues()
+	for i := range av {
+		require.InDelta(t, av[i], bv[i], 1e-5*av[0], "eigenvalue %d, not centred", i)
+	}
+}
