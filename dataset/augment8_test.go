@@ -73,3 +73,21 @@ func TestFashionAugmented8(t *testing.T) {
 	require.Equal(t, 5.0, bilinear(img, 2, 0, 0.5))
 	require.Equal(t, 0.0, bilinear(img, 2, -3, 0))
 }
+
+// The noise table is N(0, 2²)'s quantiles: symmetric, increasing, with the
+// normal's mean, variance and 1.96σ quantile.
+func TestNormal16(t *testing.T) {
+	var sum, sq float64
+	for i, v := range normal16 {
+		require.Equal(t, -v, normal16[len(normal16)-1-i])
+		if i > 0 {
+			require.Greater(t, v, normal16[i-1])
+		}
+		sum += float64(v)
+		sq += float64(v) * float64(v)
+	}
+	m := float64(len(normal16))
+	require.InDelta(t, 0, sum/m, 1e-6)
+	require.InDelta(t, 4, sq/m, 4e-3)
+	require.InDelta(t, 2*1.959964, float64(normal16[int(0.975*m)]), 1e-3)
+}
