@@ -3,6 +3,7 @@ package dataset
 import (
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -90,4 +91,52 @@ func TestNormal16(t *testing.T) {
 	require.InDelta(t, 0, sum/m, 1e-6)
 	require.InDelta(t, 4, sq/m, 4e-3)
 	require.InDelta(t, 2*1.959964, float64(normal16[int(0.975*m)]), 1e-3)
+}
+
+// Any range of the set, made alone, is those images of the whole set; an
+// IDX file of them written and read back by rows gives the same bytes; a
+// compressed, mistyped or truncated file is refused.
+func TestAugment8RangesAndIDX8(t *testing.T) {
+	if _, err := os.Stat(FashionDir); err != nil {
+		t.Skip("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist)")
+	}
+	const d = 784
+	n := 70000 + augment8Block + 500
+	all := make([]uint8, n*d)
+	require.NoError(t, FashionAugmented8("", n, 9, all))
+	a, err := NewAugment8("", 9)
+	require.NoError(t, err)
+	for _, r := range [][2]int{{0, 5}, {69990, 70020}, {70000 + augment8Block - 3, 70000 + augment8Block + 7}, {n - 4, n}} {
+		part := make([]uint8, (r[1]-r[0])*d)
+		a.Fill(r[0], part)
+		require.Equal(t, all[r[0]*d:r[1]*d], part, "range %v", r)
+	}
+	path := filepath.Join(t.TempDir(), "x.idx")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, WriteIDX8Header(f, 300, 28, 28))
+	_, err = f.Write(all[69900*d : 70200*d])
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	x, err := OpenIDX8(path)
+	require.NoError(t, err)
+	defer x.Close()
+	require.Equal(t, 300, x.N)
+	require.Equal(t, d, x.D)
+	got := make([]uint8, 50*d)
+	require.NoError(t, x.ReadRows(120, got))
+	require.Equal(t, all[70020*d:70070*d], got)
+	require.Error(t, x.ReadRows(290, got), "past the end")
+	require.Error(t, x.ReadRows(0, got[:d+1]), "not whole items")
+	// Refused: gzip, a type other than bytes, a size the header does not say.
+	for name, body := range map[string][]byte{
+		"gz":    {0x1f, 0x8b, 8, 0},
+		"float": {0, 0, 0x0D, 1, 0, 0, 0, 1, 0, 0, 0, 0},
+		"short": {0, 0, 0x08, 2, 0, 0, 0, 3, 0, 0, 0, 2, 1, 2, 3},
+	} {
+		p := filepath.Join(t.TempDir(), name)
+		require.NoError(t, os.WriteFile(p, body, 0o644))
+		_, err := OpenIDX8(p)
+		require.Error(t, err, name)
+	}
 }
