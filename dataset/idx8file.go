@@ -14,7 +14,7 @@ import (
 // chunks.
 type IDX8File struct {
 	N, D   int
-	Dims   []int
+	Shape  []int // the header's dimensions
 	f      *os.File
 	offset int64 // of the first item
 }
@@ -79,8 +79,11 @@ func openIDX8(f *os.File) (*IDX8File, error) {
 	if want := offset + int64(dims[0])*d; st.Size() != want {
 		return nil, formatf("IDX: %d bytes, the header %v says %d", st.Size(), dims, want)
 	}
-	return &IDX8File{N: dims[0], D: int(d), Dims: dims, f: f, offset: offset}, nil
+	return &IDX8File{N: dims[0], D: int(d), Shape: dims, f: f, offset: offset}, nil
 }
+
+// Dims returns the items and their bytes.
+func (x *IDX8File) Dims() (int, int) { return x.N, x.D }
 
 // ReadRows reads items [i0, i0 + len(dst)/D) into dst (a whole number of
 // items).

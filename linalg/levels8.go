@@ -22,6 +22,16 @@ func (x *Levels8) Row(i int, dst []float64) {
 	}
 }
 
+// ReadRows copies rows [i0, i0 + len(dst)/Cols) into dst: x as a source
+// of rows, like a file read in chunks.
+func (x *Levels8) ReadRows(i0 int, dst []uint8) error {
+	if len(dst)%x.Cols != 0 || i0 < 0 || i0+len(dst)/x.Cols > x.Rows {
+		return invalidf("Levels8: rows %d … %d of %d", i0, i0+len(dst)/x.Cols, x.Rows)
+	}
+	copy(dst, x.Data[i0*x.Cols:])
+	return nil
+}
+
 // Check reports an error unless x has at least one row and column, as
 // many levels as its shape, and a finite positive Step.
 func (x *Levels8) Check(what string) error {

@@ -52,6 +52,7 @@ var commands = []command{
 	{"rkm", "rkm forecast: multi-view RKM time-series forecasting (primal/dual, eig/Stiefel)", runRKM},
 	{"kmvda", "kernel multi-view discriminant analysis: cross-view recognition; kmvda table", runKMvDA},
 	{"ppca", "probabilistic PCA in dual form: σ², MAP reconstructions, samples, image grids", runPPCA},
+	{"data", "data augment: write a seeded 8-bit image set of any size (Fashion-MNIST and moved copies) as an IDX file", runData},
 }
 
 // errUsage marks errors that are the caller's wording, not a failure.

@@ -1,0 +1,346 @@
+package kpca
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/approx"
+	"github.com/kdual/kdual/gram"
+	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
+)
+
+// Levels8Source is 8-bit data read by rows: n rows of d levels (entry
+// Step·level), such as an uncompressed IDX file (dataset.IDX8File).
+type Levels8Source interface {
+	Dims() (n, d int)
+	// ReadRows reads rows [i0, i0 + len(dst)/d) into dst.
+	ReadRows(i0 int, dst []uint8) error
+}
+
+// Stream is Nyström kernel PCA of 8-bit data larger than memory, read in
+// two passes of chunks: the landmarks are chosen by RPCholesky
+// (approx.Nystrom.FitLevels8) among a sample of the rows; the first pass
+// computes every row's features f(x) = R⁻¹·k(L, x) (K(L, L) = R·Rᵀ, float32
+// as the in-memory fit stores them) chunk by chunk and accumulates their
+// sums, FᵀF and the exact trace error Σ k(x, x) − ‖f(x)‖²; the top
+// Components eigenpairs of F_cᵀF_c come from LAPACK; the second pass
+// computes the features again and hands each chunk's scores
+// (f(x) − μ)ᵀ·V to Scores. Memory: the sample's fit (Sample·(2d + 4m)
+// bytes), then O(m² + Chunk·(d + m)) — Bytes gives it — whatever n.
+type Stream struct {
+	Components int
+	// Kernel: a kernel with a unit diagonal (Gaussian, Laplace), whose
+	// rows of 8-bit data are exact integer products where the processor
+	// has them.
+	Kernel kernel.Kernel
+	// Rank is m, the most landmarks.
+	Rank int
+	// Step is the value of one level (1/255 for pixels scaled to [0, 1]).
+	Step float64
+	// Sample is how many rows the landmarks are chosen among; 0 means
+	// the rule min(n, max(100·Rank, 100 000)): one row drawn uniformly
+	// from each of Sample equal strata of the rows, in order.
+	Sample int
+	// Chunk is the rows read and processed at a time; 0 means 16 384.
+	Chunk int
+	// Seed of the sample and of RPCholesky; 0 means 1.
+	Seed uint64
+	// NoCenter fits the uncentred kernel.
+	NoCenter bool
+	// Context, when set, is checked between chunks and rounds.
+	Context context.Context
+	// Scores, when set, receives in order the scores of rows
+	// [i0, i0 + rows of scores) (rows × Components; it must not keep
+	// scores, which is reused). Signs: each eigenvector's entry of
+	// largest magnitude is positive.
+	Scores func(i0 int, scores *mat.Dense) error
+}
+
+// StreamResult is a streamed fit's outcome.
+type StreamResult struct {
+	N, D, Rank, Sample, Chunk int
+	Values                    []float64 // the top Components eigenvalues of the centred K̂
+	Landmarks                 []int     // rows of the source, in pivot order
+	// TraceError is tr(K − K̂)/tr K over all n rows, exact for the stored
+	// float32 features; EigenvalueBound is tr(K − K̂): each eigenvalue of
+	// K̂ is at most the same of K, which is at most it plus this.
+	TraceError, EigenvalueBound float64
+	Passes                      int // over the data: 2
+	SampleSeconds, FirstSeconds, SolveSeconds, SecondSeconds float64
+	// Bytes is the memory the streamed passes hold at once (the chunk's
+	// buffers and the m×m matrices), by the formula of Stream.Bytes.
+	Bytes int64
+}
+
+// Bytes is the memory the two passes hold at once for rank m, chunk c, d
+// columns and s components: the chunk's levels and their packed copy
+// (2·c·d), its kernel rows against the landmarks in float64 and its
+// features in float32 (12·c·m), its scores and their products (16·c·s,
+// plus 8·c·4), and the m×m matrices (FᵀF in float64 and float32, R in
+// float32: 16·m²).
+func (st Stream) Bytes(m, c, d, s int) int64 {
+	m64, c64 := int64(m), int64(c)
+	return 2*c64*int64(d) + 12*c64*m64 + 16*c64*int64(s) + 32*c64 + 16*m64*m64
+}
+
+// sampleBytes is the memory of the landmarks' choice on a sample of ns
+// rows: the levels and their packed copy (2·ns·d) and the sample's float32
+// features (4·ns·m).
+func (Stream) sampleBytes(ns, d, m int) int64 {
+	return 2*int64(ns)*int64(d) + 4*int64(ns)*int64(m)
+}
+
+func (st Stream) check(n, d int) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("kpca: Stream: "+format+": %w", append(args, status.ErrInvalid)...)
+	}
+	switch {
+	case n < 2 || d < 1:
+		return bad("%d rows of %d levels", n, d)
+	case st.Rank < 1 || st.Rank > n:
+		return bad("Rank %d, want 1 … %d", st.Rank, n)
+	case st.Components < 1 || st.Components > st.Rank:
+		return bad("Components %d, want 1 … Rank = %d", st.Components, st.Rank)
+	case !(st.Step > 0) || math.IsInf(st.Step, 0):
+		return bad("Step %g, want a finite positive level", st.Step)
+	case st.Sample < 0 || st.Chunk < 0:
+		return bad("Sample %d, Chunk %d: want 0 (the defaults) or more", st.Sample, st.Chunk)
+	case !st.Kernel.UnitDiagonal():
+		return bad("kernel %v: a streamed fit needs a unit diagonal (Gaussian, Laplace)", st.Kernel.Kind)
+	}
+	return st.Kernel.Check()
+}
+
+// Fit runs the streamed fit on src.
+func (st Stream) Fit(src Levels8Source) (*StreamResult, error) {
+	n, d := src.Dims()
+	if err := st.check(n, d); err != nil {
+		return nil, err
+	}
+	ctx := st.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	seed := st.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	ns := st.Sample
+	if ns == 0 {
+		ns = max(100*st.Rank, 100000)
+	}
+	ns = min(ns, n)
+	ns = max(ns, st.Rank)
+	chunk := st.Chunk
+	if chunk == 0 {
+		chunk = 16384
+	}
+	res := &StreamResult{N: n, D: d, Sample: ns, Chunk: chunk}
+	start := time.Now()
+	// The sample: one row from each of ns equal strata, in order.
+	r := rand.New(rand.NewPCG(seed, 0x73747265616d)) // "stream"
+	pos := make([]int, ns)
+	for q := range pos {
+		lo, hi := int(int64(q)*int64(n)/int64(ns)), int(int64(q+1)*int64(n)/int64(ns))
+		pos[q] = lo + r.IntN(hi-lo)
+	}
+	sample := &linalg.Levels8{Rows: ns, Cols: d, Step: st.Step, Data: make([]uint8, ns*d)}
+	for q, p := range pos {
+		if err := src.ReadRows(p, sample.Data[q*d:(q+1)*d]); err != nil {
+			return nil, err
+		}
+	}
+	nm, err := approx.Nystrom{Rank: st.Rank, Seed: seed, Context: ctx}.FitLevels8(sample, st.Kernel)
+	if err != nil {
+		return nil, fmt.Errorf("kpca: Stream: the landmarks: %w", err)
+	}
+	nm.ReleaseTrain()
+	sample = nil
+	m := len(nm.Landmarks)
+	if st.Components > m {
+		return nil, &status.RankError{Matrix: "kpca: Stream: the sample's Nyström approximation", Rank: m, Asked: st.Components}
+	}
+	res.Rank = m
+	for _, l := range nm.Landmarks {
+		res.Landmarks = append(res.Landmarks, pos[l])
+	}
+	res.SampleSeconds = time.Since(start).Seconds()
+	res.Bytes = st.Bytes(m, chunk, d, st.Components)
+	f := newStreamFeatures(st, nm, d, chunk)
+	// First pass: features, their sums, FᵀF and the trace error.
+	t1 := time.Now()
+	gram32 := make([]float32, m*m)
+	c64 := mat.NewSymDense(m, nil)
+	sums := make([]float64, m)
+	resid := 0.0
+	err = f.pass(ctx, src, func(i0, c int, ft []float32) error {
+		for a := 0; a < m; a++ {
+			s := 0.0
+			for _, v := range ft[a*c : (a+1)*c] {
+				s += float64(v)
+			}
+			sums[a] += s
+		}
+		for j := 0; j < c; j++ {
+			q := 0.0
+			for a := 0; a < m; a++ {
+				v := float64(ft[a*c+j])
+				q += v * v
+			}
+			resid += 1 - q
+		}
+		linalg.B32.Syrk(blas.NoTrans, 1, blas32.General{Rows: m, Cols: c, Stride: c, Data: ft[:m*c]}, 0,
+			blas32.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: gram32})
+		raw := c64.RawSymmetric()
+		for a := 0; a < m; a++ {
+			for b := a; b < m; b++ {
+				raw.Data[a*raw.Stride+b] += float64(gram32[a*m+b])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.FirstSeconds = time.Since(t1).Seconds()
+	res.TraceError, res.EigenvalueBound = math.Max(resid, 0)/float64(n), math.Max(resid, 0)
+	// The eigenproblem of F_cᵀF_c = FᵀF − n·μμᵀ.
+	t2 := time.Now()
+	mean := make([]float64, m)
+	if !st.NoCenter {
+		for a := range mean {
+			mean[a] = sums[a] / float64(n)
+		}
+		linalg.SymRankOne(c64, c64, -float64(n), mat.NewVecDense(m, mean))
+	}
+	e, _, err := topEig(c64, st.Components)
+	if err != nil {
+		return nil, fmt.Errorf("kpca: Stream: %w", err)
+	}
+	s := st.Components
+	if !(e.Values[s-1] > breakdownRatio*math.Abs(e.Values[0])) {
+		return nil, &status.RankError{Matrix: "kpca: Stream: the Nyström approximation, centred",
+			Rank: status.NumericalRank(e.Values, breakdownRatio), Asked: s}
+	}
+	v := e.Vectors
+	for j := 0; j < s; j++ {
+		big := 0.0
+		for a := 0; a < m; a++ {
+			if x := v.At(a, j); math.Abs(x) > math.Abs(big) {
+				big = x
+			}
+		}
+		if big < 0 {
+			for a := 0; a < m; a++ {
+				v.Set(a, j, -v.At(a, j))
+			}
+		}
+	}
+	res.Values = e.Values[:s]
+	res.SolveSeconds = time.Since(t2).Seconds()
+	res.Passes = 1
+	if st.Scores == nil {
+		return res, nil
+	}
+	// Second pass: the features again, and their scores.
+	t3 := time.Now()
+	var mu []float64
+	if !st.NoCenter {
+		mu = mean
+	}
+	scores := mat.NewDense(chunk, s, nil)
+	err = f.pass(ctx, src, func(i0, c int, ft []float32) error {
+		out := scores.Slice(0, c, 0, s).(*mat.Dense)
+		linalg.MulT32Into(out, &linalg.Dense32{Rows: m, Cols: c, Data: ft[:m*c]}, v, mu)
+		return st.Scores(i0, out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Passes = 2
+	res.SecondSeconds = time.Since(t3).Seconds()
+	return res, nil
+}
+
+// streamFeatures computes chunks of features f(x) = R⁻¹·k(L, x).
+type streamFeatures struct {
+	st    Stream
+	nm    *approx.NystromMap
+	d, m  int
+	lv    []uint8
+	cross []float64
+	ft    []float32
+	r32   []float32
+	x64   *mat.Dense // the chunk in float64, where the integer path does not run
+}
+
+func newStreamFeatures(st Stream, nm *approx.NystromMap, d, chunk int) *streamFeatures {
+	m := len(nm.Landmarks)
+	f := &streamFeatures{st: st, nm: nm, d: d, m: m, lv: make([]uint8, chunk*d), cross: make([]float64, m*chunk),
+		ft: make([]float32, m*chunk), r32: make([]float32, m*m)}
+	for a := 0; a < m; a++ {
+		for b := 0; b <= a; b++ {
+			f.r32[a*m+b] = float32(nm.R.At(a, b))
+		}
+	}
+	return f
+}
+
+// pass reads the source chunk by chunk and calls use(i0, c, ft) with the
+// chunk's features (m×c, row a the a-th feature of the c rows).
+func (f *streamFeatures) pass(ctx context.Context, src Levels8Source, use func(i0, c int, ft []float32) error) error {
+	n, d := src.Dims()
+	m := f.m
+	chunk := len(f.lv) / d
+	for i0 := 0; i0 < n; i0 += chunk {
+		if ctx.Err() != nil {
+			return fmt.Errorf("kpca: Stream: %w", status.Cancelled(context.Cause(ctx), fmt.Sprintf("at row %d of %d", i0, n)))
+		}
+		c := min(chunk, n-i0)
+		lv := f.lv[:c*d]
+		if err := src.ReadRows(i0, lv); err != nil {
+			return err
+		}
+		x := &linalg.Levels8{Rows: c, Cols: d, Step: f.st.Step, Data: lv}
+		rows, err := kernel.RowsLevels8(x, f.st.Kernel, gram.GramOptions{})
+		if err != nil {
+			return err
+		}
+		if rows == nil {
+			// No integer path: the chunk in float64 (8·c·d bytes more).
+			if f.x64 == nil {
+				f.x64 = mat.NewDense(chunk, d, nil)
+			}
+			xc := f.x64.Slice(0, c, 0, d).(*mat.Dense)
+			for i := 0; i < c; i++ {
+				x.Row(i, xc.RawRowView(i))
+			}
+			if rows, err = kernel.Rows(xc, f.st.Kernel, gram.GramOptions{}); err != nil {
+				return err
+			}
+		}
+		cross := f.cross[:m*c]
+		if err := rows.Cross(cross, c, f.nm.XL, 0, c); err != nil {
+			return err
+		}
+		ft := f.ft[:m*c]
+		for i, v := range cross {
+			ft[i] = float32(v)
+		}
+		linalg.B32.Trsm(blas.Left, blas.NoTrans, 1, blas32.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: m, Data: f.r32},
+			blas32.General{Rows: m, Cols: c, Stride: c, Data: ft})
+		if err := use(i0, c, ft); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,154 @@
+package kpca
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/approx"
+	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
+)
+
+// levelsData is n rows of d levels in four noisy clusters.
+func levelsData(n, d int, seed uint64) *linalg.Levels8 {
+	r := rand.New(rand.NewPCG(seed, 1))
+	x := &linalg.Levels8{Rows: n, Cols: d, Step: 1.0 / 255, Data: make([]uint8, n*d)}
+	for i := 0; i < n; i++ {
+		c := r.IntN(4)
+		for j := 0; j < d; j++ {
+			x.Data[i*d+j] = uint8(min(255, max(0, 50*c+4*j+r.IntN(60))))
+		}
+	}
+	return x
+}
+
+// A streamed fit whose sample is every row is the in-memory fit on the
+// same rows (FitLevels8, the same seed): the same landmarks, eigenvalues
+// within the float32 features' rounding, the same scores up to each
+// component's sign, and the trace error over all rows that of the
+// in-memory map; the scores arrive in order, chunk by chunk.
+func TestStreamAgreesInMemory(t *testing.T) {
+	x := levelsData(2500, 24, 5)
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 0.6}
+	const m, s = 120, 5
+	mem := &KPCA{Components: s, Kernel: k, Approx: approx.Nystrom{Rank: m, Seed: 7}}
+	require.NoError(t, mem.FitLevels8(context.Background(), x))
+	var got []float64
+	next := 0
+	res, err := Stream{Components: s, Kernel: k, Rank: m, Step: x.Step, Sample: x.Rows, Chunk: 700, Seed: 7,
+		Scores: func(i0 int, sc *mat.Dense) error {
+			require.Equal(t, next, i0, "chunks out of order")
+			r, c := sc.Dims()
+			require.Equal(t, s, c)
+			next += r
+			for i := 0; i < r; i++ {
+				got = append(got, sc.RawRowView(i)...)
+			}
+			return nil
+		}}.Fit(x)
+	require.NoError(t, err)
+	require.Equal(t, x.Rows, next)
+	require.Equal(t, 2, res.Passes)
+	info := mem.Info()
+	require.Equal(t, info.Approx.Rank, res.Rank)
+	vals, _ := mem.Eigenvalues()
+	for i := range vals {
+		require.InDelta(t, vals[i], res.Values[i], 1e-5*vals[0], "eigenvalue %d", i)
+	}
+	require.InDelta(t, info.Approx.TraceError, res.TraceError, 1e-5)
+	ms, _ := mem.Scores()
+	for j := 0; j < s; j++ {
+		sign := 1.0
+		if ms.At(0, j)*got[j] < 0 {
+			sign = -1
+		}
+		for i := 0; i < x.Rows; i++ {
+			require.InDelta(t, ms.At(i, j), sign*got[i*s+j], 1e-3*math.Sqrt(vals[0]), "score (%d, %d)", i, j)
+		}
+	}
+}
+
+// The streamed fit's memory does not grow with n: the heap's high-water
+// mark over the passes (sampled every half millisecond) stays within the
+// stated formula (Stream.Bytes) plus the Go runtime's slack, for n and
+// for four times n with the same sample; without Scores it makes one
+// pass. Bad options are typed errors; a cancelled context stops it.
+func TestStreamMemoryAndErrors(t *testing.T) {
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 0.6}
+	const m, s, chunk, d = 60, 3, 512, 24
+	// A low GC target keeps the garbage of finished chunks from counting
+	// as held memory.
+	defer debug.SetGCPercent(debug.SetGCPercent(5))
+	peak := func(x *linalg.Levels8) (int64, *StreamResult) {
+		runtime.GC()
+		var base runtime.MemStats
+		runtime.ReadMemStats(&base)
+		var hi atomic.Int64
+		done := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var ms runtime.MemStats
+			for {
+				select {
+				case <-done:
+					return
+				case <-time.After(500 * time.Microsecond):
+				}
+				runtime.ReadMemStats(&ms)
+				if v := int64(ms.HeapInuse) - int64(base.HeapInuse); v > hi.Load() {
+					hi.Store(v)
+				}
+			}
+		}()
+		res, err := Stream{Components: s, Kernel: k, Rank: m, Step: x.Step, Sample: 2000, Chunk: chunk, Seed: 2,
+			Scores: func(int, *mat.Dense) error { return nil }}.Fit(x)
+		close(done)
+		wg.Wait()
+		require.NoError(t, err)
+		return hi.Load(), res
+	}
+	small, res1 := peak(levelsData(20000, d, 8))
+	large, res4 := peak(levelsData(80000, d, 8))
+	bound := res1.Bytes + Stream{}.sampleBytes(2000, d, m) + 2<<20
+	t.Logf("peaks %d and %d bytes, bound %d", small, large, bound)
+	require.Equal(t, res1.Bytes, res4.Bytes, "the formula does not depend on n")
+	require.Less(t, small, bound, "n = 20 000: %d bytes at the peak, formula %d", small, bound)
+	require.Less(t, large, bound, "n = 80 000: %d bytes at the peak, formula %d", large, bound)
+
+	x := levelsData(3000, d, 9)
+	res, err := Stream{Components: s, Kernel: k, Rank: m, Step: x.Step}.Fit(x)
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Passes, "no scores asked: one pass")
+	require.Equal(t, 3000, res.Sample, "the rule's sample is capped at n")
+	for _, bad := range []Stream{
+		{Components: 0, Kernel: k, Rank: m, Step: x.Step},
+		{Components: s, Kernel: k, Rank: 0, Step: x.Step},
+		{Components: s, Kernel: k, Rank: m, Step: 0},
+		{Components: s, Kernel: k, Rank: m, Step: x.Step, Chunk: -1},
+		{Components: s, Kernel: kernel.Kernel{Kind: kernel.Linear}, Rank: m, Step: x.Step},
+	} {
+		_, err := bad.Fit(x)
+		require.ErrorIs(t, err, status.ErrInvalid, "%+v", bad)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = Stream{Components: s, Kernel: k, Rank: m, Step: x.Step, Context: ctx}.Fit(x)
+	require.Error(t, err)
+	st, ok := status.StatusOf(err)
+	require.True(t, ok)
+	require.Equal(t, status.Stopped, st.Code)
+	require.ErrorIs(t, err, context.Canceled)
+}
