@@ -54,6 +54,14 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if cmd == "transform" && *f.modelPath != "" {
 		return f.transformModel(set, csvOpt, stdout)
 	}
+	if set["stream"] {
+		return f.streamFit(cmd, set, stdout)
+	}
+	for _, name := range []string{"chunk", "sample", "scores-out"} {
+		if set[name] {
+			return usagef("--%s is for --stream", name)
+		}
+	}
 	if cmd == "transform" {
 		fmt.Fprintln(diag, "kdual: warning: transform without --model fits the model again on --input; fit once with --save and transform with --model")
 	}

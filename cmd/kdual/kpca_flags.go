@@ -178,7 +178,7 @@ var fitOnlyFlags = map[string]bool{"components": true, "kernel": true, "sigma": 
 	"operator": true, "memory": true, "products": true, "start-rank": true, "check": true, "save": true, "approx": true, "landmarks": true,
 	"sampler": true, "trace-tol": true, "features": true, "approx-precision": true, "mpi": true, "mpi-timeout": true,
 	"data": true, "n": true, "apply": true, "plot": true, "start-out": true, "data-out": true,
-	"fit-inverse": true, "alpha": true, "degree": true, "coef0": true}
+	"fit-inverse": true, "alpha": true, "degree": true, "coef0": true, "stream": true, "chunk": true, "sample": true, "scores-out": true}
 
 // helpAsked reports whether args ask for -h or --help.
 func helpAsked(args []string) bool {
@@ -376,6 +376,10 @@ type kpcaFlags struct {
 	approxPrec  *string
 	mpiTimeout  *time.Duration
 	useMPI      *bool
+	stream      *string
+	chunk       *int
+	sample      *int
+	scoresOut   *string
 }
 
 // newKPCAFlags defines kdual kpca CMD's flags.
@@ -427,5 +431,9 @@ func newKPCAFlags(cmd string) (*flag.FlagSet, *kpcaFlags) {
 	f.approxPrec = fs.String("approx-precision", "float64", "--approx nystrom: float32 computes kernel rows by sgemm on a float32 copy of the data and stores the features in float32 (half the memory, about twice the rate; entries rounded to float32), float64 otherwise")
 	f.mpiTimeout = fs.Duration("mpi-timeout", 0, "with --mpi: end the job when a rank waits longer than this in one collective (a rank stopped or hung); 0: max(5m, 10 s per 10⁹·n²·d/ranks multiply-adds)")
 	f.useMPI = fs.Bool("mpi", false, "run across the ranks of mpirun (rows split by rank; --operator auto, float64, float32 or matrix-free, planned per rank; --solver auto, block, lanczos or lbfgs); only rank 0 writes")
+	f.stream = fs.String("stream", "", "fit with --approx nystrom: an uncompressed 8-bit IDX file, read in chunks in two passes instead of loaded (data larger than memory; --scale is the value of one level, e.g. 0.00392156862745098 for pixels in [0, 1]); writes --scores-out")
+	f.chunk = fs.Int("chunk", 16384, "--stream: rows read and processed at a time (memory O(m² + chunk·(d + m)))")
+	f.sample = fs.Int("sample", 0, "--stream: the rows the landmarks are chosen among, one from each of as many equal strata (0: min(n, max(100·m, 100 000)))")
+	f.scoresOut = fs.String("scores-out", "", "--stream: write the scores (n×s float64) to this NPY file as they are produced (without it, one pass: eigenvalues and trace error only)")
 	return fs, f
 }
