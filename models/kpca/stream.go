@@ -13,6 +13,7 @@ import (
 
 	"github.com/kdual/kdual/approx"
 	"github.com/kdual/kdual/gram"
+	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
@@ -182,20 +183,31 @@ func (st Stream) Fit(src Levels8Source) (*StreamResult, error) {
 	c64 := mat.NewSymDense(m, nil)
 	sums := make([]float64, m)
 	resid := 0.0
+	norms := make([]float64, chunk)
 	err = f.pass(ctx, src, func(i0, c int, ft []float32) error {
-		for a := 0; a < m; a++ {
-			s := 0.0
-			for _, v := range ft[a*c : (a+1)*c] {
-				s += float64(v)
+		// Each feature's sum and each row's squared norm, in parallel
+		// over features (the same sums whatever the goroutines: each is
+		// one feature's, added in row order), then the rows' residuals in
+		// row order.
+		nrm := norms[:c]
+		clear(nrm)
+		par.For(0, m, nil, func(lo, hi int) {
+			for a := lo; a < hi; a++ {
+				s := 0.0
+				for _, v := range ft[a*c : (a+1)*c] {
+					s += float64(v)
+				}
+				sums[a] += s
 			}
-			sums[a] += s
-		}
-		for j := 0; j < c; j++ {
-			q := 0.0
+		})
+		par.For(0, c, nil, func(lo, hi int) {
 			for a := 0; a < m; a++ {
-				v := float64(ft[a*c+j])
-				q += v * v
+				for j, v := range ft[a*c+lo : a*c+hi] {
+					nrm[lo+j] += float64(v) * float64(v)
+				}
 			}
+		})
+		for _, q := range nrm {
 			resid += 1 - q
 		}
 		linalg.B32.Syrk(blas.NoTrans, 1, blas32.General{Rows: m, Cols: c, Stride: c, Data: ft[:m*c]}, 0,
