@@ -54,19 +54,11 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if cmd == "transform" && *f.modelPath != "" {
 		return f.transformModel(set, csvOpt, stdout)
 	}
-	if set["stream"] {
-		return f.streamFit(cmd, set, stdout)
-	}
-	for _, name := range []string{"chunk", "sample", "scores-out"} {
-		if set[name] {
-			return usagef("--%s is for --stream", name)
-		}
+	if streamed, err := f.maybeStream(cmd, set, stdout); streamed || err != nil {
+		return err
 	}
 	if cmd == "transform" {
 		fmt.Fprintln(diag, "kdual: warning: transform without --model fits the model again on --input; fit once with --save and transform with --model")
-	}
-	if cmd == "fit" && *f.apply != "" {
-		return usagef("--apply projects new data: use kdual kpca transform")
 	}
 	opKind, budget, prec, err := kpcaOperatorFlags(*f.operator, *f.memory, *f.products)
 	if err != nil {
@@ -328,8 +320,8 @@ func plotKPCA(path string, m *kpca.KPCA, x *mat.Dense, labels []string, k kernel
 	return nil
 }
 
-// preflight checks the flags that need no data — --model and --save
-// with the right command, --format, --n with --data — and returns the CSV
+// preflight checks the flags that need no data — --model, --save and
+// --apply with the right command, --format, --n with --data — and returns the CSV
 // options and the set of flags given; --quiet silences the notes.
 func (f *kpcaFlags) preflight(cmd string, fs *flag.FlagSet) (dataset.CSVOptions, map[string]bool, error) {
 	if cmd == "fit" && *f.modelPath != "" {
@@ -337,6 +329,9 @@ func (f *kpcaFlags) preflight(cmd string, fs *flag.FlagSet) (dataset.CSVOptions,
 	}
 	if cmd == "transform" && *f.save != "" {
 		return dataset.CSVOptions{}, nil, usagef("--save is for kdual kpca fit")
+	}
+	if cmd == "fit" && *f.apply != "" {
+		return dataset.CSVOptions{}, nil, usagef("--apply projects new data: use kdual kpca transform")
 	}
 	csvOpt, err := csvOptions(*f.delimiter, *f.labelColumn, *f.maxRows)
 	if *f.columns != "" {

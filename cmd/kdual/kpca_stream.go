@@ -40,6 +40,20 @@ type streamReport struct {
 	} `json:"info"`
 }
 
+// maybeStream runs the streamed fit when --stream is given (streamed
+// true) and refuses its options otherwise.
+func (f *kpcaFlags) maybeStream(cmd string, set map[string]bool, stdout io.Writer) (streamed bool, err error) {
+	if set["stream"] {
+		return true, f.streamFit(cmd, set, stdout)
+	}
+	for _, name := range []string{"chunk", "sample", "scores-out"} {
+		if set[name] {
+			return false, usagef("--%s is for --stream", name)
+		}
+	}
+	return false, nil
+}
+
 // streamFit is kdual kpca fit --stream: Nyström KPCA of an 8-bit IDX file
 // read in chunks (kpca.Stream), the scores written to --scores-out.
 func (f *kpcaFlags) streamFit(cmd string, set map[string]bool, stdout io.Writer) error {

@@ -127,28 +127,81 @@ func (st Stream) Fit(src Levels8Source) (*StreamResult, error) {
 	if err := st.check(n, d); err != nil {
 		return nil, err
 	}
-	ctx := st.Context
-	if ctx == nil {
-		ctx = context.Background()
+	if st.Context == nil {
+		st.Context = context.Background()
 	}
-	seed := st.Seed
-	if seed == 0 {
-		seed = 1
+	if st.Seed == 0 {
+		st.Seed = 1
 	}
+	if st.Chunk == 0 {
+		st.Chunk = 16384
+	}
+	res := &StreamResult{N: n, D: d, Chunk: st.Chunk}
+	start := time.Now()
+	nm, err := st.landmarks(src, res)
+	if err != nil {
+		return nil, err
+	}
+	res.SampleSeconds = time.Since(start).Seconds()
+	m := res.Rank
+	res.Bytes = st.Bytes(m, st.Chunk, d, st.Components)
+	f := newStreamFeatures(st, nm, d, st.Chunk)
+	t1 := time.Now()
+	c64, sums, err := st.firstPass(src, f, res)
+	if err != nil {
+		return nil, err
+	}
+	res.FirstSeconds = time.Since(t1).Seconds()
+	t2 := time.Now()
+	mean := make([]float64, m)
+	if !st.NoCenter {
+		for a := range mean {
+			mean[a] = sums[a] / float64(n)
+		}
+		linalg.SymRankOne(c64, c64, -float64(n), mat.NewVecDense(m, mean))
+	}
+	v, err := st.top(c64, res)
+	if err != nil {
+		return nil, err
+	}
+	res.SolveSeconds = time.Since(t2).Seconds()
+	res.Passes = 1
+	if st.Scores == nil {
+		return res, nil
+	}
+	// Second pass: the features again, and their scores.
+	t3 := time.Now()
+	var mu []float64
+	if !st.NoCenter {
+		mu = mean
+	}
+	s := st.Components
+	scores := mat.NewDense(st.Chunk, s, nil)
+	err = f.pass(st.Context, src, func(i0, c int, ft []float32) error {
+		out := scores.Slice(0, c, 0, s).(*mat.Dense)
+		linalg.MulT32Into(out, &linalg.Dense32{Rows: m, Cols: c, Data: ft[:m*c]}, v, mu)
+		return st.Scores(i0, out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	res.Passes = 2
+	res.SecondSeconds = time.Since(t3).Seconds()
+	return res, nil
+}
+
+// landmarks chooses the landmarks by RPCholesky among a stratified sample
+// of the rows (res.Sample of them) and sets res.Rank and res.Landmarks.
+func (st Stream) landmarks(src Levels8Source, res *StreamResult) (*approx.NystromMap, error) {
+	n, d := src.Dims()
 	ns := st.Sample
 	if ns == 0 {
 		ns = max(100*st.Rank, 100000)
 	}
-	ns = min(ns, n)
-	ns = max(ns, st.Rank)
-	chunk := st.Chunk
-	if chunk == 0 {
-		chunk = 16384
-	}
-	res := &StreamResult{N: n, D: d, Sample: ns, Chunk: chunk}
-	start := time.Now()
-	// The sample: one row from each of ns equal strata, in order.
-	r := rand.New(rand.NewPCG(seed, 0x73747265616d)) // "stream"
+	ns = max(min(ns, n), st.Rank)
+	res.Sample = ns
+	// One row from each of ns equal strata, in order.
+	r := rand.New(rand.NewPCG(st.Seed, 0x73747265616d)) // "stream"
 	pos := make([]int, ns)
 	for q := range pos {
 		lo, hi := int(int64(q)*int64(n)/int64(ns)), int(int64(q+1)*int64(n)/int64(ns))
@@ -160,12 +213,11 @@ func (st Stream) Fit(src Levels8Source) (*StreamResult, error) {
 			return nil, err
 		}
 	}
-	nm, err := approx.Nystrom{Rank: st.Rank, Seed: seed, Context: ctx}.FitLevels8(sample, st.Kernel)
+	nm, err := approx.Nystrom{Rank: st.Rank, Seed: st.Seed, Context: st.Context}.FitLevels8(sample, st.Kernel)
 	if err != nil {
 		return nil, fmt.Errorf("kpca: Stream: the landmarks: %w", err)
 	}
 	nm.ReleaseTrain()
-	sample = nil
 	m := len(nm.Landmarks)
 	if st.Components > m {
 		return nil, &status.RankError{Matrix: "kpca: Stream: the sample's Nyström approximation", Rank: m, Asked: st.Components}
@@ -174,17 +226,19 @@ func (st Stream) Fit(src Levels8Source) (*StreamResult, error) {
 	for _, l := range nm.Landmarks {
 		res.Landmarks = append(res.Landmarks, pos[l])
 	}
-	res.SampleSeconds = time.Since(start).Seconds()
-	res.Bytes = st.Bytes(m, chunk, d, st.Components)
-	f := newStreamFeatures(st, nm, d, chunk)
-	// First pass: features, their sums, FᵀF and the trace error.
-	t1 := time.Now()
+	return nm, nil
+}
+
+// firstPass reads every row's features and returns FᵀF and the features'
+// sums, setting the trace error.
+func (st Stream) firstPass(src Levels8Source, f *streamFeatures, res *StreamResult) (*mat.SymDense, []float64, error) {
+	n, m := res.N, res.Rank
 	gram32 := make([]float32, m*m)
 	c64 := mat.NewSymDense(m, nil)
 	sums := make([]float64, m)
+	norms := make([]float64, st.Chunk)
 	resid := 0.0
-	norms := make([]float64, chunk)
-	err = f.pass(ctx, src, func(i0, c int, ft []float32) error {
+	err := f.pass(st.Context, src, func(i0, c int, ft []float32) error {
 		// Each feature's sum and each row's squared norm, in parallel
 		// over features (the same sums whatever the goroutines: each is
 		// one feature's, added in row order), then the rows' residuals in
@@ -221,24 +275,20 @@ func (st Stream) Fit(src Levels8Source) (*StreamResult, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res.FirstSeconds = time.Since(t1).Seconds()
 	res.TraceError, res.EigenvalueBound = math.Max(resid, 0)/float64(n), math.Max(resid, 0)
-	// The eigenproblem of F_cᵀF_c = FᵀF − n·μμᵀ.
-	t2 := time.Now()
-	mean := make([]float64, m)
-	if !st.NoCenter {
-		for a := range mean {
-			mean[a] = sums[a] / float64(n)
-		}
-		linalg.SymRankOne(c64, c64, -float64(n), mat.NewVecDense(m, mean))
-	}
-	e, _, err := topEig(c64, st.Components)
+	return c64, sums, nil
+}
+
+// top sets res.Values to the top Components eigenvalues of c and returns
+// their eigenvectors, each with its entry of largest magnitude positive.
+func (st Stream) top(c *mat.SymDense, res *StreamResult) (*mat.Dense, error) {
+	s, m := st.Components, res.Rank
+	e, _, err := topEig(c, s)
 	if err != nil {
 		return nil, fmt.Errorf("kpca: Stream: %w", err)
 	}
-	s := st.Components
 	if !(e.Values[s-1] > breakdownRatio*math.Abs(e.Values[0])) {
 		return nil, &status.RankError{Matrix: "kpca: Stream: the Nyström approximation, centred",
 			Rank: status.NumericalRank(e.Values, breakdownRatio), Asked: s}
@@ -258,29 +308,7 @@ func (st Stream) Fit(src Levels8Source) (*StreamResult, error) {
 		}
 	}
 	res.Values = e.Values[:s]
-	res.SolveSeconds = time.Since(t2).Seconds()
-	res.Passes = 1
-	if st.Scores == nil {
-		return res, nil
-	}
-	// Second pass: the features again, and their scores.
-	t3 := time.Now()
-	var mu []float64
-	if !st.NoCenter {
-		mu = mean
-	}
-	scores := mat.NewDense(chunk, s, nil)
-	err = f.pass(ctx, src, func(i0, c int, ft []float32) error {
-		out := scores.Slice(0, c, 0, s).(*mat.Dense)
-		linalg.MulT32Into(out, &linalg.Dense32{Rows: m, Cols: c, Data: ft[:m*c]}, v, mu)
-		return st.Scores(i0, out)
-	})
-	if err != nil {
-		return nil, err
-	}
-	res.Passes = 2
-	res.SecondSeconds = time.Since(t3).Seconds()
-	return res, nil
+	return v, nil
 }
 
 // streamFeatures computes chunks of features f(x) = R⁻¹·k(L, x).
