@@ -7,6 +7,7 @@ import (
 
 	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/status"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -450,4 +451,50 @@ func TestFloat64LayoutBound(t *testing.T) {
 	require.Equal(t, "full storage, upper triangle", layout64(n))
 	require.NotEqual(t, "full storage, upper triangle", layout64(n+1))
 	require.Equal(t, "full storage, upper triangle", layout64(1))
+}
+
+// FeatureGram applies F_cᵀF_c without forming it: the formed matrix
+// (linalg.OuterT32) times x to the float32 sums' accuracy, centred and not;
+// block Krylov on it finds the formed matrix's top eigenvalues; a block
+// of the wrong shape is refused.
+func TestFeatureGram(t *testing.T) {
+	const k, n = 40, 3000
+	ft, err := linalg.NewDense32(k, n)
+	require.NoError(t, err)
+	defer ft.Free()
+	r := rand.New(rand.NewPCG(5, 6))
+	mean := make([]float64, k)
+	for e := 0; e < k; e++ {
+		scale := 1 / float64(e+1)
+		for j := 0; j < n; j++ {
+			v := float32(scale*r.NormFloat64() + 0.3)
+			ft.Data[e*n+j] = v
+			mean[e] += float64(v) / n
+		}
+	}
+	x := mat.NewDense(k, 5, nil)
+	for i := 0; i < k; i++ {
+		for j := 0; j < 5; j++ {
+			x.Set(i, j, r.NormFloat64())
+		}
+	}
+	for _, mu := range [][]float64{nil, mean} {
+		c, err := linalg.OuterT32(ft, mu)
+		require.NoError(t, err)
+		var want mat.Dense
+		want.Mul(c, x)
+		g := NewFeatureGram(ft, mu)
+		require.Equal(t, k, g.Dim())
+		got := mat.NewDense(k, 5, nil)
+		require.NoError(t, g.Apply(got, x))
+		require.True(t, mat.EqualApprox(&want, got, 1e-4*mat.Norm(&want, math.Inf(1))), "centred %v", mu != nil)
+		res, err := BlockKrylov{Block: 8, Tol: 1e-6, CheckEachBlock: true, NormTest: true}.Solve(g, 3)
+		require.NoError(t, err)
+		vals, err := linalg.SymEigValues(c, 3)
+		require.NoError(t, err)
+		for i := 0; i < 3; i++ {
+			require.InDelta(t, vals[i], res.Values[i], 1e-5*vals[0])
+		}
+	}
+	require.ErrorIs(t, NewFeatureGram(ft, nil).Apply(mat.NewDense(k, 2, nil), mat.NewDense(k, 3, nil)), status.ErrInvalid)
 }

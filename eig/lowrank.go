@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/paths"
 	"github.com/kdual/kdual/status"
 )
 
@@ -149,4 +150,30 @@ func (l *LowRank) Apply(dst, x *mat.Dense) error {
 		}
 	}
 	return nil
+}
+
+// FeatureGram is F_cᵀF_c (k×k) for float32 features F = ftᵀ (ft k×n)
+// centred by their means (nil: FᵀF), applied without forming it: each
+// Apply reads F once per 32 columns (linalg.OuterT32Mul, on the native
+// build the written rules choose), about 2·n·k·b multiply-adds.
+type FeatureGram struct {
+	ft   *linalg.Dense32
+	mean []float64
+}
+
+// NewFeatureGram returns the operator F_cᵀF_c of ft centred by mean (nil:
+// not centred); ft and mean are read, never changed or copied.
+func NewFeatureGram(ft *linalg.Dense32, mean []float64) *FeatureGram {
+	return &FeatureGram{ft: ft, mean: mean}
+}
+
+// Dim returns k.
+func (g *FeatureGram) Dim() int { return g.ft.Rows }
+
+// Apply sets dst = F_cᵀF_c·x.
+func (g *FeatureGram) Apply(dst, x *mat.Dense) error {
+	if _, err := checkApply(g.ft.Rows, dst, x); err != nil {
+		return err
+	}
+	return linalg.OuterT32Mul(paths.Current().Build(), g.ft, g.mean, x, dst)
 }

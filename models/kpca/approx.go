@@ -12,8 +12,6 @@ import (
 	"github.com/kdual/kdual/approx"
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/linalg"
-	"github.com/kdual/kdual/native"
-	"github.com/kdual/kdual/paths"
 	"github.com/kdual/kdual/status"
 )
 
@@ -397,19 +395,6 @@ func productsWanted(n, r, s int) bool {
 	return r >= productsRank && n >= productsRows*r && s <= productsBlock-8
 }
 
-// productsOp is F_cᵀF_c (r×r) applied by passes over the float32 F.
-type productsOp struct {
-	ft   *linalg.Dense32
-	mean []float64
-	nb   native.Build
-}
-
-func (o productsOp) Dim() int { return o.ft.Rows }
-
-func (o productsOp) Apply(dst, x *mat.Dense) error {
-	return linalg.OuterT32Mul(o.nb, o.ft, o.mean, x, dst)
-}
-
 // productsTop returns the top s eigenpairs of F_cᵀF_c for F = ftᵀ centred
 // by mean (nil: not centred) by block Krylov in blocks of productsBlock,
 // Rayleigh–Ritz after every block, started from the top eigenvectors of
@@ -441,7 +426,7 @@ func productsTop(ft *linalg.Dense32, mean []float64, s int) (*linalg.Eigen, Info
 		return nil, Info{}, err
 	}
 	res, err := eig.BlockKrylov{Block: productsBlock, Tol: productsTol, CheckEachBlock: true, NormTest: true, Start: start.Vectors}.
-		Solve(productsOp{ft: ft, mean: mean, nb: paths.Current().Build()}, s)
+		Solve(eig.NewFeatureGram(ft, mean), s)
 	if err != nil {
 		return nil, Info{}, err
 	}
