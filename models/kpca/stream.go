@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/approx"
@@ -34,9 +35,10 @@ type Levels8Source interface {
 // as the in-memory fit stores them) chunk by chunk and accumulates their
 // sums, FᵀF and the exact trace error Σ k(x, x) − ‖f(x)‖²; the top
 // Components eigenpairs of F_cᵀF_c come from LAPACK; the second pass
-// computes the features again and hands each chunk's scores
-// (f(x) − μ)ᵀ·V to Scores. Memory: the sample's fit (Sample·(2d + 4m)
-// bytes), then O(m² + Chunk·(d + m)) — Bytes gives it — whatever n.
+// computes the kernel rows again and hands each chunk's scores
+// (f(x) − μ)ᵀ·V = k(L, x)ᵀ·R⁻ᵀV − μᵀV (float64, no triangular solve per
+// row) to Scores. Memory: the sample's fit (Sample·(2d + 4m) bytes), then
+// O(m² + Chunk·(d + m)) — Bytes gives it — whatever n.
 type Stream struct {
 	Components int
 	// Kernel: a kernel with a unit diagonal (Gaussian, Laplace), whose
@@ -169,17 +171,31 @@ func (st Stream) Fit(src Levels8Source) (*StreamResult, error) {
 	if st.Scores == nil {
 		return res, nil
 	}
-	// Second pass: the features again, and their scores.
+	// Second pass: the kernel rows again, and their scores
+	// (f(x) − μ)ᵀV = k(L, x)ᵀW − μᵀV with W = R⁻ᵀV (m×s, float64): no
+	// triangular solve per row.
 	t3 := time.Now()
-	var mu []float64
-	if !st.NoCenter {
-		mu = mean
-	}
 	s := st.Components
+	w := mat.DenseCopyOf(v)
+	linalg.B64.Trsm(blas.Left, blas.Trans, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: m,
+		Data: mat.DenseCopyOf(f.nm.R).RawMatrix().Data}, w.RawMatrix())
+	mv := make([]float64, s)
+	if !st.NoCenter {
+		for a := 0; a < m; a++ {
+			for j, x := range v.RawRowView(a) {
+				mv[j] += mean[a] * x
+			}
+		}
+	}
 	scores := mat.NewDense(st.Chunk, s, nil)
-	err = f.pass(st.Context, src, func(i0, c int, ft []float32) error {
+	err = f.rowsPass(st.Context, src, func(i0, c int, cross []float64) error {
 		out := scores.Slice(0, c, 0, s).(*mat.Dense)
-		linalg.MulT32Into(out, &linalg.Dense32{Rows: m, Cols: c, Data: ft[:m*c]}, v, mu)
+		linalg.B64.Gemm(blas.Trans, blas.NoTrans, 1, blas64.General{Rows: m, Cols: c, Stride: c, Data: cross}, w.RawMatrix(), 0, out.RawMatrix())
+		for i := 0; i < c; i++ {
+			for j := range mv {
+				out.RawRowView(i)[j] -= mv[j]
+			}
+		}
 		return st.Scores(i0, out)
 	})
 	if err != nil {
@@ -336,8 +352,25 @@ func newStreamFeatures(st Stream, nm *approx.NystromMap, d, chunk int) *streamFe
 }
 
 // pass reads the source chunk by chunk and calls use(i0, c, ft) with the
-// chunk's features (m×c, row a the a-th feature of the c rows).
+// chunk's features (m×c, row a the a-th feature of the c rows): R⁻¹ times
+// the kernel rows, in float32 (the triangular solve by OpenBLAS strsm).
 func (f *streamFeatures) pass(ctx context.Context, src Levels8Source, use func(i0, c int, ft []float32) error) error {
+	m := f.m
+	return f.rowsPass(ctx, src, func(i0, c int, cross []float64) error {
+		ft := f.ft[:m*c]
+		for i, v := range cross {
+			ft[i] = float32(v)
+		}
+		linalg.B32.Trsm(blas.Left, blas.NoTrans, 1, blas32.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: m, Data: f.r32},
+			blas32.General{Rows: m, Cols: c, Stride: c, Data: ft})
+		return use(i0, c, ft)
+	})
+}
+
+// rowsPass reads the source chunk by chunk and calls use(i0, c, cross)
+// with the chunk's kernel rows against the landmarks (m×c, row a the
+// a-th landmark's).
+func (f *streamFeatures) rowsPass(ctx context.Context, src Levels8Source, use func(i0, c int, cross []float64) error) error {
 	n, d := src.Dims()
 	m := f.m
 	chunk := len(f.lv) / d
@@ -372,13 +405,7 @@ func (f *streamFeatures) pass(ctx context.Context, src Levels8Source, use func(i
 		if err := rows.Cross(cross, c, f.nm.XL, 0, c); err != nil {
 			return err
 		}
-		ft := f.ft[:m*c]
-		for i, v := range cross {
-			ft[i] = float32(v)
-		}
-		linalg.B32.Trsm(blas.Left, blas.NoTrans, 1, blas32.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: m, Data: f.r32},
-			blas32.General{Rows: m, Cols: c, Stride: c, Data: ft})
-		if err := use(i0, c, ft); err != nil {
+		if err := use(i0, c, cross); err != nil {
 			return err
 		}
 	}
