@@ -77,7 +77,7 @@ type StreamResult struct {
 	// float32 features; EigenvalueBound is tr(K − K̂): each eigenvalue of
 	// K̂ is at most the same of K, which is at most it plus this.
 	TraceError, EigenvalueBound                              float64
-	Passes                                                   int // over the data: 2
+	Passes                                                   int // over the data: 1, or 2 with Scores
 	SampleSeconds, FirstSeconds, SolveSeconds, SecondSeconds float64
 	// Bytes is the memory the streamed passes hold at once (the chunk's
 	// buffers and the m×m matrices), by the formula of Stream.Bytes.
