@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -92,8 +93,19 @@ func (k *KPCA) fitLarge(ctx context.Context, what string, n int, build func(appr
 	if err != nil {
 		return k.fitMap(ctx, nil, err, n, start)
 	}
+	if n >= largeReturn {
+		// The factorisation's kernel rows (a packed or float32 copy of
+		// the data, gigabytes at these sizes) are garbage now: give them
+		// back to the system before the solve and the scores allocate.
+		debug.FreeOSMemory()
+	}
 	return k.fitMap(ctx, fm, nil, n, start)
 }
+
+// largeReturn is the points from which FitFloat32 and FitLevels8 return
+// the factorisation's memory to the system before solving: a million
+// 8-bit images' packed copy is 0.8 GB.
+const largeReturn = 1 << 18
 
 // watched returns ny with its rounds watching the fit's context and
 // reporting progress, and its residual sample's top eigenvalue (when it
