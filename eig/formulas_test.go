@@ -7,6 +7,7 @@ import (
 
 	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/paths"
 	"github.com/kdual/kdual/status"
 
 	"github.com/stretchr/testify/require"
@@ -497,4 +498,14 @@ func TestFeatureGram(t *testing.T) {
 		}
 	}
 	require.ErrorIs(t, NewFeatureGram(ft, nil).Apply(mat.NewDense(k, 2, nil), mat.NewDense(k, 3, nil)), status.ErrInvalid)
+	// Fast only where the rules run the float32 blocks in 512-bit form.
+	p := paths.Current()
+	off := p
+	off.WideSingle = false
+	require.NoError(t, paths.Set(off))
+	slow := FeatureGramFast()
+	require.NoError(t, paths.Set(p))
+	require.False(t, slow)
+	_, single, _ := p.Build().Wide512()
+	require.Equal(t, single, FeatureGramFast())
 }

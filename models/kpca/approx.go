@@ -383,7 +383,8 @@ func (k *KPCA) transformApprox(x *mat.Dense) (*mat.Dense, error) {
 
 // productsRank and productsRows: the top eigenpairs of F_cᵀF_c (float32
 // features, rank r ≥ productsRank, n ≥ productsRows·r points, s ≤
-// productsBlock − 8) come from block Krylov on products with F
+// productsBlock − 8, the products' AVX-512 form running) come from block
+// Krylov on products with F
 // (linalg.OuterT32Mul, productsTop) instead of forming it (linalg.OuterT32,
 // n·r²/2 multiply-adds by ssyrk): at n = 10⁶, r = 2000, s = 20 forming it
 // took 20–24 s, the products 4 passes of 32 columns and 14 s in all
@@ -404,8 +405,14 @@ const productsSample = 8
 // productsWanted reports whether productsTop takes the problem of n points,
 // rank r and s pairs.
 func productsWanted(n, r, s int) bool {
-	return r >= productsRank && n >= productsRows*r && s <= productsBlock-8
+	return r >= productsRank && n >= productsRows*r && s <= productsBlock-8 && productsFast()
 }
+
+// productsFast reports whether the products run at the rate the rule was
+// measured at: eig.FeatureGramFast (their AVX-512 form); elsewhere forming
+// F_cᵀF_c is the faster way. Tests replace it to exercise the products on
+// any processor.
+var productsFast = eig.FeatureGramFast
 
 // productsTop returns the top s eigenpairs of F_cᵀF_c for F = ftᵀ centred
 // by mean (nil: not centred) by block Krylov in blocks of productsBlock,

@@ -429,9 +429,10 @@ func TestApproxProductsSolver(t *testing.T) {
 	a := &KPCA{Components: 6, Kernel: rbf, Approx: ny}
 	require.NoError(t, a.Fit(x))
 	require.NotContains(t, a.Info().Solver, "products")
-	rank, rows := productsRank, productsRows
-	productsRank, productsRows = 10, 10
-	defer func() { productsRank, productsRows = rank, rows }()
+	require.False(t, productsWanted(1<<20, 2000, 20) && !eig.FeatureGramFast(), "the rule takes the slow forms")
+	rank, rows, fast := productsRank, productsRows, productsFast
+	productsRank, productsRows, productsFast = 10, 10, func() bool { return true }
+	defer func() { productsRank, productsRows, productsFast = rank, rows, fast }()
 	b := &KPCA{Components: 6, Kernel: rbf, Approx: ny}
 	require.NoError(t, b.Fit(x))
 	info := b.Info()
@@ -451,7 +452,7 @@ func TestApproxProductsSolver(t *testing.T) {
 	// Not centred: the same agreement.
 	a.NoCenter, b.NoCenter = true, true
 	require.NoError(t, b.Fit(x))
-	productsRank, productsRows = rank, rows
+	productsRank, productsRows, productsFast = rank, rows, fast
 	require.NoError(t, a.Fit(x))
 	av, _ = a.Eigenvalues()
 	bv, _ = b.Eigenvalues()
