@@ -17,6 +17,7 @@ import (
 	"github.com/kdual/kdual/approx"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/paths"
 	"github.com/kdual/kdual/status"
 )
 
@@ -39,6 +40,17 @@ func levelsData(n, d int, seed uint64) *linalg.Levels8 {
 // component's sign, and the trace error over all rows that of the
 // in-memory map; the scores arrive in order, chunk by chunk.
 func TestStreamAgreesInMemory(t *testing.T) {
+	t.Run("rules", func(t *testing.T) { streamAgrees(t) })
+	// Without the integer kernel rows: the float32 and float64 fallbacks.
+	p := paths.Current()
+	off := p
+	off.Int8 = false
+	require.NoError(t, paths.Set(off))
+	defer func() { require.NoError(t, paths.Set(p)) }()
+	t.Run("no int8", func(t *testing.T) { streamAgrees(t) })
+}
+
+func streamAgrees(t *testing.T) {
 	x := levelsData(2500, 24, 5)
 	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 0.6}
 	const m, s = 120, 5
