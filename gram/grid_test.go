@@ -370,14 +370,6 @@ func TestKernelRowsInt8(t *testing.T) {
 	for j := 0; j < d; j++ {
 		k[j], k[d+j] = 255, 0 // both ends of every column's range
 	}
-	dist := func(a, b []int64) int64 {
-		var s int64
-		for i := range a {
-			e := a[i] - b[i]
-			s += e * e
-		}
-		return s
-	}
 	for _, centred := range []bool{false, true} {
 		x := pixelData(k, n, d, centred)
 		before := mat.DenseCopyOf(x)
@@ -395,7 +387,7 @@ func TestKernelRowsInt8(t *testing.T) {
 				kr.Block(block, n, 13, 83, 0, n) // rows and points inside packed blocks
 				for i := 13; i < 83; i++ {
 					for j := 0; j < n; j++ {
-						want := exactKernel(kern, dist(k[i*d:(i+1)*d], k[j*d:(j+1)*d]))
+						want := exactKernel(kern, sqDist(k[i*d:(i+1)*d], k[j*d:(j+1)*d]))
 						if i == j {
 							want = 1
 						}
@@ -413,13 +405,13 @@ func TestKernelRowsInt8(t *testing.T) {
 				require.True(t, kr.Rows32(idx[1:3], add, n+3))
 				for a, i := range idx {
 					for b, j := range idx {
-						want := exactKernel(kern, dist(k[i*d:(i+1)*d], k[j*d:(j+1)*d]))
+						want := exactKernel(kern, sqDist(k[i*d:(i+1)*d], k[j*d:(j+1)*d]))
 						require.InDelta(t, want, am[a*len(idx)+b], 4e-15*want, "Among (%d,%d)", i, j)
 					}
 				}
 				for a, i := range idx[1:3] {
 					for j := 0; j < n; j++ {
-						want := exactKernel(kern, dist(k[i*d:(i+1)*d], k[j*d:(j+1)*d]))
+						want := exactKernel(kern, sqDist(k[i*d:(i+1)*d], k[j*d:(j+1)*d]))
 						require.InDelta(t, want, float64(add[a*(n+3)+j]), 0x1p-24*want, "Rows32 (%d,%d)", i, j)
 					}
 				}
@@ -442,7 +434,7 @@ func TestKernelRowsInt8(t *testing.T) {
 					require.NoError(t, kr.Cross(c, n-40, y, 20, n-20))
 					for i := 0; i < 10; i++ {
 						for j := 20; j < n-20; j++ {
-							want := exactKernel(kern, dist(yk[i*d:(i+1)*d], k[j*d:(j+1)*d]))
+							want := exactKernel(kern, sqDist(yk[i*d:(i+1)*d], k[j*d:(j+1)*d]))
 							tol := 4e-15
 							if variant == "off the grid" {
 								want = kernelFormula(kern, y.RawRowView(i), x.RawRowView(j))
@@ -495,14 +487,6 @@ func TestKernelRowsLevels8(t *testing.T) {
 		lv.Data[i] = uint8(v)
 	}
 	before := append([]uint8(nil), lv.Data...)
-	dist := func(a, b []int64) int64 {
-		var s int64
-		for i := range a {
-			e := a[i] - b[i]
-			s += e * e
-		}
-		return s
-	}
 	for _, baseline := range []bool{false, true} {
 		for _, kern := range []Kernel{{Kind: Gaussian, Sigma: 2.5}, {Kind: Laplace, Sigma: 0.7}} {
 			o := GramOptions{Int8: GridOn, Baseline: baseline}
@@ -519,7 +503,7 @@ func TestKernelRowsLevels8(t *testing.T) {
 			require.Equal(t, want, got, "%v baseline=%v", kern.Kind, baseline)
 			for i := 100; i < 150; i++ {
 				for j := 0; j < n; j += 7 {
-					e := exactKernel(kern, dist(k[i*d:(i+1)*d], k[j*d:(j+1)*d]))
+					e := exactKernel(kern, sqDist(k[i*d:(i+1)*d], k[j*d:(j+1)*d]))
 					if i == j {
 						e = 1
 					}
@@ -545,4 +529,14 @@ func TestKernelRowsLevels8(t *testing.T) {
 	kr, err = NewKernelRowsLevels8(lv, Kernel{Kind: Polynomial, Degree: 2, Gamma: 1}.ElementMap(d), GramOptions{Int8: GridOn})
 	require.NoError(t, err)
 	require.Nil(t, kr, "not a distance kernel")
+}
+
+// sqDist is the squared distance of two rows of integers.
+func sqDist(a, b []int64) int64 {
+	var s int64
+	for i := range a {
+		e := a[i] - b[i]
+		s += e * e
+	}
+	return s
 }

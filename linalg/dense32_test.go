@@ -29,6 +29,19 @@ func randDense32(t *testing.T, r, c int, seed uint64, off float64) (*Dense32, *m
 	return m, w
 }
 
+// rowMeans returns the mean of each row of w.
+func rowMeans(w *mat.Dense) []float64 {
+	k, n := w.Dims()
+	mean := make([]float64, k)
+	for r := 0; r < k; r++ {
+		for _, v := range w.RawRowView(r) {
+			mean[r] += v
+		}
+		mean[r] /= float64(n)
+	}
+	return mean
+}
+
 // OuterT32, MulT32 and MulTVec32 against float64 products of the same
 // stored values, over more points than one block (8192 for OuterT32; 64
 // and 4096 for the native products, with partial last blocks), centred and
@@ -37,13 +50,7 @@ func TestDense32Products(t *testing.T) {
 	k, n, s := 7, 9000, 3
 	ft, w := randDense32(t, k, n, 1, 0.5)
 	defer ft.Free()
-	mean := make([]float64, k)
-	for r := 0; r < k; r++ {
-		for _, v := range w.RawRowView(r) {
-			mean[r] += v
-		}
-		mean[r] /= float64(n)
-	}
+	mean := rowMeans(w)
 	fc := mat.DenseCopyOf(w.T()) // n×k
 	for i := 0; i < n; i++ {
 		for j := 0; j < k; j++ {
@@ -146,13 +153,7 @@ func TestOuterT32Mul(t *testing.T) {
 	k, n := 45, 2*8192+300
 	ft, w := randDense32(t, k, n, 9, 0.7)
 	defer ft.Free()
-	mean := make([]float64, k)
-	for r := 0; r < k; r++ {
-		for _, v := range w.RawRowView(r) {
-			mean[r] += v
-		}
-		mean[r] /= float64(n)
-	}
+	mean := rowMeans(w)
 	g := rng.New(4)
 	for _, b := range []int{3, 16, 20, 32, 45} {
 		x := mat.NewDense(k, b, nil)

@@ -429,7 +429,16 @@ func TestApproxProductsSolver(t *testing.T) {
 	a := &KPCA{Components: 6, Kernel: rbf, Approx: ny}
 	require.NoError(t, a.Fit(x))
 	require.NotContains(t, a.Info().Solver, "products")
-	require.False(t, productsWanted(1<<20, 2000, 20) && !eig.FeatureGramFast(), "the rule takes the slow forms")
+	// The rule: rank, points per landmark, components, and the fast form.
+	fastNow := productsFast
+	for _, fast := range []bool{false, true} {
+		productsFast = func() bool { return fast }
+		require.Equal(t, fast, productsWanted(1<<20, 2000, 20), "fast form %v", fast)
+		require.False(t, productsWanted(1<<20, 1000, 20), "rank below the rule")
+		require.False(t, productsWanted(90000, 2000, 20), "fewer than 50 points a landmark")
+		require.False(t, productsWanted(1<<20, 2000, 30), "more components than the block leaves")
+	}
+	productsFast = fastNow
 	rank, rows, fast := productsRank, productsRows, productsFast
 	productsRank, productsRows, productsFast = 10, 10, func() bool { return true }
 	defer func() { productsRank, productsRows, productsFast = rank, rows, fast }()
