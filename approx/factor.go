@@ -217,16 +217,7 @@ func (f factor32) extend(kc int, rows *gram.KernelRows, r newRows, pivots []int,
 	par.For(0, (n+chunk-1)/chunk, nil, func(c0, c1 int) {
 		for c := c0; c < c1; c++ {
 			lo, hi := c*chunk, min((c+1)*chunk, n)
-			rs := res[lo:hi]
-			for e := 0; e < t; e++ {
-				sum := 0.0
-				for a, z := range dst[e*n+lo : e*n+hi] {
-					v := float64(z)
-					rs[a] -= v * v
-					sum += v
-				}
-				parts[c*t+e] = sum
-			}
+			squares(res[lo:hi], dst[lo:], n, t, parts[c*t:(c+1)*t])
 		}
 	})
 	for c := 0; c < (n+chunk-1)/chunk; c++ {
@@ -235,6 +226,44 @@ func (f factor32) extend(kc int, rows *gram.KernelRows, r newRows, pivots []int,
 		}
 	}
 	return nil
+}
+
+// squares subtracts from rs, for each of the t feature rows e of f (row e
+// at f[e·ld:], len(rs) points), the squares of its entries, and puts the
+// row's sum in sums[e]: entry a of rs loses rows 0, 1, … t−1 in that
+// order, each sum runs over a ascending — the bits of the plain loop —,
+// four rows at a time so that each entry of rs is loaded and stored once
+// per four rows.
+func squares(rs []float64, f []float32, ld, t int, sums []float64) {
+	w := len(rs)
+	e := 0
+	for ; e+4 <= t; e += 4 {
+		r0, r1, r2, r3 := f[e*ld:e*ld+w], f[(e+1)*ld:(e+1)*ld+w], f[(e+2)*ld:(e+2)*ld+w], f[(e+3)*ld:(e+3)*ld+w]
+		var s0, s1, s2, s3 float64
+		for a := range rs {
+			v0, v1, v2, v3 := float64(r0[a]), float64(r1[a]), float64(r2[a]), float64(r3[a])
+			x := rs[a]
+			x -= v0 * v0
+			x -= v1 * v1
+			x -= v2 * v2
+			x -= v3 * v3
+			rs[a] = x
+			s0 += v0
+			s1 += v1
+			s2 += v2
+			s3 += v3
+		}
+		sums[e], sums[e+1], sums[e+2], sums[e+3] = s0, s1, s2, s3
+	}
+	for ; e < t; e++ {
+		sum := 0.0
+		for a, z := range f[e*ld : e*ld+w] {
+			v := float64(z)
+			rs[a] -= v * v
+			sum += v
+		}
+		sums[e] = sum
+	}
 }
 
 func (f factor32) gather(idx []int, kc int, dst *mat.Dense) {

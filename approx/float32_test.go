@@ -243,3 +243,35 @@ func TestNystromFactorR(t *testing.T) {
 		}
 	}
 }
+
+// squares is the plain loop — rs[a] −= f_ea² for e = 0, 1, …, sums[e] =
+// Σ_a f_ea — bit for bit, for every count of rows (its blocks of four and
+// the rest) and widths that are not multiples of anything.
+func TestSquaresIsThePlainLoop(t *testing.T) {
+	const ld = 37
+	for rows := 0; rows <= 9; rows++ {
+		for _, w := range []int{1, 5, 37} {
+			f := make([]float32, rows*ld+w)
+			for i := range f {
+				f[i] = float32(math.Sin(float64(7*i+rows))) * 3
+			}
+			rs, want := make([]float64, w), make([]float64, w)
+			for a := range rs {
+				rs[a] = 100 + float64(a)/3
+				want[a] = rs[a]
+			}
+			wantSums := make([]float64, rows)
+			for e := 0; e < rows; e++ {
+				for a := 0; a < w; a++ {
+					v := float64(f[e*ld+a])
+					want[a] -= v * v
+					wantSums[e] += v
+				}
+			}
+			sums := make([]float64, rows)
+			squares(rs, f, ld, rows, sums)
+			require.Equal(t, want, rs, "rows %d, width %d", rows, w)
+			require.Equal(t, wantSums, sums, "rows %d, width %d", rows, w)
+		}
+	}
+}
