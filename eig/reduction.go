@@ -76,14 +76,136 @@ func localOnly(solver string, op Operator) error {
 	return nil
 }
 
-// orthoBlock orthonormalises the columns of x (this part's rows) by
-// classical Gram–Schmidt applied twice per column (CGS2: twice is enough,
-// Giraud et al.), the inner products and norms reduced by red, and writes
-// the b×b upper triangular R with x = Q·R into rr (row-major). A column
-// with nothing left after projection keeps R's diagonal 0 and is zero; a
-// column with little left is still normalised, and repairBlock replaces
-// both by the size of R's diagonal.
+// orthoBlock orthonormalises the columns of x (this part's rows) and
+// writes the b×b upper triangular R with x = Q·R into rr (row-major): by
+// Cholesky QR twice (CholQR2: the Gram matrix xᵀx reduced by red,
+// R₁ = chol, x·R₁⁻¹, then again; Yamamoto et al. 2015 — orthogonal to
+// rounding when x is far from rank-deficient) when every column keeps at
+// least cholQRKeep of its norm squared against the columns before it,
+// which the first factor shows; otherwise (and when b = 1) by classical
+// Gram–Schmidt applied twice per column (CGS2: twice is enough, Giraud et
+// al.). A column with nothing left after projection keeps R's diagonal 0
+// and is zero; a column with little left is still normalised, and
+// repairBlock replaces both by the size of R's diagonal. Every part makes
+// the same choice: it depends on reduced values only.
 func orthoBlock(x *mat.Dense, rr []float64, red Reduction) error {
+	if ok, err := cholQR2(x, rr, red); ok || err != nil {
+		return err
+	}
+	return cgs2(x, rr, red)
+}
+
+// cholQRKeep is the least fraction of a column's norm squared left after
+// the columns before it (R₁'s diagonal squared over the Gram diagonal)
+// for which orthoBlock takes CholQR2: a scaled condition number up to
+// about 10⁴, where one Cholesky QR leaves a loss of orthogonality of
+// about κ²·u = 10⁻⁸ and the second pass removes it.
+const cholQRKeep = 1e-8
+
+// cholQR2 is orthoBlock's Cholesky QR, reporting false (x untouched) when
+// the block is too close to rank-deficient for it.
+func cholQR2(x *mat.Dense, rr []float64, red Reduction) (bool, error) {
+	_, b := x.Dims()
+	if b < 2 {
+		return false, nil
+	}
+	raw := x.RawMatrix()
+	g := make([]float64, b*b)
+	gram := func() error {
+		clear(g)
+		linalg.B64.Gemm(blas.Trans, blas.NoTrans, 1, raw, raw, 0, blas64.General{Rows: b, Cols: b, Stride: b, Data: g})
+		return red.Sum(g)
+	}
+	if err := gram(); err != nil {
+		return false, err
+	}
+	r1 := make([]float64, b*b)
+	if !cholUpper(g, r1, b) {
+		return false, nil
+	}
+	for c := 0; c < b; c++ {
+		if !(r1[c*b+c]*r1[c*b+c] > cholQRKeep*g[c*b+c]) {
+			return false, nil
+		}
+	}
+	// x kept, should the second pass break down (not expected for a
+	// block that passed the test): then CGS2 runs on it.
+	keep := mat.DenseCopyOf(x)
+	tmp := mat.NewDense(raw.Rows, b, nil)
+	scaleBy := func(r []float64) {
+		// x ← x·R⁻¹ by one dgemm with the inverse (b×b): OpenBLAS's
+		// dtrsm on a block this narrow took several times longer.
+		inv := upperInverse(r, b)
+		linalg.B64.Gemm(blas.NoTrans, blas.NoTrans, 1, raw, blas64.General{Rows: b, Cols: b, Stride: b, Data: inv}, 0, tmp.RawMatrix())
+		x.Copy(tmp)
+	}
+	scaleBy(r1)
+	if err := gram(); err != nil {
+		return false, err
+	}
+	r2 := make([]float64, b*b)
+	if !cholUpper(g, r2, b) {
+		x.Copy(keep)
+		return false, nil
+	}
+	scaleBy(r2)
+	// R = R₂·R₁ (upper triangular).
+	clear(rr[:b*b])
+	for i := 0; i < b; i++ {
+		for k := i; k < b; k++ {
+			v := r2[i*b+k]
+			for j := k; j < b; j++ {
+				rr[i*b+j] += v * r1[k*b+j]
+			}
+		}
+	}
+	return true, nil
+}
+
+// cholUpper sets r (b×b, row-major) to the upper triangular R with
+// g = RᵀR, reporting false when g is not numerically positive definite.
+func cholUpper(g, r []float64, b int) bool {
+	clear(r)
+	for i := 0; i < b; i++ {
+		d := g[i*b+i]
+		for k := 0; k < i; k++ {
+			d -= r[k*b+i] * r[k*b+i]
+		}
+		if !(d > 0) {
+			return false
+		}
+		d = math.Sqrt(d)
+		r[i*b+i] = d
+		for j := i + 1; j < b; j++ {
+			v := g[i*b+j]
+			for k := 0; k < i; k++ {
+				v -= r[k*b+i] * r[k*b+j]
+			}
+			r[i*b+j] = v / d
+		}
+	}
+	return true
+}
+
+// upperInverse returns the inverse of the upper triangular r (b×b,
+// row-major, nonzero diagonal), upper triangular, by back substitution.
+func upperInverse(r []float64, b int) []float64 {
+	inv := make([]float64, b*b)
+	for j := b - 1; j >= 0; j-- {
+		inv[j*b+j] = 1 / r[j*b+j]
+		for i := j - 1; i >= 0; i-- {
+			s := 0.0
+			for k := i + 1; k <= j; k++ {
+				s += r[i*b+k] * inv[k*b+j]
+			}
+			inv[i*b+j] = -s / r[i*b+i]
+		}
+	}
+	return inv
+}
+
+// cgs2 is orthoBlock's column-by-column Gram–Schmidt.
+func cgs2(x *mat.Dense, rr []float64, red Reduction) error {
 	n, b := x.Dims()
 	clear(rr[:b*b])
 	raw := x.RawMatrix()
