@@ -515,8 +515,10 @@ func (ks krylovSchur) repairBlock(v *mat.Dense, cur, b int, rr []float64, anorm 
 	return nil
 }
 
-// project sets h = vᵀ·w: one dgemm, or dgemv for a single column (a
-// dgemm of one column packs all of v first).
+// project sets h = vᵀ·w: linalg.BasisTMul (one read of v where it lies:
+// OpenBLAS's dgemm packed all of v for b multiply-adds an entry and ran at
+// 5–8 GFLOP/s on these shapes, docs/measurements.md), or dgemv for a
+// single column.
 func project(h, v, w *mat.Dense) {
 	vr, wr, hr := v.RawMatrix(), w.RawMatrix(), h.RawMatrix()
 	if wr.Cols == 1 {
@@ -524,11 +526,11 @@ func project(h, v, w *mat.Dense) {
 			0, blas64.Vector{N: hr.Rows, Inc: hr.Stride, Data: hr.Data})
 		return
 	}
-	linalg.B64.Gemm(blas.Trans, blas.NoTrans, 1, vr, wr, 0, hr)
+	linalg.BasisTMul(h, v, w)
 }
 
-// subMul sets w −= v·h with one dgemm (dgemv for a single column) and no
-// temporary.
+// subMul sets w −= v·h by linalg.BasisSubMul (dgemv for a single column)
+// and no temporary.
 func subMul(w, v, h *mat.Dense) {
 	vr, wr, hr := v.RawMatrix(), w.RawMatrix(), h.RawMatrix()
 	if wr.Cols == 1 {
@@ -536,7 +538,7 @@ func subMul(w, v, h *mat.Dense) {
 			1, blas64.Vector{N: wr.Rows, Inc: wr.Stride, Data: wr.Data})
 		return
 	}
-	linalg.B64.Gemm(blas.NoTrans, blas.NoTrans, -1, vr, hr, 1, wr)
+	linalg.BasisSubMul(w, v, h)
 }
 
 func ceilTo(x, b int) int  { return (x + b - 1) / b * b }
