@@ -128,16 +128,10 @@ func cholQR2(x *mat.Dense, rr []float64, red Reduction) (bool, error) {
 			return false, nil
 		}
 	}
-	// x kept, should the second pass break down (not expected for a
-	// block that passed the test): then CGS2 runs on it.
-	keep := mat.DenseCopyOf(x)
-	tmp := mat.NewDense(raw.Rows, b, nil)
+	// x ← x·R⁻¹ in place by dtrmm with the inverse (b×b): OpenBLAS's
+	// dtrsm on a block this narrow took several times longer.
 	scaleBy := func(r []float64) {
-		// x ← x·R⁻¹ by one dgemm with the inverse (b×b): OpenBLAS's
-		// dtrsm on a block this narrow took several times longer.
-		inv := upperInverse(r, b)
-		linalg.B64.Gemm(blas.NoTrans, blas.NoTrans, 1, raw, blas64.General{Rows: b, Cols: b, Stride: b, Data: inv}, 0, tmp.RawMatrix())
-		x.Copy(tmp)
+		linalg.B64.Trmm(blas.Right, blas.NoTrans, 1, upperTri(upperInverse(r, b), b), raw)
 	}
 	scaleBy(r1)
 	if err := gram(); err != nil {
@@ -145,7 +139,9 @@ func cholQR2(x *mat.Dense, rr []float64, red Reduction) (bool, error) {
 	}
 	r2 := make([]float64, b*b)
 	if !cholUpper(g, r2, b) {
-		x.Copy(keep)
+		// Not expected for a block that passed the test: x·R₁ (x
+		// again, to rounding) goes to CGS2.
+		linalg.B64.Trmm(blas.Right, blas.NoTrans, 1, upperTri(r1, b), raw)
 		return false, nil
 	}
 	scaleBy(r2)
@@ -185,6 +181,11 @@ func cholUpper(g, r []float64, b int) bool {
 		}
 	}
 	return true
+}
+
+// upperTri is r (b×b, row-major, upper triangular) as a BLAS triangle.
+func upperTri(r []float64, b int) blas64.Triangular {
+	return blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: b, Stride: b, Data: r}
 }
 
 // upperInverse returns the inverse of the upper triangular r (b×b,

@@ -79,6 +79,11 @@ func (BLAS64) Trsm(s blas.Side, tA blas.Transpose, alpha float64, a blas64.Trian
 	ob.Dtrsm(s, a.Uplo, tA, a.Diag, b.Rows, b.Cols, alpha, a.Data, a.Stride, b.Data, b.Stride)
 }
 
+// Trmm is blas64.Trmm: b = alpha·op(a)·b (side Left) or b·op(a), in place.
+func (BLAS64) Trmm(s blas.Side, tA blas.Transpose, alpha float64, a blas64.Triangular, b blas64.General) {
+	ob.Dtrmm(s, a.Uplo, tA, a.Diag, b.Rows, b.Cols, alpha, a.Data, a.Stride, b.Data, b.Stride)
+}
+
 // Scal is blas64.Scal: x = alpha·x.
 func (BLAS64) Scal(alpha float64, x blas64.Vector) { ob.Dscal(x.N, alpha, x.Data, x.Inc) }
 
