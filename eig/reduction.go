@@ -102,107 +102,70 @@ func orthoBlock(x *mat.Dense, rr []float64, red Reduction) error {
 // about κ²·u = 10⁻⁸ and the second pass removes it.
 const cholQRKeep = 1e-8
 
-// cholQR2 is orthoBlock's Cholesky QR, reporting false (x untouched) when
-// the block is too close to rank-deficient for it.
+// cholQR2 is orthoBlock's Cholesky QR, reporting false when the block is
+// too close to rank-deficient for it (x then untouched, or, should the
+// second factor break down, x·R₁⁻¹·R₁: x to rounding).
 func cholQR2(x *mat.Dense, rr []float64, red Reduction) (bool, error) {
 	_, b := x.Dims()
 	if b < 2 {
 		return false, nil
 	}
 	raw := x.RawMatrix()
-	g := make([]float64, b*b)
-	gram := func() error {
-		clear(g)
-		linalg.B64.Gemm(blas.Trans, blas.NoTrans, 1, raw, raw, 0, blas64.General{Rows: b, Cols: b, Stride: b, Data: g})
-		return red.Sum(g)
+	g := mat.NewSymDense(b, nil)
+	// factor returns U with xᵀx = UᵀU (linalg.Cholesky: LAPACK dpotrf),
+	// nil when xᵀx is not numerically positive definite (or not finite).
+	factor := func() (*mat.TriDense, error) {
+		gr := g.RawSymmetric()
+		linalg.B64.Gemm(blas.Trans, blas.NoTrans, 1, raw, raw, 0, blas64.General{Rows: b, Cols: b, Stride: gr.Stride, Data: gr.Data})
+		if err := red.Sum(gr.Data); err != nil {
+			return nil, err
+		}
+		var c linalg.Cholesky
+		if c.Factorize(g) != nil {
+			return nil, nil
+		}
+		return c.UTo(), nil
 	}
-	if err := gram(); err != nil {
+	r1, err := factor()
+	if r1 == nil || err != nil {
 		return false, err
 	}
-	r1 := make([]float64, b*b)
-	if !cholUpper(g, r1, b) {
-		return false, nil
-	}
 	for c := 0; c < b; c++ {
-		if !(r1[c*b+c]*r1[c*b+c] > cholQRKeep*g[c*b+c]) {
+		if u := r1.At(c, c); !(u*u > cholQRKeep*g.At(c, c)) {
 			return false, nil
 		}
 	}
-	// x ← x·R⁻¹ in place by dtrmm with the inverse (b×b): OpenBLAS's
-	// dtrsm on a block this narrow took several times longer.
-	scaleBy := func(r []float64) {
-		linalg.B64.Trmm(blas.Right, blas.NoTrans, 1, upperTri(upperInverse(r, b), b), raw)
+	// x ← x·R⁻¹ in place by dtrmm with the inverse (dtrsm on the b×b
+	// identity): OpenBLAS's dtrsm on the tall block itself took several
+	// times longer (docs/measurements.md).
+	scaleBy := func(r *mat.TriDense) {
+		inv := mat.NewDense(b, b, nil)
+		for i := 0; i < b; i++ {
+			inv.Set(i, i, 1)
+		}
+		linalg.B64.Trsm(blas.Left, blas.NoTrans, 1, r.RawTriangular(), inv.RawMatrix())
+		ir := inv.RawMatrix()
+		linalg.B64.Trmm(blas.Right, blas.NoTrans, 1, blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: b, Stride: ir.Stride, Data: ir.Data}, raw)
 	}
 	scaleBy(r1)
-	if err := gram(); err != nil {
+	r2, err := factor()
+	if err != nil {
 		return false, err
 	}
-	r2 := make([]float64, b*b)
-	if !cholUpper(g, r2, b) {
+	if r2 == nil {
 		// Not expected for a block that passed the test: x·R₁ (x
 		// again, to rounding) goes to CGS2.
-		linalg.B64.Trmm(blas.Right, blas.NoTrans, 1, upperTri(r1, b), raw)
+		linalg.B64.Trmm(blas.Right, blas.NoTrans, 1, r1.RawTriangular(), raw)
 		return false, nil
 	}
 	scaleBy(r2)
-	// R = R₂·R₁ (upper triangular).
-	clear(rr[:b*b])
+	// R = R₂·R₁ (upper triangular), into rr.
+	r1r := r1.RawTriangular()
 	for i := 0; i < b; i++ {
-		for k := i; k < b; k++ {
-			v := r2[i*b+k]
-			for j := k; j < b; j++ {
-				rr[i*b+j] += v * r1[k*b+j]
-			}
-		}
+		copy(rr[i*b:(i+1)*b], r1r.Data[i*r1r.Stride:i*r1r.Stride+b])
 	}
+	linalg.B64.Trmm(blas.Left, blas.NoTrans, 1, r2.RawTriangular(), blas64.General{Rows: b, Cols: b, Stride: b, Data: rr[:b*b]})
 	return true, nil
-}
-
-// cholUpper sets r (b×b, row-major) to the upper triangular R with
-// g = RᵀR, reporting false when g is not numerically positive definite.
-func cholUpper(g, r []float64, b int) bool {
-	clear(r)
-	for i := 0; i < b; i++ {
-		d := g[i*b+i]
-		for k := 0; k < i; k++ {
-			d -= r[k*b+i] * r[k*b+i]
-		}
-		if !(d > 0) {
-			return false
-		}
-		d = math.Sqrt(d)
-		r[i*b+i] = d
-		for j := i + 1; j < b; j++ {
-			v := g[i*b+j]
-			for k := 0; k < i; k++ {
-				v -= r[k*b+i] * r[k*b+j]
-			}
-			r[i*b+j] = v / d
-		}
-	}
-	return true
-}
-
-// upperTri is r (b×b, row-major, upper triangular) as a BLAS triangle.
-func upperTri(r []float64, b int) blas64.Triangular {
-	return blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: b, Stride: b, Data: r}
-}
-
-// upperInverse returns the inverse of the upper triangular r (b×b,
-// row-major, nonzero diagonal), upper triangular, by back substitution.
-func upperInverse(r []float64, b int) []float64 {
-	inv := make([]float64, b*b)
-	for j := b - 1; j >= 0; j-- {
-		inv[j*b+j] = 1 / r[j*b+j]
-		for i := j - 1; i >= 0; i-- {
-			s := 0.0
-			for k := i + 1; k <= j; k++ {
-				s += r[i*b+k] * inv[k*b+j]
-			}
-			inv[i*b+j] = -s / r[i*b+i]
-		}
-	}
-	return inv
 }
 
 // cgs2 is orthoBlock's column-by-column Gram–Schmidt.
