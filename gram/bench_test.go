@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kdual/kdual/internal/par"
+	"github.com/kdual/kdual/linalg"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -71,12 +72,12 @@ func BenchmarkTiles64Side(b *testing.B) {
 // tiles) against the bound of the exact-operator issue: for b = 1, 8, 32
 // float64 vectors in and out, a pass should take at most
 // 1.25·max(stored bytes / read bandwidth, 2n²b / GEMM rate), both rates
-// measured in the same run — the read bandwidth as the faster of OpenBLAS
+// measured in the same run — the read bandwidth as the faster of gonum's
 // sasum and a parallel Go sum over the tiles, the rate as a 3000³ OpenBLAS
 // dgemm for the passes in float64 arithmetic, sgemm for those in float32
 // (SingleBlocks, b = 8 and 32 again). Reports seconds per pass, the bound
 // and their ratio. Run with:
-// go test -run '^$' -bench Tiles32PassBound -benchtime 3x ./linalg
+// OPENBLAS_CORETYPE=… go test -run '^$' -bench Tiles32PassBound -benchtime 3x ./gram
 func BenchmarkTiles32PassBound(b *testing.B) {
 	n := 20000
 	s, err := NewSymTiles32(n)
@@ -98,7 +99,7 @@ func BenchmarkTiles32PassBound(b *testing.B) {
 		}
 		return t
 	}
-	// The faster of OpenBLAS sasum and a parallel Go sum with eight
+	// The faster of gonum's sasum and a parallel Go sum with eight
 	// accumulators: the bound takes the best read rate seen.
 	sums := make([]float32, 64)
 	read := float64(s.Bytes()) / math.Min(best(5, func() {
@@ -128,14 +129,16 @@ func BenchmarkTiles32PassBound(b *testing.B) {
 	}
 	c := make([]float64, g*g)
 	rate := 2 * g * g * g / best(3, func() {
-		blas64.Implementation().Dgemm(blas.NoTrans, blas.NoTrans, g, g, g, 1, a, g, a, g, 0, c, g)
+		m := blas64.General{Rows: g, Cols: g, Stride: g, Data: a}
+		linalg.B64.Gemm(blas.NoTrans, blas.NoTrans, 1, m, m, 0, blas64.General{Rows: g, Cols: g, Stride: g, Data: c})
 	})
 	a32, c32 := make([]float32, g*g), make([]float32, g*g)
 	for i := range a32 {
 		a32[i] = float32(i%7) - 3
 	}
 	rate32 := 2 * g * g * g / best(3, func() {
-		blas32.Implementation().Sgemm(blas.NoTrans, blas.NoTrans, g, g, g, 1, a32, g, a32, g, 0, c32, g)
+		m := blas32.General{Rows: g, Cols: g, Stride: g, Data: a32}
+		linalg.B32.Gemm(blas.NoTrans, blas.NoTrans, 1, m, m, 0, blas32.General{Rows: g, Cols: g, Stride: g, Data: c32})
 	})
 	// b = 8 and 32 in float64 arithmetic (bound with the dgemm rate) and
 	// in float32 arithmetic (SingleBlocks; bound with the sgemm rate).

@@ -81,7 +81,7 @@ func tiledSymmS32(b native.Build, n, t, i0, i1 int, x, dst *mat.Dense, row func(
 	})
 	ys := make([][]float32, min(par.Workers(0), i1-i0))
 	for w := range ys {
-		ys[w] = make([]float32, t*bp)
+		ys[w] = make([]float32, native.SymmSingleScratch(t, bp))
 	}
 	acc := symmBands(nt, i0, i1, pad*bp, func(w, I int, yw []float64) {
 		tr, a := row(I)

@@ -126,7 +126,7 @@ func measureWide() (symm2, symm512, single2, single512, symv2, symv512 float64) 
 		xi[i] = float64(i%7) - 3
 		xs[i] = float32(xi[i])
 	}
-	ys := make([]float32, t*bp)
+	ys := make([]float32, native.SymmSingleScratch(t, bp))
 	narrow, wide := native.AVX2(), native.AVX2().WithWide(true, true, true)
 	symm := func(b native.Build) func() { return func() { b.TileRowSymm64(r, a, bp, xi, xj, yi, yj) } }
 	single := func(b native.Build) func() { return func() { b.TileRowSymmS32(r, a32, bp, xs, xsj, yi, yj, ys) } }

@@ -636,7 +636,7 @@ func TestTileRowSymmS32WithinBound(t *testing.T) {
 					if diag {
 						zi = zy[:r.M*bp]
 					}
-					ys := make([]float32, r.T*bp)
+					ys := make([]float32, SymmSingleScratch(r.T, bp))
 					for i := range ys {
 						ys[i] = float32(math.NaN()) // scratch: overwritten before use
 					}
@@ -656,10 +656,11 @@ func TestTileRowSymmS32WithinBound(t *testing.T) {
 			}
 		}
 		v := make([]float64, 64)
-		f := make([]float32, 64)
+		f := make([]float32, SymmSingleScratch(4, 8))
 		r := TileRow{M: 4, T: 4, Tiles: 1, Last: 4, Lda: 4}
+		require.NotPanics(t, func() { b.TileRowSymmS32(r, make([]float32, 16), 8, f, f, v, v, f) })
 		require.Panics(t, func() { b.TileRowSymmS32(r, make([]float32, 16), 4, f, f, v, v, f) })
-		require.Panics(t, func() { b.TileRowSymmS32(r, make([]float32, 16), 8, f, f, v, v, f[:31]) })
+		require.Panics(t, func() { b.TileRowSymmS32(r, make([]float32, 16), 8, f, f, v, v, f[:len(f)-1]) })
 		require.Panics(t, func() { b.TileRowSymmS32(r, make([]float32, 16), 8, f[:31], f, v, v, f) })
 	}
 }
@@ -692,7 +693,7 @@ func TestTileRowSymmS32ChunksPartialSums(t *testing.T) {
 	for _, b := range testBuilds() {
 		xi := make([]float32, m*bp)
 		yi, yj := make([]float64, m*bp), make([]float64, n*bp)
-		b.TileRowSymmS32(r, a, bp, xi, xj, yi, yj, make([]float32, n*bp))
+		b.TileRowSymmS32(r, a, bp, xi, xj, yi, yj, make([]float32, SymmSingleScratch(n, bp)))
 		for i, v := range yi {
 			require.InDelta(t, exact, v, (gamma+u)*exact, "%s Y_I[%d]", b.Name(), i)
 		}

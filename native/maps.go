@@ -353,20 +353,25 @@ const SymmSingleChunk = 64
 
 // TileRowSymmS32 is TileRowSymm32 in float32 arithmetic: X in float32
 // (row-major, stride bp, a multiple of 8), Y in float64, ys a float32
-// scratch of at least r.T·bp entries (overwritten). It takes half the
-// vector instructions per entry of TileRowSymm32 and converts no entry of
-// the tiles; its rounding is kept to partial sums of at most
-// SymmSingleChunk products, added into Y in float64. Safe for concurrent
-// use on disjoint outputs and scratches.
+// scratch of at least SymmSingleScratch(r.T, bp) entries (overwritten). It
+// takes half the vector instructions per entry of TileRowSymm32 and
+// converts no entry of the tiles; its rounding is kept to partial sums of
+// at most SymmSingleChunk products, added into Y in float64. Safe for
+// concurrent use on disjoint outputs and scratches.
 func TileRowSymmS32(r TileRow, a []float32, bp int, xi, xj []float32, yi, yj []float64, ys []float32) {
 	Best().TileRowSymmS32(r, a, bp, xi, xj, yi, yj, ys)
 }
+
+// SymmSingleScratch is the length of TileRowSymmS32's scratch for tiles of
+// side t and bp columns: 2·(t + 1)·bp (the column sums and, for bp = 8, the
+// tile's X_J with its columns paired).
+func SymmSingleScratch(t, bp int) int { return 2 * (t + 1) * bp }
 
 // TileRowSymmS32 is the package-level TileRowSymmS32 on build b.
 func (b Build) TileRowSymmS32(r TileRow, a []float32, bp int, xi, xj []float32, yi, yj []float64, ys []float32) {
 	cols := r.cols()
 	if !validTileRow(r, len(a)) || bp <= 0 || bp%8 != 0 || bp > math.MaxInt32 || cols > math.MaxInt32/bp ||
-		len(xi) < r.M*bp || len(yi) < r.M*bp || len(xj) < cols*bp || len(yj) < cols*bp || len(ys) < r.T*bp {
+		len(xi) < r.M*bp || len(yi) < r.M*bp || len(xj) < cols*bp || len(yj) < cols*bp || len(ys) < SymmSingleScratch(r.T, bp) {
 		panic(fmt.Sprintf("native: TileRowSymmS32: bad arguments %+v bp=%d", r, bp))
 	}
 	if r.M == 0 {

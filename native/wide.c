@@ -145,14 +145,11 @@ void kd_tsymm_avx512(int f32, int m, int t, int tiles, int last, const void *a, 
 }
 
 // The float32-arithmetic kernel (KD_TSYMMS in maps.c) on 512-bit
-// registers, with its rounding unchanged: a row sum goes into Y (float64)
+// registers, within its rounding bound: a row sum goes into Y (float64)
 // after at most KD_WCHUNK columns, the column sums collect in ys (float32)
 // for at most KD_WCHUNK rows. For bp a multiple of 16, sixteen columns of X
-// fill a register. For bp = 8 a register holds two consecutive rows of
-// X_J (rows c and c + 1 are adjacent at stride 8) and of ys: the tile
-// entries a_p[c] and a_p[c+1] go into its two halves, the row sums keep
-// the even and the odd columns apart in the two halves (added at the end of
-// a chunk), and the four rows of X_I are held twice.
+// fill a register, in maps.c's order. For bp = 8 a register holds two
+// columns of X_J, interleaved (kd_tsymms8_tile below).
 #define KD_WCHUNK 64
 #define KD_ADD16W(p, v)                                                              \
     do {                                                                             \
@@ -248,6 +245,20 @@ KD_W512 static void kd_wrow1(const float *row, int r, int n, int bp, const float
         __builtin_prefetch((a3) + 4 * (size_t)(lda) + (c) + p_);                     \
     }
 
+// The same lines KD_FAR rows further on, into L2 only: with the float32
+// pair kernel's arithmetic at about half the time of reading its tiles, the
+// near prefetch alone left one thread at 8.4 GB/s against 13–16 GB/s for a
+// plain read of the same tiles in the same order; this one brings it to
+// 10 GB/s (docs/measurements.md).
+#define KD_FAR 16
+#define KD_WPREFETCH_FAR(a0, a1, a2, a3, lda, c)                                     \
+    for (int p_ = 0; p_ < KD_WCHUNK; p_ += 16) {                                     \
+        __builtin_prefetch((a0) + KD_FAR * (size_t)(lda) + (c) + p_, 0, 2);          \
+        __builtin_prefetch((a1) + KD_FAR * (size_t)(lda) + (c) + p_, 0, 2);          \
+        __builtin_prefetch((a2) + KD_FAR * (size_t)(lda) + (c) + p_, 0, 2);          \
+        __builtin_prefetch((a3) + KD_FAR * (size_t)(lda) + (c) + p_, 0, 2);          \
+    }
+
 // bp a multiple of 16.
 KD_W512 static void kd_tsymms16_tile(int m, int n, const float *a, int lda, int bp,
                                      const float *xi, const float *xj, double *yi,
@@ -292,68 +303,126 @@ KD_W512 static void kd_tsymms16_tile(int m, int n, const float *a, int lda, int 
     kd_wflush(n, bp, ys, yj);
 }
 
-// bp = 8: two tile columns per register.
+// bp = 8 by column pairs: a register holds columns c and c + 1 of X_J
+// (and of ys) interleaved, lane 2q + h being component q of column c + h,
+// so the tile entries a[c] and a[c+1] reach every pair of lanes by one
+// 64-bit broadcast load (no shuffle); X_I's rows are held with each
+// component twice. A row's sums keep the even and the odd columns apart
+// in the two lanes of a pair (added at the end of a chunk). xs is the
+// tile's X_J interleaved (n rounded up to even, the missing column zero).
+#define KD_BPAIR(p) ({ double d_; memcpy(&d_, (p), sizeof d_); kd_w8 b_ = {d_, d_, d_, d_, d_, d_, d_, d_}; (kd_s16)b_; })
+#define KD_DUP(x) __builtin_shufflevector((x), (x), 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7)
+#define KD_EVEN(v) __builtin_shufflevector((v), (v), 0, 2, 4, 6, 8, 10, 12, 14)
+#define KD_ODD(v) __builtin_shufflevector((v), (v), 1, 3, 5, 7, 9, 11, 13, 15)
+
+KD_W512 static void kd_pairs_in(int n, const float *xj, float *xs) {
+    for (int c = 0; c < n; c += 2) {
+        kd_s8 e, o = {0};
+        memcpy(&e, xj + (size_t)c * 8, sizeof e);
+        if (c + 1 < n) memcpy(&o, xj + (size_t)(c + 1) * 8, sizeof o);
+        kd_s16 p = __builtin_shufflevector(e, o, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+        memcpy(xs + (size_t)c * 8, &p, sizeof p);
+    }
+}
+
+KD_W512 static void kd_pairs_flush(int n, float *ys, double *yj) {
+    for (int c = 0; c < n; c += 2) {
+        kd_s16 t;
+        memcpy(&t, ys + (size_t)c * 8, sizeof t);
+        KD_ADD8W(yj + (size_t)c * 8, KD_EVEN(t));
+        if (c + 1 < n) KD_ADD8W(yj + (size_t)(c + 1) * 8, KD_ODD(t));
+    }
+    memset(ys, 0, sizeof(float) * (size_t)((n + 1) & ~1) * 8);
+}
+
+// The pair of entries (lo, hi) on every pair of lanes.
+KD_W512 static inline kd_s16 kd_pair_of(float lo, float hi) {
+    kd_s16 v = {lo, hi, lo, hi, lo, hi, lo, hi, lo, hi, lo, hi, lo, hi, lo, hi};
+    return v;
+}
+
+// One row r (any row): columns c0 … n − 1 by pairs, chunks of KD_WCHUNK
+// columns; a column without its partner (c0 odd, or n odd) is paired
+// with zero.
+KD_W512 static void kd_prow1(const float *row, int r, int n, const float *xi, const float *xs,
+                             double *yi, float *ys, int diag) {
+    int c0 = diag ? r + 1 : 0;
+    kd_s8 x0;
+    memcpy(&x0, xi + (size_t)r * 8, sizeof x0);
+    kd_s16 w0 = KD_DUP(x0);
+    if (diag) {
+        kd_s8 d = row[r] * x0;
+        KD_ADD8W(yi + (size_t)r * 8, d);
+    }
+    for (int c = c0 & ~1; c < n;) {
+        int ce = c + KD_WCHUNK < n ? c + KD_WCHUNK : n;
+        kd_s16 s = {0};
+        for (; c < ce; c += 2) {
+            kd_s16 v = kd_pair_of(c < c0 ? 0 : row[c], c + 1 < n ? row[c + 1] : 0), xv, t;
+            memcpy(&xv, xs + (size_t)c * 8, sizeof xv);
+            s += v * xv;
+            memcpy(&t, ys + (size_t)c * 8, sizeof t);
+            t += v * w0;
+            memcpy(ys + (size_t)c * 8, &t, sizeof t);
+        }
+        KD_ADD8W(yi + (size_t)r * 8, KD_EVEN(s) + KD_ODD(s));
+    }
+}
+
 KD_W512 static void kd_tsymms8_tile(int m, int n, const float *a, int lda, const float *xi,
                                     const float *xj, double *yi, double *yj, float *ys,
                                     int diag) {
-    const int bp = 8;
+    float *xs = ys + (size_t)((n + 1) & ~1) * 8;
+    kd_pairs_in(n, xj, xs);
     int r = 0;
     for (; r + 4 <= m; r += 4) {
-        if (r > 0 && r % KD_WCHUNK == 0) kd_wflush(n, bp, ys, yj);
+        if (r > 0 && r % KD_WCHUNK == 0) kd_pairs_flush(n, ys, yj);
         const float *a0 = a + (size_t)r * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda;
         int c0 = diag ? r + 4 : 0;
         kd_s8 x0, x1, x2, x3;
-        memcpy(&x0, xi + (size_t)r * bp, sizeof x0);
-        memcpy(&x1, xi + (size_t)(r + 1) * bp, sizeof x1);
-        memcpy(&x2, xi + (size_t)(r + 2) * bp, sizeof x2);
-        memcpy(&x3, xi + (size_t)(r + 3) * bp, sizeof x3);
-        kd_s16 w0 = KD_JOIN(x0, x0), w1 = KD_JOIN(x1, x1), w2 = KD_JOIN(x2, x2),
-               w3 = KD_JOIN(x3, x3);
-        if (diag) kd_wdiag4(a, lda, r, bp, 0, xi, yi);
+        memcpy(&x0, xi + (size_t)r * 8, sizeof x0);
+        memcpy(&x1, xi + (size_t)(r + 1) * 8, sizeof x1);
+        memcpy(&x2, xi + (size_t)(r + 2) * 8, sizeof x2);
+        memcpy(&x3, xi + (size_t)(r + 3) * 8, sizeof x3);
+        kd_s16 w0 = KD_DUP(x0), w1 = KD_DUP(x1), w2 = KD_DUP(x2), w3 = KD_DUP(x3);
+        if (diag) kd_wdiag4(a, lda, r, 8, 0, xi, yi);
         for (int c = c0; c < n;) {
             int ce = c + KD_WCHUNK < n ? c + KD_WCHUNK : n;
             kd_s16 z = {0}, s0 = z, s1 = z, s2 = z, s3 = z;
             KD_WPREFETCH(a0, a1, a2, a3, lda, c);
-            // Sixteen columns: the tile rows' entries loaded once, then
-            // spread two at a time.
+            KD_WPREFETCH_FAR(a0, a1, a2, a3, lda, c);
+#define KD_PSTEP(v0, v1, v2, v3, k)                                                  \
+            {                                                                        \
+                kd_s16 xv, t;                                                        \
+                memcpy(&xv, xs + (size_t)(c + k) * 8, sizeof xv);                    \
+                s0 += v0 * xv; s1 += v1 * xv; s2 += v2 * xv; s3 += v3 * xv;          \
+                memcpy(&t, ys + (size_t)(c + k) * 8, sizeof t);                      \
+                t += v0 * w0; t += v1 * w1; t += v2 * w2; t += v3 * w3;              \
+                memcpy(ys + (size_t)(c + k) * 8, &t, sizeof t);                      \
+            }
+#define KD_PSTEPM(k) KD_PSTEP(KD_BPAIR(a0 + c + k), KD_BPAIR(a1 + c + k), KD_BPAIR(a2 + c + k), KD_BPAIR(a3 + c + k), k)
             for (; c + 16 <= ce; c += 16) {
-                kd_s16 e0, e1, e2, e3;
-                memcpy(&e0, a0 + c, sizeof e0); memcpy(&e1, a1 + c, sizeof e1);
-                memcpy(&e2, a2 + c, sizeof e2); memcpy(&e3, a3 + c, sizeof e3);
-#define KD_STEP2(k)                                                                  \
-                {                                                                    \
-                    kd_s16 v0 = KD_PAIR(e0, k), v1 = KD_PAIR(e1, k),                 \
-                           v2 = KD_PAIR(e2, k), v3 = KD_PAIR(e3, k), xv, t;          \
-                    memcpy(&xv, xj + (size_t)(c + k) * bp, sizeof xv);               \
-                    s0 += v0 * xv; s1 += v1 * xv; s2 += v2 * xv; s3 += v3 * xv;      \
-                    memcpy(&t, ys + (size_t)(c + k) * bp, sizeof t);                 \
-                    t += v0 * w0 + v1 * w1 + v2 * w2 + v3 * w3;                      \
-                    memcpy(ys + (size_t)(c + k) * bp, &t, sizeof t);                 \
-                }
-                KD_STEP2(0) KD_STEP2(2) KD_STEP2(4) KD_STEP2(6)
-                KD_STEP2(8) KD_STEP2(10) KD_STEP2(12) KD_STEP2(14)
-#undef KD_STEP2
+                KD_PSTEPM(0) KD_PSTEPM(2) KD_PSTEPM(4) KD_PSTEPM(6)
+                KD_PSTEPM(8) KD_PSTEPM(10) KD_PSTEPM(12) KD_PSTEPM(14)
             }
-            kd_s8 h0 = KD_LO8(s0) + KD_HI8(s0), h1 = KD_LO8(s1) + KD_HI8(s1),
-                  h2 = KD_LO8(s2) + KD_HI8(s2), h3 = KD_LO8(s3) + KD_HI8(s3);
-            for (; c < ce; c++) {
-                float v0 = a0[c], v1 = a1[c], v2 = a2[c], v3 = a3[c];
-                kd_s8 xv, t;
-                memcpy(&xv, xj + (size_t)c * bp, sizeof xv);
-                h0 += v0 * xv; h1 += v1 * xv; h2 += v2 * xv; h3 += v3 * xv;
-                memcpy(&t, ys + (size_t)c * bp, sizeof t);
-                t += v0 * x0 + v1 * x1 + v2 * x2 + v3 * x3;
-                memcpy(ys + (size_t)c * bp, &t, sizeof t);
+            for (; c + 2 <= ce; c += 2) KD_PSTEPM(0)
+            if (c < ce) { // n odd: the last column, paired with zero
+                kd_s16 v0 = kd_pair_of(a0[c], 0), v1 = kd_pair_of(a1[c], 0),
+                       v2 = kd_pair_of(a2[c], 0), v3 = kd_pair_of(a3[c], 0);
+                KD_PSTEP(v0, v1, v2, v3, 0)
+                c++;
             }
-            KD_ADD8W(yi + (size_t)r * bp, h0);
-            KD_ADD8W(yi + (size_t)(r + 1) * bp, h1);
-            KD_ADD8W(yi + (size_t)(r + 2) * bp, h2);
-            KD_ADD8W(yi + (size_t)(r + 3) * bp, h3);
+#undef KD_PSTEPM
+#undef KD_PSTEP
+            KD_ADD8W(yi + (size_t)r * 8, KD_EVEN(s0) + KD_ODD(s0));
+            KD_ADD8W(yi + (size_t)(r + 1) * 8, KD_EVEN(s1) + KD_ODD(s1));
+            KD_ADD8W(yi + (size_t)(r + 2) * 8, KD_EVEN(s2) + KD_ODD(s2));
+            KD_ADD8W(yi + (size_t)(r + 3) * 8, KD_EVEN(s3) + KD_ODD(s3));
         }
     }
-    if (r < m) kd_wflush(n, bp, ys, yj);
-    for (; r < m; r++) kd_wrow1(a + (size_t)r * lda, r, n, bp, xi, xj, yi, ys, diag);
-    kd_wflush(n, bp, ys, yj);
+    if (r < m) kd_pairs_flush(n, ys, yj);
+    for (; r < m; r++) kd_prow1(a + (size_t)r * lda, r, n, xi, xs, yi, ys, diag);
+    kd_pairs_flush(n, ys, yj);
 }
 
 // kd_tsymms_avx512 is the row form (maps.c's kd_tsymms_avx2) for bp = 8
@@ -362,7 +431,7 @@ KD_W512 void kd_tsymms_avx512(int m, int t, int tiles, int last, const float *a,
                               int lda, int bp, const float *xi, const float *xj, double *yi,
                               double *yj, float *ys, int diag) {
     unsigned csr = kd_ftz_begin(); // kd_simd.h
-    memset(ys, 0, sizeof(float) * (size_t)t * bp);
+    memset(ys, 0, sizeof(float) * (size_t)(bp == 8 ? (t + 1) & ~1 : t) * bp);
     for (int j = 0; j < tiles; j++) {
         int n = j == tiles - 1 ? last : t;
         const float *aj = a + j * step, *xjj = xj + (size_t)j * t * bp;
