@@ -147,3 +147,51 @@ func TestScoreOnAndCompareFloat64(t *testing.T) {
 	Compare(&buf, &Report{Problem: *p, Results: rows[:0]}, peers)
 	require.NotContains(t, buf.String(), "η on float64")
 }
+
+// TolGrid runs from 10⁻¹ to 10⁻¹³ loosest first, 1, 2 and 5 times each
+// power of ten (three a decade), and contains every decade.
+func TestTolGrid(t *testing.T) {
+	g := TolGrid()
+	require.Len(t, g, 3*12+1)
+	require.Equal(t, 0.1, g[0])
+	require.InEpsilon(t, 1e-13, g[len(g)-1], 1e-15)
+	for i := 1; i < len(g); i++ {
+		require.Less(t, g[i], g[i-1], "the grid runs loosest first")
+		r := g[i-1] / g[i]
+		require.True(t, math.Abs(r-2) < 1e-12 || math.Abs(r-2.5) < 1e-12, "steps of 2 and 2.5: %g/%g", g[i-1], g[i])
+	}
+	for e := 1; e <= 13; e++ {
+		require.InEpsilon(t, math.Pow(10, -float64(e)), g[3*(e-1)], 1e-15)
+	}
+}
+
+// The block family runs the planner's block Krylov for the problem, its
+// tolerance and seed replaced by the search's: above the size from which
+// the planner checks after every block, the candidates do too; the
+// Lanczos family is unchanged.
+func TestSearchBlockRunsThePlanned(t *testing.T) {
+	for _, n := range []int{300, 5000} {
+		p := &KPCAProblem{Data: "randn", N: n, D: 6, S: 4, Kernel: "laplace", Operator: "float64", Seed: 7}
+		plan, err := eig.PlanOperator(eig.PlanInput{N: n, D: 6, K: 4, Want: eig.OperatorFloat64})
+		require.NoError(t, err)
+		p.block = plan.Solver.(eig.BlockKrylov)
+		solvers, params := SearchBlock.Settings(p)
+		require.Len(t, solvers, len(TolGrid()))
+		for i, s := range solvers {
+			want := plan.Solver.(eig.BlockKrylov)
+			want.Tol, want.Seed = TolGrid()[i], 7
+			require.Equal(t, want, s)
+			require.Equal(t, TolGrid()[i], params[i]["tol"])
+		}
+		require.Equal(t, n >= 4000, solvers[0].(eig.BlockKrylov).CheckEachBlock, "n = %d", n)
+	}
+	// Build keeps the planner's block Krylov.
+	p := &KPCAProblem{Data: "randn", N: 300, D: 6, S: 4, Kernel: "laplace", Operator: "float64", Seed: 1}
+	_, err := p.Build()
+	require.NoError(t, err)
+	plan, err := eig.PlanOperator(eig.PlanInput{N: 300, D: 6, K: 4, Want: eig.OperatorFloat64, NonNegative: true})
+	require.NoError(t, err)
+	require.Equal(t, plan.Solver, p.block)
+	ls, _ := SearchLanczos.Settings(&KPCAProblem{Seed: 3})
+	require.Equal(t, eig.Lanczos{Tol: 0.1, Seed: 3}, ls[0])
+}

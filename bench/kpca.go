@@ -59,6 +59,10 @@ type KPCAProblem struct {
 	PeakRSSGB float64 `json:"peak_rss_gb"`
 	// DataOut, when set, receives the data matrix for peer programs.
 	DataOut string `json:"-"`
+	// block is the planner's block Krylov for this problem (set by
+	// Build; zero when it chose another solver): SearchBlock runs it with
+	// the tolerance searched.
+	block eig.BlockKrylov
 }
 
 // UnmarshalJSON reads a problem, also from reports written before the
@@ -142,6 +146,9 @@ func (p *KPCAProblem) Build() (*Built, error) {
 		return nil, err
 	}
 	p.Operator, p.PlanReason = plan.Operator.String(), plan.Reason
+	if bk, ok := plan.Solver.(eig.BlockKrylov); ok {
+		p.block = bk
+	}
 	p.Float32 = plan.Operator == eig.OperatorFloat32
 	prec := gram.ProductsFloat64
 	switch p.Products {

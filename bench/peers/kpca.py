@@ -11,7 +11,9 @@ bandwidth, d_opt from its converged reference solve and the L-BFGS start
 H0; one untimed L-BFGS run at the largest delta writes H0, and its result
 is discarded), then builds the same kernel matrix with NumPy and runs, on
 the same OpenBLAS:
-  eigsh            SciPy's ARPACK Lanczos: the loosest tol in 1e-1...1e-13
+  eigsh            SciPy's ARPACK Lanczos: the loosest tol in TOLS (1, 2 and
+                   5 times each power of ten, 1e-1, 5e-2, 2e-2, ... 1e-13:
+                   kdual's bench.TolGrid)
                    reaching eta < delta;
   randomized_svd   scikit-learn: the smallest oversampling in 10*2^j <= 640
                    (n_iter 'auto') reaching eta < delta;
@@ -48,7 +50,8 @@ from sklearn.utils.extmath import randomized_svd
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from dual_lbfgs import scipy_run  # noqa: E402
 
-TOLS = [10.0 ** -e for e in range(1, 14)]
+# kdual's bench.TolGrid: 1e-1, 5e-2, 2e-2, 1e-2, 5e-3, ..., 1e-13.
+TOLS = [t for e in range(1, 14) for t in ((10.0 ** -e,) if e == 13 else (10.0 ** -e, 10.0 ** -e / 2, 10.0 ** -e / 5))]
 
 
 def arg(name, default):
