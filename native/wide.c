@@ -2,7 +2,8 @@
 // KD_TSYMM (float64 arithmetic) and KD_TSYMMS (float32 arithmetic) and the
 // one-vector kernel on float32 tiles (kd_tsymv_avx2). The same loops and,
 // up to the width of the vectors, the same order of operations per entry
-// of Y, on 512-bit registers: eight columns of X fill one register of
+// of Y (but for KD_TSYMMS with blocks of 8, which pairs columns and keeps
+// only the rounding bound), on 512-bit registers: eight columns of X fill one register of
 // doubles, so a step of four tile rows against one tile column takes eight
 // FMAs where the AVX2 form takes sixteen. Whether they are faster depends
 // on the processor (some run 512-bit operations as two halves); which form
