@@ -60,8 +60,8 @@ type KPCAProblem struct {
 	// DataOut, when set, receives the data matrix for peer programs.
 	DataOut string `json:"-"`
 	// block is the planner's block Krylov for this problem (set by
-	// Build; zero when it chose another solver): SearchBlock runs it with
-	// the tolerance searched.
+	// Build; zero when it chose another solver, and after BuildOn):
+	// SearchBlock runs it with the tolerance searched.
 	block eig.BlockKrylov
 }
 
