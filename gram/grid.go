@@ -120,19 +120,27 @@ func newGrid(lo, hi []float64, n, d int, row func(i int) []float64) *grid {
 	// the first rows (offsets below 1e-9 of the column's range are
 	// rounding), refined on the widest column as its range over the
 	// number of steps it spans.
-	step := math.Inf(1)
-	noise := make([]float64, d)
+	//
+	// The offsets are ≥ 0 (lo is the minimum) and finite, so their bits
+	// order as int64s do: the minimum goes by integer compares, which the
+	// compiler makes conditional moves (a branch on "is this entry at its
+	// column's minimum" mispredicts on images about half the time).
+	noise := make([]int64, d)
 	for j := range noise {
-		noise[j] = 1e-9 * (hi[j] - lo[j])
+		noise[j] = int64(math.Float64bits(1e-9 * (hi[j] - lo[j])))
 	}
 	lo, noise = lo[:d], noise[:d]
+	best := int64(math.Float64bits(math.Inf(1)))
 	for i := 0; i < min(n, gridSample); i++ {
 		for j, v := range row(i)[:d] {
-			if off := v - lo[j]; off > noise[j] && off < step {
-				step = off
+			off := int64(math.Float64bits(v - lo[j]))
+			if off <= noise[j] {
+				off = math.MaxInt64
 			}
+			best = min(best, off)
 		}
 	}
+	step := math.Float64frombits(uint64(best))
 	levels := math.Round(width / step)
 	if !(levels >= 1 && levels <= gridMaxLevels) {
 		return nil
@@ -294,7 +302,25 @@ func (s *gramSource) packInt8(o GramOptions) {
 // grid.
 func (g *grid) snapInt8(x blas64.General) (*native.Int8Points, []float64) {
 	n, d := x.Rows, x.Cols
-	return native.AVX2().PackSnap8(n, d, func(i int) []float64 { return x.Data[i*x.Stride : i*x.Stride+d] }, g.lo, g.tol, g.mid, g.step)
+	return native.AVX2().PackSnap8(n, d, func(i int) []float64 { return x.Data[i*x.Stride : i*x.Stride+d] }, g.lo, g.tol, g.mid, g.step, nil)
+}
+
+// snapPack8 is snapAll for an 8-bit grid whose levels go to native.Int8Map:
+// one pass in C gives the packed levels with the shifted integers (x32) and
+// their squared norms, the same values snapAll computes, or nil when an
+// entry is off the grid or a shifted squared norm reaches 2²⁴.
+func (g *grid) snapPack8(n, d int, rowOf func(i int) []float64) (*native.Int8Points, []float32, []float64) {
+	x32 := make([]float32, n*d)
+	pts, norms := native.AVX2().PackSnap8(n, d, rowOf, g.lo, g.tol, g.mid, g.step, x32)
+	if pts == nil {
+		return nil, nil, nil
+	}
+	for _, v := range norms {
+		if v >= gridNormLimit {
+			return nil, nil, nil
+		}
+	}
+	return pts, x32, norms
 }
 
 // ensureX32 gives an 8-bit grid source packed by snapInt8 its float32
@@ -326,7 +352,7 @@ func (s *gramSource) ensureX32() {
 func (s *gramSource) int8Landmarks(b *gramSource, i0, i1 int) *native.Int8Landmarks {
 	if s == b {
 		// The data's own rows: their levels are packed already.
-		return b.i8.NewInt8Landmarks(i1-i0, func(j int, dst []uint8) { b.i8.Levels(i0+j, dst) })
+		return b.i8.Landmarks(i0, i1)
 	}
 	if s.x32 == nil || s.grid != b.grid {
 		return nil

@@ -540,3 +540,39 @@ func sqDist(a, b []int64) int64 {
 	}
 	return s
 }
+
+// Prepare on an 8-bit grid with the integer path wanted packs the levels
+// in the pass that snaps the rows: the same float32 integers and squared
+// norms as snapAll, levels that are those integers plus the columns'
+// shifts; with the integer path off it packs nothing. Rows off the grid,
+// or an 8-bit grid under a too-large norm, leave the source off it.
+func TestPrepareInt8PacksInOnePass(t *testing.T) {
+	const n, d = 300, 37
+	for _, centred := range []bool{false, true} {
+		x := pixelData(pixelInts(3, n, d), n, d, centred)
+		em := ElementMap{Kind: MapExpSq, C: -1 / (2 * 1.7 * 1.7)}
+		on, err := Prepare(x, em, GramOptions{Grid: GridOn, Int8: GridOn}, true)
+		require.NoError(t, err)
+		off, err := Prepare(x, em, GramOptions{Grid: GridOn, Int8: GridOff}, true)
+		require.NoError(t, err)
+		require.NotNil(t, on.s.i8, "centred %v", centred)
+		require.Nil(t, off.s.i8)
+		require.NotNil(t, off.s.grid)
+		require.Equal(t, off.s.x32, on.s.x32)
+		require.Equal(t, off.s.norms, on.s.norms)
+		require.Equal(t, off.s.em.C, on.s.em.C)
+		buf := make([]uint8, d)
+		for i := 0; i < n; i++ {
+			on.s.i8.Levels(i, buf)
+			for a, v := range buf {
+				require.Equal(t, on.s.x32[i*d+a], float32(int32(v)-on.s.grid.mid[a]), "row %d col %d", i, a)
+			}
+		}
+	}
+	x := pixelData(pixelInts(4, n, d), n, d, false)
+	x.Set(17, 5, x.At(17, 5)+0.3/255)
+	src, err := Prepare(x, ElementMap{Kind: MapExpSq, C: -0.1}, GramOptions{Grid: GridOn, Int8: GridOn}, true)
+	require.NoError(t, err)
+	require.Nil(t, src.s.i8)
+	require.Nil(t, src.s.grid)
+}

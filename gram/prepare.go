@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/par"
+	"github.com/kdual/kdual/native"
 )
 
 // gridMinRows is the fewest rows for which Prepare looks for an integer
@@ -42,7 +43,9 @@ type Source struct {
 //   - a distance map (MapExpSq, MapExpDist) on float64 products, o.Grid
 //     allowing it, whose column ranges and first rows suggest an integer
 //     grid (grid.go) has its rows snapped to it: exact float32 integers
-//     replace them (read from the copy, or a second read of x);
+//     replace them (read from the copy, or a second read of x); on an
+//     8-bit grid with the integer path wanted (GramOptions.Int8) the same
+//     pass packs the levels for native.Int8Map;
 //   - a distance map otherwise has its rows shifted by their column
 //     means (distances do not change, and ‖x‖² + ‖y‖² − 2⟨x, y⟩ cancels
 //     less) into a new array with their squared norms (from the copy, or
@@ -99,7 +102,15 @@ func Prepare(x Data, em ElementMap, o GramOptions, keepCopy bool) (*Source, erro
 			sample = func(i int) []float64 { return sc.sample[i*d : (i+1)*d] }
 		}
 		if g := newGrid(sc.lo, sc.hi, n, d, sample); g != nil {
-			if g, x32, norms := g.snapAll(n, d, rows, o.Workers); g != nil {
+			if g.bits8() && d <= native.Int8MaxDim && o.int8Wanted() {
+				// Levels for the integer kernel rows, packed with the
+				// float32 integers in the same pass.
+				if pts, x32, norms := g.snapPack8(n, d, rows); pts != nil {
+					s.setGrid(g, x32, norms)
+					s.i8 = pts
+					return src, nil
+				}
+			} else if g, x32, norms := g.snapAll(n, d, rows, o.Workers); g != nil {
 				s.setGrid(g, x32, norms)
 				return src, nil
 			}

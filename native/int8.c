@@ -140,12 +140,14 @@ void kd_i8_map_vnni(int t, int plo, int phi, int d4, const uint8_t *xp, const in
 // tol_j of v_j (|v_j − lo_j − k_j·step| ≤ tol_j) and in 0…255 — and writes
 // the levels into the packed layout of one point (dst = its block plus its
 // offset: feature j at dst[(j/4)·256 + j%4]), with the level sum and
-// squared norm in *sum and *norm. It returns Σ (k_j − mid_j)², or −1 when
-// an entry is off the grid (NaN included: its comparisons fail).
+// squared norm in *sum and *norm and, when x32 is not NULL, the shifted
+// integers k_j − mid_j as floats in x32[0…d). It returns Σ (k_j − mid_j)²,
+// or −1 when an entry is off the grid (NaN included: its comparisons fail;
+// x32 is then unspecified).
 #define KD_SNAP8_PACK(NAME, ATTR)                                                     \
 ATTR long long NAME(int d, const double *v, const double *lo, const double *tol,       \
                     const int *mid, double step, double inv, uint8_t *dst,             \
-                    int *sum, double *norm) {                                          \
+                    int *sum, double *norm, float *x32) {                              \
     long long sq = 0, s = 0, nn = 0;                                                   \
     int bad = 0;                                                                       \
     for (int j = 0; j < d; j++) {                                                      \
@@ -155,6 +157,8 @@ ATTR long long NAME(int d, const double *v, const double *lo, const double *tol,
         int ki = bad ? 0 : (int)k;                                                     \
         dst[(j >> 2) * 256 + (j & 3)] = (uint8_t)ki;                                   \
         long long c = ki - mid[j];                                                     \
+        if (x32)                                                                       \
+            x32[j] = (float)c;                                                         \
         sq += c * c;                                                                   \
         s += ki;                                                                       \
         nn += (long long)ki * ki;                                                      \
@@ -175,7 +179,7 @@ KD_SNAP8_PACK(kd_snap8_pack_base, )
 __attribute__((target("avx2,fma")))
 long long kd_snap8_pack_avx2(int d, const double *v, const double *lo, const double *tol,
                              const int *mid, double step, double inv, uint8_t *dst,
-                             int *sum, double *norm) {
+                             int *sum, double *norm, float *x32) {
     const __m256d vinv = _mm256_set1_pd(inv), vstep = _mm256_set1_pd(step), half = _mm256_set1_pd(0.5);
     const __m256d zero = _mm256_setzero_pd(), top = _mm256_set1_pd(255.0);
     const __m256d absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
@@ -194,6 +198,8 @@ long long kd_snap8_pack_avx2(int d, const double *v, const double *lo, const dou
         vs = _mm_add_epi32(vs, ki);
         vn = _mm_add_epi32(vn, _mm_mullo_epi32(ki, ki));
         vq = _mm_add_epi32(vq, _mm_mullo_epi32(c, c));
+        if (x32)
+            _mm_storeu_ps(x32 + j, _mm_cvtepi32_ps(c));
         __m128i b8 = _mm_packus_epi16(_mm_packus_epi32(ki, ki), _mm_setzero_si128());
         int w = _mm_cvtsi128_si32(b8);
         memcpy(dst + (j >> 2) * 256, &w, 4);
@@ -210,7 +216,8 @@ long long kd_snap8_pack_avx2(int d, const double *v, const double *lo, const dou
     if (j < d) {
         int ts;
         double tn;
-        long long tq = kd_snap8_pack_base(d - j, v + j, lo + j, tol + j, mid + j, step, inv, dst + (j >> 2) * 256, &ts, &tn);
+        long long tq = kd_snap8_pack_base(d - j, v + j, lo + j, tol + j, mid + j, step, inv, dst + (j >> 2) * 256, &ts, &tn,
+                                           x32 ? x32 + j : 0);
         bad |= tq < 0;
         s += ts;
         nn += (long long)tn;

@@ -4,8 +4,8 @@ package native
 #cgo CFLAGS: -O3
 #include <stdint.h>
 int kd_has_vnni512(void);
-long long kd_snap8_pack_base(int d, const double *v, const double *lo, const double *tol, const int *mid, double step, double inv, uint8_t *dst, int *sum, double *norm);
-long long kd_snap8_pack_avx2(int d, const double *v, const double *lo, const double *tol, const int *mid, double step, double inv, uint8_t *dst, int *sum, double *norm);
+long long kd_snap8_pack_base(int d, const double *v, const double *lo, const double *tol, const int *mid, double step, double inv, uint8_t *dst, int *sum, double *norm, float *x32);
+long long kd_snap8_pack_avx2(int d, const double *v, const double *lo, const double *tol, const int *mid, double step, double inv, uint8_t *dst, int *sum, double *norm, float *x32);
 void kd_i8_map_base(int t, int plo, int phi, int d4, const uint8_t *xp, const int8_t *y,
                     const int32_t *xs, const double *xn, const double *yn, double c, int laplace,
                     double *out, float *out32, int ldo);
@@ -16,6 +16,7 @@ void kd_i8_map_vnni(int t, int plo, int phi, int d4, const uint8_t *xp, const in
 import "C"
 
 import (
+	"encoding/binary"
 	"fmt"
 	"runtime"
 	"sync"
@@ -147,6 +148,38 @@ func (p *Int8Points) NewInt8Landmarks(t int, level func(j int, dst []uint8)) *In
 	return l
 }
 
+// Landmarks returns points [i0, i1) of p as landmarks (what
+// NewInt8Landmarks makes of their levels), read straight from the packed
+// layout four levels at a time.
+func (p *Int8Points) Landmarks(i0, i1 int) *Int8Landmarks {
+	if i0 < 0 || i1 > p.N || i0 >= i1 {
+		panic(fmt.Sprintf("native: Int8Points.Landmarks: points [%d, %d) of %d", i0, i1, p.N))
+	}
+	t, w := i1-i0, 4*p.d4
+	padded := (t + int8Rows - 1) / int8Rows * int8Rows
+	l := &Int8Landmarks{T: t, rows: make([]int8, padded*w), norms: make([]float64, t)}
+	copy(l.norms, p.norms[i0:i1])
+	// A level v becomes v − 128, whose byte is v ^ 0x80; the features
+	// past D, zero levels in the packing, must stay zero.
+	tail := uint32(0x80808080)
+	if r := p.D % 4; r != 0 {
+		tail = 0x80808080 >> (8 * (4 - r))
+	}
+	for j := 0; j < t; j++ {
+		b, r := (i0+j)/Int8Block, (i0+j)%Int8Block
+		base := p.packed[b*Int8Block*4*p.d4+(r/16)*64+(r%16)*4:]
+		dst := unsafe.Slice((*byte)(unsafe.Pointer(&l.rows[j*w])), w)
+		for a4 := 0; a4 < p.d4; a4++ {
+			flip := uint32(0x80808080)
+			if a4 == p.d4-1 {
+				flip = tail
+			}
+			binary.LittleEndian.PutUint32(dst[4*a4:], binary.LittleEndian.Uint32(base[a4*256:])^flip)
+		}
+	}
+	return l
+}
+
 // Int8Map sets out[j·ldo + i − lo] (j < y.T) to exp(c·δ) for the points
 // lo ≤ i < hi, δ the squared distance in levels between point i and
 // landmark j, or its square root when laplace is true; c ≤ 0 (the
@@ -197,10 +230,13 @@ func (b Build) int8Call(p *Int8Points, y *Int8Landmarks, lo, hi int, c float64, 
 // must lie within tol_j of v_j and in 0…255 (NaN and infinities never do);
 // each row is snapped and packed in one pass, in C. It returns the packed
 // points and each row's Σ (k_j − mid_j)², or nil when an entry is off
-// the grid. row is called concurrently for different i.
-func (b Build) PackSnap8(n, d int, row func(i int) []float64, lo, tol []float64, mid []int32, step float64) (*Int8Points, []float64) {
-	if n < 1 || d < 1 || d > Int8MaxDim || len(lo) < d || len(tol) < d || len(mid) < d {
-		panic(fmt.Sprintf("native: PackSnap8: %d points of %d features, %d minima, %d tolerances, %d shifts", n, d, len(lo), len(tol), len(mid)))
+// the grid. When x32 is not nil (len ≥ n·d) it also receives the shifted
+// integers k_j − mid_j of row i in x32[i·d : (i+1)·d] (exact in float32),
+// in the same pass (its contents are unspecified when the result is nil).
+// row is called concurrently for different i.
+func (b Build) PackSnap8(n, d int, row func(i int) []float64, lo, tol []float64, mid []int32, step float64, x32 []float32) (*Int8Points, []float64) {
+	if n < 1 || d < 1 || d > Int8MaxDim || len(lo) < d || len(tol) < d || len(mid) < d || x32 != nil && len(x32) < n*d {
+		panic(fmt.Sprintf("native: PackSnap8: %d points of %d features, %d minima, %d tolerances, %d shifts, %d floats", n, d, len(lo), len(tol), len(mid), len(x32)))
 	}
 	d4 := (d + 3) / 4
 	nb := (n + Int8Block - 1) / Int8Block
@@ -219,13 +255,17 @@ func (b Build) PackSnap8(n, d int, row func(i int) []float64, lo, tol []float64,
 				return
 			}
 			dst := &p.packed[bl*Int8Block*4*d4+(i/16)*64+(i%16)*4]
+			var f32 *C.float
+			if x32 != nil {
+				f32 = (*C.float)(unsafe.Pointer(&x32[pt2*d]))
+			}
 			var sq C.longlong
 			if b.avx2 {
 				sq = C.kd_snap8_pack_avx2(C.int(d), (*C.double)(unsafe.Pointer(&v[0])), pl, pt, pm, C.double(step), C.double(inv),
-					(*C.uint8_t)(unsafe.Pointer(dst)), (*C.int)(unsafe.Pointer(&p.sums[pt2])), (*C.double)(unsafe.Pointer(&p.norms[pt2])))
+					(*C.uint8_t)(unsafe.Pointer(dst)), (*C.int)(unsafe.Pointer(&p.sums[pt2])), (*C.double)(unsafe.Pointer(&p.norms[pt2])), f32)
 			} else {
 				sq = C.kd_snap8_pack_base(C.int(d), (*C.double)(unsafe.Pointer(&v[0])), pl, pt, pm, C.double(step), C.double(inv),
-					(*C.uint8_t)(unsafe.Pointer(dst)), (*C.int)(unsafe.Pointer(&p.sums[pt2])), (*C.double)(unsafe.Pointer(&p.norms[pt2])))
+					(*C.uint8_t)(unsafe.Pointer(dst)), (*C.int)(unsafe.Pointer(&p.sums[pt2])), (*C.double)(unsafe.Pointer(&p.norms[pt2])), f32)
 			}
 			if sq < 0 {
 				off.Store(true)

@@ -83,7 +83,8 @@ func TestInt8Map(t *testing.T) {
 
 // PackSnap8 packs rows of grid values as PackInt8 packs their levels
 // (same levels, sums and norms, so the same kernel), with Snap8's shifted
-// norms; nil when a row is off the grid.
+// norms and, when asked, the shifted integers as float32; nil when a row
+// is off the grid.
 func TestPackSnap8(t *testing.T) {
 	const n, d, step = 130, 11, 0.5
 	lo := make([]float64, d)
@@ -107,8 +108,11 @@ func TestPackSnap8(t *testing.T) {
 	})
 	require.NoError(t, err)
 	for _, b := range Builds() {
-		p, shifted := b.PackSnap8(n, d, func(i int) []float64 { return rows[i] }, lo, tol, mid, step)
+		x32 := make([]float32, n*d)
+		p, shifted := b.PackSnap8(n, d, func(i int) []float64 { return rows[i] }, lo, tol, mid, step, x32)
 		require.NotNil(t, p, b.Name())
+		bare, _ := b.PackSnap8(n, d, func(i int) []float64 { return rows[i] }, lo, tol, mid, step, nil)
+		require.Equal(t, p.packed, bare.packed)
 		require.Equal(t, want.packed, p.packed)
 		require.Equal(t, want.sums, p.sums)
 		require.Equal(t, want.norms, p.norms)
@@ -117,6 +121,7 @@ func TestPackSnap8(t *testing.T) {
 			for j := 0; j < d; j++ {
 				c := int64(lev(i, j)) - int64(mid[j])
 				sq += c * c
+				require.Equal(t, float32(c), x32[i*d+j], "%s: x32[%d, %d]", b.Name(), i, j)
 			}
 			require.Equal(t, float64(sq), shifted[i])
 		}
@@ -128,8 +133,37 @@ func TestPackSnap8(t *testing.T) {
 					return bad
 				}
 				return rows[i]
-			}, lo, tol, mid, step)
+			}, lo, tol, mid, step, x32)
 			require.Nil(t, p, "%s: %g", b.Name(), v)
 		}
+	}
+}
+
+// Landmarks read from the packing are the landmarks NewInt8Landmarks makes
+// of the same levels (every remainder of D mod 4: the padding stays zero),
+// for ranges inside one block and across blocks.
+func TestInt8PointsLandmarks(t *testing.T) {
+	for _, d := range []int{1, 2, 3, 4, 5, 11, 784} {
+		const n = 150
+		lev := func(i, j int) uint8 { return uint8((i*37 + j*101 + i*j) % 256) }
+		p, err := PackInt8(n, d, func(i int, dst []uint8) {
+			for j := range dst {
+				dst[j] = lev(i, j)
+			}
+		})
+		require.NoError(t, err)
+		for _, r := range [][2]int{{0, 1}, {0, n}, {3, 70}, {63, 65}, {128, 150}, {149, 150}} {
+			got := p.Landmarks(r[0], r[1])
+			want := p.NewInt8Landmarks(r[1]-r[0], func(j int, dst []uint8) {
+				for a := range dst {
+					dst[a] = lev(r[0]+j, a)
+				}
+			})
+			require.Equal(t, want.T, got.T, "d %d range %v", d, r)
+			require.Equal(t, want.rows, got.rows, "d %d range %v", d, r)
+			require.Equal(t, want.norms, got.norms, "d %d range %v", d, r)
+		}
+		require.Panics(t, func() { p.Landmarks(5, 5) })
+		require.Panics(t, func() { p.Landmarks(0, n+1) })
 	}
 }
