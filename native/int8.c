@@ -107,15 +107,19 @@ void kd_i8_map_vnni(int t, int plo, int phi, int d4, const uint8_t *xp, const in
                         kd_v8 xy = (kd_v8)_mm512_cvtepi32_pd(half);
                         kd_v8 nx;
                         memcpy(&nx, xn + p, sizeof nx);
-                        kd_v8 dd = nx + ny - 2.0 * xy;
-                        for (int l = 0; l < 8; l++) {
-                            dd[l] = dd[l] > 0 ? dd[l] : 0;
-                            if (laplace) dd[l] = __builtin_sqrt(dd[l]);
-                        }
-                        kd_v8 e = kd_exp8(c * dd);
+                        // δ ≥ 0 in registers (vmaxpd returns its second
+                        // operand, +0, for a NaN or ±0 first one: dd > 0 ?
+                        // dd : 0 lane by lane; a loop over a vector type's
+                        // lanes compiles to an extract and an insert a lane).
+                        __m512d dd = _mm512_max_pd((__m512d)(nx + ny - 2.0 * xy), _mm512_setzero_pd());
+                        if (laplace) dd = _mm512_sqrt_pd(dd);
+                        kd_v8 e = kd_exp8(c * (kd_v8)dd);
                         if (row32) {
-                            // No subnormal float32 values (maps.c).
-                            for (int l = 0; l < 8; l++) e[l] = e[l] < 0x1p-126 ? 0.0 : e[l];
+                            // No subnormal float32 values (maps.c): lanes
+                            // below 2⁻¹²⁶ (an ordered compare: NaN stays)
+                            // become 0.
+                            __mmask8 tiny = _mm512_cmp_pd_mask((__m512d)e, _mm512_set1_pd(0x1p-126), _CMP_LT_OQ);
+                            e = (kd_v8)_mm512_maskz_mov_pd((__mmask8)~tiny, (__m512d)e);
                         }
                         if (row32 && p >= plo && p + 8 <= phi) {
                             _mm256_storeu_ps(row32 + (p - plo), _mm512_cvtpd_ps((__m512d)e));

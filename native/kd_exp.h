@@ -2,6 +2,8 @@
 #ifndef KD_EXP_H
 #define KD_EXP_H
 
+#include <immintrin.h>
+
 typedef double kd_v8 __attribute__((vector_size(64)));
 typedef long long kd_l8 __attribute__((vector_size(64)));
 
@@ -12,8 +14,10 @@ typedef long long kd_l8 __attribute__((vector_size(64)));
 __attribute__((target("avx512f,fma")))
 static inline kd_v8 kd_exp8(kd_v8 x) {
     const double shifter = 0x1.8p52;
-    kd_v8 xc = x;
-    for (int l = 0; l < 8; l++) xc[l] = xc[l] < -708.0 ? -708.0 : xc[l];
+    // max(−708, x) lane-wise; vmaxpd returns its second operand, x, where
+    // either is NaN, as x < −708 ? −708 : x does (a loop over the lanes
+    // would be compiled lane by lane).
+    kd_v8 xc = (kd_v8)_mm512_max_pd(_mm512_set1_pd(-708.0), (__m512d)x);
     kd_v8 t = xc * 1.4426950408889634 + shifter;  // round(x/ln2) in the low bits
     kd_v8 k = t - shifter;
     kd_v8 r = xc - k * 6.93147180369123816490e-01;  // ln2 high part
