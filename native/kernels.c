@@ -103,12 +103,12 @@ void kd_rbf_tile(int m, int n, double *out, int ldo, const double *ni, const dou
             kd_v8 g, y;
             memcpy(&g, row + j, sizeof g);
             memcpy(&y, nj + j, sizeof y);
-            kd_v8 d = ni[i] + y - 2.0 * g;
-            for (int l = 0; l < 8; l++) {
-                d[l] = d[l] > 0 ? d[l] : 0;
-                if (laplace) d[l] = __builtin_sqrt(d[l]);
-            }
-            kd_v8 e = kd_exp8(c * d);
+            // δ ≥ 0 by vmaxpd (its second operand, +0, for a NaN or ±0
+            // first one, as d > 0 ? d : 0): a loop over the lanes of a
+            // vector type compiles to an extract and an insert a lane.
+            __m512d d = _mm512_max_pd((__m512d)(ni[i] + y - 2.0 * g), _mm512_setzero_pd());
+            if (laplace) d = _mm512_sqrt_pd(d);
+            kd_v8 e = kd_exp8(c * (kd_v8)d);
             memcpy(row + j, &e, sizeof e);
         }
         if (j < n) {
