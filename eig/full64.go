@@ -14,7 +14,8 @@ import (
 // full n×n row-major storage of which only the upper triangle is written
 // and read: off the Go heap (internal/bigmem), so in 4 KB pages the
 // strict lower triangle is never touched and costs no memory (about 4n²
-// bytes resident, as the tiles of Float64Tiles; 8n² of address space).
+// bytes resident, as the tiles of Float64Tiles; 8n² of address space);
+// matrices of at most heapFullBytes (1 MiB) on the Go heap.
 // Apply is Dense's: OpenBLAS dsymv for one vector, the calibrated block
 // product otherwise. Built by gram.GramMapInto in place, with no copy.
 // Not safe for concurrent use.
@@ -32,20 +33,35 @@ type Float64Full struct {
 // place, its pages made resident first (populateUpper) rather than faulted
 // in one by one inside dgemm (docs/measurements.md). The lower triangle
 // stays untouched.
+//
+// Matrices of at most heapFullBytes live on the Go heap instead.
 func newFloat64Full(src *gram.Source, o gram.GramOptions) (*Float64Full, error) {
 	n, _ := src.Dims()
-	mem, err := bigmem.NewFloat64s(n * n)
-	if err != nil {
-		return nil, fmt.Errorf("eig: NewKernelOperator: %w", err)
+	var data []float64
+	var mem *bigmem.Float64s
+	if int64(n)*int64(n)*8 <= heapFullBytes {
+		data = make([]float64, n*n)
+	} else {
+		m, err := bigmem.NewFloat64s(n * n)
+		if err != nil {
+			return nil, fmt.Errorf("eig: NewKernelOperator: %w", err)
+		}
+		mem, data = m, m.Data
+		populateUpper(mem, n)
 	}
-	populateUpper(mem, n)
 	o.UpperOnly = true
-	if err := src.GramInto(o, mem.Data, n); err != nil {
+	if err := src.GramInto(o, data, n); err != nil {
 		mem.Free()
 		return nil, err
 	}
-	return &Float64Full{mem: mem, d: Dense{a: mat.NewSymDense(n, mem.Data)}}, nil
+	return &Float64Full{mem: mem, d: Dense{a: mat.NewSymDense(n, data)}}, nil
 }
+
+// heapFullBytes is the largest Float64Full kept on the Go heap (n ≤ 362):
+// there a fit of 150 points took 2.51–2.63 ms against 2.60–2.77 ms with
+// the matrix mapped, faulted in and unmapped at every fit (medians of
+// 2000 fits each, interleaved; docs/measurements.md).
+const heapFullBytes = 1 << 20
 
 // populateUpper makes resident the pages of the n×n row-major mem that
 // hold its upper triangle, in two halves of equal size in parallel.
@@ -123,7 +139,8 @@ func (f *Float64Full) SymMatrix() *mat.SymDense {
 	return a
 }
 
-// Free releases the storage now; f must not be used afterwards.
+// Free releases the storage now (unmaps it; storage on the Go heap is left
+// to the collector); f must not be used afterwards.
 func (f *Float64Full) Free() {
 	f.mem.Free()
 	f.d.a = nil

@@ -430,7 +430,7 @@ func TestFloat64TilesSymMatrix(t *testing.T) {
 		}
 		if f, ok := op.(*Float64Full); ok {
 			for i := 1; i < 600; i++ {
-				for _, v := range f.mem.Data[i*600 : i*600+i] {
+				for _, v := range f.d.a.RawSymmetric().Data[i*600 : i*600+i] {
 					require.Zero(t, v, "lower triangle of row %d written", i)
 				}
 			}
@@ -489,19 +489,29 @@ func TestFloat64KernelLargeTiles(t *testing.T) {
 	}
 }
 
-// Release frees a kernel operator's storage now, through the centring.
+// Release frees a kernel operator's storage now, through the centring:
+// full storage on the Go heap up to heapFullBytes (n ≤ 362), a map above
+// (unmapped by Release).
 func TestReleaseKernelOperator(t *testing.T) {
-	x := randData(5, 300, 4)
 	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1.5}
 	defer func() { forceLayout = "" }()
 	forceLayout = "full"
-	op, err := NewKernelOperator(x, k, OperatorFloat64, true, gram.GramOptions{})
-	require.NoError(t, err)
-	full := op.(*Centered).op.(*Float64Full)
-	require.NotNil(t, full.mem.Data)
-	Release(op)
-	require.Nil(t, full.mem.Data)
-	op, err = NewKernelOperator(x, k, OperatorFloat32, false, gram.GramOptions{})
+	for _, n := range []int{300, 362, 363} {
+		x := randData(5, n, 4)
+		op, err := NewKernelOperator(x, k, OperatorFloat64, true, gram.GramOptions{})
+		require.NoError(t, err)
+		full := op.(*Centered).op.(*Float64Full)
+		require.Equal(t, n > 362, full.mem != nil, "n = %d: mapped", n)
+		require.NotNil(t, full.d.a)
+		mem := full.mem
+		Release(op)
+		require.Nil(t, full.d.a)
+		if mem != nil {
+			require.Nil(t, mem.Data)
+		}
+	}
+	x := randData(5, 300, 4)
+	op, err := NewKernelOperator(x, k, OperatorFloat32, false, gram.GramOptions{})
 	require.NoError(t, err)
 	Release(op)
 	require.Nil(t, op.(*Float32).s.Data)
