@@ -1,18 +1,21 @@
 #!/usr/bin/python3
 """Small kernel PCA problems: kdual's library fit against scikit-learn's KernelPCA.
 
-Usage: small.py KDUAL_BINARY [--n 150,500,1000,2000] [--s 5] [--sigma 11.5] [--repeat 21]
+Usage: small.py KDUAL_BINARY [--n 150,500,1000,2000] [--s 5] [--sigma 11.5] [--repeat 21] [--rounds 3]
 
 Both fit s components of the first n Fashion-MNIST training images scaled to
 [0, 1] with the Gaussian kernel at σ (scikit-learn: kernel="rbf",
 gamma = 1/(2σ²), its defaults otherwise: eigen_solver "auto", tol 0); the
 clock starts at the call with the data in memory. For each n, each side runs
 in a fresh process: the first fit, then the median of --repeat fits (kdual:
-`kdual bench small`, kpca.KPCA's defaults). Run it through scripts/peer-python
+`kdual bench small`, kpca.KPCA's defaults); the two processes alternate
+--rounds times and the table gives the median over the rounds of each side's
+first fit and of its steady median (the ratio is of those medians). Run it through scripts/peer-python
 (make does) so that NumPy uses kdual's OpenBLAS core.
 """
 import gzip
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -45,23 +48,27 @@ def arg(name, default):
 def main():
     binary = sys.argv[1]
     ns = [int(v) for v in arg("--n", "150,500,1000,2000").split(",")]
-    s, sigma, repeat = arg("--s", 5), arg("--sigma", 11.5), arg("--repeat", 21)
+    s, sigma, repeat, rounds = arg("--s", 5), arg("--sigma", 11.5), arg("--repeat", 21), arg("--rounds", 3)
     import sklearn
     print(f"Small problems: the first n Fashion-MNIST images, Gaussian σ = {sigma}, s = {s}; first fit in a fresh "
-          f"process and the median of {repeat} fits after it; scikit-learn {sklearn.__version__}")
+          f"process and the median of {repeat} fits after it, {rounds} alternated rounds (medians); "
+          f"scikit-learn {sklearn.__version__}")
     print("| n | kdual first | KernelPCA first | kdual steady | KernelPCA steady | steady ratio | λ₁ rel. diff |")
     print("|---|---|---|---|---|---|---|")
     for n in ns:
-        out = subprocess.run([binary, "bench", "small", "--n", str(n), "--components", str(s), "--sigma", str(sigma),
-                              "--repeat", str(repeat), "--json", "-"], capture_output=True, text=True, check=True)
-        ours = json.loads(out.stdout)[0]
-        out = subprocess.run([sys.executable, "-c", CHILD, str(n), str(s), str(sigma), str(repeat), FASHION],
-                             capture_output=True, text=True, check=True)
-        peer = json.loads(out.stdout)
-        diff = abs(ours["lambda1"] - peer["lambda1"]) / abs(peer["lambda1"])
-        print(f"| {n} | {1e3 * ours['first_seconds']:.2f} ms | {1e3 * peer['first']:.2f} ms | "
-              f"{1e3 * ours['median_seconds']:.2f} ms | {1e3 * peer['median']:.2f} ms | "
-              f"{ours['median_seconds'] / peer['median']:.2f} | {diff:.1e} |")
-
+        ours, peer = [], []
+        for _ in range(rounds):
+            out = subprocess.run([binary, "bench", "small", "--n", str(n), "--components", str(s), "--sigma", str(sigma),
+                                  "--repeat", str(repeat), "--json", "-"], capture_output=True, text=True, check=True)
+            ours.append(json.loads(out.stdout)[0])
+            out = subprocess.run([sys.executable, "-c", CHILD, str(n), str(s), str(sigma), str(repeat), FASHION],
+                                 capture_output=True, text=True, check=True)
+            peer.append(json.loads(out.stdout))
+        med = statistics.median
+        of, om = med(o["first_seconds"] for o in ours), med(o["median_seconds"] for o in ours)
+        pf, pm = med(p["first"] for p in peer), med(p["median"] for p in peer)
+        diff = max(abs(o["lambda1"] - p["lambda1"]) / abs(p["lambda1"]) for o, p in zip(ours, peer))
+        print(f"| {n} | {1e3 * of:.2f} ms | {1e3 * pf:.2f} ms | {1e3 * om:.2f} ms | {1e3 * pm:.2f} ms | "
+              f"{om / pm:.2f} | {diff:.1e} |")
 
 main()
