@@ -137,8 +137,9 @@ const crossChunk = 64
 
 // factor32 keeps Fᵀ in float32 and builds each round's rows there in
 // float32 arithmetic: the kernel rows K(T, X) rounded into the new rows
-// (straight from the exact integer kernel of 8-bit data, else from a
-// float64 panel), −F_T·Fᵀ added by sgemm, then strsm. The rounding this
+// (straight from the exact integer kernel of 8-bit data or from float32
+// products, gram.KernelRows.Rows32, else from a float64 panel), −F_T·Fᵀ
+// added by sgemm, then strsm. The rounding this
 // adds is of the order of what the float32 update makes anyway (entries
 // of G off by about 2⁻²⁴·(|K| + |F_T·Fᵀ|), times ‖L⁻¹‖ in F);
 // the residual diagonal subtracts the squares of the stored values, so
@@ -156,8 +157,9 @@ func (f factor32) extend(kc int, rows *gram.KernelRows, r newRows, pivots []int,
 	t := len(r.idx)
 	dst := f.ft.Data[kc*n : (kc+t)*n]
 	dg := blas32.General{Rows: t, Cols: n, Stride: n, Data: dst}
-	// K(T, X) into the new rows: by the exact integer kernel of 8-bit data
-	// in float32 directly, else from a float64 panel.
+	// K(T, X) into the new rows: in float32 directly (the exact integer
+	// kernel of 8-bit data, or float32 products), else from a float64
+	// panel.
 	if !rows.Rows32(r.idx, dst, n) {
 		// Through a float64 panel of crossChunk rows at a time, allocated
 		// once: its size (and the kernel rows' float32 scratch) stays

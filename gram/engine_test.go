@@ -223,3 +223,46 @@ func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, _ []float64) (*gr
 	}
 	return src.s, src.s.shiftBy
 }
+
+// Rows32 on float32 data (NewKernelRows32) gives the rows Cross gives for
+// the same points, rounded to float32 (the same products and map; within
+// a float32 rounding), across a chunk of rows32Chunk points, without
+// writing past a row's n entries; on the Go map path, and for data kept in
+// float64 (whose Cross takes float64 products), it declines.
+func TestRows32FloatProducts(t *testing.T) {
+	const n, d = rows32Chunk + 301, 6
+	x32, x := randDense32(t, n, d, 9, 0.3)
+	defer x32.Free()
+	idx := []int{0, 17, n - 1, 4000, rows32Chunk, 17}
+	for _, em := range []ElementMap{{Kind: MapExpSq, C: -1.0 / 8}, {Kind: MapExpDist, C: -1.0 / 2}} {
+		kr, err := NewKernelRows32(x32, em, GramOptions{})
+		require.NoError(t, err)
+		ld := n + 5
+		out := make([]float32, len(idx)*ld)
+		for i := range out {
+			out[i] = -7
+		}
+		require.True(t, kr.Rows32(idx, out, ld))
+		y := mat.NewDense(len(idx), d, nil)
+		for j, i := range idx {
+			y.SetRow(j, x.RawRowView(i))
+		}
+		want := make([]float64, len(idx)*n)
+		require.NoError(t, kr.Cross(want, n, y, 0, n))
+		for j := range idx {
+			for p := 0; p < n; p++ {
+				w := want[j*n+p]
+				require.InDelta(t, w, float64(out[j*ld+p]), 0x1p-23*w+1e-30, "%v row %d point %d", em.Kind, idx[j], p)
+			}
+			for p := n; p < ld && j < len(idx)-1; p++ {
+				require.Equal(t, float32(-7), out[j*ld+p], "written past row %d", j)
+			}
+		}
+		goMap, err := NewKernelRows32(x32, em, GramOptions{Map: MapGo})
+		require.NoError(t, err)
+		require.False(t, goMap.Rows32(idx, out, ld))
+	}
+	kr, err := NewKernelRows(x, ElementMap{Kind: MapExpSq, C: -1.0 / 8}, GramOptions{Products: ProductsFloat32, Grid: GridOff})
+	require.NoError(t, err)
+	require.False(t, kr.Rows32(idx, make([]float32, len(idx)*n), n))
+}

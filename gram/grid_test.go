@@ -448,12 +448,19 @@ func TestKernelRowsInt8(t *testing.T) {
 		}
 		require.True(t, mat.Equal(before, x), "the integer path modified its input")
 	}
-	// Other kernel rows do neither.
-	plain, err := NewKernelRows(pixelData(k, n, d, false), Kernel{Kind: Gaussian, Sigma: 2}.ElementMap(d), GramOptions{Int8: GridOff})
+	// Without the integer path: no Among; Rows32 by the grid's exact
+	// float32 products, the same kernel to the float32 rounding.
+	plain, err := NewKernelRows(pixelData(k, n, d, false), Kernel{Kind: Gaussian, Sigma: 2}.ElementMap(d), GramOptions{Int8: GridOff, Grid: GridOn})
 	require.NoError(t, err)
 	require.False(t, plain.Int8())
+	require.True(t, plain.OnGrid())
 	require.False(t, plain.Among([]int{1, 2}, make([]float64, 4)))
-	require.False(t, plain.Rows32([]int{1}, make([]float32, n), n))
+	row := make([]float32, n)
+	require.True(t, plain.Rows32([]int{7}, row, n))
+	for j := 0; j < n; j++ {
+		want := exactKernel(Kernel{Kind: Gaussian, Sigma: 2}, sqDist(k[7*d:8*d], k[j*d:(j+1)*d]))
+		require.InDelta(t, want, float64(row[j]), 0x1p-24*want+1e-300, "grid Rows32 (7,%d)", j)
+	}
 	// Not 8-bit: 300 levels in a column; off the grid; Int8 off.
 	k9 := append([]int64(nil), k...)
 	k9[5*d+3] = 300

@@ -7,6 +7,8 @@ import (
 	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/native"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -272,15 +274,31 @@ func (k *KernelRows) Among(idx []int, out []float64) bool {
 // Rows32 sets out (len(idx) rows of stride ld ≥ N, float32) to the kernel
 // rows of the data's rows idx against all N rows, each entry rounded once
 // to float32, and reports true, when the blocks come from exact integer
-// products (Int8); other KernelRows leave out unchanged and report false.
+// products (Int8) or from float32 products of a distance kernel on the
+// native map path (the float32 copy of NewKernelRows32, or exact float32
+// products on an integer grid): the values Cross gives for the same rows,
+// rounded to float32, with no float64 block between. Other KernelRows
+// leave out unchanged and report false.
+//
+// The float32 products go by OpenBLAS sgemm on rows32Chunk points at a
+// time straight into out, each chunk mapped in place (native.RBFMap32To32)
+// while it is in cache: the data are packed once per call, not once per
+// block of landmarks.
 func (k *KernelRows) Rows32(idx []int, out []float32, ld int) bool {
 	s := k.s
 	m, n := len(idx), k.N()
-	if s.i8 == nil || m == 0 {
+	// Float32 products where Cross takes them too: data held only in
+	// float32, or on an integer grid.
+	products32 := s.x32 != nil && (s.x.Data == nil || s.grid != nil) && s.em.distance() && s.mp == MapNative
+	if (s.i8 == nil && !products32) || m == 0 {
 		return false
 	}
 	if ld < n || len(out) < (m-1)*ld+n {
 		panic(fmt.Sprintf("linalg: KernelRows.Rows32: %d rows of %d, ld %d, len(out) %d", m, n, ld, len(out)))
+	}
+	if s.i8 == nil {
+		s.rows32(idx, out, ld)
+		return true
 	}
 	land := s.i8.NewInt8Landmarks(m, func(j int, dst []uint8) { s.i8.Levels(idx[j], dst) })
 	c, laplace := s.em.C, s.em.Kind == MapExpDist
@@ -288,6 +306,34 @@ func (k *KernelRows) Rows32(idx []int, out []float32, ld int) bool {
 		s.build.Int8Map32(s.i8, land, p0, p1, c, laplace, out[p0:], ld)
 	})
 	return true
+}
+
+// rows32Chunk is the points Rows32 multiplies and maps at once on the
+// float32 path: 256 landmark rows of it are 8 MB of float32 products.
+const rows32Chunk = 8192
+
+// rows32 is Rows32 by float32 products: the landmarks' rows gathered once,
+// then sgemm and the in-place map a chunk of points at a time.
+func (s *gramSource) rows32(idx []int, out []float32, ld int) {
+	m, n, d := len(idx), s.x.Rows, s.x.Cols
+	land := make([]float32, m*d)
+	ni := make([]float64, m)
+	for j, i := range idx {
+		copy(land[j*d:(j+1)*d], s.x32[i*d:(i+1)*d])
+		ni[j] = s.norms[i]
+	}
+	c, laplace := s.em.C, s.em.Kind == MapExpDist
+	for p0 := 0; p0 < n; p0 += rows32Chunk {
+		w := min(rows32Chunk, n-p0)
+		blk := out[p0:]
+		linalg.B32.Gemm(blas.NoTrans, blas.Trans, 1, blas32.General{Rows: m, Cols: d, Stride: d, Data: land},
+			blas32.General{Rows: w, Cols: d, Stride: d, Data: s.x32[p0*d:]}, 0,
+			blas32.General{Rows: m, Cols: w, Stride: ld, Data: blk})
+		par.For(s.workers, m, nil, func(lo, hi int) {
+			b := blk[lo*ld:]
+			s.build.RBFMap32To32(hi-lo, w, b, ld, b, ld, ni[lo:hi], s.norms[p0:p0+w], c, laplace)
+		})
+	}
 }
 
 // Int8 reports whether the blocks against rows on the data's 8-bit grid
