@@ -308,10 +308,11 @@ func (g *grid) snapInt8(x blas64.General) (*native.Int8Points, []float64) {
 // snapPack8 is snapAll for an 8-bit grid whose levels go to native.Int8Map:
 // one pass in C gives the packed levels with the shifted integers (x32) and
 // their squared norms, the same values snapAll computes, or nil when an
-// entry is off the grid or a shifted squared norm reaches 2²⁴.
-func (g *grid) snapPack8(n, d int, rowOf func(i int) []float64) (*native.Int8Points, []float32, []float64) {
+// entry is off the grid or a shifted squared norm reaches 2²⁴. b is the
+// build that runs it (GramOptions.Baseline: SSE2).
+func (g *grid) snapPack8(b native.Build, n, d int, rowOf func(i int) []float64) (*native.Int8Points, []float32, []float64) {
 	x32 := make([]float32, n*d)
-	pts, norms := native.AVX2().PackSnap8(n, d, rowOf, g.lo, g.tol, g.mid, g.step, x32)
+	pts, norms := b.PackSnap8(n, d, rowOf, g.lo, g.tol, g.mid, g.step, x32)
 	if pts == nil {
 		return nil, nil, nil
 	}

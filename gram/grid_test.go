@@ -551,14 +551,15 @@ func sqDist(a, b []int64) int64 {
 // Prepare on an 8-bit grid with the integer path wanted packs the levels
 // in the pass that snaps the rows: the same float32 integers and squared
 // norms as snapAll, levels that are those integers plus the columns'
-// shifts; with the integer path off it packs nothing. Rows off the grid,
-// or an 8-bit grid under a too-large norm, leave the source off it.
+// shifts (the SSE2 build as the AVX2 one); with the integer path off it
+// packs nothing. Rows off the grid, or on an 8-bit grid with a shifted
+// squared norm of 2²⁴ or more, leave the source off it.
 func TestPrepareInt8PacksInOnePass(t *testing.T) {
 	const n, d = 300, 37
-	for _, centred := range []bool{false, true} {
+	for k, centred := range []bool{false, true, true} {
 		x := pixelData(pixelInts(3, n, d), n, d, centred)
 		em := ElementMap{Kind: MapExpSq, C: -1 / (2 * 1.7 * 1.7)}
-		on, err := Prepare(x, em, GramOptions{Grid: GridOn, Int8: GridOn}, true)
+		on, err := Prepare(x, em, GramOptions{Grid: GridOn, Int8: GridOn, Baseline: k == 2}, true)
 		require.NoError(t, err)
 		off, err := Prepare(x, em, GramOptions{Grid: GridOn, Int8: GridOff}, true)
 		require.NoError(t, err)
@@ -579,6 +580,18 @@ func TestPrepareInt8PacksInOnePass(t *testing.T) {
 	x := pixelData(pixelInts(4, n, d), n, d, false)
 	x.Set(17, 5, x.At(17, 5)+0.3/255)
 	src, err := Prepare(x, ElementMap{Kind: MapExpSq, C: -0.1}, GramOptions{Grid: GridOn, Int8: GridOn}, true)
+	require.NoError(t, err)
+	require.Nil(t, src.s.i8)
+	require.Nil(t, src.s.grid)
+	// 8-bit rows whose shifted squared norm reaches 2²⁴ (1100 features
+	// at a column's extreme, 128 levels from its middle): float32
+	// products would not be exact, so the source stays off the grid.
+	const wide = 1100
+	k := pixelInts(5, n, wide)
+	for a := 0; a < wide; a++ {
+		k[a], k[wide+a] = 255, 0
+	}
+	src, err = Prepare(pixelData(k, n, wide, false), ElementMap{Kind: MapExpSq, C: -0.1}, GramOptions{Grid: GridOn, Int8: GridOn}, true)
 	require.NoError(t, err)
 	require.Nil(t, src.s.i8)
 	require.Nil(t, src.s.grid)

@@ -105,7 +105,7 @@ func Prepare(x Data, em ElementMap, o GramOptions, keepCopy bool) (*Source, erro
 			if g.bits8() && d <= native.Int8MaxDim && o.int8Wanted() {
 				// Levels for the integer kernel rows, packed with the
 				// float32 integers in the same pass.
-				if pts, x32, norms := g.snapPack8(n, d, rows); pts != nil {
+				if pts, x32, norms := g.snapPack8(s.build, n, d, rows); pts != nil {
 					s.setGrid(g, x32, norms)
 					s.i8 = pts
 					return src, nil
