@@ -132,7 +132,8 @@ func (f factor64) train(kc int) mat.Matrix {
 }
 
 // crossChunk is the kernel rows factor32 computes at once where they come
-// through a float64 panel (data off the 8-bit grid).
+// through a float64 panel (kernels without KernelRows.Rows32: maps other
+// than the Gaussian and Laplace ones, or the Go map).
 const crossChunk = 64
 
 // factor32 keeps Fᵀ in float32 and builds each round's rows there in

@@ -69,15 +69,24 @@ func TestNystromFloat32(t *testing.T) {
 			require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-4*mat.Norm(f, math.Inf(1)))
 		}
 	}
-	// Uniform landmarks are the same in both precisions: F agrees.
-	a, err := Nystrom{Rank: 20, Sampler: Uniform, Block: 8, Seed: 5}.Fit(x, gauss)
-	require.NoError(t, err)
-	b, err := Nystrom{Rank: 20, Sampler: Uniform, Block: 8, Seed: 5, Float32: true}.Fit(x, gauss)
-	require.NoError(t, err)
-	require.Equal(t, a.Landmarks, b.Landmarks)
-	var d mat.Dense
-	d.Sub(a.Train(), b.Train())
-	require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-4*mat.Norm(a.Train(), math.Inf(1)))
+	// Uniform landmarks are the same in both precisions: F agrees — for
+	// the Gaussian (kernel rows straight in float32, KernelRows.Rows32)
+	// and a polynomial kernel (through the float64 panel; rank 10, below
+	// the 15 of a quadratic on 4 features).
+	for _, c := range []struct {
+		k kernel.Kernel
+		m int
+	}{{gauss, 20}, {kernel.Kernel{Kind: kernel.Polynomial, Degree: 2, Gamma: 0.05, Coef0: 1}, 10}} {
+		k := c.k
+		a, err := Nystrom{Rank: c.m, Sampler: Uniform, Block: 8, Seed: 5}.Fit(x, k)
+		require.NoError(t, err)
+		b, err := Nystrom{Rank: c.m, Sampler: Uniform, Block: 8, Seed: 5, Float32: true}.Fit(x, k)
+		require.NoError(t, err)
+		require.Equal(t, a.Landmarks, b.Landmarks)
+		var d mat.Dense
+		d.Sub(a.Train(), b.Train())
+		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-4*mat.Norm(a.Train(), math.Inf(1)), "%v", k.Kind)
+	}
 }
 
 // Fit32 reads float32 data in place: on the rows Fit would round (shifted

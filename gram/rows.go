@@ -7,8 +7,6 @@ import (
 	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/native"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
@@ -316,19 +314,18 @@ const rows32Chunk = 8192
 // then sgemm and the in-place map a chunk of points at a time.
 func (s *gramSource) rows32(idx []int, out []float32, ld int) {
 	m, n, d := len(idx), s.x.Rows, s.x.Cols
-	land := make([]float32, m*d)
+	// The landmarks as a source of their own (their float32 rows).
+	land := &gramSource{x: blas64.General{Rows: m, Cols: d, Stride: d}, x32: make([]float32, m*d)}
 	ni := make([]float64, m)
 	for j, i := range idx {
-		copy(land[j*d:(j+1)*d], s.x32[i*d:(i+1)*d])
+		copy(land.x32[j*d:(j+1)*d], s.x32[i*d:(i+1)*d])
 		ni[j] = s.norms[i]
 	}
 	c, laplace := s.em.C, s.em.Kind == MapExpDist
 	for p0 := 0; p0 < n; p0 += rows32Chunk {
 		w := min(rows32Chunk, n-p0)
 		blk := out[p0:]
-		linalg.B32.Gemm(blas.NoTrans, blas.Trans, 1, blas32.General{Rows: m, Cols: d, Stride: d, Data: land},
-			blas32.General{Rows: w, Cols: d, Stride: d, Data: s.x32[p0*d:]}, 0,
-			blas32.General{Rows: m, Cols: w, Stride: ld, Data: blk})
+		sgemm32Into(land, s, 0, m, p0, p0+w, blk, ld)
 		par.For(s.workers, m, nil, func(lo, hi int) {
 			b := blk[lo*ld:]
 			s.build.RBFMap32To32(hi-lo, w, b, ld, b, ld, ni[lo:hi], s.norms[p0:p0+w], c, laplace)
