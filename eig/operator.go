@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	gonumblas "gonum.org/v1/gonum/blas/gonum"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/gram"
@@ -88,7 +89,12 @@ func (d *Dense) Apply(dst, x *mat.Dense) error {
 		// dsymv with a stride reads it by gathers and ran 3× slower.
 		xv := contiguous(x, make([]float64, n), true)
 		yv := contiguous(dst, make([]float64, n), false)
-		linalg.B64.Symv(1, a, blas64.Vector{N: n, Inc: 1, Data: xv}, 0, blas64.Vector{N: n, Inc: 1, Data: yv})
+		if n <= linalg.SmallSym {
+			// gonum's dsymv: OpenBLAS's would wake its threads.
+			gonumblas.Implementation{}.Dsymv(blas.Upper, n, 1, a.Data, a.Stride, xv, 1, 0, yv, 1)
+		} else {
+			linalg.B64.Symv(1, a, blas64.Vector{N: n, Inc: 1, Data: xv}, 0, blas64.Vector{N: n, Inc: 1, Data: yv})
+		}
 		if dr := dst.RawMatrix(); dr.Stride != 1 {
 			for i, v := range yv {
 				dr.Data[i*dr.Stride] = v

@@ -541,3 +541,41 @@ func TestPopulateUpperHalf(t *testing.T) {
 		t.Errorf("populated %.0f bytes for an upper triangle of %.0f", grown, half)
 	}
 }
+
+// Dense.Apply on one vector — gonum's dsymv up to linalg.SmallSym,
+// OpenBLAS's above — and on a strided column is A·x for a symmetric A
+// whose lower triangle (never read) holds NaN, on both sides of the rule.
+func TestDenseApplyVector(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 2, linalg.SmallSym, linalg.SmallSym + 1} {
+		a := mat.NewSymDense(n, nil)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				a.SetSym(i, j, rng.NormFloat64())
+			}
+		}
+		raw := a.RawSymmetric()
+		for i := 0; i < n; i++ {
+			for j := 0; j < i; j++ {
+				raw.Data[i*raw.Stride+j] = math.NaN()
+			}
+		}
+		op, err := NewDense(a)
+		require.NoError(t, err)
+		x := mat.NewDense(n, 3, nil)
+		x.Apply(func(_, _ int, _ float64) float64 { return rng.NormFloat64() }, x)
+		for _, col := range []*mat.Dense{mat.DenseCopyOf(x.ColView(1)), x.Slice(0, n, 2, 3).(*mat.Dense)} {
+			dst := mat.NewDense(n, 1, nil)
+			require.NoError(t, op.Apply(dst, col))
+			for i := 0; i < n; i++ {
+				want, abs := 0.0, 0.0
+				for j := 0; j < n; j++ {
+					v := a.At(i, j) * col.At(j, 0)
+					want += v
+					abs += math.Abs(v)
+				}
+				require.InDelta(t, want, dst.At(i, 0), 4*float64(n)*1.1e-16*abs, "n %d row %d", n, i)
+			}
+		}
+	}
+}

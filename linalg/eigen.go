@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/lapack"
+	"github.com/kdual/kdual/native"
 )
 
 // Eigen holds k eigenpairs of a symmetric n×n matrix: Values in decreasing
@@ -69,7 +70,12 @@ func symEig(a *mat.SymDense, k int, vectors bool) (*Eigen, error) {
 	}
 	w := make([]float64, n)
 	var vecs []float64 // column-major n×k, ascending
-	if k == n {
+	if n <= tridiagMax {
+		var err error
+		if vecs, err = symEigTridiag(jobz, n, k, work, w); err != nil {
+			return nil, fmt.Errorf("linalg: SymEig: %w", err)
+		}
+	} else if k == n {
 		if err := lapack.Dsyevd(jobz, 'L', n, work, n, w); err != nil {
 			return nil, fmt.Errorf("linalg: SymEig: %w", err)
 		}
@@ -98,6 +104,49 @@ func symEig(a *mat.SymDense, k int, vectors bool) (*Eigen, error) {
 		FixSigns(e.Vectors)
 	}
 	return e, nil
+}
+
+// SmallSym is the largest order of a symmetric matrix on which kdual
+// keeps OpenBLAS's threaded level-2 routines out: OpenBLAS 0.3.21 runs
+// dsymv on all its threads at every order, and at these orders waking and
+// synchronising them costs more than the arithmetic, and their spinning
+// afterwards takes the other cores from the rest of the fit
+// (docs/measurements.md). SymEig reduces such matrices to tridiagonal
+// form by the package's own Householder loops (native.SymTridiag), then
+// LAPACK's dstevr on the tridiagonal matrix and native.TridiagQ for the
+// vectors, instead of dsyevr or dsyevd; eig's dense operator multiplies
+// single vectors by gonum's dsymv.
+const SmallSym = 200
+
+// tridiagMax is SmallSym, a variable for tests that compare the paths.
+var tridiagMax = SmallSym
+
+// symEigTridiag is SymEig's small path: work (n×n, column-major lower) is
+// reduced in place, w gets the eigenvalues in ascending order (the top k
+// in w[:k]), and the vectors (jobz = 'V') come back column-major n×k.
+func symEigTridiag(jobz byte, n, k int, work, w []float64) ([]float64, error) {
+	d, e, tau := make([]float64, n), make([]float64, n), make([]float64, n)
+	nb := native.AVX2()
+	nb.SymTridiag(n, work, n, d, e, tau)
+	rng := byte('I')
+	if k == n {
+		rng = 'A'
+	}
+	var z []float64
+	if jobz == 'V' {
+		z = make([]float64, n*k)
+	}
+	m, err := lapack.Dstevr(jobz, rng, n, d, e, 0, 0, n-k+1, n, 0, w, z, n, nil)
+	if err != nil {
+		return nil, err
+	}
+	if m != k {
+		return nil, fmt.Errorf("dstevr found %d of %d eigenvalues: %w", m, k, lapack.ErrNotConverged)
+	}
+	if jobz == 'V' {
+		nb.TridiagQ(n, k, work, n, tau, z, n)
+	}
+	return z, nil
 }
 
 // columnsReversed writes the column-major n×k matrix src (ld n) into dst

@@ -54,12 +54,13 @@ func eigenChecks(t *testing.T, a *mat.SymDense, e *Eigen, anorm float64) {
 }
 
 var knownSpectra = map[string][]float64{
-	"n=1":        {-2.5},
-	"n=2":        {1, -3},
-	"fast decay": geometricSpectrum(60, 0.5),
-	"slow decay": harmonicSpectrum(80),
-	"clustered":  {3, 3, 3, 3, 3 * (1 + 1e-13), 2, 2, 2, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1},
-	"negative":   {-1, -2, -3, -4, -5, -6, 0.5, 0.25, -7, -100},
+	"n=1":            {-2.5},
+	"n=2":            {1, -3},
+	"fast decay":     geometricSpectrum(60, 0.5),
+	"slow decay":     harmonicSpectrum(80),
+	"clustered":      {3, 3, 3, 3, 3 * (1 + 1e-13), 2, 2, 2, 1, 1, 1, 1, 1, 0, 0, 0, -1, -1},
+	"negative":       {-1, -2, -3, -4, -5, -6, 0.5, 0.25, -7, -100},
+	"order SmallSym": geometricSpectrum(SmallSym, 0.97),
 }
 
 func geometricSpectrum(n int, r float64) []float64 {
@@ -78,9 +79,23 @@ func harmonicSpectrum(n int) []float64 {
 	return l
 }
 
+// Both of SymEig's paths — the package's own tridiagonal reduction up to
+// SmallSym, LAPACK's dsyevr and dsyevd above it (forced here by
+// tridiagMax = 0) — on every known spectrum.
 func TestSymEigKnownSpectra(t *testing.T) {
+	defer func(m int) { tridiagMax = m }(tridiagMax)
+	for _, path := range []struct {
+		name string
+		max  int
+	}{{"native reduction", SmallSym}, {"lapack", 0}} {
+		tridiagMax = path.max
+		testSymEigKnownSpectra(t, path.name)
+	}
+}
+
+func testSymEigKnownSpectra(t *testing.T, path string) {
 	for name, lambda := range knownSpectra {
-		t.Run(name, func(t *testing.T) {
+		t.Run(path+"/"+name, func(t *testing.T) {
 			a := withSpectrum(uint64(len(lambda)), lambda)
 			before := symCopy(a)
 			want := decreasing(lambda)
