@@ -107,7 +107,7 @@ func (f factor64) gather(idx []int, kc int, dst *mat.Dense) {
 func gatherRows(idx []int, kc int, dst *mat.Dense, scratch *[]float64, fill func(e int, out []float64)) {
 	p := len(idx)
 	tr := grow(scratch, kc*p)
-	par.For(0, kc, nil, func(lo, hi int) {
+	par.Blocks(0, kc, func(lo, hi int) {
 		for e := lo; e < hi; e++ {
 			fill(e, tr[e*p:(e+1)*p])
 		}
@@ -217,7 +217,7 @@ func (f factor32) extend(kc int, rows *gram.KernelRows, r newRows, pivots []int,
 	// their means) come along, by chunks of points added in chunk order.
 	const chunk = 4096
 	parts := make([]float64, (n+chunk-1)/chunk*t)
-	par.For(0, (n+chunk-1)/chunk, nil, func(c0, c1 int) {
+	par.Blocks(0, (n+chunk-1)/chunk, func(c0, c1 int) {
 		for c := c0; c < c1; c++ {
 			lo, hi := c*chunk, min((c+1)*chunk, n)
 			squares(res[lo:hi], dst[lo:], n, t, parts[c*t:(c+1)*t])

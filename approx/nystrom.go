@@ -400,7 +400,7 @@ func columnMeans(x *mat.Dense) []float64 {
 	mean := make([]float64, d)
 	nb := (n + meanBlock - 1) / meanBlock
 	part := make([]float64, nb*d)
-	par.For(0, nb, nil, func(lo, hi int) {
+	par.Blocks(0, nb, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
 			sum := part[b*d : (b+1)*d]
 			for i := b * meanBlock; i < min((b+1)*meanBlock, n); i++ {

@@ -150,7 +150,7 @@ func ColumnMeans(f mat.Matrix) []float64 {
 		}
 	} else if t, ok := f.(mat.Transpose); ok && is32(t.Matrix) {
 		d := t.Matrix.(*linalg.Dense32)
-		par.For(0, k, nil, func(lo, hi int) {
+		par.Blocks(0, k, func(lo, hi int) {
 			for j := lo; j < hi; j++ {
 				s := 0.0
 				for _, v := range d.Row(j)[:n] {

@@ -87,7 +87,7 @@ func (a *Augment8) Fill(i0 int, dst []uint8) {
 		return
 	}
 	first, last := (max(i0, 70000)-70000)/augment8Block, (i1-70000-1)/augment8Block
-	par.For(0, last-first+1, nil, func(b0, b1 int) {
+	par.Blocks(0, last-first+1, func(b0, b1 int) {
 		for b := first + b0; b < first+b1; b++ {
 			r := rand.New(rand.NewPCG(a.seed, 0x38626974<<20+uint64(b)))
 			for i := 70000 + b*augment8Block; i < min(i1, 70000+(b+1)*augment8Block); i++ {

@@ -119,7 +119,7 @@ func (src *Source) GramInto(o GramOptions, out []float64, ld int) error {
 			defer pending.Done()
 			if fused {
 				w := n - i0
-				par.For(s.workers, i1-i0, nil, func(lo, hi int) {
+				par.Blocks(s.workers, i1-i0, func(lo, hi int) {
 					for r := lo; r < hi; r++ {
 						s.build.RBFMap32(1, w-r, buf[r*w+r:], w-r, panel[r*ld+r:], w-r,
 							s.norms[i0+r:], s.norms[i0+r:], s.em.C, s.em.Kind == MapExpDist)
@@ -199,7 +199,7 @@ func (s *gramSource) int8Gram(o GramOptions) bool {
 func mirrorPanel(data []float64, ld, i0, i1, n int) {
 	const w = 64
 	blocks := (n - i0 + w - 1) / w
-	par.For(0, blocks, nil, func(lo, hi int) {
+	par.Blocks(0, blocks, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
 			j0, j1 := i0+b*w, min(i0+(b+1)*w, n)
 			for j := j0; j < j1; j++ {
@@ -314,7 +314,7 @@ func crossMapped(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int, normsJ
 	if a.x32 != nil && b.x32 != nil && a.em.distance() && a.mp == MapNative && i1 > i0 && j1 > j0 {
 		m, n := i1-i0, j1-j0
 		buf := sgemm32(a, b, i0, i1, j0, j1)
-		par.For(a.workers, m, nil, func(lo, hi int) {
+		par.Blocks(a.workers, m, func(lo, hi int) {
 			a.build.RBFMap32(hi-lo, n, buf[lo*n:], n, out[lo*ld:], ld, a.norms[i0+lo:i0+hi], normsJ[j0:j1],
 				a.em.C, a.em.Kind == MapExpDist)
 		})

@@ -70,7 +70,7 @@ func gridOf(x blas64.General, workers int) *grid {
 	blocks := (n + block - 1) / block
 	los := make([]float64, blocks*d)
 	his := make([]float64, blocks*d)
-	par.For(workers, blocks, nil, func(b0, b1 int) {
+	par.Blocks(workers, blocks, func(b0, b1 int) {
 		for b := b0; b < b1; b++ {
 			lo, hi := los[b*d:(b+1)*d], his[b*d:(b+1)*d]
 			i0 := b * block

@@ -173,7 +173,7 @@ func scan(x Data, n, d, workers int, cp []float64, sample bool) (scanned, error)
 	if sample {
 		sc.sample = make([]float64, min(n, gridSample)*d)
 	}
-	par.For(workers, blocks, nil, func(b0, b1 int) {
+	par.Blocks(workers, blocks, func(b0, b1 int) {
 		for b := b0; b < b1; b++ {
 			sum, lo, hi := sums[b*d:(b+1)*d], los[b*d:(b+1)*d], his[b*d:(b+1)*d]
 			for j := range lo {

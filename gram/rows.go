@@ -326,7 +326,7 @@ func (s *gramSource) rows32(idx []int, out []float32, ld int) {
 		w := min(rows32Chunk, n-p0)
 		blk := out[p0:]
 		sgemm32Into(land, s, 0, m, p0, p0+w, blk, ld)
-		par.For(s.workers, m, nil, func(lo, hi int) {
+		par.Blocks(s.workers, m, func(lo, hi int) {
 			b := blk[lo*ld:]
 			s.build.RBFMap32To32(hi-lo, w, b, ld, b, ld, ni[lo:hi], s.norms[p0:p0+w], c, laplace)
 		})

@@ -97,7 +97,7 @@ func (s *gramSource) narrow32(workers int) {
 func products32(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int) {
 	m, n := i1-i0, j1-j0
 	buf := sgemm32(a, b, i0, i1, j0, j1)
-	par.For(a.workers, m, nil, func(lo, hi int) {
+	par.Blocks(a.workers, m, func(lo, hi int) {
 		a.build.Widen(hi-lo, n, buf[lo*n:], n, out[lo*ld:], ld)
 	})
 }
@@ -214,7 +214,7 @@ func (s *gramSource) products(out []float64, ld, i0, i1, j0, j1 int, diag bool) 
 // maps, the diagonal is set to exactly 1).
 func (s *gramSource) mapPanel(out []float64, ld, i0, i1, j0, j1 int, upper bool, normsJ []float64) {
 	m := i1 - i0
-	par.For(s.workers, m, nil, func(lo, hi int) {
+	par.Blocks(s.workers, m, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			c0 := 0
 			if upper {

@@ -383,7 +383,7 @@ func gramBand(s *gramSource, o GramOptions, t, i0, i1 int, store func(I, J int, 
 		if fused {
 			buf32 := bufs32[c%depth]
 			jobs := tileJobs(ch.I, ch.R, ch.J0, ch.J1)
-			par.For(0, len(jobs), nil, func(lo, hi int) {
+			par.Blocks(0, len(jobs), func(lo, hi int) {
 				for _, jb := range jobs[lo:hi] {
 					I, J := ch.I+jb[0], jb[1]
 					store32(I, J, buf32[jb[0]*t*ld+(J-ch.J0)*t:], ld, min(t, n-I*t), min(t, n-J*t),
@@ -400,7 +400,7 @@ func gramBand(s *gramSource, o GramOptions, t, i0, i1 int, store func(I, J int, 
 			}
 		}
 		jobs := tileJobs(ch.I, ch.R, ch.J0, ch.J1)
-		par.For(0, len(jobs), nil, func(lo, hi int) {
+		par.Blocks(0, len(jobs), func(lo, hi int) {
 			for _, jb := range jobs[lo:hi] {
 				I, J := ch.I+jb[0], jb[1]
 				store(I, J, buf[jb[0]*t*ld+(J-ch.J0)*t:], ld, min(t, n-I*t), min(t, n-J*t))

@@ -201,7 +201,7 @@ func measureInt8() (int8s, sgemm float64) {
 	const c = -1e-6
 	b := native.AVX2()
 	f := func() {
-		par.For(0, n/native.Int8Block, nil, func(lo, hi int) {
+		par.Blocks(0, n/native.Int8Block, func(lo, hi int) {
 			b.Int8Map(pts, land, lo*native.Int8Block, hi*native.Int8Block, c, false, out[lo*native.Int8Block:], n)
 		})
 	}

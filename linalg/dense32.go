@@ -175,7 +175,7 @@ func OuterT32(ft *Dense32, mean []float64) (*mat.SymDense, error) {
 			addUpper(raw, acc, k)
 			continue
 		}
-		par.For(0, k, nil, func(lo, hi int) {
+		par.Blocks(0, k, func(lo, hi int) {
 			for r := lo; r < hi; r++ {
 				src := ft.Data[r*n+j0 : r*n+j0+w]
 				dst := buf[r*w : (r+1)*w]
@@ -245,7 +245,7 @@ func OuterT32Mul(nb native.Build, ft *Dense32, mean []float64, x, dst *mat.Dense
 	}
 	blocks := (n + outerPanel - 1) / outerPanel
 	sums := make([][]float64, blocks)
-	par.For(0, blocks, nil, func(lo, hi int) {
+	par.Blocks(0, blocks, func(lo, hi int) {
 		z, part := make([]float32, outerChunk*bp), make([]float32, k*bp)
 		buf := make([]float32, k*outerChunk)
 		for blk := lo; blk < hi; blk++ {
@@ -275,7 +275,7 @@ func OuterT32Mul(nb native.Build, ft *Dense32, mean []float64, x, dst *mat.Dense
 
 // addUpper adds the upper triangle of the k×k float32 acc to raw's.
 func addUpper(raw blas64.Symmetric, acc []float32, k int) {
-	par.For(0, k, nil, func(lo, hi int) {
+	par.Blocks(0, k, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			dst := raw.Data[r*raw.Stride+r : r*raw.Stride+k]
 			for j, v := range acc[r*k+r : r*k+k] {
@@ -293,7 +293,7 @@ func CenterRows32(ft *Dense32, mean []float64) error {
 	if len(mean) != k {
 		return invalidf("CenterRows32: %d means for %d rows", len(mean), k)
 	}
-	par.For(0, k, nil, func(lo, hi int) {
+	par.Blocks(0, k, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			mu := mean[r]
 			row := ft.Data[r*n : (r+1)*n]
@@ -347,7 +347,7 @@ func MulT32Into(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64) {
 	yt := make([]float64, bp*n)
 	b := native.AVX2() // the MulT32 kernels have no AVX-512 forms
 	nb := (n + mt32Points - 1) / mt32Points
-	par.For(0, nb, nil, func(lo, hi int) {
+	par.Blocks(0, nb, func(lo, hi int) {
 		// The block's k rows of mt32Points entries, copied together: the
 		// kernel then streams them instead of striding through Fᵀ.
 		buf := make([]float32, k*mt32Points)
@@ -400,7 +400,7 @@ func MulTVec32(ft *Dense32, x *mat.Dense, dst *mat.Dense) {
 	nat := native.AVX2() // as above
 	for c0 := 0; c0 < n; c0 += mt32Cols {
 		cols := min(mt32Cols, n-c0)
-		par.For(0, k, nil, func(lo, hi int) {
+		par.Blocks(0, k, func(lo, hi int) {
 			nat.MulT32Dot(hi-lo, cols, ft.Data[lo*n+c0:], n, bp, xt[c0:], n, zt[lo:], k)
 		})
 	}

@@ -19,15 +19,37 @@ func Workers(w int) int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// minChunk is the range below which For runs on the calling goroutine.
+// minChunk is the range of cheap indices (For without a weight) below
+// which For runs on the calling goroutine.
 const minChunk = 64
 
 // For runs body over [0, n) split into about 4·workers chunks on workers
 // goroutines (0: GOMAXPROCS). weight(i) ≥ 0, when non-nil, is the relative
-// cost of index i, used to balance triangular loops.
+// cost of index i, used to balance triangular loops. Without a weight the
+// indices are taken as cheap (points, entries): fewer than 64 run on the
+// calling goroutine. Loops over a few costly items (blocks of rows, tiles,
+// feature rows) use Blocks; a weighted For never runs serially for want of
+// indices either.
 func For(workers, n int, weight func(i int) float64, body func(lo, hi int)) {
+	if weight == nil && n < minChunk {
+		if n > 0 {
+			body(0, n)
+		}
+		return
+	}
+	forRanges(workers, n, weight, body)
+}
+
+// Blocks runs body over [0, n) — n costly items: blocks of rows, tiles,
+// whole feature rows — split into up to 4·workers chunks on workers
+// goroutines (0: GOMAXPROCS), however few the items.
+func Blocks(workers, n int, body func(lo, hi int)) {
+	forRanges(workers, n, nil, body)
+}
+
+func forRanges(workers, n int, weight func(i int) float64, body func(lo, hi int)) {
 	workers = Workers(workers)
-	if n < minChunk || workers == 1 {
+	if n <= 1 || workers == 1 {
 		if n > 0 {
 			body(0, n)
 		}

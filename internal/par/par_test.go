@@ -1,8 +1,10 @@
 package par
 
 import (
+	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Every index is visited exactly once, for every worker count, balanced
@@ -25,6 +27,17 @@ func TestEveryIndexOnce(t *testing.T) {
 				for i, c := range seen {
 					if c != 1 {
 						t.Fatalf("workers %d n %d weighted %v: index %d visited %d times", workers, n, weighted, i, c)
+					}
+				}
+				clear(seen)
+				Blocks(workers, n, func(lo, hi int) {
+					for i := lo; i < hi; i++ {
+						atomic.AddInt32(&seen[i], 1)
+					}
+				})
+				for i, c := range seen {
+					if c != 1 {
+						t.Fatalf("Blocks: workers %d n %d: index %d visited %d times", workers, n, i, c)
 					}
 				}
 			}
@@ -58,5 +71,43 @@ func TestEveryIndexOnce(t *testing.T) {
 	}
 	if len(order) != 20 || maxInFlight > 3 {
 		t.Fatalf("%d consumed, %d in flight at most (depth 3)", len(order), maxInFlight)
+	}
+}
+
+// Blocks and a weighted For run few items on several goroutines (each
+// item here waits until a second one has started, so a serial run would
+// never finish); For without a weight keeps fewer than 64 cheap indices on
+// the calling goroutine (one range).
+func TestFewCostlyItemsInParallel(t *testing.T) {
+	for _, run := range []func(n int, body func(lo, hi int)){
+		func(n int, body func(lo, hi int)) { Blocks(2, n, body) },
+		func(n int, body func(lo, hi int)) { For(2, n, func(int) float64 { return 1 }, body) },
+	} {
+		started := make(chan struct{}, 2)
+		done := make(chan struct{})
+		go func() {
+			run(2, func(lo, hi int) {
+				started <- struct{}{}
+				for len(started) < 2 {
+					runtime.Gosched()
+				}
+			})
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("two items ran one after the other")
+		}
+	}
+	calls := 0
+	For(2, 63, nil, func(lo, hi int) {
+		calls++
+		if lo != 0 || hi != 63 {
+			t.Errorf("range [%d, %d)", lo, hi)
+		}
+	})
+	if calls != 1 {
+		t.Fatalf("%d ranges for 63 cheap indices", calls)
 	}
 }

@@ -261,7 +261,7 @@ func (st Stream) firstPass(src Levels8Source, f *streamFeatures, res *StreamResu
 		// row order.
 		nrm := norms[:c]
 		clear(nrm)
-		par.For(0, m, nil, func(lo, hi int) {
+		par.Blocks(0, m, func(lo, hi int) {
 			for a := lo; a < hi; a++ {
 				s := 0.0
 				for _, v := range ft[a*c : (a+1)*c] {
