@@ -197,13 +197,22 @@ func (f factor32) extend(kc int, rows *gram.KernelRows, r newRows, pivots []int,
 		linalg.B32.Gemm(blas.NoTrans, blas.NoTrans, -1, blas32.General{Rows: t, Cols: kc, Stride: kc, Data: fs},
 			blas32.General{Rows: kc, Cols: n, Stride: n, Data: f.ft.Data[:kc*n]}, 1, dg)
 	}
+	// F_newᵀ = L⁻¹·G_Tᵀ by strmm in place with L⁻¹ (formed in float64 by
+	// dtrsm on the t×t identity, then rounded): OpenBLAS's strsm on the
+	// t×n block ran at a third of sgemm's rate, strmm at about sgemm's
+	// (docs/measurements.md).
+	inv := mat.NewDense(t, t, nil)
+	for a := 0; a < t; a++ {
+		inv.Set(a, a, 1)
+	}
+	linalg.B64.Trsm(blas.Left, blas.NoTrans, 1, lowerOf(r.l), inv.RawMatrix())
 	l32 := make([]float32, t*t)
 	for a := 0; a < t; a++ {
 		for e := 0; e <= a; e++ {
-			l32[a*t+e] = float32(r.l.At(a, e))
+			l32[a*t+e] = float32(inv.At(a, e))
 		}
 	}
-	linalg.B32.Trsm(blas.Left, blas.NoTrans, 1, blas32.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: t, Stride: t, Data: l32}, dg)
+	linalg.B32.Trmm(blas.Left, blas.NoTrans, 1, blas32.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: t, Stride: t, Data: l32}, dg)
 	for e := 0; e < t; e++ {
 		row := dst[e*n : (e+1)*n]
 		for _, p := range pivots {

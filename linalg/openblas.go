@@ -129,6 +129,11 @@ func (BLAS32) Trsm(s blas.Side, tA blas.Transpose, alpha float32, a blas32.Trian
 	ob.Strsm(s, a.Uplo, tA, a.Diag, b.Rows, b.Cols, alpha, a.Data, a.Stride, b.Data, b.Stride)
 }
 
+// Trmm is blas32.Trmm: b = alpha·op(a)·b (side Left) or b·op(a), in place.
+func (BLAS32) Trmm(s blas.Side, tA blas.Transpose, alpha float32, a blas32.Triangular, b blas32.General) {
+	ob.Strmm(s, a.Uplo, tA, a.Diag, b.Rows, b.Cols, alpha, a.Data, a.Stride, b.Data, b.Stride)
+}
+
 // general returns a as a raw row-major matrix and whether it is
 // transposed, for the matrices kdual passes to products: *mat.Dense,
 // *mat.VecDense (a column), their transposes, and any mat.RawMatrixer;
