@@ -18,6 +18,10 @@ void dstevr_(const char* jobz, const char* range, const int* n, double* d, doubl
 	const double* vl, const double* vu, const int* il, const int* iu, const double* abstol,
 	int* m, double* w, double* z, const int* ldz, int* isuppz, double* work,
 	const int* lwork, int* iwork, const int* liwork, int* info, size_t, size_t);
+void dsterf_(const int* n, double* d, double* e, int* info);
+void dstein_(const int* n, const double* d, const double* e, const int* m, const double* w,
+	const int* iblock, const int* isplit, double* z, const int* ldz, double* work, int* iwork,
+	int* ifail, int* info);
 void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda,
 	double* s, double* u, const int* ldu, double* vt, const int* ldvt, double* work,
 	const int* lwork, int* iwork, int* info, size_t);

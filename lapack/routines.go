@@ -205,6 +205,62 @@ func (ws *Workspace) Dstevr(jobz, rng byte, n int, d, e []float64, vl, vu float6
 	return int(m), err
 }
 
+// Dsterf computes all eigenvalues of the n×n symmetric tridiagonal matrix
+// with diagonal d and off-diagonal e (length ≥ n−1) by the Pal–Walker–Kahan
+// QL/QR iteration (no vectors, O(n²)): d gets them in ascending order, e is
+// destroyed.
+func Dsterf(n int, d, e []float64) error {
+	const r = "dsterf"
+	checkDim(r, "n", n)
+	checkLen(r, "d", len(d), n)
+	checkLen(r, "e", len(e), max(n-1, 0))
+	if n == 0 {
+		return nil
+	}
+	cn := cint(n)
+	var info C.int
+	var pe *C.double
+	if n > 1 {
+		pe = dptr(e)
+	}
+	C.dsterf_(&cn, dptr(d), pe, &info)
+	return checkInfo(r, int(info), ErrNotConverged, notConverged("off-diagonal entries did not converge to zero"))
+}
+
+// Dstein computes by inverse iteration the eigenvectors of the n×n
+// symmetric tridiagonal matrix (d, e) for its m eigenvalues w, given as
+// Dstebz gives them: iblock[j] (1-based) is the block of w[j] and isplit
+// the last (1-based) row of each block; within a block the values ascend.
+// z (n×m, column-major, ldz ≥ n) gets the vectors; vectors of close values
+// in one block are orthogonalised. A failure of some vectors to converge
+// wraps ErrNotConverged.
+func Dstein(n int, d, e []float64, m int, w []float64, iblock, isplit []int32, z []float64, ldz int) error {
+	const r = "dstein"
+	checkDim(r, "n", n)
+	checkLen(r, "d", len(d), n)
+	checkLen(r, "e", len(e), max(n-1, 0))
+	if m < 0 || m > n {
+		panicf("%s: m = %d outside 0..n = %d", r, m, n)
+	}
+	checkLen(r, "w", len(w), m)
+	checkLen(r, "iblock", len(iblock), m)
+	checkLen(r, "isplit", len(isplit), n)
+	checkMatrix(r, "z", n, m, z, ldz)
+	if n == 0 || m == 0 {
+		return nil
+	}
+	work, iwork, ifail := make([]float64, 5*n), make([]int32, n), make([]int32, m)
+	cn, cm, cldz := cint(n), cint(m), cint(ldz)
+	var info C.int
+	ee := e
+	if n == 1 {
+		ee = []float64{0}
+	}
+	C.dstein_(&cn, dptr(d), dptr(ee), &cm, dptr(w), iptr(iblock), iptr(isplit), dptr(z), &cldz,
+		dptr(work), iptr(iwork), iptr(ifail), &info)
+	return checkInfo(r, int(info), ErrNotConverged, notConverged("eigenvectors that did not converge"))
+}
+
 // Dgesdd computes the singular value decomposition A = U Σ Vᵀ of the m×n
 // matrix a by divide and conquer. jobz: 'N' values only, 'S' the first
 // min(m,n) columns of U and rows of Vᵀ, 'A' all of them. s gets the

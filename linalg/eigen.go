@@ -1,7 +1,9 @@
 package linalg
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"fmt"
 
@@ -24,9 +26,11 @@ type Eigen struct {
 // SymEig returns the k largest eigenpairs of the symmetric matrix a (only
 // its upper triangle is read); k = 0 means all n. a is not modified.
 //
-// Routing: k = 0 or k = n uses LAPACK dsyevd (divide and conquer, about
-// 9n³ flops with vectors); 0 < k < n uses dsyevr with RANGE = 'I' (MRRR on
-// the tridiagonal form, the reduction costing 4n³/3). Memory: one n×n copy.
+// Routing: up to order SmallSym the package's own tridiagonal reduction,
+// then dsterf and dstein (0 < k < n) or dstevr (all pairs) on the
+// tridiagonal matrix; above it, k = 0 or k = n uses LAPACK dsyevd (divide
+// and conquer, about 9n³ flops with vectors) and 0 < k < n dsyevr with
+// RANGE = 'I' (the reduction costing 4n³/3). Memory: one n×n copy.
 //
 // Errors: k < 0 or k > n, or a non-finite entry, wrap ErrInvalid; a LAPACK
 // convergence failure wraps lapack.ErrNotConverged.
@@ -112,10 +116,11 @@ func symEig(a *mat.SymDense, k int, vectors bool) (*Eigen, error) {
 // synchronising them costs more than the arithmetic, and their spinning
 // afterwards takes the other cores from the rest of the fit
 // (docs/measurements.md). SymEig reduces such matrices to tridiagonal
-// form by the package's own Householder loops (native.SymTridiag), then
-// LAPACK's dstevr on the tridiagonal matrix and native.TridiagQ for the
-// vectors, instead of dsyevr or dsyevd; eig's dense operator multiplies
-// single vectors by gonum's dsymv.
+// form by the package's own Householder loops (native.SymTridiag), takes
+// the tridiagonal matrix's values by LAPACK's dsterf and the top k vectors
+// by dstein (all pairs: dstevr), and native.TridiagQ for the vectors,
+// instead of dsyevr or dsyevd; eig's dense operator multiplies single
+// vectors by gonum's dsymv.
 const SmallSym = 200
 
 // tridiagMax is SmallSym, a variable for tests that compare the paths.
@@ -128,6 +133,14 @@ func symEigTridiag(jobz byte, n, k int, work, w []float64) ([]float64, error) {
 	d, e, tau := make([]float64, n), make([]float64, n), make([]float64, n)
 	nb := native.AVX2()
 	nb.SymTridiag(n, work, n, d, e, tau)
+	if k < n {
+		if z, ok := topTridiag(jobz, n, k, d, e, w); ok {
+			if jobz == 'V' {
+				nb.TridiagQ(n, k, work, n, tau, z, n)
+			}
+			return z, nil
+		}
+	}
 	rng := byte('I')
 	if k == n {
 		rng = 'A'
@@ -147,6 +160,74 @@ func symEigTridiag(jobz byte, n, k int, work, w []float64) ([]float64, error) {
 		nb.TridiagQ(n, k, work, n, tau, z, n)
 	}
 	return z, nil
+}
+
+// topTridiag returns the top k < n eigenpairs of the tridiagonal (d, e)
+// as dstevr's range 'I' would — w[:k] ascending, the vectors (jobz 'V')
+// column-major n×k — but with every eigenvalue from LAPACK's dsterf
+// (O(n²)) and the k vectors by inverse iteration (dstein), where dstevr
+// finds each value by bisection (dstebz: n steps for each of its ~50
+// halvings, the larger part of a 150×150 fit for 20 pairs;
+// docs/measurements.md). The matrix is split as dstebz splits it
+// (e_j² ≤ |d_j·d_{j+1}|·ulp² + safmin), each block's values found apart. ok
+// is false, with no error, when dsterf did not converge (the caller then
+// takes dstevr). d and e are not modified.
+func topTridiag(jobz byte, n, k int, d, e, w []float64) (z []float64, ok bool) {
+	const ulp, safmin = 0x1p-52, 0x1p-1022
+	type pair struct {
+		v     float64
+		block int32
+	}
+	all := make([]pair, 0, n)
+	var isplit []int32
+	dd, ee := make([]float64, n), make([]float64, n)
+	copy(dd, d)
+	copy(ee, e[:n-1])
+	b0 := 0
+	for j := 0; j < n; j++ {
+		if j < n-1 && !(math.Abs(d[j]*d[j+1])*ulp*ulp+safmin > e[j]*e[j]) {
+			continue
+		}
+		// Block [b0, j].
+		if err := lapack.Dsterf(j-b0+1, dd[b0:j+1], ee[b0:max(j, b0)]); err != nil {
+			return nil, false
+		}
+		isplit = append(isplit, int32(j+1))
+		for _, v := range dd[b0 : j+1] {
+			all = append(all, pair{v, int32(len(isplit))})
+		}
+		b0 = j + 1
+	}
+	// The top k values, then in dstein's order: by block, ascending within.
+	slices.SortStableFunc(all, func(a, b pair) int { return cmp.Compare(a.v, b.v) })
+	top := all[n-k:]
+	for i, p := range top {
+		w[i] = p.v
+	}
+	if jobz != 'V' {
+		return nil, true
+	}
+	order := make([]int, k)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(top[a].block, top[b].block) })
+	wb, iblock := make([]float64, k), make([]int32, k)
+	for i, o := range order {
+		wb[i], iblock[i] = top[o].v, top[o].block
+	}
+	for len(isplit) < n {
+		isplit = append(isplit, 0)
+	}
+	zb := make([]float64, n*k)
+	if lapack.Dstein(n, d, e[:n-1], k, wb, iblock, isplit, zb, n) != nil {
+		return nil, false // some vector did not converge: dstevr instead
+	}
+	z = make([]float64, n*k)
+	for i, o := range order {
+		copy(z[o*n:(o+1)*n], zb[i*n:(i+1)*n])
+	}
+	return z, true
 }
 
 // columnsReversed writes the column-major n×k matrix src (ld n) into dst

@@ -93,6 +93,47 @@ func TestSymEigKnownSpectra(t *testing.T) {
 	}
 }
 
+// Matrices whose tridiagonal form splits (a diagonal matrix: every
+// off-diagonal entry zero; two decoupled blocks with known spectra), on
+// both paths, for top-k subsets that take values from several blocks and
+// cut through a repeated value: the values, orthonormal vectors and
+// residuals as for any other matrix.
+func TestSymEigSplitTridiagonal(t *testing.T) {
+	defer func(m int) { tridiagMax = m }(tridiagMax)
+	diag := mat.NewSymDense(7, nil)
+	for i, v := range []float64{5, 1, 3, -2, 3, 2, 0.5} {
+		diag.SetSym(i, i, v)
+	}
+	blocks := mat.NewSymDense(12, nil)
+	for b, lambda := range [][]float64{{4, 2.5, 1, 0.25, -1, 3}, {3.5, 2.5, 0.5, 2, -3, 1.5}} {
+		sub := withSpectrum(uint64(b+3), lambda)
+		for i := 0; i < 6; i++ {
+			for j := i; j < 6; j++ {
+				blocks.SetSym(6*b+i, 6*b+j, sub.At(i, j))
+			}
+		}
+	}
+	for _, max := range []int{SmallSym, 0} {
+		tridiagMax = max
+		for name, c := range map[string]struct {
+			a    *mat.SymDense
+			want []float64
+		}{
+			"diagonal": {diag, []float64{5, 3, 3, 2, 1, 0.5, -2}},
+			"blocks":   {blocks, []float64{4, 3.5, 3, 2.5, 2.5, 2, 1.5, 1, 0.5, 0.25, -1, -3}},
+		} {
+			for _, k := range []int{1, 2, 3, 5} {
+				e, err := SymEig(c.a, k)
+				require.NoError(t, err, "%s k %d", name, k)
+				for i := 0; i < k; i++ {
+					require.InDelta(t, c.want[i], e.Values[i], 1e-13, "%s max %d k %d value %d", name, max, k, i)
+				}
+				eigenChecks(t, c.a, e, 5)
+			}
+		}
+	}
+}
+
 func testSymEigKnownSpectra(t *testing.T, path string) {
 	for name, lambda := range knownSpectra {
 		t.Run(path+"/"+name, func(t *testing.T) {
