@@ -666,3 +666,69 @@ func TestDtrsv(t *testing.T) {
 		}
 	}
 }
+
+// Dsterf gives tridiag(−1, 2, −1)'s eigenvalues 2 − 2cos(jπ/(n+1)) in
+// ascending order; Dstein's vectors for the top three (one block) and for
+// values of a split matrix (two blocks, values ascending within each) have
+// residual ‖Tv − λv‖ and orthogonality at rounding level.
+func TestDsterfDsteinSecondDifference(t *testing.T) {
+	n := 30
+	d, e := make([]float64, n), make([]float64, n-1)
+	for i := range d {
+		d[i] = 2
+	}
+	for i := range e {
+		e[i] = -1
+	}
+	vals := append([]float64(nil), d...)
+	require.NoError(t, Dsterf(n, vals, append([]float64(nil), e...)))
+	for j := 1; j <= n; j++ {
+		require.InDelta(t, 2-2*math.Cos(float64(j)*math.Pi/float64(n+1)), vals[j-1], 1e-13)
+	}
+	check := func(d, e []float64, w []float64, z []float64) {
+		m := len(w)
+		for c := 0; c < m; c++ {
+			v := z[c*n : (c+1)*n]
+			for i := 0; i < n; i++ {
+				tv := d[i] * v[i]
+				if i > 0 {
+					tv += e[i-1] * v[i-1]
+				}
+				if i+1 < n {
+					tv += e[i] * v[i+1]
+				}
+				require.InDelta(t, w[c]*v[i], tv, 1e-12, "residual, vector %d row %d", c, i)
+			}
+			for c2 := 0; c2 <= c; c2++ {
+				dot := 0.0
+				for i := 0; i < n; i++ {
+					dot += v[i] * z[c2*n+i]
+				}
+				want := 0.0
+				if c2 == c {
+					want = 1
+				}
+				require.InDelta(t, want, dot, 1e-12, "orthogonality %d, %d", c, c2)
+			}
+		}
+	}
+	isplit := make([]int32, n)
+	isplit[0] = int32(n)
+	w := vals[n-3:]
+	z := make([]float64, n*3)
+	require.NoError(t, Dstein(n, d, e, 3, w, []int32{1, 1, 1}, isplit, z, n))
+	check(d, e, w, z)
+	// Split after row 10: blocks of 10 and 20 rows; the top value of each.
+	es := append([]float64(nil), e...)
+	es[9] = 0
+	v1 := append([]float64(nil), d[:10]...)
+	require.NoError(t, Dsterf(10, v1, append([]float64(nil), es[:9]...)))
+	v2 := append([]float64(nil), d[10:]...)
+	require.NoError(t, Dsterf(20, v2, append([]float64(nil), es[10:]...)))
+	clear(isplit)
+	isplit[0], isplit[1] = 10, int32(n)
+	w = []float64{v1[9], v2[18], v2[19]}
+	z = make([]float64, n*3)
+	require.NoError(t, Dstein(n, d, es, 3, w, []int32{1, 2, 2}, isplit, z, n))
+	check(d, es, w, z)
+}
