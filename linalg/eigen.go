@@ -167,11 +167,11 @@ func symEigTridiag(jobz byte, n, k int, work, w []float64) ([]float64, error) {
 // column-major n×k — but with every eigenvalue from LAPACK's dsterf
 // (O(n²)) and the k vectors by inverse iteration (dstein), where dstevr
 // finds each value by bisection (dstebz: n steps for each of its ~50
-// halvings, the larger part of a 150×150 fit for 20 pairs;
+// halvings, about half of a 150×150 fit's time for 20 pairs;
 // docs/measurements.md). The matrix is split as dstebz splits it
 // (e_j² ≤ |d_j·d_{j+1}|·ulp² + safmin), each block's values found apart. ok
-// is false, with no error, when dsterf did not converge (the caller then
-// takes dstevr). d and e are not modified.
+// is false when dsterf or dstein did not converge (the caller then takes
+// dstevr). d and e are not modified.
 func topTridiag(jobz byte, n, k int, d, e, w []float64) (z []float64, ok bool) {
 	const ulp, safmin = 0x1p-52, 0x1p-1022
 	type pair struct {
