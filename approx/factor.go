@@ -140,9 +140,10 @@ const crossChunk = 64
 // float32 arithmetic: the kernel rows K(T, X) rounded into the new rows
 // (straight from the exact integer kernel of 8-bit data or from float32
 // products, gram.KernelRows.Rows32, else from a float64 panel), −F_T·Fᵀ
-// added by sgemm, then strsm. The rounding this
-// adds is of the order of what the float32 update makes anyway (entries
-// of G off by about 2⁻²⁴·(|K| + |F_T·Fᵀ|), times ‖L⁻¹‖ in F);
+// added by sgemm, then multiplied by L⁻¹ (computed in float64, rounded
+// once to float32) by strmm. The rounding this adds is of the order of
+// what the float32 update makes anyway (entries of G off by about
+// 2⁻²⁴·(|K| + |F_T·Fᵀ|), and t·2⁻²⁴ of |L⁻¹|·|G| from the product, in F);
 // the residual diagonal subtracts the squares of the stored values, so
 // the trace error is that of the stored F.
 type factor32 struct {

@@ -105,8 +105,10 @@ type Nystrom struct {
 	// and stores F in float32: half the memory of F and about twice the
 	// rate of its big products. Kernel entries are within
 	// gram.KernelRows.EntryBound; each round's rows of F come from a
-	// float32 update and a float32 triangular solve (errors of order
-	// 2⁻²⁴·‖L⁻¹‖ an entry, the order the float32 update makes anyway); the
+	// float32 update and a float32 product with L⁻¹ (errors of order
+	// t·2⁻²⁴·|L⁻¹|·|G| an entry for a round of t landmarks and its
+	// kernel-minus-update block G, the order the float32 update makes
+	// anyway); the
 	// residual diagonal and the traces are float64 sums over the stored
 	// values, so the trace error is that of the stored F. Cutoff defaults
 	// to 1e-5 (float32 residuals below it are rounding noise). Fit32

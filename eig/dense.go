@@ -12,7 +12,8 @@ import (
 )
 
 // DenseSolver computes eigenpairs with LAPACK on the full matrix
-// (linalg.SymEig: dsyevd for all pairs, dsyevr for a subset). An operator
+// (linalg.SymEig: dsyevd for all pairs, dsyevr for a subset; up to order
+// linalg.SmallSym its own tridiagonal reduction first). An operator
 // that implements Matrixer (with a non-nil matrix) is used directly (0
 // passes); any other is first
 // turned into a matrix by one Apply of the n×n identity (1 pass, n

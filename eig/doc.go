@@ -9,7 +9,8 @@
 // number of columns pushed through them (MatVecs).
 //
 // Solvers, each a type whose zero value is ready to use:
-//   - Dense: LAPACK on the full matrix (dsyevd/dsyevr through linalg);
+//   - Dense: LAPACK on the full matrix (dsyevd/dsyevr through linalg, or
+//     its tridiagonal routines after linalg's own reduction for small ones);
 //   - Lanczos: Krylov–Schur restarted Lanczos (equivalent to implicit or
 //     thick restarting) with full reorthogonalisation, block size 1;
 //   - BlockKrylov: the same with a block of b random vectors, so each pass

@@ -4,7 +4,8 @@
 // kdual's solvers and models need:
 //
 //   - SymEig: all or the top k eigenpairs of a symmetric matrix (LAPACK
-//     dsyevd or dsyevr), eigenvalues in decreasing order, eigenvector signs
+//     dsyevd or dsyevr; up to order SmallSym kdual's own tridiagonal
+//     reduction, then dsterf/dstein or dstevr), eigenvalues in decreasing order, eigenvector signs
 //     fixed so the largest-magnitude entry of each is positive;
 //   - QR (thin, by Householder) and Orthonormalize, Cholesky and LU with
 //     solves;
