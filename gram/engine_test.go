@@ -1,12 +1,15 @@
 package gram
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/native"
 	"github.com/kdual/kdual/status"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -206,8 +209,12 @@ func randDense32(t *testing.T, r, c int, seed uint64, off float64) (*linalg.Dens
 
 // findGrid is the grid search as Prepare runs it on a matrix: the ranges
 // and first rows suggest a grid, every entry is then snapped to it.
+// Both builds' range pass must suggest the same grid.
 func findGrid(x blas64.General, workers int) (*grid, []float32, []float64) {
-	g := gridOf(x, workers)
+	g := gridOf(x, workers, native.AVX2())
+	if gb := gridOf(x, workers, native.Baseline()); !reflect.DeepEqual(g, gb) {
+		panic(fmt.Sprintf("gridOf: the AVX2 build's grid %+v, the baseline's %+v", g, gb))
+	}
 	if g == nil {
 		return nil, nil, nil
 	}

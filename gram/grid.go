@@ -60,7 +60,7 @@ const gridNormLimit = 1 << 24
 
 // gridOf returns the grid the columns' ranges (one pass over x) and its
 // first rows suggest (newGrid), not yet checked on every entry.
-func gridOf(x blas64.General, workers int) *grid {
+func gridOf(x blas64.General, workers int, bd native.Build) *grid {
 	n, d := x.Rows, x.Cols
 	if n < 2 || d < 1 {
 		return nil
@@ -76,17 +76,8 @@ func gridOf(x blas64.General, workers int) *grid {
 			i0 := b * block
 			copy(lo, x.Data[i0*x.Stride:i0*x.Stride+d])
 			copy(hi, lo)
-			for i := i0 + 1; i < min(i0+block, n); i++ {
-				row := x.Data[i*x.Stride : i*x.Stride+d]
-				lo, hi := lo[:len(row)], hi[:len(row)]
-				for j, v := range row {
-					if v < lo[j] {
-						lo[j] = v
-					}
-					if v > hi[j] {
-						hi[j] = v
-					}
-				}
+			if rows := min(i0+block, n) - i0 - 1; rows > 0 {
+				bd.ColumnRange(rows, d, x.Data[(i0+1)*x.Stride:], x.Stride, lo, hi)
 			}
 		}
 	})

@@ -69,7 +69,7 @@ func NewKernelRowsInt8(x *mat.Dense, em ElementMap, o GramOptions) (*KernelRows,
 	}
 	raw := x.RawMatrix()
 	xg := blas64.General{Rows: n, Cols: d, Stride: raw.Stride, Data: raw.Data}
-	g := gridOf(xg, o.Workers)
+	g := gridOf(xg, o.Workers, o.build())
 	if g == nil || !g.bits8() {
 		return nil, nil
 	}
