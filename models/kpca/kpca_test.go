@@ -293,6 +293,24 @@ func TestErrors(t *testing.T) {
 	for _, solver := range []string{"dense", "lbfgs", "dca"} {
 		require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Solver: byName(solver)}).Fit(bad), status.ErrInvalid)
 	}
+	// The approximations too, on generic data and on an 8-bit grid (the
+	// integer kernel rows' own check), NaN and ±Inf alike.
+	grid := mat.NewDense(40, 3, nil)
+	for i := 0; i < 40; i++ {
+		for j := 0; j < 3; j++ {
+			grid.Set(i, j, float64((i*7+j*13)%256)/255)
+		}
+	}
+	for _, data := range []*mat.Dense{x, grid} {
+		for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+			bad := mat.DenseCopyOf(data)
+			bad.Set(3, 1, v)
+			for _, m := range []approx.Method{approx.Nystrom{Rank: 5}, approx.Nystrom{Rank: 5, Float32: true},
+				approx.RFF{Features: 20}} {
+				require.ErrorIs(t, (&KPCA{Components: 2, Kernel: rbf, Approx: m}).Fit(bad), status.ErrInvalid, "%v %T", v, m)
+			}
+		}
+	}
 	require.ErrorIs(t, (&KPCA{Components: 2, Solver: badSolver{}}).Fit(x), status.ErrInvalid)
 	// Duplicate rows: rank-deficient G (rank 1 once centred); asking for
 	// more components than its rank is a status.RankError naming the rank
