@@ -306,9 +306,9 @@ func CenterRows32(ft *Dense32, mean []float64) error {
 }
 
 // MulT32 returns the n×s matrix (F − 1μᵀ)·W for F = ftᵀ (ft k×n) and W
-// k×s (mean nil: F·W) by native.MulT32Axpy on blocks of points copied
-// together, in parallel: exact products of the stored values in float64
-// arithmetic.
+// k×s (mean nil: F·W) by native.MulT32Rows on Fᵀ in place, or
+// native.MulT32Axpy on blocks of points copied together, in parallel:
+// exact products of the stored values in float64 arithmetic.
 func MulT32(ft *Dense32, w *mat.Dense, mean []float64) (*mat.Dense, error) {
 	k, n := ft.Dims()
 	if wr, _ := w.Dims(); wr != k {
@@ -332,6 +332,11 @@ func MulT32(ft *Dense32, w *mat.Dense, mean []float64) (*mat.Dense, error) {
 // to float64 for OpenBLAS dgemm several times (docs/measurements.md).
 const mt32Points, mt32Cols = 64, 4096
 
+// mt32Run is the points per goroutine task of MulT32Into where it reads
+// Fᵀ in place (native.MulT32Rows): each of the k rows is read as a run of
+// mt32Run float32s, and the task's bp·mt32Run float64 results stay in L2.
+const mt32Run = 1024
+
 // MulT32Into is MulT32 into dst (n×s); the shapes are the caller's to
 // check.
 func MulT32Into(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64) {
@@ -345,7 +350,21 @@ func MulT32Into(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64) {
 		}
 	}
 	yt := make([]float64, bp*n)
-	b := native.AVX2() // the MulT32 kernels have no AVX-512 forms
+	// Where the rule runs the float64-arithmetic block kernel in AVX-512
+	// (native.Best), Fᵀ is read in place by native.MulT32Rows; elsewhere
+	// blocks of points are copied together for MulT32Axpy. Both give each
+	// entry one FMA chain from zero over F's columns: the same values.
+	b := native.Best()
+	if symm512, _, _ := b.Wide512(); symm512 {
+		par.Blocks(0, (n+mt32Run-1)/mt32Run, func(lo, hi int) {
+			for blk := lo; blk < hi; blk++ {
+				c0 := blk * mt32Run
+				b.MulT32Rows(k, min(mt32Run, n-c0), ft.Data[c0:], n, bp, wt, k, yt[c0:], n)
+			}
+		})
+		finishMulT32(out, w, mean, yt, n, s)
+		return
+	}
 	nb := (n + mt32Points - 1) / mt32Points
 	par.Blocks(0, nb, func(lo, hi int) {
 		// The block's k rows of mt32Points entries, copied together: the
@@ -360,6 +379,13 @@ func MulT32Into(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64) {
 			b.MulT32Axpy(k, cols, buf, cols, bp, wt, k, yt[c0:], n)
 		}
 	})
+	finishMulT32(out, w, mean, yt, n, s)
+}
+
+// finishMulT32 sets out (n×s) to the transposed products yt (s rows of n)
+// less μᵀW.
+func finishMulT32(out, w *mat.Dense, mean, yt []float64, n, s int) {
+	k, _ := w.Dims()
 	mw := make([]float64, s)
 	if mean != nil {
 		for r := 0; r < k; r++ {

@@ -727,3 +727,53 @@ func b2f(b bool) float64 {
 	}
 	return 0
 }
+
+// MulT32Rows reads a wide-stride A in place: against float64 loops on a
+// Y that is not zero, and on a zero Y the same values as MulT32Axpy's
+// AVX2 form (one FMA chain per entry): one and several blocks of rows
+// with a partial last one, groups of eight and four vectors, columns with
+// and without a tail past the last sixteen. Without the AVX-512 block
+// kernel it does nothing and says so.
+func TestMulT32Rows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 3))
+	for _, b := range testBuilds() {
+		if symm, _, _ := b.Wide512(); !symm {
+			y := []float64{1, 2, 3, 4}
+			require.False(t, b.MulT32Rows(1, 1, []float32{1}, 1, 4, make([]float64, 4), 1, y, 1), b.Name())
+			require.Equal(t, []float64{1, 2, 3, 4}, y)
+			continue
+		}
+		for _, sz := range [][3]int{{1, 16, 4}, {16, 33, 8}, {17, 64, 12}, {40, 1024, 20}, {100, 7, 4}, {33, 250, 24}} {
+			m, n, bp := sz[0], sz[1], sz[2]
+			lda, ld := 3*n+5, max(m, n)+3
+			a := make([]float32, (m-1)*lda+n)
+			for i := range a {
+				a[i] = float32(rng.NormFloat64())
+			}
+			xt := make([]float64, bp*ld)
+			y := make([]float64, bp*ld)
+			for i := range xt {
+				xt[i], y[i] = rng.NormFloat64(), rng.NormFloat64()
+			}
+			want := append([]float64(nil), y...)
+			for g := 0; g < bp; g++ {
+				for r := 0; r < m; r++ {
+					for c := 0; c < n; c++ {
+						want[g*ld+c] += float64(a[r*lda+c]) * xt[g*ld+r]
+					}
+				}
+			}
+			require.True(t, b.MulT32Rows(m, n, a, lda, bp, xt, ld, y, ld))
+			for i := range want {
+				require.InDelta(t, want[i], y[i], 1e-13*float64(m+1), "m=%d n=%d bp=%d entry %d", m, n, bp, i)
+			}
+			zero, axpy := make([]float64, bp*ld), make([]float64, bp*ld)
+			b.MulT32Rows(m, n, a, lda, bp, xt, ld, zero, ld)
+			AVX2().MulT32Axpy(m, n, a, lda, bp, xt, ld, axpy, ld)
+			for i := range zero {
+				require.True(t, zero[i] == axpy[i], "m=%d n=%d bp=%d entry %d: %g and %g", m, n, bp, i, zero[i], axpy[i])
+			}
+		}
+		require.Panics(t, func() { b.MulT32Rows(2, 3, make([]float32, 6), 3, 4, make([]float64, 8), 2, make([]float64, 8), 2) })
+	}
+}

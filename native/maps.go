@@ -29,6 +29,7 @@ void kd_mt32_dot_avx2(int m, int n, const float *a, long lda, int bp, const doub
 void kd_mt32_dot_base(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
 void kd_mt32_axpy_avx2(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
 void kd_mt32_axpy_base(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
+void kd_mt32_rows_avx512(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx, double *yt, long ldy);
 */
 import "C"
 
@@ -536,8 +537,33 @@ func (b Build) MulT32Dot(m, n int, a []float32, lda, bp int, xt []float64, ldx i
 	C.kd_mt32_dot_base(C.int(m), C.int(n), pa, C.long(lda), C.int(bp), px, C.long(ldx), py, C.long(ldy))
 }
 
+// MulT32Rows adds Aᵀ·X to Y like MulT32Axpy, reading A in place with a
+// wide row stride (lda ≫ n: the stored Fᵀ of a feature map, whose rows
+// run over every point): blocks of rows pass along sixteen columns at a
+// time, so each row is read as one contiguous run and nothing is copied.
+// Each entry of Y is one FMA chain over A's rows that starts from its value
+// on entry: on a zero Y, MulT32Axpy's bits but for the sign of a zero. It
+// runs only in AVX-512 (ok false, and nothing done, on builds without the
+// float64-arithmetic block kernel in AVX-512: callers then copy blocks for
+// MulT32Axpy).
+func (b Build) MulT32Rows(m, n int, a []float32, lda, bp int, xt []float64, ldx int, yt []float64, ldy int) (ok bool) {
+	checkMT32(false, m, n, len(a), lda, bp, xt, ldx, yt, ldy)
+	if !b.symm512 {
+		return false
+	}
+	if m == 0 || n == 0 {
+		return true
+	}
+	pa := (*C.float)(unsafe.Pointer(&a[0]))
+	px, py := (*C.double)(unsafe.Pointer(&xt[0])), (*C.double)(unsafe.Pointer(&yt[0]))
+	C.kd_mt32_rows_avx512(C.int(m), C.int(n), pa, C.long(lda), C.int(bp), px, C.long(ldx), py, C.long(ldy))
+	return true
+}
+
 // MulT32Axpy adds Aᵀ·X to Y for the same A, X now with m entries a vector
-// (rows of xt) and Y with n (rows of yt): MulT32Dot's transpose.
+// (rows of xt) and Y with n (rows of yt): MulT32Dot's transpose. In the
+// AVX2 form each entry of Y gets one FMA chain over A's rows, added to it
+// at the end; the SSE2 baseline, without FMA, rounds each product.
 func (b Build) MulT32Axpy(m, n int, a []float32, lda, bp int, xt []float64, ldx int, yt []float64, ldy int) {
 	checkMT32(false, m, n, len(a), lda, bp, xt, ldx, yt, ldy)
 	if m == 0 || n == 0 {

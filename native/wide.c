@@ -506,3 +506,73 @@ KD_W512 void kd_tsymv_avx512(int t, int tiles, const float *a, const double *xi,
                          !(diag && j == 0));
     }
 }
+
+#define KD_AX_FMA(v) do { __m512d b_ = _mm512_set1_pd(x##v[r]);          \
+        l##v = _mm512_fmadd_pd(lo, b_, l##v); h##v = _mm512_fmadd_pd(hi, b_, h##v); } while (0)
+
+// kd_mt32_rows_avx512 adds Aᵀ·X to Y like kd_mt32_axpy_avx2 (products32.c: a
+// float32 A, m×n, and bp float64 vectors in transposed layout), for an A
+// read in place with a wide row stride (the stored Fᵀ of a feature map:
+// rows of n points): blocks of KD_RW_R rows pass along sixteen columns at
+// a time, so each row is read as one contiguous run of columns, and Y's
+// sixteen-column strips (eight vectors at a time, four for the last group
+// when bp mod 8 is 4) are loaded before and stored after each block of
+// rows. Each entry of Y is one FMA chain over r = 0 … m − 1 that starts
+// from its value on entry (on Y = 0, kd_mt32_axpy_avx2's values). Columns
+// past the last multiple of sixteen take the same chain in scalar FMAs.
+// Each block first prefetches its rows KD_RW_PF columns ahead: sixteen
+// rows a page apart defeat the hardware prefetchers (without it the loads
+// of A stalled, at a third of the rate of memory; docs/measurements.md).
+#define KD_RW_R 16
+#define KD_RW_PF 128
+#define KD_RW_LOAD(v) __m512d l##v = _mm512_loadu_pd(yt + (size_t)(g + v) * ldy + c),                 \
+                              h##v = _mm512_loadu_pd(yt + (size_t)(g + v) * ldy + c + 8)
+#define KD_RW_STORE(v) do { _mm512_storeu_pd(yt + (size_t)(g + v) * ldy + c, l##v);                    \
+                            _mm512_storeu_pd(yt + (size_t)(g + v) * ldy + c + 8, h##v); } while (0)
+
+KD_W512 void kd_mt32_rows_avx512(int m, int n, const float *a, long lda, int bp, const double *xt, long ldx,
+                                 double *yt, long ldy) {
+    int n16 = n / 16 * 16;
+    for (int r0 = 0; r0 < m; r0 += KD_RW_R) {
+        int r1 = r0 + KD_RW_R < m ? r0 + KD_RW_R : m;
+        for (int c = 0; c < n16; c += 16) {
+            for (int r = r0; r < r1; r++) _mm_prefetch((const char *)(a + (size_t)r * lda + c + KD_RW_PF), _MM_HINT_T0);
+            for (int g = 0; g < bp;) {
+                const double *x0 = xt + (size_t)g * ldx, *x1 = x0 + ldx, *x2 = x1 + ldx, *x3 = x2 + ldx;
+                if (bp - g >= 8) {
+                    const double *x4 = x3 + ldx, *x5 = x4 + ldx, *x6 = x5 + ldx, *x7 = x6 + ldx;
+                    KD_RW_LOAD(0); KD_RW_LOAD(1); KD_RW_LOAD(2); KD_RW_LOAD(3);
+                    KD_RW_LOAD(4); KD_RW_LOAD(5); KD_RW_LOAD(6); KD_RW_LOAD(7);
+                    for (int r = r0; r < r1; r++) {
+                        __m512 f = _mm512_loadu_ps(a + (size_t)r * lda + c);
+                        __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(f));
+                        __m512d hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1)));
+                        KD_AX_FMA(0); KD_AX_FMA(1); KD_AX_FMA(2); KD_AX_FMA(3);
+                        KD_AX_FMA(4); KD_AX_FMA(5); KD_AX_FMA(6); KD_AX_FMA(7);
+                    }
+                    KD_RW_STORE(0); KD_RW_STORE(1); KD_RW_STORE(2); KD_RW_STORE(3);
+                    KD_RW_STORE(4); KD_RW_STORE(5); KD_RW_STORE(6); KD_RW_STORE(7);
+                    g += 8;
+                    continue;
+                }
+                KD_RW_LOAD(0); KD_RW_LOAD(1); KD_RW_LOAD(2); KD_RW_LOAD(3);
+                for (int r = r0; r < r1; r++) {
+                    __m512 f = _mm512_loadu_ps(a + (size_t)r * lda + c);
+                    __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(f));
+                    __m512d hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1)));
+                    KD_AX_FMA(0); KD_AX_FMA(1); KD_AX_FMA(2); KD_AX_FMA(3);
+                }
+                KD_RW_STORE(0); KD_RW_STORE(1); KD_RW_STORE(2); KD_RW_STORE(3);
+                g += 4;
+            }
+        }
+        for (int c = n16; c < n; c++)
+            for (int g = 0; g < bp; g++) {
+                double *y = yt + (size_t)g * ldy + c;
+                const double *x = xt + (size_t)g * ldx;
+                double s = *y;
+                for (int r = r0; r < r1; r++) s = __builtin_fma((double)a[(size_t)r * lda + c], x[r], s);
+                *y = s;
+            }
+    }
+}
