@@ -95,12 +95,22 @@ func TestEigRandSymJSON(t *testing.T) {
 	require.NoError(t, err)
 	var fields map[string]any
 	require.NoError(t, json.Unmarshal(raw, &fields))
-	for _, f := range []string{"matrix", "n", "components", "solver", "seconds", "kernel_seconds", "residual_max", "orthogonality", "eigenvalues"} {
+	for _, f := range []string{"matrix", "n", "components", "solver", "seconds", "kernel_seconds", "apply_seconds", "residual_max", "orthogonality", "eigenvalues"} {
 		require.Contains(t, fields, f)
 	}
 	var r eigReport
 	require.NoError(t, json.Unmarshal(raw, &r))
 	require.Equal(t, 5, r.K)
+	// A Krylov solver's passes take part of its time, never more.
+	code, _, stderr = runCLI(t, "eig", "--matrix", "randsym", "--n", "120", "--k", "5", "--solver", "block", "--json", path)
+	require.Equal(t, 0, code, stderr)
+	raw, err = os.ReadFile(path)
+	require.NoError(t, err)
+	var b eigReport
+	require.NoError(t, json.Unmarshal(raw, &b))
+	require.Greater(t, b.Passes, 0)
+	require.Greater(t, b.ApplySeconds, 0.0)
+	require.LessOrEqual(t, b.ApplySeconds, b.Seconds)
 	require.LessOrEqual(t, r.ResidualMax, 1e-13)
 	require.LessOrEqual(t, r.Orthogonality, 1e-13)
 	// randsym has λ_i = 1/i exactly.
