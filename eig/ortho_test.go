@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -75,5 +76,42 @@ func TestOrthoBlockLaw(t *testing.T) {
 			qtq.Set(i, i, qtq.At(i, i)-1)
 		}
 		require.LessOrEqual(t, mat.Norm(&qtq, 2), 1e-13, "%s: QᵀQ ≠ I", c.name)
+	}
+}
+
+// mulUpperRight is x·U in place for heights below, at and past its block
+// of rows and for a row stride wider than the block: against the product
+// formed entry by entry, U's strict lower triangle zero, and the columns
+// past the block untouched.
+func TestMulUpperRight(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 6))
+	for _, n := range []int{1, 7, mulUpperRightRows, mulUpperRightRows + 1, 2*mulUpperRightRows + 37} {
+		for _, b := range []int{1, 2, 8, 13} {
+			ld := b + 3
+			x := make([]float64, n*ld)
+			for i := range x {
+				x[i] = rng.NormFloat64()
+			}
+			u := make([]float64, b*b)
+			for i := 0; i < b; i++ {
+				for j := i; j < b; j++ {
+					u[i*b+j] = rng.NormFloat64()
+				}
+			}
+			want := append([]float64(nil), x...)
+			for i := 0; i < n; i++ {
+				for j := 0; j < b; j++ {
+					s := 0.0
+					for k := 0; k <= j; k++ {
+						s += x[i*ld+k] * u[k*b+j]
+					}
+					want[i*ld+j] = s
+				}
+			}
+			mulUpperRight(blas64.General{Rows: n, Cols: b, Stride: ld, Data: x}, blas64.General{Rows: b, Cols: b, Stride: b, Data: u})
+			for i := range want {
+				require.InDelta(t, want[i], x[i], 1e-13*float64(b), "n=%d b=%d entry %d", n, b, i)
+			}
+		}
 	}
 }

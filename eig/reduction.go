@@ -144,8 +144,7 @@ func cholQR2(x *mat.Dense, rr []float64, red Reduction) (bool, error) {
 			inv.Set(i, i, 1)
 		}
 		linalg.B64.Trsm(blas.Left, blas.NoTrans, 1, r.RawTriangular(), inv.RawMatrix())
-		ir := inv.RawMatrix()
-		linalg.B64.Trmm(blas.Right, blas.NoTrans, 1, blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: b, Stride: ir.Stride, Data: ir.Data}, raw)
+		mulUpperRight(raw, inv.RawMatrix())
 	}
 	scaleBy(r1)
 	r2, err := factor()
@@ -291,6 +290,30 @@ func globalNormal(x *mat.Dense, offset, global int, rng interface{ NormFloat64()
 			if i >= offset && i < offset+rows {
 				x.Set(i-offset, c, v)
 			}
+		}
+	}
+}
+
+// mulUpperRightRows is the rows per OpenBLAS dgemm of mulUpperRight.
+const mulUpperRightRows = 2048
+
+// mulUpperRight sets x ← x·U in place for x n×b and U b×b upper
+// triangular (its strict lower triangle zero), by OpenBLAS dgemm on
+// blocks of mulUpperRightRows rows into a scratch block copied back:
+// dgemm threads by its own size rule (m·n·k), where dtrmm on the tall
+// block woke OpenBLAS's threads for every block of the small fits
+// (docs/measurements.md).
+func mulUpperRight(x blas64.General, u blas64.General) {
+	n, b := x.Rows, x.Cols
+	rows := min(n, mulUpperRightRows)
+	tmp := blas64.General{Rows: rows, Cols: b, Stride: b, Data: make([]float64, rows*b)}
+	for i0 := 0; i0 < n; i0 += rows {
+		h := min(rows, n-i0)
+		blk := blas64.General{Rows: h, Cols: b, Stride: x.Stride, Data: x.Data[i0*x.Stride:]}
+		t := blas64.General{Rows: h, Cols: b, Stride: b, Data: tmp.Data[:h*b]}
+		linalg.B64.Gemm(blas.NoTrans, blas.NoTrans, 1, blk, u, 0, t)
+		for i := 0; i < h; i++ {
+			copy(blk.Data[i*x.Stride:i*x.Stride+b], t.Data[i*b:(i+1)*b])
 		}
 	}
 }
