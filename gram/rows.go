@@ -258,7 +258,7 @@ func (k *KernelRows) Among(idx []int, out []float64) bool {
 	if err != nil {
 		return false
 	}
-	land := pts.NewInt8Landmarks(m, func(j int, dst []uint8) { pts.Levels(j, dst) })
+	land := pts.Landmarks(0, m)
 	sub := &gramSource{em: s.em, workers: s.workers, build: s.build, grid: s.grid, i8: pts}
 	crossInt8(s, sub, land, out[:m*m], m, 0, m)
 	if s.em.distance() {
@@ -298,7 +298,7 @@ func (k *KernelRows) Rows32(idx []int, out []float32, ld int) bool {
 		s.rows32(idx, out, ld)
 		return true
 	}
-	land := s.i8.NewInt8Landmarks(m, func(j int, dst []uint8) { s.i8.Levels(idx[j], dst) })
+	land := s.i8.LandmarksOf(idx)
 	c, laplace := s.em.C, s.em.Kind == MapExpDist
 	int8Ranges(s.workers, 0, n, func(p0, p1 int) {
 		s.build.Int8Map32(s.i8, land, p0, p1, c, laplace, out[p0:], ld)

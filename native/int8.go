@@ -104,7 +104,11 @@ func (p *Int8Points) Levels(i int, dst []uint8) {
 	}
 	b, r := i/Int8Block, i%Int8Block
 	base := p.packed[b*Int8Block*4*p.d4+(r/16)*64+(r%16)*4:]
-	for a := range dst[:p.D] {
+	full := p.D / 4
+	for a4 := 0; a4 < full; a4++ {
+		binary.LittleEndian.PutUint32(dst[4*a4:], binary.LittleEndian.Uint32(base[a4*256:]))
+	}
+	for a := 4 * full; a < p.D; a++ {
 		dst[a] = base[(a/4)*256+a%4]
 	}
 }
@@ -155,10 +159,29 @@ func (p *Int8Points) Landmarks(i0, i1 int) *Int8Landmarks {
 	if i0 < 0 || i1 > p.N || i0 >= i1 {
 		panic(fmt.Sprintf("native: Int8Points.Landmarks: points [%d, %d) of %d", i0, i1, p.N))
 	}
-	t, w := i1-i0, 4*p.d4
+	return p.landmarks(i1-i0, func(j int) int { return i0 + j })
+}
+
+// LandmarksOf returns the points idx of p, in that order, as landmarks
+// (what NewInt8Landmarks makes of their levels), read straight from the
+// packed layout four levels at a time.
+func (p *Int8Points) LandmarksOf(idx []int) *Int8Landmarks {
+	if len(idx) == 0 {
+		panic("native: Int8Points.LandmarksOf: no points")
+	}
+	for _, i := range idx {
+		if i < 0 || i >= p.N {
+			panic(fmt.Sprintf("native: Int8Points.LandmarksOf: point %d of %d", i, p.N))
+		}
+	}
+	return p.landmarks(len(idx), func(j int) int { return idx[j] })
+}
+
+// landmarks makes t landmarks of the points at(0) … at(t−1).
+func (p *Int8Points) landmarks(t int, at func(j int) int) *Int8Landmarks {
+	w := 4 * p.d4
 	padded := (t + int8Rows - 1) / int8Rows * int8Rows
 	l := &Int8Landmarks{T: t, rows: make([]int8, padded*w), norms: make([]float64, t)}
-	copy(l.norms, p.norms[i0:i1])
 	// A level v becomes v − 128, whose byte is v ^ 0x80; the features
 	// past D, zero levels in the packing, must stay zero.
 	tail := uint32(0x80808080)
@@ -166,7 +189,9 @@ func (p *Int8Points) Landmarks(i0, i1 int) *Int8Landmarks {
 		tail = 0x80808080 >> (8 * (4 - r))
 	}
 	for j := 0; j < t; j++ {
-		b, r := (i0+j)/Int8Block, (i0+j)%Int8Block
+		i := at(j)
+		l.norms[j] = p.norms[i]
+		b, r := i/Int8Block, i%Int8Block
 		base := p.packed[b*Int8Block*4*p.d4+(r/16)*64+(r%16)*4:]
 		dst := unsafe.Slice((*byte)(unsafe.Pointer(&l.rows[j*w])), w)
 		for a4 := 0; a4 < p.d4; a4++ {

@@ -139,9 +139,10 @@ func TestPackSnap8(t *testing.T) {
 	}
 }
 
-// Landmarks read from the packing are the landmarks NewInt8Landmarks makes
-// of the same levels (every remainder of D mod 4: the padding stays zero),
-// for ranges inside one block and across blocks.
+// Landmarks and LandmarksOf read from the packing are the landmarks
+// NewInt8Landmarks makes of the same levels (every remainder of D mod 4:
+// the padding stays zero), for ranges inside one block and across blocks
+// and for points in any order; Levels reads each point back.
 func TestInt8PointsLandmarks(t *testing.T) {
 	for _, d := range []int{1, 2, 3, 4, 5, 11, 784} {
 		const n = 150
@@ -165,5 +166,28 @@ func TestInt8PointsLandmarks(t *testing.T) {
 		}
 		require.Panics(t, func() { p.Landmarks(5, 5) })
 		require.Panics(t, func() { p.Landmarks(0, n+1) })
+		// Any points in any order, repeats included; and Levels gives
+		// each point's levels back.
+		idx := []int{149, 0, 64, 63, 7, 7, 128, 100}
+		got := p.LandmarksOf(idx)
+		want := p.NewInt8Landmarks(len(idx), func(j int, dst []uint8) {
+			for a := range dst {
+				dst[a] = lev(idx[j], a)
+			}
+		})
+		require.Equal(t, want.rows, got.rows, "d %d", d)
+		require.Equal(t, want.norms, got.norms, "d %d", d)
+		buf := make([]uint8, d+1)
+		for i := 0; i < n; i++ {
+			buf[d] = 77
+			p.Levels(i, buf)
+			for a := 0; a < d; a++ {
+				require.Equal(t, lev(i, a), buf[a], "d %d point %d level %d", d, i, a)
+			}
+			require.Equal(t, uint8(77), buf[d], "d %d: Levels wrote past d", d)
+		}
+		require.Panics(t, func() { p.LandmarksOf(nil) })
+		require.Panics(t, func() { p.LandmarksOf([]int{0, n}) })
+		require.Panics(t, func() { p.LandmarksOf([]int{-1}) })
 	}
 }
