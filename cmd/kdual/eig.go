@@ -113,23 +113,12 @@ func runEig(args []string, stdout io.Writer) error {
 		if k == 0 {
 			k = *n
 		}
-		var op eig.Operator
+		var solveSec, applySec float64
 		var err error
-		if *float32 {
-			op, err = eig.NewFloat32(a)
-		} else {
-			op, err = eig.NewDense(a)
-		}
-		if err != nil {
+		if res, solveSec, applySec, err = solveTimed(a, *float32, sv, k); err != nil {
 			return err
 		}
-		timed := &timedOp{Operator: op}
-		start := time.Now()
-		if res, err = sv.Solve(eig.WithContext(runCtx, timed), k); err != nil {
-			return err
-		}
-		solveS = append(solveS, time.Since(start).Seconds())
-		applyS = append(applyS, timed.seconds)
+		solveS, applyS = append(solveS, solveSec), append(applyS, applySec)
 	}
 	rep.Seconds, rep.KernelSeconds, rep.ApplySeconds = bench.Median(solveS), bench.Median(kernSecs), bench.Median(applyS)
 	rep.K = len(res.Values)
@@ -138,6 +127,26 @@ func runEig(args []string, stdout io.Writer) error {
 	rep.Status, rep.StoppingTest = res.Status.Code.String(), res.Status.Test
 	rep.ResidualMax, rep.Orthogonality = eigenChecks(a, &linalg.Eigen{Values: res.Values, Vectors: res.Vectors})
 	return writeEig(rep, *jsonOut, stdout)
+}
+
+// solveTimed solves for the top k eigenpairs of a (from float32 storage
+// when asked) and returns the result, the solve's wall time and the part
+// of it spent in the operator's passes.
+func solveTimed(a *mat.SymDense, float32 bool, sv eig.Solver, k int) (*eig.Result, float64, float64, error) {
+	var op eig.Operator
+	var err error
+	if float32 {
+		op, err = eig.NewFloat32(a)
+	} else {
+		op, err = eig.NewDense(a)
+	}
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	timed := &timedOp{Operator: op}
+	start := time.Now()
+	res, err := sv.Solve(eig.WithContext(runCtx, timed), k)
+	return res, time.Since(start).Seconds(), timed.seconds, err
 }
 
 // timedOp is an operator that sums the wall time of its passes.
