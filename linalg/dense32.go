@@ -340,6 +340,16 @@ const mt32Run = 1024
 // MulT32Into is MulT32 into dst (n×s); the shapes are the caller's to
 // check.
 func MulT32Into(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64) {
+	mulT32Into(out, ft, w, mean, native.Best())
+}
+
+// mulT32Into is MulT32Into on build b. Where b runs the float64-arithmetic
+// block kernel in AVX-512 (native.Best does where the processor has it),
+// Fᵀ is read in place by native.MulT32Rows; elsewhere blocks of points
+// are copied together for MulT32Axpy. Each entry is one FMA chain from
+// zero over F's columns in both, so the AVX-512 and AVX2 builds give the
+// same values (the SSE2 baseline rounds each product).
+func mulT32Into(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64, b native.Build) {
 	k, n := ft.Dims()
 	_, s := w.Dims()
 	bp := (s + 3) / 4 * 4
@@ -350,11 +360,6 @@ func MulT32Into(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64) {
 		}
 	}
 	yt := make([]float64, bp*n)
-	// Where the rule runs the float64-arithmetic block kernel in AVX-512
-	// (native.Best), Fᵀ is read in place by native.MulT32Rows; elsewhere
-	// blocks of points are copied together for MulT32Axpy. Both give each
-	// entry one FMA chain from zero over F's columns: the same values.
-	b := native.Best()
 	if symm512, _, _ := b.Wide512(); symm512 {
 		par.Blocks(0, (n+mt32Run-1)/mt32Run, func(lo, hi int) {
 			for blk := lo; blk < hi; blk++ {

@@ -82,6 +82,18 @@ func TestDense32Products(t *testing.T) {
 		gotS, err := MulT32(ft, wm, mu)
 		require.NoError(t, err)
 		require.True(t, mat.EqualApprox(&wantS, gotS, 1e-10))
+		// Every build's path: F read in place (AVX-512) or copied by
+		// blocks (AVX2, SSE2); AVX-512 and AVX2 agree exactly.
+		byBuild := map[string]*mat.Dense{}
+		for _, b := range native.Builds() {
+			got := mat.NewDense(n, s, nil)
+			mulT32Into(got, ft, wm, mu, b)
+			require.True(t, mat.EqualApprox(&wantS, got, 1e-10), b.Name())
+			byBuild[b.Name()] = got
+		}
+		if w, ok := native.Wide(); ok {
+			require.True(t, mat.Equal(byBuild[native.AVX2().Name()], byBuild[w.Name()]))
+		}
 	}
 	// Centred in place, then not centred again: the values OuterT32 and
 	// MulT32 centred block by block.
