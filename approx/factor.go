@@ -202,11 +202,7 @@ func (f factor32) extend(kc int, rows *gram.KernelRows, r newRows, pivots []int,
 	// dtrsm on the t×t identity, then rounded): OpenBLAS's strsm on the
 	// t×n block ran at a third of sgemm's rate, strmm at about sgemm's
 	// (docs/measurements.md).
-	inv := mat.NewDense(t, t, nil)
-	for a := 0; a < t; a++ {
-		inv.Set(a, a, 1)
-	}
-	linalg.B64.Trsm(blas.Left, blas.NoTrans, 1, lowerOf(r.l), inv.RawMatrix())
+	inv := linalg.TriInverse(lowerOf(r.l))
 	l32 := make([]float32, t*t)
 	for a := 0; a < t; a++ {
 		for e := 0; e <= a; e++ {

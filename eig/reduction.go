@@ -135,16 +135,11 @@ func cholQR2(x *mat.Dense, rr []float64, red Reduction) (bool, error) {
 			return false, nil
 		}
 	}
-	// x ← x·R⁻¹ in place by dtrmm with the inverse (dtrsm on the b×b
-	// identity): OpenBLAS's dtrsm on the tall block itself took several
-	// times longer (docs/measurements.md).
+	// x ← x·R⁻¹ in place by a product with the inverse (b×b): OpenBLAS's
+	// dtrsm on the tall block itself took several times longer, and its
+	// dtrmm woke its threads at every size (docs/measurements.md).
 	scaleBy := func(r *mat.TriDense) {
-		inv := mat.NewDense(b, b, nil)
-		for i := 0; i < b; i++ {
-			inv.Set(i, i, 1)
-		}
-		linalg.B64.Trsm(blas.Left, blas.NoTrans, 1, r.RawTriangular(), inv.RawMatrix())
-		mulUpperRight(raw, inv.RawMatrix())
+		mulUpperRight(raw, linalg.TriInverse(r.RawTriangular()).RawMatrix())
 	}
 	scaleBy(r1)
 	r2, err := factor()

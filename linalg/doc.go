@@ -5,8 +5,9 @@
 //
 //   - SymEig: all or the top k eigenpairs of a symmetric matrix (LAPACK
 //     dsyevd or dsyevr; up to order SmallSym kdual's own tridiagonal
-//     reduction, then dsterf/dstein or dstevr), eigenvalues in decreasing order, eigenvector signs
-//     fixed so the largest-magnitude entry of each is positive;
+//     reduction, then dsterf/dstein or dstevr), eigenvalues in decreasing
+//     order, eigenvector signs fixed so the largest-magnitude entry of each
+//     is positive;
 //   - QR (thin, by Householder) and Orthonormalize, Cholesky and LU with
 //     solves;
 //   - Dense32, a float32 row-major matrix, and its products;

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/testmat"
@@ -543,4 +545,52 @@ func TestCopyDense(t *testing.T) {
 	require.True(t, mat.Equal(before, x), "the source is not written")
 	require.Nil(t, CopyDense(nil))
 	require.Nil(t, CopyDense(&mat.Dense{}))
+}
+
+// TriInverse: T·T⁻¹ = I to rounding for upper and lower factors with a
+// wide spread of diagonal entries, the inverse triangular the same way
+// (exact zeros in the other triangle), and the other triangle of the
+// input never read (NaN there changes nothing).
+func TestTriInverse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 4))
+	for _, n := range []int{1, 2, 7, 33} {
+		for _, uplo := range []blas.Uplo{blas.Upper, blas.Lower} {
+			a := make([]float64, n*n)
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					inTri := (uplo == blas.Upper && j >= i) || (uplo == blas.Lower && j <= i)
+					switch {
+					case i == j:
+						a[i*n+j] = math.Pow(10, float64(i%5-2)) * (1 + rng.Float64())
+					case inTri:
+						a[i*n+j] = rng.NormFloat64() * 0.3
+					default:
+						a[i*n+j] = math.NaN()
+					}
+				}
+			}
+			inv := TriInverse(blas64.Triangular{Uplo: uplo, Diag: blas.NonUnit, N: n, Stride: n, Data: a})
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					if (uplo == blas.Upper && j < i) || (uplo == blas.Lower && j > i) {
+						require.Equal(t, 0.0, inv.At(i, j), "n=%d %v (%d,%d)", n, uplo, i, j)
+					}
+					// (T·T⁻¹)_ij over the triangle's terms only.
+					s, scale := 0.0, 0.0
+					for k := 0; k < n; k++ {
+						inTri := (uplo == blas.Upper && k >= i) || (uplo == blas.Lower && k <= i)
+						if inTri {
+							s += a[i*n+k] * inv.At(k, j)
+							scale += math.Abs(a[i*n+k] * inv.At(k, j))
+						}
+					}
+					want := 0.0
+					if i == j {
+						want = 1
+					}
+					require.InDelta(t, want, s, 64*float64(n)*0x1p-52*math.Max(scale, 1), "n=%d %v (%d,%d)", n, uplo, i, j)
+				}
+			}
+		}
+	}
 }

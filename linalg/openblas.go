@@ -134,6 +134,22 @@ func (BLAS32) Trmm(s blas.Side, tA blas.Transpose, alpha float32, a blas32.Trian
 	ob.Strmm(s, a.Uplo, tA, a.Diag, b.Rows, b.Cols, alpha, a.Data, a.Stride, b.Data, b.Stride)
 }
 
+// TriInverse returns the inverse of the n×n triangular matrix a (upper or
+// lower as a.Uplo says, nonzero diagonal; the other triangle is not read)
+// as an n×n Dense, triangular the same way and zero in the other
+// triangle: OpenBLAS dtrsm on the identity. For the small factors of
+// Cholesky QR and of the Nyström rounds, whose tall blocks are then
+// multiplied by the inverse (a product runs faster than a triangular
+// solve on them).
+func TriInverse(a blas64.Triangular) *mat.Dense {
+	inv := mat.NewDense(a.N, a.N, nil)
+	for i := 0; i < a.N; i++ {
+		inv.Set(i, i, 1)
+	}
+	B64.Trsm(blas.Left, blas.NoTrans, 1, a, inv.RawMatrix())
+	return inv
+}
+
 // general returns a as a raw row-major matrix and whether it is
 // transposed, for the matrices kdual passes to products: *mat.Dense,
 // *mat.VecDense (a column), their transposes, and any mat.RawMatrixer;
