@@ -37,7 +37,9 @@ type Source struct {
 // Prepare reads the rows of x once, in one pass: it checks every entry
 // finite (else an error wrapping ErrInvalid that names the first entry
 // that is not), gathers the column sums, ranges and largest magnitude,
-// the rows' squared norms and the first rows (for the grid's step), and
+// for maps other than distances the rows' squared norms (distance maps
+// take them from the shifted rows below), the first rows (for the grid's
+// step), and
 // with keepCopy copies every row (Source.Copy: an exact copy a model may
 // keep). From what that pass gathered:
 //   - a distance map (MapExpSq, MapExpDist) on float64 products, o.Grid
@@ -81,7 +83,7 @@ func Prepare(x Data, em ElementMap, o GramOptions, keepCopy bool) (*Source, erro
 		cp = make([]float64, n*d)
 	}
 	grid := em.distance() && o.gridWanted() && o.gridFaster() && (n >= gridMinRows || o.Grid == GridOn)
-	sc, err := scan(x, n, d, o.Workers, cp, grid && cp == nil)
+	sc, err := scan(s.build, x, n, d, o.Workers, cp, grid && cp == nil, !em.distance())
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +118,6 @@ func Prepare(x Data, em ElementMap, o GramOptions, keepCopy bool) (*Source, erro
 			}
 		}
 	}
-	s.norms = sc.norms
 	if em.distance() {
 		shift := make([]float64, d)
 		for j := range shift {
@@ -126,10 +127,14 @@ func Prepare(x Data, em ElementMap, o GramOptions, keepCopy bool) (*Source, erro
 			// Centred already (to rounding): shifting would change
 			// nothing but cost a copy of the data.
 			clear(shift)
+			s.norms = rowNorms(n, d, rows, o.Workers)
 		} else {
+			s.norms = make([]float64, n)
 			s.x = shiftedCopy(n, d, rows, shift, s.norms, o.Workers)
 		}
 		s.shiftBy = shift
+	} else {
+		s.norms = sc.norms
 	}
 	if o.Products == ProductsFloat32 && em.Kind != MapExpL1 {
 		s.narrow32(o.Workers)
@@ -151,25 +156,34 @@ func (s *Source) Map() ElementMap { return s.s.em }
 // scanned is what Prepare's one pass over the data gathers.
 type scanned struct {
 	sums, lo, hi []float64 // column sums, minima and maxima
+	norms        []float64 // the rows' squared norms (when asked for)
 	big          float64   // the largest |x_ij|
-	norms        []float64 // the rows' squared norms
 	sample       []float64 // the first min(n, gridSample) rows (sampled only)
 }
 
 // scan is Prepare's pass over x: by fixed blocks of rows (their size set
 // by n alone) in parallel, each block's sums and ranges combined in block
 // order, so the results are the same bits whatever the number of cores.
-// It copies every row into cp when cp is not nil and the first rows into
-// the sample when sample is set.
-func scan(x Data, n, d, workers int, cp []float64, sample bool) (scanned, error) {
+// It copies every row into cp when cp is not nil, the first rows into
+// the sample when sample is set, and with norms sets the rows' squared
+// norms. The ranges come from native.ColumnRange (the bits of `if e <
+// lo[j]`), the sums add each row in row order; a NaN or infinite entry
+// is found through its column's sum over the block (NaN or ±Inf), the
+// block then searched entry by entry (as it also is when finite entries'
+// sum overflows).
+func scan(nb native.Build, x Data, n, d, workers int, cp []float64, sample, norms bool) (scanned, error) {
 	block := max(256, (n+255)/256)
 	blocks := (n + block - 1) / block
 	sums := make([]float64, blocks*d)
 	los := make([]float64, blocks*d)
 	his := make([]float64, blocks*d)
 	bigs := make([]float64, blocks)
-	bad := make([]int, blocks) // 1 + the flat index of the block's first non-finite entry
-	sc := scanned{norms: make([]float64, n)}
+	bad := make([]int, blocks)          // 1 + the flat index of the block's first non-finite entry
+	badValue := make([]float64, blocks) // and its value
+	var sc scanned
+	if norms {
+		sc.norms = make([]float64, n)
+	}
 	if sample {
 		sc.sample = make([]float64, min(n, gridSample)*d)
 	}
@@ -179,31 +193,23 @@ func scan(x Data, n, d, workers int, cp []float64, sample bool) (scanned, error)
 			for j := range lo {
 				lo[j], hi[j] = math.Inf(1), math.Inf(-1)
 			}
-			for i := b * block; i < min((b+1)*block, n); i++ {
+			i0, i1 := b*block, min((b+1)*block, n)
+			if raw, ok := rawOf(x); ok {
+				nb.ColumnRange(i1-i0, d, raw.Data[i0*raw.Stride:], raw.Stride, lo, hi)
+			}
+			for i := i0; i < i1; i++ {
 				row := x.RawRowView(i)[:d]
-				sum, lo, hi := sum[:len(row)], lo[:len(row)], hi[:len(row)]
-				v := 0.0
-				for j, e := range row {
-					sum[j] += e
-					if e < lo[j] {
-						lo[j] = e
-					}
-					if e > hi[j] {
-						hi[j] = e
-					}
-					v += e * e
+				if _, ok := rawOf(x); !ok {
+					nb.ColumnRange(1, d, row, d, lo, hi)
 				}
-				// A NaN or an infinity makes the squared norm NaN or
-				// +Inf; so may finite entries whose squares overflow:
-				// only then is the row searched entry by entry.
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					for j, e := range row {
-						if (math.IsNaN(e) || math.IsInf(e, 0)) && bad[b] == 0 {
-							bad[b] = 1 + i*d + j
-						}
+				floats.Add(sum, row) // sum[j] += row[j], in row order
+				if sc.norms != nil {
+					v := 0.0
+					for _, e := range row {
+						v += e * e
 					}
+					sc.norms[i] = v
 				}
-				sc.norms[i] = v
 				if cp != nil {
 					copy(cp[i*d:(i+1)*d], row)
 				}
@@ -211,9 +217,16 @@ func scan(x Data, n, d, workers int, cp []float64, sample bool) (scanned, error)
 					copy(sc.sample[i*d:(i+1)*d], row)
 				}
 			}
-			top := 0.0
+			// A NaN or an infinity makes its column's sum NaN or ±Inf;
+			// so may finite entries whose sum overflows: only then is
+			// the block searched entry by entry.
+			top, finite := 0.0, true
 			for j := range lo {
 				top = math.Max(top, math.Max(math.Abs(lo[j]), math.Abs(hi[j])))
+				finite = finite && !math.IsNaN(sum[j]) && !math.IsInf(sum[j], 0)
+			}
+			if !finite {
+				bad[b], badValue[b] = firstBad(x, i0, i1, d)
 			}
 			bigs[b] = top
 		}
@@ -221,7 +234,7 @@ func scan(x Data, n, d, workers int, cp []float64, sample bool) (scanned, error)
 	for b := 0; b < blocks; b++ {
 		if bad[b] != 0 {
 			i, j := (bad[b]-1)/d, (bad[b]-1)%d
-			return sc, invalidf("x[%d,%d] = %g is not finite", i, j, x.RawRowView(i)[j])
+			return sc, invalidf("x[%d,%d] = %g is not finite", i, j, badValue[b])
 		}
 	}
 	sc.sums, sc.lo, sc.hi = sums[:d], los[:d], his[:d]
@@ -234,6 +247,42 @@ func scan(x Data, n, d, workers int, cp []float64, sample bool) (scanned, error)
 	}
 	sc.big = floats.Max(bigs)
 	return sc, nil
+}
+
+// rawOf returns x's storage when it is a *mat.Dense.
+func rawOf(x Data) (blas64.General, bool) {
+	if m, ok := x.(*mat.Dense); ok {
+		return m.RawMatrix(), true
+	}
+	return blas64.General{}, false
+}
+
+// firstBad returns 1 + the flat index of the first entry of rows [i0, i1)
+// of x (d columns) that is NaN or infinite, and that entry; 0 if none is.
+func firstBad(x Data, i0, i1, d int) (int, float64) {
+	for i := i0; i < i1; i++ {
+		for j, e := range x.RawRowView(i)[:d] {
+			if math.IsNaN(e) || math.IsInf(e, 0) {
+				return 1 + i*d + j, e
+			}
+		}
+	}
+	return 0, 0
+}
+
+// rowNorms returns the rows' squared norms, in parallel.
+func rowNorms(n, d int, rows func(i int) []float64, workers int) []float64 {
+	norms := make([]float64, n)
+	par.For(workers, n, nil, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v := 0.0
+			for _, e := range rows(i)[:d] {
+				v += e * e
+			}
+			norms[i] = v
+		}
+	})
+	return norms
 }
 
 // shiftedCopy returns the rows minus shift in a new n×d array, setting

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/kdual/kdual/native"
 	"github.com/kdual/kdual/status"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -104,5 +105,76 @@ func TestPrepareReadsOnce(t *testing.T) {
 	for _, x := range []Data{nil, (*mat.Dense)(nil), &mat.Dense{}} {
 		_, err := Prepare(x, ElementMap{}, GramOptions{}, false)
 		require.ErrorIs(t, err, status.ErrInvalid)
+	}
+}
+
+// TestPrepareNonFiniteBlocks: the first non-finite entry in row-major
+// order is named whichever block of rows it lies in, on data read in place
+// and through the Data interface; finite entries whose column sum
+// overflows are not refused; the column ranges equal the plain loop's.
+func TestPrepareNonFiniteBlocks(t *testing.T) {
+	const n, d = 700, 9 // three blocks of scan's 256 rows
+	cases := []struct {
+		set  map[[2]int]float64
+		want string
+	}{
+		{map[[2]int]float64{{400, 5}: math.NaN()}, "x[400,5] = NaN"},
+		{map[[2]int]float64{{300, 2}: math.Inf(-1), {10, 2}: math.Inf(1)}, "x[10,2] = +Inf"},
+		{map[[2]int]float64{{699, 8}: math.Inf(-1), {600, 0}: math.NaN()}, "x[600,0] = NaN"},
+		{map[[2]int]float64{{3, 1}: 1e308, {4, 1}: 1e308, {5, 1}: -1e308}, ""},
+	}
+	for _, c := range cases {
+		x := randData(44, n, d)
+		for at, v := range c.set {
+			x.Set(at[0], at[1], v)
+		}
+		for _, data := range []Data{x, newCounting(x)} {
+			src, err := Prepare(data, ElementMap{Kind: MapExpSq, C: -0.5}, GramOptions{}, false)
+			if c.want != "" {
+				require.ErrorIs(t, err, status.ErrInvalid)
+				require.ErrorContains(t, err, c.want)
+				continue
+			}
+			require.NoError(t, err)
+			require.NotNil(t, src)
+		}
+	}
+	x := randData(45, n, d)
+	x.Set(7, 3, math.Copysign(0, -1))
+	for _, cp := range [][]float64{nil, make([]float64, n*d)} {
+		sc, err := scan(native.Best(), newCounting(x), n, d, 0, cp, false, true)
+		require.NoError(t, err)
+		for j := 0; j < d; j++ {
+			lo, hi, sum := math.Inf(1), math.Inf(-1), 0.0
+			for i := 0; i < n; i++ {
+				e := x.At(i, j)
+				if e < lo {
+					lo = e
+				}
+				if e > hi {
+					hi = e
+				}
+			}
+			for b := 0; b*256 < n; b++ {
+				part := 0.0
+				for i := b * 256; i < min(n, (b+1)*256); i++ {
+					part += x.At(i, j)
+				}
+				sum += part
+			}
+			require.Equal(t, math.Float64bits(lo), math.Float64bits(sc.lo[j]), "column %d minimum", j)
+			require.Equal(t, math.Float64bits(hi), math.Float64bits(sc.hi[j]), "column %d maximum", j)
+			require.Equal(t, sum, sc.sums[j], "column %d sum", j)
+		}
+		for i := 0; i < n; i++ {
+			v := 0.0
+			for j := 0; j < d; j++ {
+				v += x.At(i, j) * x.At(i, j)
+			}
+			require.Equal(t, v, sc.norms[i], "row %d norm", i)
+		}
+		if cp != nil {
+			require.Equal(t, x.RawMatrix().Data, cp)
+		}
 	}
 }
