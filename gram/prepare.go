@@ -206,11 +206,7 @@ func scan(nb native.Build, x Data, n, d, workers int, cp []float64, sample, norm
 				}
 				floats.Add(sum, row) // sum[j] += row[j], in row order
 				if sc.norms != nil {
-					v := 0.0
-					for _, e := range row {
-						v += e * e
-					}
-					sc.norms[i] = v
+					sc.norms[i] = sqNorm(row)
 				}
 				if cp != nil {
 					copy(cp[i*d:(i+1)*d], row)
@@ -281,14 +277,19 @@ func rowNorms(n, d int, rows func(i int) []float64, workers int) []float64 {
 	norms := make([]float64, n)
 	par.For(workers, n, nil, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			v := 0.0
-			for _, e := range rows(i)[:d] {
-				v += e * e
-			}
-			norms[i] = v
+			norms[i] = sqNorm(rows(i)[:d])
 		}
 	})
 	return norms
+}
+
+// sqNorm is Σ row[j]², summed in order.
+func sqNorm(row []float64) float64 {
+	v := 0.0
+	for _, e := range row {
+		v += e * e
+	}
+	return v
 }
 
 // shiftedCopy returns the rows minus shift in a new n×d array, setting
