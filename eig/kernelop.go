@@ -269,6 +269,9 @@ func (c *Centered) SymMatrix() *mat.SymDense {
 	if !ok {
 		return nil
 	}
+	if c.means == nil && c.rowMeans() != nil {
+		return nil // the solver then takes the matrix by passes
+	}
 	a := m.SymMatrix()
 	if a == nil {
 		return nil

@@ -199,7 +199,7 @@ func TestKernelOpMemory(t *testing.T) {
 // Centering matches linalg.CenterKernelInPlace's statistics; the deferred
 // one (row means from the first pass) gives the same products and
 // statistics without a pass of its own, and Centering before any Apply
-// runs that pass.
+// runs that pass, as does SymMatrix (the dense solver's matrix).
 func TestCenteredStatistics(t *testing.T) {
 	x := randData(7, 300, 3)
 	k := kernel.Kernel{Kind: kernel.Laplace, Sigma: 2}
@@ -252,6 +252,20 @@ func TestCenteredStatistics(t *testing.T) {
 	egot, err := early.Centering()
 	require.NoError(t, err)
 	require.Equal(t, got, egot)
+	// SymMatrix before any Apply (the dense solver's first call) computes
+	// the row means itself: M·A·M, as linalg.CenterKernelInPlace makes it.
+	late, err := NewCenteredDeferred(d)
+	require.NoError(t, err)
+	m := late.SymMatrix()
+	require.NotNil(t, m)
+	require.True(t, mat.EqualApprox(c, m, 1e-12*mat.Norm(c, math.Inf(1))))
+	res, err := DenseSolver{}.Solve(late, 4)
+	require.NoError(t, err)
+	want, err := linalg.SymEig(c, 4)
+	require.NoError(t, err)
+	for i, v := range want.Values {
+		require.InDelta(t, v, res.Values[i], 1e-11*want.Values[0])
+	}
 	_, err = NewCenteredDeferred(nil)
 	require.ErrorIs(t, err, status.ErrInvalid)
 }

@@ -356,9 +356,13 @@ func NewKernelOperatorFrom(src *gram.Source, kind OperatorKind, center bool, o g
 	default:
 		return nil, fmt.Errorf("eig: NewKernelOperator: operator %v: %w", kind, status.ErrInvalid)
 	}
-	if center && kind == OperatorMatrixFree {
-		// A pass is a kernel build: the row means ride along with the
-		// solver's first block instead of taking one of their own.
+	if center && kind != OperatorFloat32 {
+		// The row means ride along with the solver's first block instead
+		// of taking a pass of their own: matrix-free, a pass is a kernel
+		// build; on the float64 matrix a single vector goes to OpenBLAS's
+		// threaded dsymv, whose worker then spins beside the rest of a
+		// small fit (docs/measurements.md). The float32 tiles' own
+		// one-vector kernel costs less than the wider first block.
 		return NewCenteredDeferred(op)
 	}
 	if center {
