@@ -45,7 +45,9 @@ func NewCentered(op Operator) (*Centered, error) {
 // own: the first Apply multiplies A by the centred block and the vector
 // 1/n together, one column more, and keeps A·1/n as the row means. For an
 // operator whose pass costs a kernel build (KernelOp) this saves one
-// pass; Centering called before any Apply runs the pass then.
+// pass, and on a float64 matrix it keeps the single-vector pass (OpenBLAS's
+// threaded dsymv) out of the fit; Centering or SymMatrix called before any
+// Apply runs the pass then.
 func NewCenteredDeferred(op Operator) (*Centered, error) {
 	if op == nil || op.Dim() < 1 {
 		return nil, fmt.Errorf("eig: NewCentered: empty operator: %w", status.ErrInvalid)

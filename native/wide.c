@@ -527,6 +527,12 @@ KD_W512 void kd_tsymv_avx512(int t, int tiles, const float *a, const double *xi,
 #define KD_RW_PF 128
 #define KD_RW_LOAD(v) __m512d l##v = _mm512_loadu_pd(yt + (size_t)(g + v) * ldy + c),                 \
                               h##v = _mm512_loadu_pd(yt + (size_t)(g + v) * ldy + c + 8)
+// KD_RW_WIDEN loads sixteen floats of row r at column c, widened to
+// doubles in lo (columns c … c+7) and hi (c+8 … c+15).
+#define KD_RW_WIDEN(r)                                                                                 \
+    __m512 f = _mm512_loadu_ps(a + (size_t)(r) * lda + c);                                            \
+    __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(f));                                          \
+    __m512d hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1)))
 #define KD_RW_STORE(v) do { _mm512_storeu_pd(yt + (size_t)(g + v) * ldy + c, l##v);                    \
                             _mm512_storeu_pd(yt + (size_t)(g + v) * ldy + c + 8, h##v); } while (0)
 
@@ -544,9 +550,7 @@ KD_W512 void kd_mt32_rows_avx512(int m, int n, const float *a, long lda, int bp,
                     KD_RW_LOAD(0); KD_RW_LOAD(1); KD_RW_LOAD(2); KD_RW_LOAD(3);
                     KD_RW_LOAD(4); KD_RW_LOAD(5); KD_RW_LOAD(6); KD_RW_LOAD(7);
                     for (int r = r0; r < r1; r++) {
-                        __m512 f = _mm512_loadu_ps(a + (size_t)r * lda + c);
-                        __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(f));
-                        __m512d hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1)));
+                        KD_RW_WIDEN(r);
                         KD_AX_FMA(0); KD_AX_FMA(1); KD_AX_FMA(2); KD_AX_FMA(3);
                         KD_AX_FMA(4); KD_AX_FMA(5); KD_AX_FMA(6); KD_AX_FMA(7);
                     }
@@ -557,9 +561,7 @@ KD_W512 void kd_mt32_rows_avx512(int m, int n, const float *a, long lda, int bp,
                 }
                 KD_RW_LOAD(0); KD_RW_LOAD(1); KD_RW_LOAD(2); KD_RW_LOAD(3);
                 for (int r = r0; r < r1; r++) {
-                    __m512 f = _mm512_loadu_ps(a + (size_t)r * lda + c);
-                    __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(f));
-                    __m512d hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1)));
+                    KD_RW_WIDEN(r);
                     KD_AX_FMA(0); KD_AX_FMA(1); KD_AX_FMA(2); KD_AX_FMA(3);
                 }
                 KD_RW_STORE(0); KD_RW_STORE(1); KD_RW_STORE(2); KD_RW_STORE(3);
