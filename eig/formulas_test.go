@@ -509,3 +509,42 @@ func TestFeatureGram(t *testing.T) {
 	_, single, _ := p.Build().Wide512()
 	require.Equal(t, single, FeatureGramFast())
 }
+
+// The matrix-free operator on data whose first rows only lie on an 8-bit
+// grid (pixels, then noisy copies): the head's kernel by integer products,
+// the rest by float64 ones, Apply within rounding of the explicit kernel;
+// IntegerHead says how many rows, through the centring too, and 0 for a
+// stored operator.
+func TestKernelOpIntegerHead(t *testing.T) {
+	const n, d, h, b = 1300, 20, 1100, 3
+	rng := rand.New(rand.NewPCG(7, 8))
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			v := float64(rng.IntN(256)) / 255
+			if i >= h {
+				v += 0.01 * rng.NormFloat64()
+			}
+			x.Set(i, j, v)
+		}
+	}
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 0.8}
+	op, err := NewKernelOp(x, k, gram.GramOptions{Int8: gram.GridOn})
+	require.NoError(t, err)
+	require.Equal(t, h, IntegerHead(op))
+	c, err := NewCenteredDeferred(op)
+	require.NoError(t, err)
+	require.Equal(t, h, IntegerHead(c))
+	g, err := kernel.Gram(x, k)
+	require.NoError(t, err)
+	stored, err := NewDense(g)
+	require.NoError(t, err)
+	require.Equal(t, 0, IntegerHead(stored))
+	v := randData(33, n, b)
+	got := mat.NewDense(n, b, nil)
+	require.NoError(t, op.Apply(got, v))
+	var want, diff mat.Dense
+	want.Mul(g, v)
+	diff.Sub(got, &want)
+	require.Less(t, mat.Norm(&diff, math.Inf(1)), 1e-12*mat.Norm(&want, math.Inf(1)))
+}

@@ -174,8 +174,10 @@ func (c *Centered) Apply(dst, x *mat.Dense) error {
 // the data (n×d, a private copy) and forms panels of the kernel on the
 // fly in every Apply, so memory is O(n·d + n·b) plus one panel of
 // panelRows × panelCols float64s, never n×n. A pass computes the upper
-// triangle of the kernel by panels (OpenBLAS dgemm, then the element map)
-// and multiplies each panel into both sides of the diagonal (dgemm):
+// triangle of the kernel by panels (gram.KernelRows.Block: OpenBLAS
+// dgemm or sgemm, then the element map; exact integer products among the
+// rows of an integer head, KernelRows.IntegerHead) and multiplies each
+// panel into both sides of the diagonal (dgemm):
 // n²·d + 2n²·b flops, about one Gram build, so pair it with a solver that
 // needs few passes (block Krylov with a large block). Not safe for
 // concurrent use. The GramOptions' Context, when set, is checked before
@@ -218,6 +220,20 @@ func (k *KernelOp) Dim() int { return k.kr.N() }
 
 // Rows returns the kernel's row source (for kernel rows of new points).
 func (k *KernelOp) Rows() *gram.KernelRows { return k.kr }
+
+// IntegerHead returns how many leading rows of a matrix-free operator
+// (KernelOp, centred or not) have their kernel among themselves computed by
+// exact integer products (gram.KernelRows.IntegerHead); 0 for other
+// operators.
+func IntegerHead(op Operator) int {
+	if c, ok := op.(*Centered); ok {
+		op = c.op
+	}
+	if k, ok := op.(*KernelOp); ok {
+		return k.kr.IntegerHead()
+	}
+	return 0
+}
 
 // Bytes returns the memory the operator holds: the data copy, norms and
 // the panel.

@@ -100,7 +100,9 @@ type GramOptions struct {
 	// in one pass (native.Int8Map, AVX-512 VNNI) instead of float32
 	// products then the map: KernelRows's blocks, and the stored Gram
 	// matrix (GramInto's panels, the float32 and float64 tiles), whose
-	// build packs the levels on first use:
+	// build packs the levels on first use; with either Products,
+	// KernelRows's blocks among the first rows of data whose head only lies
+	// on an 8-bit grid (KernelRows.IntegerHead):
 	// GridAuto where the processor has VNNI and package paths says so
 	// (Paths.Int8); GridOn also without VNNI (a portable loop: for tests).
 	Int8 GridPath

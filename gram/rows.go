@@ -20,8 +20,17 @@ import (
 // exact float32 products. Block is not safe for concurrent use (it calls
 // OpenBLAS).
 type KernelRows struct {
-	s            *gramSource
+	s *gramSource
+	// head, when not nil, holds the data's first head.x.Rows rows on an
+	// 8-bit grid (head.go): Block computes the entries among them by
+	// exact integer products.
+	head         *gramSource
 	crossScratch []float32 // Cross's sgemm output, reused
+	// lm holds the integer rows [lmRows[0], lmRows[1]) as landmarks, kept
+	// for the next Block on the same rows (a pass asks for one row range
+	// against many column ranges).
+	lm     *native.Int8Landmarks
+	lmRows [2]int
 }
 
 // NewKernelRows prepares the rows of x (n×d) for the element map em (of a
@@ -38,11 +47,12 @@ func NewKernelRows(x *mat.Dense, em ElementMap, o GramOptions) (*KernelRows, err
 
 // Rows returns blocks of the source's kernel on demand, by 8-bit integer
 // products where the data lie on an 8-bit grid and o lets the integer path
-// run (GramOptions.Int8). The KernelRows reads the source's forms, which
-// it shares: one Source, one KernelRows.
+// run (GramOptions.Int8) — or, for data that do not, among the longest
+// head of rows that does (IntegerHead). The KernelRows reads the source's
+// forms, which it shares: one Source, one KernelRows.
 func (src *Source) Rows(o GramOptions) *KernelRows {
 	src.s.packInt8(o)
-	return &KernelRows{s: src.s}
+	return &KernelRows{s: src.s, head: src.s.int8Head(o)}
 }
 
 // NewKernelRowsInt8 prepares the rows of x (n×d) like NewKernelRows when
@@ -191,18 +201,43 @@ func (k *KernelRows) Bytes() int64 {
 	if k.s.i8 != nil {
 		b += k.s.i8.Bytes()
 	}
+	if k.head != nil {
+		b += k.head.i8.Bytes() + 8*int64(len(k.head.norms))
+	}
 	return b
 }
 
 // Block sets out (row-major, stride ld) to the kernel values of rows
 // [i0, i1) against rows [j0, j1). Entries on the diagonal of the matrix
-// (i = j) of distance kernels are exactly 1.
+// (i = j) of distance kernels are exactly 1. Entries among the integer
+// head's rows (IntegerHead) come from exact integer products, the others
+// from the source's products.
 func (k *KernelRows) Block(out []float64, ld, i0, i1, j0, j1 int) {
 	if i0 < 0 || j0 < 0 || i1 > k.N() || j1 > k.N() || ld < j1-j0 {
 		panic(fmt.Sprintf("linalg: KernelRows.Block: rows [%d,%d) × [%d,%d) of %d, ld %d", i0, i1, j0, j1, k.N(), ld))
 	}
 	s := k.s
-	crossMapped(s, s, out, ld, i0, i1, j0, j1, s.norms)
+	h := k.head
+	if s.i8 != nil {
+		h = s
+	}
+	if h != nil && i0 < h.x.Rows && j0 < h.x.Rows && i1 > i0 && j1 > j0 {
+		// The rectangle among the integer rows, then the columns right of
+		// the head and the rows below it by the source's products.
+		ie, je := min(i1, h.x.Rows), min(j1, h.x.Rows)
+		if k.lm == nil || k.lmRows != [2]int{i0, ie} {
+			k.lm, k.lmRows = h.i8.Landmarks(i0, ie), [2]int{i0, ie}
+		}
+		crossInt8(h, h, k.lm, out[:(ie-i0-1)*ld+je-j0], ld, j0, je)
+		if j1 > je {
+			crossMapped(s, s, out[je-j0:], ld, i0, ie, je, j1, s.norms)
+		}
+		if i1 > ie {
+			crossMapped(s, s, out[(ie-i0)*ld:], ld, ie, i1, j0, j1, s.norms)
+		}
+	} else {
+		crossMapped(s, s, out, ld, i0, i1, j0, j1, s.norms)
+	}
 	if s.em.distance() {
 		for i := max(i0, j0); i < min(i1, j1); i++ {
 			out[(i-i0)*ld+i-j0] = 1
@@ -338,6 +373,20 @@ func (s *gramSource) rows32(idx []int, out []float32, ld int) {
 // integer products (GramOptions.Int8, native.Int8Map): the entries are
 // then the kernel of the snapped data to the rounding of the map.
 func (k *KernelRows) Int8() bool { return k.s.i8 != nil }
+
+// IntegerHead returns how many leading rows have their kernel among
+// themselves computed by exact integer products: N() when Int8, the
+// rows of the integer head for data whose first rows only lie on an 8-bit
+// grid (head.go), 0 otherwise.
+func (k *KernelRows) IntegerHead() int {
+	switch {
+	case k.s.i8 != nil:
+		return k.N()
+	case k.head != nil:
+		return k.head.x.Rows
+	}
+	return 0
+}
 
 // OnGrid reports whether the data lie on an integer grid and the inner
 // products are exact float32 ones (GramOptions.Grid): the entries are

@@ -230,6 +230,7 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 		return fmt.Errorf("kpca: Fit: %w", err)
 	}
 	kernelSeconds := time.Since(start).Seconds()
+	head := eig.IntegerHead(op)
 	k.x = nil
 	auto, why, startSeconds, err := k.warmStart(ctx, plan, xcopy)
 	if err != nil {
@@ -249,6 +250,9 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 	}
 	// Fitted, perhaps partially (fitErr then says why).
 	k.info.Operator, k.info.PlanReason, k.info.KernelSeconds = plan.Operator.String(), plan.Reason, kernelSeconds
+	if head > 0 {
+		k.info.PlanReason += fmt.Sprintf("; the kernel among the first %d rows (on an 8-bit grid) by exact integer products", head)
+	}
 	k.x = xcopy
 	if k.FitInverse {
 		if err := k.fitInverse(); err != nil {
