@@ -226,7 +226,7 @@ func (k *KernelRows) Block(out []float64, ld, i0, i1, j0, j1 int) {
 		// the head and the rows below it by the source's products.
 		ie, je := min(i1, h.x.Rows), min(j1, h.x.Rows)
 		if k.lm == nil || k.lmRows != [2]int{i0, ie} {
-			k.lm, k.lmRows = h.i8.Landmarks(i0, ie), [2]int{i0, ie}
+			k.lm, k.lmRows = h.i8.LandmarksIn(k.lm, i0, ie), [2]int{i0, ie}
 		}
 		crossInt8(h, h, k.lm, out[:(ie-i0-1)*ld+je-j0], ld, j0, je)
 		if j1 > je {

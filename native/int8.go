@@ -159,7 +159,17 @@ func (p *Int8Points) Landmarks(i0, i1 int) *Int8Landmarks {
 	if i0 < 0 || i1 > p.N || i0 >= i1 {
 		panic(fmt.Sprintf("native: Int8Points.Landmarks: points [%d, %d) of %d", i0, i1, p.N))
 	}
-	return p.landmarks(i1-i0, func(j int) int { return i0 + j })
+	return p.landmarks(nil, i1-i0, func(j int) int { return i0 + j })
+}
+
+// LandmarksIn is Landmarks in the storage of l when it is large enough
+// (l is then returned, its former rows gone), in new storage otherwise or
+// when l is nil: for callers that make landmarks of many row ranges in turn.
+func (p *Int8Points) LandmarksIn(l *Int8Landmarks, i0, i1 int) *Int8Landmarks {
+	if i0 < 0 || i1 > p.N || i0 >= i1 {
+		panic(fmt.Sprintf("native: Int8Points.LandmarksIn: points [%d, %d) of %d", i0, i1, p.N))
+	}
+	return p.landmarks(l, i1-i0, func(j int) int { return i0 + j })
 }
 
 // LandmarksOf returns the points idx of p, in that order, as landmarks
@@ -174,14 +184,22 @@ func (p *Int8Points) LandmarksOf(idx []int) *Int8Landmarks {
 			panic(fmt.Sprintf("native: Int8Points.LandmarksOf: point %d of %d", i, p.N))
 		}
 	}
-	return p.landmarks(len(idx), func(j int) int { return idx[j] })
+	return p.landmarks(nil, len(idx), func(j int) int { return idx[j] })
 }
 
-// landmarks makes t landmarks of the points at(0) … at(t−1).
-func (p *Int8Points) landmarks(t int, at func(j int) int) *Int8Landmarks {
+// landmarks makes t landmarks of the points at(0) … at(t−1), in the
+// storage of reuse when it is not nil and large enough.
+func (p *Int8Points) landmarks(reuse *Int8Landmarks, t int, at func(j int) int) *Int8Landmarks {
 	w := 4 * p.d4
 	padded := (t + int8Rows - 1) / int8Rows * int8Rows
-	l := &Int8Landmarks{T: t, rows: make([]int8, padded*w), norms: make([]float64, t)}
+	var l *Int8Landmarks
+	if reuse != nil && cap(reuse.rows) >= padded*w && cap(reuse.norms) >= t {
+		l = reuse
+		l.T, l.rows, l.norms = t, l.rows[:padded*w], l.norms[:t]
+		clear(l.rows[t*w:]) // the padding rows, zero as in new storage
+	} else {
+		l = &Int8Landmarks{T: t, rows: make([]int8, padded*w), norms: make([]float64, t)}
+	}
 	// A level v becomes v − 128, whose byte is v ^ 0x80; the features
 	// past D, zero levels in the packing, must stay zero.
 	tail := uint32(0x80808080)

@@ -153,6 +153,7 @@ func TestInt8PointsLandmarks(t *testing.T) {
 			}
 		})
 		require.NoError(t, err)
+		var reused *Int8Landmarks
 		for _, r := range [][2]int{{0, 1}, {0, n}, {3, 70}, {63, 65}, {128, 150}, {149, 150}} {
 			got := p.Landmarks(r[0], r[1])
 			want := p.NewInt8Landmarks(r[1]-r[0], func(j int, dst []uint8) {
@@ -163,7 +164,18 @@ func TestInt8PointsLandmarks(t *testing.T) {
 			require.Equal(t, want.T, got.T, "d %d range %v", d, r)
 			require.Equal(t, want.rows, got.rows, "d %d range %v", d, r)
 			require.Equal(t, want.norms, got.norms, "d %d range %v", d, r)
+			// In the storage of the previous range (larger, then
+			// smaller: the padding rows zero again).
+			prev := reused
+			reused = p.LandmarksIn(reused, r[0], r[1])
+			if prev != nil && cap(prev.rows) >= len(want.rows) {
+				require.Same(t, prev, reused, "d %d range %v: the storage reused", d, r)
+			}
+			require.Equal(t, want.T, reused.T, "d %d range %v", d, r)
+			require.Equal(t, want.rows, reused.rows, "d %d range %v (reused)", d, r)
+			require.Equal(t, want.norms, reused.norms, "d %d range %v (reused)", d, r)
 		}
+		require.Panics(t, func() { p.LandmarksIn(nil, 5, 5) })
 		require.Panics(t, func() { p.Landmarks(5, 5) })
 		require.Panics(t, func() { p.Landmarks(0, n+1) })
 		// Any points in any order, repeats included; and Levels gives
