@@ -118,7 +118,7 @@ func TestCeilTo(t *testing.T) {
 // The plan's sizes: a stored operator with the block Krylov basis of
 // 3k + 8 vectors, the dense solver's 16n² more for float64 (the matrix in
 // LAPACK's layout and its eigenvectors), the matrix-free operator with a
-// basis of 3k + 2·max(3k, 32); an unset tolerance is 1e-10, so float32
+// basis of 3k + 2·max(3k, 32) and its pass's padded blocks; an unset tolerance is 1e-10, so float32
 // storage (whose bound u·√n exceeds it) is never planned for accuracy.
 func TestPlanSizesAndDefaultTol(t *testing.T) {
 	const n, d, k = 5000, 10, 4
@@ -131,7 +131,7 @@ func TestPlanSizesAndDefaultTol(t *testing.T) {
 		{OperatorFloat64, false, memFloat64(n, d, 3*k+8)},
 		{OperatorFloat64, true, memFloat64(n, d, 3*k+8) + 16*n*n},
 		{OperatorFloat32, false, memFloat32(n, d, 3*k+8)},
-		{OperatorMatrixFree, false, memMatrixFree(n, d, 3*k+2*32)},
+		{OperatorMatrixFree, false, memMatrixFree(n, d, 3*k+2*32+updateVectors(32))},
 	} {
 		p, err := PlanOperator(PlanInput{N: n, D: d, K: k, Budget: big, Want: c.want, Dense: c.dense})
 		require.NoError(t, err)
@@ -548,4 +548,29 @@ func TestKernelOpIntegerHead(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, IntegerHead(stored))
 	requireApplies(t, op, g, randData(33, n, b))
+}
+
+// The matrix-free pass's two updates — two dgemm per panel, or the native
+// tile kernel — give the same product to rounding, on several row and
+// column panels, blocks not a multiple of 4 and a last partial tile; the
+// tile form gives the same bits twice.
+func TestKernelOpUpdates(t *testing.T) {
+	for _, c := range [][2]int{{5000, 7}, {4700, 61}, {600, 3}, {1300, 8}} {
+		n, b := c[0], c[1]
+		x := randData(41, n, 5)
+		op, err := NewKernelOp(x, kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1.1}, gram.GramOptions{})
+		require.NoError(t, err)
+		v := randData(42, n, b)
+		want := mat.NewDense(n, b, nil)
+		op.tiles = false
+		require.NoError(t, op.Apply(want, v))
+		op.tiles = true
+		got, again := mat.NewDense(n, b, nil), mat.NewDense(n, b, nil)
+		require.NoError(t, op.Apply(got, v))
+		require.NoError(t, op.Apply(again, v))
+		require.True(t, mat.Equal(got, again), "n %d b %d: the same bits", n, b)
+		var d mat.Dense
+		d.Sub(got, want)
+		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-12*mat.Norm(want, math.Inf(1)), "n %d b %d", n, b)
+	}
 }

@@ -9,8 +9,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/gram"
+	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/paths"
 	"github.com/kdual/kdual/status"
 )
 
@@ -177,7 +179,9 @@ func (c *Centered) Apply(dst, x *mat.Dense) error {
 // triangle of the kernel by panels (gram.KernelRows.Block: OpenBLAS
 // dgemm or sgemm, then the element map; exact integer products among the
 // rows of an integer head, KernelRows.IntegerHead) and multiplies each
-// panel into both sides of the diagonal (dgemm):
+// panel into both sides of the diagonal (the native tile kernel where
+// package paths takes it for float64 blocks, Paths.SymmNative, reading
+// each entry once; else two dgemm):
 // n²·d + 2n²·b flops, about one Gram build, so pair it with a solver that
 // needs few passes (block Krylov with a large block). Not safe for
 // concurrent use. The GramOptions' Context, when set, is checked before
@@ -189,6 +193,10 @@ type KernelOp struct {
 	rows int
 	cols int
 	ctx  context.Context
+	// tiles: each panel goes into both sides by the native tile kernel
+	// (applyTiles) instead of two dgemm, where package paths takes the
+	// tile kernel for float64 blocks (Paths.SymmNative).
+	tiles bool
 }
 
 // Panel shape of KernelOp: 512 rows (dgemm at full rate) by 4096 columns,
@@ -212,7 +220,7 @@ func NewKernelOp(x *mat.Dense, k kernel.Kernel, o gram.GramOptions) (*KernelOp, 
 func newKernelOp(kr *gram.KernelRows, o gram.GramOptions) *KernelOp {
 	n := kr.N()
 	rows, cols := min(kernelPanelRows, n), min(kernelPanelCols, n)
-	return &KernelOp{kr: kr, rows: rows, cols: cols, ctx: o.Context}
+	return &KernelOp{kr: kr, rows: rows, cols: cols, ctx: o.Context, tiles: paths.Current().SymmNative}
 }
 
 // Dim returns n.
@@ -248,6 +256,9 @@ func (k *KernelOp) Apply(dst, x *mat.Dense) error {
 	}
 	if k.buf == nil {
 		k.buf = make([]float64, k.rows*k.cols)
+	}
+	if k.tiles {
+		return k.applyTiles(dst, x, b)
 	}
 	xg, yg := x.RawMatrix(), dst.RawMatrix()
 	for i := 0; i < n; i++ {
@@ -307,4 +318,46 @@ func (c *Centered) SymMatrix() *mat.SymDense {
 	}
 	linalg.Symmetrize(out)
 	return out
+}
+
+// updateVectors is how many n-vectors the native both-sides update holds
+// during a pass of b columns: X and Y padded to a multiple of 4 columns,
+// and the workers' Y_I accumulators (at most one more, workers · 512 rows;
+// see memMatrixFree).
+func updateVectors(b int) int { return 3 * ((b + 4) / 4 * 4) }
+
+// applyTiles is Apply with each panel multiplied into both sides by
+// gram.PanelSymm (the native tile kernel: each entry read once, where the
+// two dgemm pack the panel twice), the block padded to a multiple of 4
+// columns.
+func (k *KernelOp) applyTiles(dst, x *mat.Dense, b int) error {
+	n := k.Dim()
+	bp := (b + 3) / 4 * 4
+	xp := make([]float64, n*bp)
+	yp := make([]float64, n*bp)
+	xr := x.RawMatrix()
+	for i := 0; i < n; i++ {
+		copy(xp[i*bp:i*bp+b], xr.Data[i*xr.Stride:i*xr.Stride+b])
+	}
+	acc := make([][]float64, min(par.Workers(0), max(1, n/k.rows)))
+	for w := range acc {
+		acc[w] = make([]float64, k.rows*bp)
+	}
+	ld := k.cols
+	for i0 := 0; i0 < n; i0 += k.rows {
+		i1 := min(i0+k.rows, n)
+		for j0 := i0; j0 < n; j0 += k.cols {
+			j1 := min(j0+k.cols, n)
+			if k.ctx != nil && k.ctx.Err() != nil {
+				return status.Cancelled(context.Cause(k.ctx), fmt.Sprintf("matrix-free pass at rows %d–%d, columns %d–%d", i0, i1, j0, j1))
+			}
+			k.kr.Block(k.buf, ld, i0, i1, j0, j1)
+			gram.PanelSymm(k.buf, ld, i0, i1, j0, j1, xp, yp, bp, acc)
+		}
+	}
+	yg := dst.RawMatrix()
+	for i := 0; i < n; i++ {
+		copy(yg.Data[i*yg.Stride:i*yg.Stride+b], yp[i*bp:i*bp+b])
+	}
+	return nil
 }

@@ -145,7 +145,8 @@ const Float32Unit = 1.0 / (1 << 24)
 // Memory estimates in bytes of the three operators for n points of
 // dimension d and a solver basis of m vectors (the data themselves, n·d
 // float64s, counted once in each; the matrix-free operator's own copy of
-// them, its n row norms and one kernel panel besides).
+// them, its n row norms and one kernel panel besides; the planner adds the
+// vectors of its pass, updateVectors, to its basis).
 func memFloat64(n, d, m int) int64 {
 	t := int64(gram.TileSide64For(n))
 	nn := (int64(n) + t - 1) / t * t
@@ -225,7 +226,7 @@ func PlanOperator(in PlanInput) (Plan, error) {
 		b64 += 16 * int64(in.N) * int64(in.N)
 	}
 	b32 := memFloat32(in.N, in.D, stored)
-	bfree := memMatrixFree(in.N, in.D, freeBasis)
+	bfree := memMatrixFree(in.N, in.D, freeBasis+updateVectors(freeBlock))
 	bound32 := Float32Unit * math.Sqrt(float64(in.N))
 	p := Plan{Budget: budget}
 	var stock Solver = Auto{Tol: in.Tol}

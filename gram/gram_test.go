@@ -11,6 +11,8 @@ import (
 	"github.com/kdual/kdual/status"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/exp/rand"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/native"
@@ -632,4 +634,65 @@ func TestGramTiles32SingleBlocks(t *testing.T) {
 		st.Free()
 	}
 	require.True(t, mat.EqualApprox(sum, want, 1e-12*mat.Norm(want, math.Inf(1))))
+}
+
+// PanelSymm adds a panel of a symmetric matrix into both sides: over all
+// panels of a matrix (on the diagonal and right of it, a last partial
+// tile and slab, NaN below the diagonal) the sum is A·X, on every native
+// build and any number of accumulators, which it leaves cleared; the same
+// bits again for the same count.
+func TestPanelSymm(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	const n, bp, rows, cols = 1100, 8, 512, 700
+	a := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			a.SetSym(i, j, rng.NormFloat64())
+		}
+	}
+	x := make([]float64, n*bp)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	want := mat.NewDense(n, bp, nil)
+	want.Mul(a, mat.NewDense(n, bp, x))
+	panel := make([]float64, rows*cols)
+	pass := func(b native.Build, workers int) []float64 {
+		acc := make([][]float64, workers)
+		for w := range acc {
+			acc[w] = make([]float64, rows*bp)
+		}
+		y := make([]float64, n*bp)
+		for i0 := 0; i0 < n; i0 += rows {
+			i1 := min(i0+rows, n)
+			for j0 := i0; j0 < n; j0 += cols {
+				j1 := min(j0+cols, n)
+				for i := i0; i < i1; i++ {
+					for j := j0; j < j1; j++ {
+						v := math.NaN() // below the diagonal: never read
+						if j >= i {
+							v = a.At(i, j)
+						}
+						panel[(i-i0)*cols+j-j0] = v
+					}
+				}
+				PanelSymmOn(b, panel, cols, i0, i1, j0, j1, x, y, bp, acc)
+				for _, ac := range acc {
+					require.Equal(t, 0.0, floats.Norm(ac, 1), "the accumulators cleared")
+				}
+			}
+		}
+		return y
+	}
+	for _, b := range native.Builds() {
+		for _, workers := range []int{1, 2, 3} {
+			y := pass(b, workers)
+			for i := 0; i < n; i++ {
+				for c := 0; c < bp; c++ {
+					require.InDelta(t, want.At(i, c), y[i*bp+c], 1e-11, "%s workers %d (%d,%d)", b.Name(), workers, i, c)
+				}
+			}
+			require.Equal(t, y, pass(b, workers), "%s workers %d: the same bits", b.Name(), workers)
+		}
+	}
 }

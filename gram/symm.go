@@ -234,3 +234,65 @@ func SymMulUpperOn(b native.Build, a *mat.SymDense, x, dst *mat.Dense) {
 		return r, raw.Data[I*t*raw.Stride+I*t:]
 	})
 }
+
+// panelTile is the tile side of PanelSymm: a tile's rows of X_J and Y_J,
+// eight columns at a time, stay in L1 at blocks of 60 columns.
+const panelTile = 256
+
+// PanelSymm adds one panel's contribution to Y = A·X for a symmetric A,
+// reading each entry of the panel once: the panel holds rows [i0, i1) ×
+// columns [j0, j1) of A (row-major, stride ld; j0 = i0 for a panel on the
+// diagonal, whose lower triangle is then not read, else j0 ≥ i1). X and Y
+// are n×bp row-major (bp a multiple of 4). Y_J += A_IJᵀ·X_I goes into y
+// (for the columns right of the diagonal block), Y_I += A_IJ·X_J into the
+// accumulators acc, one per goroutine, each of at least (i1−i0)·bp
+// entries and zero on entry, which are then added into y's rows in their
+// order and cleared (the same bits for the same len(acc)). The tile kernel
+// (native.TileRowSymm64, tiles of 256 columns split among the goroutines)
+// runs on the build of package paths.
+func PanelSymm(panel []float64, ld, i0, i1, j0, j1 int, x, y []float64, bp int, acc [][]float64) {
+	PanelSymmOn(paths.Current().Build(), panel, ld, i0, i1, j0, j1, x, y, bp, acc)
+}
+
+// PanelSymmOn is PanelSymm on the native build b.
+func PanelSymmOn(b native.Build, panel []float64, ld, i0, i1, j0, j1 int, x, y []float64, bp int, acc [][]float64) {
+	const t = panelTile
+	tiles := (j1 - j0 + t - 1) / t
+	nw := min(len(acc), tiles)
+	var wg sync.WaitGroup
+	for w := 0; w < nw; w++ {
+		t0, t1 := w*tiles/nw, (w+1)*tiles/nw
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			yi := acc[w]
+			for s0 := i0; s0 < i1; s0 += t {
+				m := min(t, i1-s0)
+				ks, diag := t0, false
+				if j0 == i0 {
+					// The slab's diagonal tile, and none left of it.
+					if sd := (s0 - i0) / t; ks <= sd {
+						ks, diag = sd, true
+					}
+				}
+				if ks >= t1 {
+					continue
+				}
+				c0, c1 := j0+ks*t, min(j0+t1*t, j1)
+				cnt := (c1 - c0 + t - 1) / t
+				r := native.TileRow{M: m, T: t, Tiles: cnt, Last: c1 - c0 - (cnt-1)*t, Step: t, Lda: ld, Diag: diag}
+				b.TileRowSymm64(r, panel[(s0-i0)*ld+c0-j0:], bp, x[s0*bp:(s0+m)*bp], x[c0*bp:c1*bp],
+					yi[(s0-i0)*bp:(s0-i0+m)*bp], y[c0*bp:c1*bp])
+			}
+		}()
+	}
+	wg.Wait()
+	rows := y[i0*bp : i1*bp]
+	for _, a := range acc[:nw] {
+		a = a[:len(rows)]
+		for q, v := range a {
+			rows[q] += v
+		}
+		clear(a)
+	}
+}
