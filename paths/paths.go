@@ -47,7 +47,9 @@ type Paths struct {
 	// (native.Int8Map, AVX-512 VNNI) instead of float32 products and a map.
 	Int8 bool `json:"int8"`
 	// SymmNative: float64 symmetric matrices multiply blocks of b ≥ 2
-	// columns through linalg's tile kernel instead of OpenBLAS dsymm.
+	// columns through linalg's tile kernel instead of OpenBLAS dsymm, and
+	// the matrix-free operator's panels go into both sides through it
+	// instead of two dgemm (gram.PanelSymm).
 	SymmNative bool `json:"symm_native"`
 	// SingleBlocks: the operator planner may store a nonnegative kernel as
 	// float32 tiles and multiply blocks in float32 arithmetic for speed,
