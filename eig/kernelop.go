@@ -268,6 +268,24 @@ func (k *KernelOp) Apply(dst, x *mat.Dense) error {
 		return blas64.General{Rows: r1 - r0, Cols: b, Stride: g.Stride, Data: g.Data[r0*g.Stride:]}
 	}
 	ld := k.cols
+	return k.panels(func(i0, i1, j0, j1 int) {
+		p := blas64.General{Rows: i1 - i0, Cols: j1 - j0, Stride: ld, Data: k.buf}
+		// y_I += K_IJ·x_J (the diagonal block, held whole, once).
+		linalg.B64.Gemm(blas.NoTrans, blas.NoTrans, 1, p, sub(xg, j0, j1), 1, sub(yg, i0, i1))
+		// y_J += K_IJᵀ·x_I for the columns right of the diagonal block.
+		off := max(0, i1-j0)
+		if j1-j0 > off {
+			q := blas64.General{Rows: i1 - i0, Cols: j1 - j0 - off, Stride: ld, Data: k.buf[off:]}
+			linalg.B64.Gemm(blas.Trans, blas.NoTrans, 1, q, sub(xg, i0, i1), 1, sub(yg, j0+off, j1))
+		}
+	})
+}
+
+// panels computes the kernel's upper triangle panel by panel into k.buf
+// (rows [i0, i1), columns [j0, j1), stride k.cols; j0 = i0 on the
+// diagonal) and hands each to update, checking the context before each.
+func (k *KernelOp) panels(update func(i0, i1, j0, j1 int)) error {
+	n := k.Dim()
 	for i0 := 0; i0 < n; i0 += k.rows {
 		i1 := min(i0+k.rows, n)
 		for j0 := i0; j0 < n; j0 += k.cols {
@@ -275,16 +293,8 @@ func (k *KernelOp) Apply(dst, x *mat.Dense) error {
 			if k.ctx != nil && k.ctx.Err() != nil {
 				return status.Cancelled(context.Cause(k.ctx), fmt.Sprintf("matrix-free pass at rows %d–%d, columns %d–%d", i0, i1, j0, j1))
 			}
-			k.kr.Block(k.buf, ld, i0, i1, j0, j1)
-			p := blas64.General{Rows: i1 - i0, Cols: j1 - j0, Stride: ld, Data: k.buf}
-			// y_I += K_IJ·x_J (the diagonal block, held whole, once).
-			linalg.B64.Gemm(blas.NoTrans, blas.NoTrans, 1, p, sub(xg, j0, j1), 1, sub(yg, i0, i1))
-			// y_J += K_IJᵀ·x_I for the columns right of the diagonal block.
-			off := max(0, i1-j0)
-			if j1-j0 > off {
-				q := blas64.General{Rows: i1 - i0, Cols: j1 - j0 - off, Stride: ld, Data: k.buf[off:]}
-				linalg.B64.Gemm(blas.Trans, blas.NoTrans, 1, q, sub(xg, i0, i1), 1, sub(yg, j0+off, j1))
-			}
+			k.kr.Block(k.buf, k.cols, i0, i1, j0, j1)
+			update(i0, i1, j0, j1)
 		}
 	}
 	return nil
@@ -321,9 +331,10 @@ func (c *Centered) SymMatrix() *mat.SymDense {
 }
 
 // updateVectors is how many n-vectors the native both-sides update holds
-// during a pass of b columns: X and Y padded to a multiple of 4 columns,
-// and the workers' Y_I accumulators (at most one more, workers · 512 rows;
-// see memMatrixFree).
+// during a pass of a block of b columns (b + 1 in the first pass, which
+// carries the row means' column): X and Y padded to a multiple of 4
+// columns, and the workers' Y_I accumulators (at most one more: the
+// workers are at most n/512, each with 512 rows).
 func updateVectors(b int) int { return 3 * ((b + 4) / 4 * 4) }
 
 // applyTiles is Apply with each panel multiplied into both sides by
@@ -343,17 +354,11 @@ func (k *KernelOp) applyTiles(dst, x *mat.Dense, b int) error {
 	for w := range acc {
 		acc[w] = make([]float64, k.rows*bp)
 	}
-	ld := k.cols
-	for i0 := 0; i0 < n; i0 += k.rows {
-		i1 := min(i0+k.rows, n)
-		for j0 := i0; j0 < n; j0 += k.cols {
-			j1 := min(j0+k.cols, n)
-			if k.ctx != nil && k.ctx.Err() != nil {
-				return status.Cancelled(context.Cause(k.ctx), fmt.Sprintf("matrix-free pass at rows %d–%d, columns %d–%d", i0, i1, j0, j1))
-			}
-			k.kr.Block(k.buf, ld, i0, i1, j0, j1)
-			gram.PanelSymm(k.buf, ld, i0, i1, j0, j1, xp, yp, bp, acc)
-		}
+	err := k.panels(func(i0, i1, j0, j1 int) {
+		gram.PanelSymm(k.buf, k.cols, i0, i1, j0, j1, xp, yp, bp, acc)
+	})
+	if err != nil {
+		return err
 	}
 	yg := dst.RawMatrix()
 	for i := 0; i < n; i++ {
