@@ -103,38 +103,60 @@ func (a *Augment8) Fill(i0 int, dst []uint8) {
 }
 
 // moved draws image i's motion and noise from r and returns the image.
+// The source is read from a copy with a zero border of augPad pixels
+// (every source point of a shift of at most one pixel and a rotation of
+// at most 10° lies within 4 pixels of the image), so that the
+// interpolation needs no bounds tests: the same values, products and sums
+// as bilinear's on the unpadded image, in the same order.
 func (a *Augment8) moved(r *rand.Rand, i int) (out [784]uint8) {
-	const side = 28
+	const side, ps = 28, 28 + 2*augPad
 	from := a.base[((i-70000)%60000)*784:][:784]
+	var pad [(ps + 1) * ps]uint8 // one more row: the last row's c+1 reads
+	for y := 0; y < side; y++ {
+		copy(pad[(y+augPad)*ps+augPad:], from[y*side:(y+1)*side])
+	}
 	dr, dc := float64(r.IntN(3)-1), float64(r.IntN(3)-1)
 	th := (r.Float64()*20 - 10) * math.Pi / 180
 	cs, sn := math.Cos(th), math.Sin(th)
 	const c0 = (side - 1) / 2.0
 	var bits uint64
 	for y := 0; y < side; y++ {
+		py := float64(y) - dr - c0
+		cpy, spy := cs*py, -sn*py
 		for x := 0; x < side; x++ {
 			// The source point of (y, x): undo the shift, then the
-			// rotation about the centre.
-			py, px := float64(y)-dr-c0, float64(x)-dc-c0
-			v := bilinear(from, side, cs*py+sn*px+c0, -sn*py+cs*px+c0)
+			// rotation about the centre (bilinear's arguments).
+			px := float64(x) - dc - c0
+			sy, sx := cpy+sn*px+c0, spy+cs*px+c0
+			// Floors by truncation of positive values, as bilinear.
+			const off = 4
+			rr, cc := int(sy+off)-off, int(sx+off)-off
+			fy, fx := sy-float64(rr), sx-float64(cc)
+			k := (rr+augPad)*ps + cc + augPad
+			va, vb := float64(pad[k]), float64(pad[k+1])
+			ve, vf := float64(pad[k+ps]), float64(pad[k+ps+1])
+			v := (1-fy)*((1-fx)*va+fx*vb) + fy*((1-fx)*ve+fx*vf)
 			// The noise: four 16-bit uniforms a draw, each through the
 			// normal quantile table.
-			if (y*side+x)%4 == 0 {
+			if x%4 == 0 {
 				bits = r.Uint64()
 			}
 			v += float64(normal16[bits&0xffff])
 			bits >>= 16
-			switch {
-			case v < 0:
-				v = 0
-			case v > 255:
-				v = 255
-			}
-			out[y*side+x] = uint8(v + 0.5) // to the nearest level (v ≥ 0: truncation floors)
+			// To the nearest level, clamped to 0 … 255: v + ½ truncated
+			// (it floors v + ½ ≥ 0, and gives at most 0 below), then
+			// clamped as an integer (no branch on the noise's sign).
+			q := int(v + 0.5)
+			q = max(q, 0)
+			q = min(q, 255)
+			out[y*side+x] = uint8(q)
 		}
 	}
 	return out
 }
+
+// augPad is the zero border of moved's padded source, in pixels.
+const augPad = 5
 
 // normal16 holds the quantiles of N(0, 2²) at (i + ½)/65536: a 16-bit
 // uniform drawn through it is the N(0, 2²) noise of FashionAugmented8, to
@@ -145,32 +167,3 @@ var normal16 = func() (t [1 << 16]float32) {
 	}
 	return
 }()
-
-// bilinear interpolates the side×side image at (y, x), zero outside it.
-func bilinear(img []uint8, side int, y, x float64) float64 {
-	// Floors by truncation of positive values (the points lie within a
-	// few pixels of the image: y, x > −4).
-	const off = 4
-	r, c := int(y+off)-off, int(x+off)-off
-	fy, fx := y-float64(r), x-float64(c)
-	var a, b, e, f float64 // (r, c), (r, c+1), (r+1, c), (r+1, c+1)
-	if r >= 0 && r < side {
-		row := img[r*side : (r+1)*side]
-		if c >= 0 && c < side {
-			a = float64(row[c])
-		}
-		if c+1 >= 0 && c+1 < side {
-			b = float64(row[c+1])
-		}
-	}
-	if r+1 >= 0 && r+1 < side {
-		row := img[(r+1)*side : (r+2)*side]
-		if c >= 0 && c < side {
-			e = float64(row[c])
-		}
-		if c+1 >= 0 && c+1 < side {
-			f = float64(row[c+1])
-		}
-	}
-	return (1-fy)*((1-fx)*a+fx*b) + fy*((1-fx)*e+fx*f)
-}

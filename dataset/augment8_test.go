@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -139,4 +140,83 @@ func TestAugment8RangesAndIDX8(t *testing.T) {
 		_, err := OpenIDX8(p)
 		require.Error(t, err, name)
 	}
+}
+
+// movedPlain is moved as first written: each pixel's source point
+// interpolated by bilinear with its bounds tests, the draws in the same
+// order. moved must give the same bytes.
+func (a *Augment8) movedPlain(r *rand.Rand, i int) (out [784]uint8) {
+	const side = 28
+	from := a.base[((i-70000)%60000)*784:][:784]
+	dr, dc := float64(r.IntN(3)-1), float64(r.IntN(3)-1)
+	th := (r.Float64()*20 - 10) * math.Pi / 180
+	cs, sn := math.Cos(th), math.Sin(th)
+	const c0 = (side - 1) / 2.0
+	var bits uint64
+	for y := 0; y < side; y++ {
+		for x := 0; x < side; x++ {
+			py, px := float64(y)-dr-c0, float64(x)-dc-c0
+			v := bilinear(from, side, cs*py+sn*px+c0, -sn*py+cs*px+c0)
+			if (y*side+x)%4 == 0 {
+				bits = r.Uint64()
+			}
+			v += float64(normal16[bits&0xffff])
+			bits >>= 16
+			switch {
+			case v < 0:
+				v = 0
+			case v > 255:
+				v = 255
+			}
+			out[y*side+x] = uint8(v + 0.5)
+		}
+	}
+	return out
+}
+
+// The padded interpolation of moved gives the plain one's bytes on every
+// copy of several generator streams (every training image once, with the
+// shifts and angles the streams draw).
+func TestMovedPlain(t *testing.T) {
+	if _, err := os.Stat(FashionDir); err != nil {
+		t.Skip("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist)")
+	}
+	a, err := NewAugment8("", 7)
+	require.NoError(t, err)
+	for b := uint64(0); b < 15; b++ {
+		r1 := rand.New(rand.NewPCG(7, b))
+		r2 := rand.New(rand.NewPCG(7, b))
+		for i := 70000 + int(b)*augment8Block; i < 70000+int(b+1)*augment8Block; i++ {
+			require.Equal(t, a.movedPlain(r2, i), a.moved(r1, i), "image %d", i)
+		}
+	}
+}
+
+// bilinear interpolates the side×side image at (y, x), zero outside it.
+func bilinear(img []uint8, side int, y, x float64) float64 {
+	// Floors by truncation of positive values (the points lie within a
+	// few pixels of the image: y, x > −4).
+	const off = 4
+	r, c := int(y+off)-off, int(x+off)-off
+	fy, fx := y-float64(r), x-float64(c)
+	var a, b, e, f float64 // (r, c), (r, c+1), (r+1, c), (r+1, c+1)
+	if r >= 0 && r < side {
+		row := img[r*side : (r+1)*side]
+		if c >= 0 && c < side {
+			a = float64(row[c])
+		}
+		if c+1 >= 0 && c+1 < side {
+			b = float64(row[c+1])
+		}
+	}
+	if r+1 >= 0 && r+1 < side {
+		row := img[(r+1)*side : (r+2)*side]
+		if c >= 0 && c < side {
+			e = float64(row[c])
+		}
+		if c+1 >= 0 && c+1 < side {
+			f = float64(row[c+1])
+		}
+	}
+	return (1-fy)*((1-fx)*a+fx*b) + fy*((1-fx)*e+fx*f)
 }
