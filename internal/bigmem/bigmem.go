@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"unsafe"
 )
@@ -196,8 +197,14 @@ func Available() int64 { return fileBytes("/proc/meminfo", "MemAvailable:") }
 // Total returns the memory this process may use in bytes: MemTotal of
 // /proc/meminfo, or the cgroup's memory.max when that is smaller (0 where
 // neither can be read). Unlike Available it does not move with other
-// processes, so a budget derived from it is the same in every run.
-func Total() int64 {
+// processes, so a budget derived from it is the same in every run. The
+// files are read at the first call only (every fit plans with it: at
+// n = 150 reading them took about 2 % of a fit).
+func Total() int64 { return total() }
+
+var total = sync.OnceValue(readTotal)
+
+func readTotal() int64 {
 	t := fileBytes("/proc/meminfo", "MemTotal:")
 	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
 		if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && v > 0 && (t == 0 || v < t) {
