@@ -21,14 +21,11 @@ import (
 	"math"
 	"time"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/kernel"
-	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/mpi"
 	"github.com/kdual/kdual/status"
 )
@@ -93,7 +90,7 @@ type Operator struct {
 // band is a rank's tile rows of the triangle: its contribution to A·x and
 // its storage.
 type band interface {
-	MulBlock(dst, x *mat.Dense)
+	MulBlock(dst, x *mat.Dense) error
 	Bytes() int64
 }
 
@@ -116,52 +113,21 @@ type Stats struct {
 	CommSeconds float64
 }
 
-// panelRows and panelCols are the matrix-free panel's shape (as eig's
-// KernelOp).
-const (
-	panelRows = 512
-	panelCols = 4096
-)
+// freeBand is a rank's rows of a matrix-free kernel operator: eig.KernelBand
+// (the upper triangle's rows [lo, hi) formed panel by panel in every
+// product, as eig.KernelOp forms the whole), without a context (a rank
+// leaving a pass early would leave the others in the collective).
+type freeBand struct{ *eig.KernelBand }
 
-// freeBand forms the rows [lo, hi) of the kernel's upper triangle panel by
-// panel in every product, as eig.KernelOp does for the whole matrix: each
-// panel P = K(rows, cols ≥ rows) gives y_rows += P·x_cols and, right of
-// the diagonal block, y_cols += Pᵀ·x_rows.
-type freeBand struct {
-	rows   *gram.KernelRows
-	lo, hi int
-	buf    []float64
-}
+// tiles64Band and tiles32Band are the stored tile rows as bands (their
+// products cannot fail).
+type tiles64Band struct{ *gram.SymTiles64 }
 
-func (f *freeBand) Bytes() int64 { return f.rows.Bytes() + 8*int64(len(f.buf)) }
+func (t tiles64Band) MulBlock(dst, x *mat.Dense) error { t.SymTiles64.MulBlock(dst, x); return nil }
 
-func (f *freeBand) MulBlock(dst, x *mat.Dense) {
-	n, b := x.Dims()
-	if f.buf == nil {
-		f.buf = make([]float64, min(panelRows, f.hi-f.lo)*min(panelCols, n))
-	}
-	xg, yg := x.RawMatrix(), dst.RawMatrix()
-	for i := 0; i < n; i++ {
-		clear(yg.Data[i*yg.Stride : i*yg.Stride+b])
-	}
-	sub := func(g blas64.General, r0, r1 int) blas64.General {
-		return blas64.General{Rows: r1 - r0, Cols: b, Stride: g.Stride, Data: g.Data[r0*g.Stride:]}
-	}
-	ld := min(panelCols, n)
-	for i0 := f.lo; i0 < f.hi; i0 += panelRows {
-		i1 := min(i0+panelRows, f.hi)
-		for j0 := i0; j0 < n; j0 += ld {
-			j1 := min(j0+ld, n)
-			f.rows.Block(f.buf, ld, i0, i1, j0, j1)
-			p := blas64.General{Rows: i1 - i0, Cols: j1 - j0, Stride: ld, Data: f.buf}
-			linalg.B64.Gemm(blas.NoTrans, blas.NoTrans, 1, p, sub(xg, j0, j1), 1, sub(yg, i0, i1))
-			if off := max(0, i1-j0); j1-j0 > off {
-				q := blas64.General{Rows: i1 - i0, Cols: j1 - j0 - off, Stride: ld, Data: f.buf[off:]}
-				linalg.B64.Gemm(blas.Trans, blas.NoTrans, 1, q, sub(xg, i0, i1), 1, sub(yg, j0+off, j1))
-			}
-		}
-	}
-}
+type tiles32Band struct{ *gram.SymTiles32 }
+
+func (t tiles32Band) MulBlock(dst, x *mat.Dense) error { t.SymTiles32.MulBlock(dst, x); return nil }
 
 // NewKernelOperator returns this rank's part of the kernel operator of the
 // rows of x (n×d, the same on every rank; not modified), its rows split so
@@ -207,17 +173,23 @@ func NewKernelOperatorWith(x *mat.Dense, k kernel.Kernel, kind eig.OperatorKind,
 	switch kind {
 	case eig.OperatorFloat64:
 		t := eig.TileSide64(n, p)
-		if op.band, err = src.Tiles64Band(eig.SourceOptions(kind, o), t, lo/t, (hi+t-1)/t); err != nil {
+		t64, err := src.Tiles64Band(eig.SourceOptions(kind, o), t, lo/t, (hi+t-1)/t)
+		if err != nil {
 			return nil, err
 		}
+		op.band = tiles64Band{t64}
 	case eig.OperatorFloat32:
 		t := gram.TileSize
 		if op.tiles, err = src.Tiles32Band(o, lo/t, (hi+t-1)/t); err != nil {
 			return nil, err
 		}
-		op.band = op.tiles
+		op.band = tiles32Band{op.tiles}
 	case eig.OperatorMatrixFree:
-		op.band = &freeBand{rows: src.Rows(o), lo: lo, hi: hi}
+		kb, err := eig.NewKernelBand(src.Rows(o), lo, hi, gram.GramOptions{})
+		if err != nil {
+			return nil, err
+		}
+		op.band = freeBand{kb}
 	}
 	op.center = center
 	if center && kind != eig.OperatorMatrixFree {
@@ -390,8 +362,8 @@ func (o *Operator) apply(dst, x *mat.Dense, center bool) error {
 	if v, ok := o.band.(vecBand); ok && w == 1 {
 		// One vector (Lanczos): the tile symv, not a block padded to 4.
 		v.MulVec(o.part, xw.RawMatrix().Data[:n])
-	} else {
-		o.band.MulBlock(part, xw)
+	} else if err := o.band.MulBlock(part, xw); err != nil {
+		return err
 	}
 	p := len(o.layout.Starts) - 1
 	counts := make([]int, p)

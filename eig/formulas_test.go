@@ -574,3 +574,45 @@ func TestKernelOpUpdates(t *testing.T) {
 		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-12*mat.Norm(want, math.Inf(1)), "n %d b %d", n, b)
 	}
 }
+
+// The bands of a partition of the rows add up to the whole operator's
+// product (to rounding), with either update and with bands narrower and
+// wider than a panel, not aligned to one; an empty or out-of-range band
+// is an error.
+func TestKernelBands(t *testing.T) {
+	n, b := 1500, 6
+	x := randData(51, n, 4)
+	k := kernel.Kernel{Kind: kernel.Laplace, Sigma: 0.9}
+	op, err := NewKernelOp(x, k, gram.GramOptions{})
+	require.NoError(t, err)
+	v := randData(52, n, b)
+	want := mat.NewDense(n, b, nil)
+	require.NoError(t, op.Apply(want, v))
+	g, err := kernel.Gram(x, k)
+	require.NoError(t, err)
+	var exact mat.Dense
+	exact.Mul(g, v)
+	var d mat.Dense
+	d.Sub(want, &exact)
+	require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-12*mat.Norm(&exact, math.Inf(1)))
+	for _, tiles := range []bool{false, true} {
+		for _, cuts := range [][]int{{0, 1500}, {0, 100, 700, 1500}, {0, 513, 1029, 1499, 1500}} {
+			sum := mat.NewDense(n, b, nil)
+			for q := 0; q+1 < len(cuts); q++ {
+				band, err := NewKernelBand(op.Rows(), cuts[q], cuts[q+1], gram.GramOptions{})
+				require.NoError(t, err)
+				band.k.tiles = tiles
+				part := mat.NewDense(n, b, nil)
+				part.Apply(func(int, int, float64) float64 { return math.NaN() }, part) // MulBlock overwrites dst
+				require.NoError(t, band.MulBlock(part, v))
+				sum.Add(sum, part)
+			}
+			d.Sub(sum, want)
+			require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-12*mat.Norm(want, math.Inf(1)), "tiles %v cuts %v", tiles, cuts)
+		}
+	}
+	for _, r := range [][2]int{{0, 0}, {-1, 10}, {10, 1501}, {20, 10}} {
+		_, err := NewKernelBand(op.Rows(), r[0], r[1], gram.GramOptions{})
+		require.ErrorIs(t, err, status.ErrInvalid, "rows %v", r)
+	}
+}

@@ -192,7 +192,10 @@ type KernelOp struct {
 	buf  []float64
 	rows int
 	cols int
-	ctx  context.Context
+	// lo, hi: the rows of the triangle a pass forms (0 and n but in a
+	// KernelBand).
+	lo, hi int
+	ctx    context.Context
 	// tiles: each panel goes into both sides by the native tile kernel
 	// (applyTiles) instead of two dgemm, where package paths takes the
 	// tile kernel for float64 blocks (Paths.SymmNative).
@@ -220,8 +223,42 @@ func NewKernelOp(x *mat.Dense, k kernel.Kernel, o gram.GramOptions) (*KernelOp, 
 func newKernelOp(kr *gram.KernelRows, o gram.GramOptions) *KernelOp {
 	n := kr.N()
 	rows, cols := min(kernelPanelRows, n), min(kernelPanelCols, n)
-	return &KernelOp{kr: kr, rows: rows, cols: cols, ctx: o.Context, tiles: paths.Current().SymmNative}
+	return &KernelOp{kr: kr, rows: rows, cols: cols, lo: 0, hi: n, ctx: o.Context, tiles: paths.Current().SymmNative}
 }
+
+// KernelBand is the rows [lo, hi) of a kernel matrix's upper triangle as
+// a matrix-free operator forms them: a share of the triangle (package
+// dist gives each rank one), its panels formed in every product and
+// multiplied into both sides of the diagonal as KernelOp's are. Not safe
+// for concurrent use.
+type KernelBand struct {
+	k KernelOp
+}
+
+// NewKernelBand returns the band of rows [lo, hi) of the kernel of kr's
+// rows (0 ≤ lo < hi ≤ n); o.Context, when set, is checked before every
+// panel of every product.
+func NewKernelBand(kr *gram.KernelRows, lo, hi int, o gram.GramOptions) (*KernelBand, error) {
+	n := kr.N()
+	if lo < 0 || hi > n || lo >= hi {
+		return nil, fmt.Errorf("eig: NewKernelBand: rows [%d, %d) of %d: %w", lo, hi, n, status.ErrInvalid)
+	}
+	k := newKernelOp(kr, o)
+	k.lo, k.hi, k.rows = lo, hi, min(kernelPanelRows, hi-lo)
+	return &KernelBand{k: *k}, nil
+}
+
+// MulBlock sets dst (n×b) to the band's part of K·x: for every entry
+// K_ij of the band's rows on or right of the diagonal, K_ij·x_j into row i
+// and, right of the diagonal block of its panel, K_ij·x_i into row j; the
+// sum of the bands of a partition of the rows is K·x.
+func (b *KernelBand) MulBlock(dst, x *mat.Dense) error {
+	return b.k.Apply(dst, x)
+}
+
+// Bytes returns the memory the band holds: the kernel rows' data and one
+// panel.
+func (b *KernelBand) Bytes() int64 { return b.k.Bytes() }
 
 // Dim returns n.
 func (k *KernelOp) Dim() int { return k.kr.N() }
@@ -286,8 +323,8 @@ func (k *KernelOp) Apply(dst, x *mat.Dense) error {
 // diagonal) and hands each to update, checking the context before each.
 func (k *KernelOp) panels(update func(i0, i1, j0, j1 int)) error {
 	n := k.Dim()
-	for i0 := 0; i0 < n; i0 += k.rows {
-		i1 := min(i0+k.rows, n)
+	for i0 := k.lo; i0 < k.hi; i0 += k.rows {
+		i1 := min(i0+k.rows, k.hi)
 		for j0 := i0; j0 < n; j0 += k.cols {
 			j1 := min(j0+k.cols, n)
 			if k.ctx != nil && k.ctx.Err() != nil {
@@ -350,7 +387,7 @@ func (k *KernelOp) applyTiles(dst, x *mat.Dense, b int) error {
 	for i := 0; i < n; i++ {
 		copy(xp[i*bp:i*bp+b], xr.Data[i*xr.Stride:i*xr.Stride+b])
 	}
-	acc := make([][]float64, min(par.Workers(0), max(1, n/k.rows)))
+	acc := make([][]float64, min(par.Workers(0), max(1, (k.hi-k.lo)/k.rows)))
 	for w := range acc {
 		acc[w] = make([]float64, k.rows*bp)
 	}

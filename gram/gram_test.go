@@ -657,14 +657,14 @@ func TestPanelSymm(t *testing.T) {
 	want := mat.NewDense(n, bp, nil)
 	want.Mul(a, mat.NewDense(n, bp, x))
 	panel := make([]float64, rows*cols)
-	pass := func(b native.Build, workers int) []float64 {
+	pass := func(b native.Build, workers, step int) []float64 {
 		acc := make([][]float64, workers)
 		for w := range acc {
 			acc[w] = make([]float64, rows*bp)
 		}
 		y := make([]float64, n*bp)
-		for i0 := 0; i0 < n; i0 += rows {
-			i1 := min(i0+rows, n)
+		for i0 := 0; i0 < n; i0 += step {
+			i1 := min(i0+step, n)
 			for j0 := i0; j0 < n; j0 += cols {
 				j1 := min(j0+cols, n)
 				for i := i0; i < i1; i++ {
@@ -684,15 +684,22 @@ func TestPanelSymm(t *testing.T) {
 		}
 		return y
 	}
+	// Row panels of 512 (whole tiles) and of 300 (diagonal panels not
+	// whole tiles, their columns going past them).
 	for _, b := range native.Builds() {
 		for _, workers := range []int{1, 2, 3} {
-			y := pass(b, workers)
+			y, y300 := pass(b, workers, 512), pass(b, workers, 300)
+			for i := 0; i < n; i++ {
+				for c := 0; c < bp; c++ {
+					require.InDelta(t, want.At(i, c), y300[i*bp+c], 1e-11, "%s workers %d rows of 300 (%d,%d)", b.Name(), workers, i, c)
+				}
+			}
 			for i := 0; i < n; i++ {
 				for c := 0; c < bp; c++ {
 					require.InDelta(t, want.At(i, c), y[i*bp+c], 1e-11, "%s workers %d (%d,%d)", b.Name(), workers, i, c)
 				}
 			}
-			require.Equal(t, y, pass(b, workers), "%s workers %d: the same bits", b.Name(), workers)
+			require.Equal(t, y, pass(b, workers, 512), "%s workers %d: the same bits", b.Name(), workers)
 		}
 	}
 }

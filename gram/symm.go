@@ -249,7 +249,9 @@ const panelTile = 256
 // entries and zero on entry, which are then added into y's rows in their
 // order and cleared (the same bits for the same len(acc)). The tile kernel
 // (native.TileRowSymm64, tiles of 256 columns split among the goroutines)
-// runs on the build of package paths.
+// runs on the build of package paths. A diagonal panel whose rows are not
+// whole tiles and whose columns go past them (the last panel of a band of
+// rows) goes as its diagonal block, then the columns right of it.
 func PanelSymm(panel []float64, ld, i0, i1, j0, j1 int, x, y []float64, bp int, acc [][]float64) {
 	PanelSymmOn(paths.Current().Build(), panel, ld, i0, i1, j0, j1, x, y, bp, acc)
 }
@@ -257,6 +259,11 @@ func PanelSymm(panel []float64, ld, i0, i1, j0, j1 int, x, y []float64, bp int, 
 // PanelSymmOn is PanelSymm on the native build b.
 func PanelSymmOn(b native.Build, panel []float64, ld, i0, i1, j0, j1 int, x, y []float64, bp int, acc [][]float64) {
 	const t = panelTile
+	if j0 == i0 && j1 > i1 && (i1-i0)%t != 0 {
+		PanelSymmOn(b, panel, ld, i0, i1, i0, i1, x, y, bp, acc)
+		PanelSymmOn(b, panel[i1-i0:], ld, i0, i1, i1, j1, x, y, bp, acc)
+		return
+	}
 	tiles := (j1 - j0 + t - 1) / t
 	nw := min(len(acc), tiles)
 	var wg sync.WaitGroup
