@@ -418,7 +418,8 @@ var productsFast = eig.FeatureGramFast
 // by mean (nil: not centred) by block Krylov in blocks of productsBlock,
 // Rayleigh–Ritz after every block, started from the top eigenvectors of
 // the same matrix over a sample of the points (runs of 128 spread evenly,
-// productsSample·r points in all; LAPACK); its stopping test is
+// productsSample·r points in all; by topEig: Lanczos where its rule
+// takes it, else LAPACK; docs/measurements.md); its stopping test is
 // ‖F_cᵀF_c·v − θv‖ ≤ max(productsTol·λ₁, 64ε·λ₁) for every pair. An error
 // unless it converged.
 func productsTop(ft *linalg.Dense32, mean []float64, s int) (*linalg.Eigen, Info, error) {
@@ -440,7 +441,7 @@ func productsTop(ft *linalg.Dense32, mean []float64, s int) (*linalg.Eigen, Info
 	if err != nil {
 		return nil, Info{}, err
 	}
-	start, err := linalg.SymEig(c, productsBlock)
+	start, _, err := topEig(c, productsBlock)
 	if err != nil {
 		return nil, Info{}, err
 	}
