@@ -198,8 +198,8 @@ func Available() int64 { return fileBytes("/proc/meminfo", "MemAvailable:") }
 // /proc/meminfo, or the cgroup's memory.max when that is smaller (0 where
 // neither can be read). Unlike Available it does not move with other
 // processes, so a budget derived from it is the same in every run. The
-// files are read at the first call only (every fit plans with it: at
-// n = 150 reading them took about 2 % of a fit).
+// files are read at the first call only: every fit plans with it
+// (docs/measurements.md).
 func Total() int64 { return total() }
 
 var total = sync.OnceValue(readTotal)
