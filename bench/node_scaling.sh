@@ -2,7 +2,8 @@
 # Scaling on one larger shared-memory machine (16 cores in docs/benchmarks.md), in one run of about four
 # minutes: OpenBLAS's core fallback, kdual's thread scaling 1 → 16 (fit, Gram and block pass against
 # NumPy's DGEMM/DGEMV), P concurrent one-thread processes (memory bandwidth by a triad, compute by DGEMM),
-# kdual --mpi at 1 … 16 ranks of one thread (n = 40 000, float32 triangle) and 8 ranks of two threads,
+# kdual --mpi at 1 … 16 ranks of one thread (n = 40 000, float32 triangle) and 8 ranks of two threads, the
+# matrix-free operator at 8 and 16 ranks, the block pass again with OpenBLAS's idle spin at 2^24 cycles,
 # and scikit-learn's KernelPCA beside kdual at n = 20 000. Needs Fashion-MNIST, python3 with NumPy and
 # scikit-learn, mpirun (as root: OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1).
 # Usage: KDUAL=path/to/kdual OUT=dir bench/node_scaling.sh   (the log goes to $OUT/log.txt)
@@ -27,6 +28,8 @@ say "kdual fit n=20000 threads 1 2 4 8 16"
 for t in 1 2 4 8 16; do echo -n "threads $t: " >> $L; $KDUAL $FIT --threads $t 2>>$L | j >> $L; done
 say "threads.py n=10000 (kdual eig gram+block pass vs numpy's own OpenBLAS dgemm/dgemv)"
 timeout 150 python3 bench/peers/threads.py $KDUAL --n 10000 --threads 1,2,4,8,16 --repeat 1 >> $L 2>&1
+say "threads.py n=10000 again with OPENBLAS_THREAD_TIMEOUT=24 (idle OpenBLAS threads spin 2^24 cycles, not 2^28)"
+OPENBLAS_THREAD_TIMEOUT=24 timeout 120 python3 bench/peers/threads.py $KDUAL --n 10000 --threads 1,8,16 --repeat 1 >> $L 2>&1
 say "probes: P concurrent single-thread processes, triad (GB/s) and dgemm 2000 (GFLOP/s)"
 cat > /tmp/probe.py <<'PY'
 import sys, time, numpy as np
@@ -50,6 +53,8 @@ say "MPI n=40000 float32 block, 1 thread per rank, ranks 1 2 4 8 16; then 8x2"
 MF="kpca fit --data fashion --n 40000 --components 20 --kernel gaussian --sigma median --solver block --operator float32 --json - --quiet --mpi"
 mj() { python3 -c 'import json,sys; r=json.load(sys.stdin); r=r.get("info",r); print("kernel %.2f solve %.2f passes %s s/pass %.3f mpi s/pass %s" % (r["kernel_seconds"], r["solve_seconds"], r["passes"], r["solve_seconds"]/r["passes"], [round(v,4) for v in r.get("rank_mpi_seconds_per_pass",[])]))'; }
 for p in 1 2 4 8 16; do echo -n "ranks $p x1: " >> $L; timeout 100 mpirun -np $p -x OPENBLAS_NUM_THREADS=1 $KDUAL $MF --threads 1 2>>$L | mj >> $L; done
+MM="kpca fit --data fashion --n 40000 --components 20 --kernel gaussian --sigma median --solver block --operator matrix-free --tol 1e-6 --json - --quiet --mpi"
+for p in 8 16; do echo -n "matrix-free ranks $p x1: " >> $L; timeout 90 mpirun -np $p -x OPENBLAS_NUM_THREADS=1 $KDUAL $MM --threads 1 2>>$L | mj >> $L; done
 echo -n "ranks 8 x2: " >> $L; timeout 60 mpirun -np 8 --bind-to none -x OPENBLAS_NUM_THREADS=2 $KDUAL $MF --threads 2 2>>$L | mj >> $L
 say "scikit-learn KernelPCA n=20000 (16 threads) vs kdual block"
 timeout 120 python3 bench/peers/kernelpca.py $KDUAL --n 20000 --repeat 1 --solvers block --settle 2 >> $L 2>&1
