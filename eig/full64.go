@@ -8,6 +8,7 @@ import (
 
 	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/internal/scratch"
 )
 
 // Float64Full is a symmetric kernel matrix kept exactly, in float64, in
@@ -40,7 +41,7 @@ func newFloat64Full(src *gram.Source, o gram.GramOptions) (*Float64Full, error) 
 	var data []float64
 	var mem *bigmem.Float64s
 	if int64(n)*int64(n)*8 <= heapFullBytes {
-		data = make([]float64, n*n)
+		data = scratch.Float64s(n * n)
 	} else {
 		m, err := bigmem.NewFloat64s(n * n)
 		if err != nil {
@@ -57,10 +58,9 @@ func newFloat64Full(src *gram.Source, o gram.GramOptions) (*Float64Full, error) 
 	return &Float64Full{mem: mem, d: Dense{a: mat.NewSymDense(n, data)}}, nil
 }
 
-// heapFullBytes is the largest Float64Full kept on the Go heap (n ≤ 362):
-// there a fit of 150 points took 2.51–2.63 ms against 2.60–2.77 ms with
-// the matrix mapped, faulted in and unmapped at every fit (medians of
-// 2000 fits each, interleaved; docs/measurements.md).
+// heapFullBytes is the largest Float64Full kept on the Go heap (n ≤ 362),
+// lent by package scratch: small fits were faster so than with the matrix
+// mapped, faulted in and unmapped at every fit (docs/measurements.md).
 const heapFullBytes = 1 << 20
 
 // populateUpper makes resident the pages of the n×n row-major mem that
@@ -128,10 +128,13 @@ func (f *Float64Full) Apply(dst, x *mat.Dense) error {
 	return err
 }
 
-// SymMatrix returns the matrix as a new n×n SymDense on the Go heap (for
-// the dense solver, which overwrites its input's copy anyway): 8n² more
-// bytes.
+// SymMatrix returns the matrix (Matrixer: read only, and not after Free):
+// its own storage when that is on the Go heap, else a copy on the Go heap
+// (8n² more bytes, so that the mapping's lifetime stays f's).
 func (f *Float64Full) SymMatrix() *mat.SymDense {
+	if f.mem == nil {
+		return f.d.a
+	}
 	n := f.d.Dim()
 	a := mat.NewSymDense(n, nil)
 	a.CopySym(f.d.a)
@@ -139,9 +142,12 @@ func (f *Float64Full) SymMatrix() *mat.SymDense {
 	return a
 }
 
-// Free releases the storage now (unmaps it; storage on the Go heap is left
-// to the collector); f must not be used afterwards.
+// Free releases the storage now (unmaps it; storage on the Go heap goes
+// back to package scratch); f must not be used afterwards.
 func (f *Float64Full) Free() {
+	if f.mem == nil && f.d.a != nil {
+		scratch.Put(f.d.a.RawSymmetric().Data)
+	}
 	f.mem.Free()
 	f.d.a = nil
 }

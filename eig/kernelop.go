@@ -10,6 +10,7 @@ import (
 
 	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/par"
+	"github.com/kdual/kdual/internal/scratch"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/paths"
@@ -29,6 +30,7 @@ type Centered struct {
 	means []float64 // r = A·1/n; nil until known (NewCenteredDeferred)
 	mean  float64   // 1ᵀA1/n²
 	xc    *mat.Dense
+	sym   *mat.SymDense // M·A·M, made by SymMatrix (lent by package scratch)
 }
 
 // NewCentered wraps op; it applies op once to the vector of ones.
@@ -338,9 +340,13 @@ func (k *KernelOp) panels(update func(i0, i1, j0, j1 int)) error {
 }
 
 // SymMatrix returns M·A·M explicitly when the wrapped operator holds a
-// float64 matrix (a new n×n matrix; the wrapped one is not changed), for
-// the dense solver; nil otherwise.
+// float64 matrix, for the dense solver; nil otherwise. It is made at the
+// first call into an n×n buffer of c's own (the wrapped matrix is not
+// changed) and kept until Release gives the buffer back.
 func (c *Centered) SymMatrix() *mat.SymDense {
+	if c.sym != nil {
+		return c.sym
+	}
 	m, ok := c.op.(Matrixer)
 	if !ok {
 		return nil
@@ -353,7 +359,7 @@ func (c *Centered) SymMatrix() *mat.SymDense {
 		return nil
 	}
 	n := a.SymmetricDim()
-	out := mat.NewSymDense(n, nil)
+	out := mat.NewSymDense(n, scratch.Float64s(n*n))
 	out.CopySym(a)
 	raw := out.RawSymmetric()
 	for i := 0; i < n; i++ {
@@ -364,7 +370,16 @@ func (c *Centered) SymMatrix() *mat.SymDense {
 		}
 	}
 	linalg.Symmetrize(out)
+	c.sym = out
 	return out
+}
+
+// free gives SymMatrix's buffer back (Release).
+func (c *Centered) free() {
+	if c.sym != nil {
+		scratch.Put(c.sym.RawSymmetric().Data)
+		c.sym = nil
+	}
 }
 
 // updateVectors is how many n-vectors the native both-sides update holds

@@ -28,7 +28,9 @@ type Operator interface {
 
 // Matrixer is implemented by operators that hold an explicit matrix
 // (float64, or float32 widened exactly); the Dense solver uses it instead
-// of building the matrix through Apply.
+// of building the matrix through Apply. SymMatrix's result may be the
+// operator's own storage: callers read its upper triangle and never write
+// it, and not after the operator is released (Release).
 type Matrixer interface {
 	SymMatrix() *mat.SymDense
 }

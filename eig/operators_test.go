@@ -532,6 +532,46 @@ func TestReleaseKernelOperator(t *testing.T) {
 	Release(Counting{}.Op) // nil and unknown operators are left alone
 }
 
+// The dense solver reads the operator's matrix in place (Matrixer: read
+// only) and never writes it: products with the operator are the same bits
+// before and after a solve, on the float64 full storage and through the
+// centring, whose matrix M·A·M is made once, is the explicit centred
+// matrix, and goes back at Release.
+func TestDenseSolverLeavesTheMatrix(t *testing.T) {
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 3}
+	x := randData(8, 150, 5)
+	b := randData(9, 150, 3)
+	for _, centre := range []bool{false, true} {
+		var values []float64
+		for round := 0; round < 2; round++ { // the second on buffers the first released
+			op, err := NewKernelOperator(x, k, OperatorFloat64, centre, gram.GramOptions{})
+			require.NoError(t, err)
+			before := mat.NewDense(150, 3, nil)
+			require.NoError(t, op.Apply(before, b))
+			res, err := DenseSolver{}.Solve(op, 4)
+			require.NoError(t, err)
+			after := mat.NewDense(150, 3, nil)
+			require.NoError(t, op.Apply(after, b))
+			require.True(t, mat.Equal(before, after), "centre %v: the solve changed the matrix", centre)
+			if c, ok := op.(*Centered); ok {
+				a := c.SymMatrix()
+				require.Same(t, a, c.SymMatrix(), "made once")
+				var want mat.Dense
+				want.Mul(a, b)
+				require.True(t, mat.EqualApprox(&want, after, 1e-12*mat.Norm(after, math.Inf(1))), "M·A·M times b")
+			}
+			Release(op)
+			if c, ok := op.(*Centered); ok {
+				require.Nil(t, c.sym)
+			}
+			if round == 1 {
+				require.Equal(t, values, res.Values, "centre %v: the same operator on reused buffers", centre)
+			}
+			values = res.Values
+		}
+	}
+}
+
 // populateUpper makes resident the pages of the upper triangle only:
 // about half of the n×n storage (a page more per row near the diagonal at
 // most), never the whole.

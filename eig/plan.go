@@ -373,11 +373,14 @@ func NewKernelOperatorFrom(src *gram.Source, kind OperatorKind, center bool, o g
 }
 
 // Release frees the storage of an operator from NewKernelOperator (the
-// float64 full storage, float32 tiles) now rather than when the collector
-// finds it unreachable, so the next large allocation can reuse the
-// memory; op must not be used afterwards. Other operators are left alone.
+// float64 full storage, float32 tiles, a centred matrix made for the
+// dense solver) now rather than when the collector finds it unreachable,
+// so the next allocation can reuse the memory (storage on the Go heap goes
+// back to package scratch); op, and every matrix its SymMatrix returned,
+// must not be used afterwards. Other operators are left alone.
 func Release(op Operator) {
 	if c, ok := op.(*Centered); ok {
+		c.free()
 		op = c.op
 	}
 	if f, ok := op.(interface{ Free() }); ok {

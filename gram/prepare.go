@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/par"
+	"github.com/kdual/kdual/internal/scratch"
 	"github.com/kdual/kdual/native"
 )
 
@@ -131,6 +132,7 @@ func Prepare(x Data, em ElementMap, o GramOptions, keepCopy bool) (*Source, erro
 		} else {
 			s.norms = make([]float64, n)
 			s.x = shiftedCopy(n, d, rows, shift, s.norms, o.Workers)
+			s.lent = s.x.Data
 		}
 		s.shiftBy = shift
 	} else {
@@ -140,6 +142,21 @@ func Prepare(x Data, em ElementMap, o GramOptions, keepCopy bool) (*Source, erro
 		s.narrow32(o.Workers)
 	}
 	return src, nil
+}
+
+// Release gives the source's shifted rows (a distance map's, see Prepare)
+// back to package scratch for a later Prepare. s must not be used
+// afterwards, by its caller or by an operator built from it, and no
+// matrix or row it produced may depend on its rows any more; Copy's
+// matrix stays valid. A nil s is a no-op.
+func (s *Source) Release() {
+	if s == nil || s.s == nil {
+		return
+	}
+	if s.s.lent != nil {
+		scratch.Put(s.s.lent)
+	}
+	s.s = nil
 }
 
 // Copy returns the exact copy of the data that Prepare made (keepCopy, or
@@ -295,7 +312,7 @@ func sqNorm(row []float64) float64 {
 // shiftedCopy returns the rows minus shift in a new n×d array, setting
 // norms to their squared norms, in parallel.
 func shiftedCopy(n, d int, rows func(i int) []float64, shift, norms []float64, workers int) blas64.General {
-	data := make([]float64, n*d)
+	data := scratch.Float64s(n * d)
 	par.For(workers, n, nil, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			dst := data[i*d : (i+1)*d]

@@ -23,6 +23,7 @@ type gramSource struct {
 	scratch []float32 // sgemm output, reused (products is not concurrent)
 	norms   []float64
 	shiftBy []float64 // the vector subtracted from the rows (distance maps)
+	lent    []float64 // x.Data when Prepare's shifted copy (Source.Release gives it back)
 	// grid, when not nil, is the integer grid the rows lie on (grid.go):
 	// x32 holds the shifted integers, norms their exact squared norms,
 	// x.Data is nil and em.C is scaled by the grid step (squared for the

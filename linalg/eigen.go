@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/internal/scratch"
 	"github.com/kdual/kdual/lapack"
 	"github.com/kdual/kdual/native"
 )
@@ -64,7 +65,8 @@ func symEig(a *mat.SymDense, k int, vectors bool) (*Eigen, error) {
 	raw := a.RawSymmetric()
 	// Row-major upper storage is column-major lower storage of the same
 	// symmetric matrix: LAPACK reads it with uplo = 'L' and no transpose.
-	work := make([]float64, n*n)
+	work := scratch.Float64s(n * n)
+	defer scratch.Put(work) // nothing returned aliases it
 	for i := 0; i < n; i++ {
 		copy(work[i*n+i:i*n+n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
 	}

@@ -223,6 +223,7 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 	xcopy := src.Copy()
 	op, err := eig.NewKernelOperatorFrom(src, plan.Operator, !k.NoCenter, o)
 	if err != nil {
+		src.Release()
 		k.info.Solver = k.solverOf().Name()
 		if st, ok := status.StatusOf(err); ok {
 			k.info.Status = st
@@ -235,6 +236,7 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 	auto, why, startSeconds, err := k.warmStart(ctx, plan, xcopy)
 	if err != nil {
 		eig.Release(op)
+		src.Release()
 		k.info.Solver = k.solverOf().Name()
 		if st, ok := status.StatusOf(err); ok {
 			k.info.Status = st
@@ -244,7 +246,10 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 	fitErr := k.fitOperator(ctx, op, auto)
 	k.info.Start, k.info.StartSeconds = why, startSeconds
 	k.info.SolveSeconds += startSeconds
-	eig.Release(op) // the model keeps nothing of it
+	// The model keeps nothing of the operator or of the prepared rows
+	// (k.x is the copy): their buffers go back for the next fit.
+	eig.Release(op)
+	src.Release()
 	if k == nil || !k.fitted {
 		return fitErr
 	}

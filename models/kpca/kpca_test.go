@@ -830,3 +830,50 @@ func TestDCAStopIsRelative(t *testing.T) {
 		require.Greater(t, iters(scale, 1e-12), 2, "scale %g", scale)
 	}
 }
+
+// A fit's temporaries (the shifted rows, the kernel matrix, its centred
+// copy, LAPACK's work copy) are reused by later fits: a fit repeated after
+// fits of other data, of other sizes and kernels gives the same bits, and
+// an earlier model is untouched by the fits after it (its Transform of its
+// own data gives the same bits before and after them).
+func TestRepeatedFitsShareNoState(t *testing.T) {
+	shifted := func(n, d int, seed uint64, by float64) *mat.Dense {
+		x := gaussData(t, n, d, seed)
+		r := x.RawMatrix()
+		for i := range r.Data {
+			r.Data[i] += by
+		}
+		return x
+	}
+	type fitted struct {
+		m *KPCA
+		x *mat.Dense
+		z *mat.Dense // Transform(x) right after the fit
+	}
+	fit := func(x *mat.Dense, k kernel.Kernel) fitted {
+		m := &KPCA{Components: 5, Kernel: k}
+		require.NoError(t, m.Fit(x))
+		z, err := m.Transform(x)
+		require.NoError(t, err)
+		return fitted{m, x, z}
+	}
+	a := shifted(150, 40, 31, 3)
+	all := []fitted{
+		fit(a, rbf),
+		fit(shifted(150, 40, 32, -7), rbf),
+		fit(shifted(120, 40, 33, 1), kernel.Kernel{Kind: kernel.Laplace, Sigma: 5}),
+		fit(shifted(200, 30, 34, 0.5), rbf),
+	}
+	again := fit(a, rbf)
+	v0, _ := all[0].m.Eigenvalues()
+	v1, _ := again.m.Eigenvalues()
+	require.Equal(t, v0, v1)
+	s0, _ := all[0].m.Scores()
+	s1, _ := again.m.Scores()
+	require.True(t, mat.Equal(s0, s1), "scores of the repeated fit differ")
+	for i, f := range all {
+		z, err := f.m.Transform(f.x)
+		require.NoError(t, err)
+		require.True(t, mat.Equal(z, f.z), "model %d's Transform changed after later fits", i)
+	}
+}

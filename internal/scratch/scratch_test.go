@@ -1,0 +1,74 @@
+package scratch
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Every lent buffer has the asked length and is zeroed, also when a buffer
+// given back dirty is lent again; pooled lengths get their size class's
+// capacity, others exactly their length.
+func TestLentBuffersAreZeroed(t *testing.T) {
+	for _, n := range []int{1, MinLen - 1, MinLen, MinLen + 1, 5000, 1 << 15, 117600, MaxLen - 1, MaxLen, MaxLen + 1} {
+		for round := 0; round < 3; round++ {
+			b := Float64s(n)
+			require.Len(t, b, n)
+			require.Equal(t, -1, firstNonZero(b), "n = %d, round %d", n, round)
+			if n >= MinLen && n <= MaxLen {
+				c := cap(b)
+				require.Equal(t, 0, c&(c-1), "capacity %d of n = %d is a power of two", c, n)
+				require.True(t, c >= n && c < 2*n, "capacity %d for n = %d", c, n)
+			} else {
+				require.Equal(t, n, cap(b))
+			}
+			for i := range b {
+				b[i] = float64(i) + 0.5
+			}
+			Put(b)
+		}
+	}
+}
+
+// A buffer given back serves a shorter request of its class zeroed in
+// full, not only in the part the last holder used.
+func TestReuseAcrossLengths(t *testing.T) {
+	b := Float64s(1 << 14)
+	for i := range b {
+		b[i] = 1
+	}
+	Put(b)
+	for _, n := range []int{(1 << 13) + 1, 1 << 14, 12000} {
+		c := Float64s(n)
+		require.Equal(t, -1, firstNonZero(c), "n = %d", n)
+		for i := range c {
+			c[i] = -1
+		}
+		Put(c)
+	}
+}
+
+// Slices whose capacity is not a size class, and nil, are dropped without
+// harm; the class of a length is the smallest power of two that holds it.
+func TestPutForeignAndClasses(t *testing.T) {
+	Put(nil)
+	Put(make([]float64, 5000))
+	Put(make([]float64, 10, 1<<21))
+	require.Equal(t, 0, class(MinLen))
+	require.Equal(t, 1, class(MinLen+1))
+	require.Equal(t, maxShift-minShift, class(MaxLen))
+	for n := MinLen; n <= MaxLen; n = n*3/2 + 1 {
+		c := 1 << (class(n) + minShift)
+		require.True(t, c >= n && c/2 < n, "n = %d: class size %d", n, c)
+	}
+}
+
+// firstNonZero returns the index of b's first non-zero entry, or -1.
+func firstNonZero(b []float64) int {
+	for i, v := range b {
+		if v != 0 {
+			return i
+		}
+	}
+	return -1
+}
