@@ -162,7 +162,10 @@ func OuterT32(ft *Dense32, mean []float64) (*mat.SymDense, error) {
 		return nil, invalidf("OuterT32: %d means for %d rows", len(mean), k)
 	}
 	p := min(outerPanel, n)
-	buf := make([]float32, k*p)
+	var buf []float32 // the centred block (not needed without centring)
+	if mean != nil {
+		buf = make([]float32, k*p)
+	}
 	acc := make([]float32, k*k)
 	out := mat.NewSymDense(k, nil)
 	raw := out.RawSymmetric()
