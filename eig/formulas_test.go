@@ -151,38 +151,55 @@ func TestPlanSizesAndDefaultTol(t *testing.T) {
 	require.InDelta(t, Float32Unit*math.Sqrt(60000), p.StorageBound, 1e-18)
 }
 
-// The pre-faulting of the float64 layout: the two halves split the upper
-// triangle's entries evenly (within one row), and their ranges cover every
+// The pre-faulting of the float64 layout: the w parts split the upper
+// triangle's entries evenly (each within one row of total/w, the first p
+// parts holding at least p/w of them), and their ranges cover every
 // upper-triangle entry exactly once, in order, starting on the diagonal,
 // with gaps between ranges of at least 512 entries.
 func TestUpperRanges(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 10, 100, 513, 700, 2000} {
-		h := upperHalf(n)
-		first := 0
-		for i := 0; i < h; i++ {
-			first += n - i
-		}
 		total := n * (n + 1) / 2
-		require.GreaterOrEqual(t, 2*first, total, "n = %d", n)
-		require.Less(t, 2*(first-(n-h+1)), total, "n = %d: the half is the first row past half", n)
-		covered := make([]int, n*n)
-		prevHi := -1
-		for _, part := range [][2]int{{0, h}, {h, n}} {
-			for k, r := range upperRanges(part[0], part[1], n) {
-				require.Less(t, r[0], r[1])
-				require.Equal(t, 0, r[0]/n*n+r[0]/n-r[0], "n = %d: range %d starts on the diagonal", n, k)
-				if prevHi >= 0 && k > 0 {
-					require.GreaterOrEqual(t, r[0]-prevHi, 512, "n = %d: ranges closer than a page were not joined", n)
+		for _, w := range []int{1, 2, 3, 4, 16} {
+			b := upperParts(n, w)
+			require.Equal(t, 0, b[0])
+			require.Equal(t, n, b[len(b)-1])
+			require.LessOrEqual(t, len(b), w+1)
+			if 2*w <= n+1 { // a part's share (total/w ≥ n entries) exceeds any row's
+				require.Equal(t, w, len(b)-1, "n = %d, w = %d: parts %v", n, w, b)
+			}
+			entries := func(i0, i1 int) int { // upper entries of rows [i0, i1)
+				e := 0
+				for i := i0; i < i1; i++ {
+					e += n - i
 				}
-				prevHi = r[1]
-				for e := r[0]; e < r[1]; e++ {
-					covered[e]++
+				return e
+			}
+			for p := 1; p < len(b); p++ {
+				require.Less(t, b[p-1], b[p], "n = %d, w = %d: parts %v", n, w, b)
+				if len(b)-1 == w {
+					require.GreaterOrEqual(t, w*entries(0, b[p]), p*total, "n = %d, w = %d: part %d", n, w, p)
+					require.LessOrEqual(t, entries(b[p-1], b[p]), total/w+n, "n = %d, w = %d: part %d", n, w, p)
 				}
 			}
-		}
-		for i := 0; i < n; i++ {
-			for j := i; j < n; j++ {
-				require.Equal(t, 1, covered[i*n+j], "n = %d: entry (%d, %d)", n, i, j)
+			covered := make([]int, n*n)
+			prevHi := -1
+			for p := 0; p+1 < len(b); p++ {
+				for k, r := range upperRanges(b[p], b[p+1], n) {
+					require.Less(t, r[0], r[1])
+					require.Equal(t, 0, r[0]/n*n+r[0]/n-r[0], "n = %d: range %d starts on the diagonal", n, k)
+					if prevHi >= 0 && k > 0 {
+						require.GreaterOrEqual(t, r[0]-prevHi, 512, "n = %d: ranges closer than a page were not joined", n)
+					}
+					prevHi = r[1]
+					for e := r[0]; e < r[1]; e++ {
+						covered[e]++
+					}
+				}
+			}
+			for i := 0; i < n; i++ {
+				for j := i; j < n; j++ {
+					require.Equal(t, 1, covered[i*n+j], "n = %d, w = %d: entry (%d, %d)", n, w, i, j)
+				}
 			}
 		}
 	}

@@ -3,11 +3,13 @@ package eig
 import (
 	"fmt"
 	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/internal/scratch"
 )
 
@@ -64,32 +66,48 @@ func newFloat64Full(src *gram.Source, o gram.GramOptions) (*Float64Full, error) 
 const heapFullBytes = 1 << 20
 
 // populateUpper makes resident the pages of the n×n row-major mem that
-// hold its upper triangle, in two halves of equal size in parallel.
+// hold its upper triangle, in par.Workers(0) parts of equal size
+// (upperParts) in parallel: one part, on the calling goroutine, with one
+// worker, so that a run limited to one thread faults its pages on one.
 func populateUpper(mem *bigmem.Float64s, n int) {
-	half := upperHalf(n)
-	done := make(chan struct{})
-	go func() {
-		for _, r := range upperRanges(half, n, n) {
-			mem.PopulateRange(r[0], r[1])
+	b := upperParts(n, par.Workers(0))
+	var wg sync.WaitGroup
+	for p := len(b) - 2; p >= 0; p-- {
+		run := func() {
+			for _, r := range upperRanges(b[p], b[p+1], n) {
+				mem.PopulateRange(r[0], r[1])
+			}
 		}
-		close(done)
-	}()
-	for _, r := range upperRanges(0, half, n) {
-		mem.PopulateRange(r[0], r[1])
+		if p == 0 {
+			run()
+			break
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); run() }()
 	}
-	<-done
+	wg.Wait()
 }
 
-// upperHalf is the first row h with rows [0, h) holding at least half of
-// the upper triangle's n(n+1)/2 entries (n for n < 1).
-func upperHalf(n int) int {
-	acc := 0
-	for i := 0; i < n; i++ {
-		if acc += n - i; 2*acc >= n*(n+1)/2 {
-			return i + 1
+// upperParts splits the rows of an n×n upper triangle into at most w ≥ 1
+// parts [b[p], b[p+1]) of about equal entries: b[p] for 0 < p < w is the
+// first row h with rows [0, h) holding at least p/w of the n(n+1)/2
+// entries; empty parts are left out (b is strictly increasing, b[0] = 0,
+// and its last entry is n).
+func upperParts(n, w int) []int {
+	w = max(1, w)
+	total := n * (n + 1) / 2
+	b := []int{0}
+	acc, p := 0, 1
+	for i := 0; i < n && p < w; i++ {
+		acc += n - i
+		for p < w && w*acc >= p*total {
+			if i+1 > b[len(b)-1] && i+1 < n {
+				b = append(b, i+1)
+			}
+			p++
 		}
 	}
-	return n
+	return append(b, n)
 }
 
 // upperRanges returns the element ranges [lo, hi) of the n×n row-major
