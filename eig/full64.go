@@ -18,7 +18,8 @@ import (
 // and read: off the Go heap (internal/bigmem), so in 4 KB pages the
 // strict lower triangle is never touched and costs no memory (about 4n²
 // bytes resident, as the tiles of Float64Tiles; 8n² of address space);
-// matrices of at most heapFullBytes (1 MiB) on the Go heap.
+// matrices of at most heapFullBytes (1 MiB) on the Go heap, lent by
+// package scratch and given back by Free.
 // Apply is Dense's: OpenBLAS dsymv for one vector, the calibrated block
 // product otherwise. Built by gram.GramMapInto in place, with no copy.
 // Not safe for concurrent use.

@@ -1,10 +1,9 @@
 // Package scratch lends the float64 buffers of a small fit's temporaries
 // (the shifted data, the kernel matrix, its centred copy, LAPACK's work
 // copy) so that a program fitting many small problems reuses their memory
-// instead of handing it to the garbage collector at every fit: a fit of
-// 150 points allocates about four times its own data otherwise, and the
-// collector runs, and returns pages to the system that the next fit
-// touches again, nearly once a fit (docs/measurements.md).
+// instead of handing it to the garbage collector at every fit, which would
+// then run, and return to the system pages that the next fit touches
+// again, about once a fit (docs/measurements.md).
 //
 // Float64s(n) lends a zeroed slice of length n; Put(b) gives it back once
 // its holder, and everything that read it, is done with it. Buffers are
