@@ -19,6 +19,9 @@ void dstevr_(const char* jobz, const char* range, const int* n, double* d, doubl
 	int* m, double* w, double* z, const int* ldz, int* isuppz, double* work,
 	const int* lwork, int* iwork, const int* liwork, int* info, size_t, size_t);
 void dsterf_(const int* n, double* d, double* e, int* info);
+void dstebz_(const char* range, const char* order, const int* n, const double* vl, const double* vu,
+	const int* il, const int* iu, const double* abstol, const double* d, const double* e, int* m,
+	int* nsplit, double* w, int* iblock, int* isplit, double* work, int* iwork, int* info, size_t, size_t);
 void dstein_(const int* n, const double* d, const double* e, const int* m, const double* w,
 	const int* iblock, const int* isplit, double* z, const int* ldz, double* work, int* iwork,
 	int* ifail, int* info);

@@ -731,4 +731,41 @@ func TestDsterfDsteinSecondDifference(t *testing.T) {
 	z = make([]float64, n*3)
 	require.NoError(t, Dstein(n, d, es, 3, w, []int32{1, 2, 2}, isplit, z, n))
 	check(d, es, w, z)
+	// Dstebz: the top three of the whole matrix (one block) by bisection are
+	// the closed forms, ascending, d and e untouched; on the split matrix
+	// the top three come grouped by block (order 'B') with the blocks and
+	// split points Dstein takes, and its vectors for them pass the same
+	// checks; all values ('A') are Dsterf's.
+	bw, bb, bs := make([]float64, n), make([]int32, n), make([]int32, n)
+	d0, e0 := append([]float64(nil), d...), append([]float64(nil), e...)
+	m, ns, err := Dstebz('I', 'E', n, 0, 0, n-2, n, 0, d, e, bw, bb, bs)
+	require.NoError(t, err)
+	require.Equal(t, 3, m)
+	require.Equal(t, 1, ns)
+	require.Equal(t, d0, d)
+	require.Equal(t, e0, e)
+	for c := 0; c < 3; c++ {
+		j := n - 2 + c
+		require.InDelta(t, 2-2*math.Cos(float64(j)*math.Pi/float64(n+1)), bw[c], 1e-13, "value %d", j)
+	}
+	m, ns, err = Dstebz('I', 'B', n, 0, 0, n-2, n, 0, d, es, bw, bb, bs)
+	require.NoError(t, err)
+	require.Equal(t, 3, m)
+	require.Equal(t, 2, ns)
+	require.Equal(t, []int32{10, int32(n)}, bs[:2])
+	require.Equal(t, []int32{1, 2, 2}, bb[:3])
+	require.InDelta(t, v1[9], bw[0], 1e-13)
+	require.InDelta(t, v2[18], bw[1], 1e-13)
+	require.InDelta(t, v2[19], bw[2], 1e-13)
+	z = make([]float64, n*3)
+	require.NoError(t, Dstein(n, d, es, 3, bw[:3], bb[:3], bs, z, n))
+	check(d, es, bw[:3], z)
+	m, _, err = Dstebz('A', 'E', n, 0, 0, 0, 0, 0, d, e, bw, bb, bs)
+	require.NoError(t, err)
+	require.Equal(t, n, m)
+	for j := 1; j <= n; j++ {
+		require.InDelta(t, vals[j-1], bw[j-1], 1e-13)
+	}
+	require.Panics(t, func() { _, _, _ = Dstebz('I', 'E', n, 0, 0, 0, 2, 0, d, e, bw, bb, bs) }, "il < 1")
+	require.Panics(t, func() { _, _, _ = Dstebz('X', 'E', n, 0, 0, 1, 2, 0, d, e, bw, bb, bs) }, "range")
 }

@@ -227,6 +227,47 @@ func Dsterf(n int, d, e []float64) error {
 	return checkInfo(r, int(info), ErrNotConverged, notConverged("off-diagonal entries did not converge to zero"))
 }
 
+// Dstebz computes by bisection the eigenvalues of the n×n symmetric
+// tridiagonal matrix (d, e) selected by rng: 'A' all, 'V' those in
+// (vl, vu], 'I' the il-th through iu-th smallest (1 ≤ il ≤ iu ≤ n), each to
+// within abstol (≤ 0: about ulp·‖T‖). order 'E' returns them ascending
+// over the whole matrix, 'B' grouped by the blocks the matrix splits into
+// (ascending within each). w (length ≥ n) gets the m values, iblock
+// (length ≥ n) the 1-based block of each, isplit (length ≥ n) the last
+// 1-based row of each of the nsplit blocks — the form Dstein takes. d
+// and e are not modified. Values that bisection could not pin down (or,
+// for 'I', fewer or more than asked because of ties) wrap
+// ErrNotConverged.
+func Dstebz(rng, order byte, n int, vl, vu float64, il, iu int, abstol float64, d, e, w []float64, iblock, isplit []int32) (m, nsplit int, err error) {
+	const r = "dstebz"
+	checkJob(r, rng, "AVI")
+	checkJob(r, order, "EB")
+	checkDim(r, "n", n)
+	checkLen(r, "d", len(d), n)
+	checkLen(r, "e", len(e), max(n-1, 0))
+	checkLen(r, "w", len(w), n)
+	checkLen(r, "iblock", len(iblock), n)
+	checkLen(r, "isplit", len(isplit), n)
+	if rng == 'I' && n > 0 && (il < 1 || il > iu || iu > n) {
+		panicf("%s: il = %d, iu = %d outside 1 ≤ il ≤ iu ≤ n = %d", r, il, iu, n)
+	}
+	if n == 0 {
+		return 0, 0, nil
+	}
+	work, iwork := make([]float64, 4*n), make([]int32, 3*n)
+	cr, co := C.char(rng), C.char(order)
+	cn, cil, ciu := cint(n), cint(il), cint(iu)
+	cvl, cvu, cabs := C.double(vl), C.double(vu), C.double(abstol)
+	var cm, cns, info C.int
+	ee := e
+	if n == 1 {
+		ee = []float64{0}
+	}
+	C.dstebz_(&cr, &co, &cn, &cvl, &cvu, &cil, &ciu, &cabs, dptr(d), dptr(ee), &cm, &cns, dptr(w),
+		iptr(iblock), iptr(isplit), dptr(work), iptr(iwork), &info, one, one)
+	return int(cm), int(cns), checkInfo(r, int(info), ErrNotConverged, notConverged("eigenvalues that bisection did not pin down"))
+}
+
 // Dstein computes by inverse iteration the eigenvectors of the n×n
 // symmetric tridiagonal matrix (d, e) for its m eigenvalues w, given as
 // Dstebz gives them: iblock[j] (1-based) is the block of w[j] and isplit

@@ -128,6 +128,17 @@ const SmallSym = 200
 // tridiagMax is SmallSym, a variable for tests that compare the paths.
 var tridiagMax = SmallSym
 
+// bisectTop reports whether the top k of n tridiagonal eigenvalues come
+// from bisection rather than from all n values by dsterf: when 40·k ≤ n.
+// Bisection costs about k·n Sturm steps for each of its ~50 halvings,
+// dsterf about n² QR steps with a smaller constant; the rule keeps
+// bisection where it measured well ahead (docs/measurements.md).
+func bisectTop(n, k int) bool { return bisectRatio*k <= n }
+
+// bisectRatio is bisectTop's 40, a variable for tests that compare the
+// paths.
+var bisectRatio = 40
+
 // symEigTridiag is SymEig's small path: work (n×n, column-major lower) is
 // reduced in place, w gets the eigenvalues in ascending order (the top k
 // in w[:k]), and the vectors (jobz = 'V') come back column-major n×k.
@@ -166,14 +177,13 @@ func symEigTridiag(jobz byte, n, k int, work, w []float64) ([]float64, error) {
 
 // topTridiag returns the top k < n eigenpairs of the tridiagonal (d, e)
 // as dstevr's range 'I' would — w[:k] ascending, the vectors (jobz 'V')
-// column-major n×k — but with every eigenvalue from LAPACK's dsterf
-// (O(n²)) and the k vectors by inverse iteration (dstein), where dstevr
-// finds each value by bisection (dstebz: n steps for each of its ~50
-// halvings, about half of a 150×150 fit's time for 20 pairs;
-// docs/measurements.md). The matrix is split as dstebz splits it
-// (e_j² ≤ |d_j·d_{j+1}|·ulp² + safmin), each block's values found apart. ok
-// is false when dsterf or dstein did not converge (the caller then takes
-// dstevr). d and e are not modified.
+// column-major n×k — with the k vectors by inverse iteration (dstein) and
+// the values by LAPACK's dsterf (every eigenvalue, O(n²)), or by bisection
+// (dstebz, O(k·n) with a larger constant) for the top k alone where
+// bisectTop says it is the cheaper. The matrix is split as dstebz splits
+// it (e_j² ≤ |d_j·d_{j+1}|·ulp² + safmin), each block's values found
+// apart. ok is false when dsterf, dstebz or dstein did not converge (the
+// caller then takes dstevr). d and e are not modified.
 func topTridiag(jobz byte, n, k int, d, e, w []float64) (z []float64, ok bool) {
 	const ulp, safmin = 0x1p-52, 0x1p-1022
 	type pair struct {
@@ -182,27 +192,40 @@ func topTridiag(jobz byte, n, k int, d, e, w []float64) (z []float64, ok bool) {
 	}
 	all := make([]pair, 0, n)
 	var isplit []int32
-	dd, ee := make([]float64, n), make([]float64, n)
-	copy(dd, d)
-	copy(ee, e[:n-1])
-	b0 := 0
-	for j := 0; j < n; j++ {
-		if j < n-1 && !(math.Abs(d[j]*d[j+1])*ulp*ulp+safmin > e[j]*e[j]) {
-			continue
-		}
-		// Block [b0, j].
-		if err := lapack.Dsterf(j-b0+1, dd[b0:j+1], ee[b0:max(j, b0)]); err != nil {
+	if bisectTop(n, k) {
+		// The top k alone by bisection, ascending, with their blocks.
+		bw, bb, bs := make([]float64, n), make([]int32, n), make([]int32, n)
+		m, _, err := lapack.Dstebz('I', 'E', n, 0, 0, n-k+1, n, 0, d, e[:n-1], bw, bb, bs)
+		if err != nil || m != k {
 			return nil, false
 		}
-		isplit = append(isplit, int32(j+1))
-		for _, v := range dd[b0 : j+1] {
-			all = append(all, pair{v, int32(len(isplit))})
+		for i := 0; i < k; i++ {
+			all = append(all, pair{bw[i], bb[i]})
 		}
-		b0 = j + 1
+		isplit = bs
+	} else {
+		dd, ee := make([]float64, n), make([]float64, n)
+		copy(dd, d)
+		copy(ee, e[:n-1])
+		b0 := 0
+		for j := 0; j < n; j++ {
+			if j < n-1 && !(math.Abs(d[j]*d[j+1])*ulp*ulp+safmin > e[j]*e[j]) {
+				continue
+			}
+			// Block [b0, j].
+			if err := lapack.Dsterf(j-b0+1, dd[b0:j+1], ee[b0:max(j, b0)]); err != nil {
+				return nil, false
+			}
+			isplit = append(isplit, int32(j+1))
+			for _, v := range dd[b0 : j+1] {
+				all = append(all, pair{v, int32(len(isplit))})
+			}
+			b0 = j + 1
+		}
 	}
 	// The top k values, then in dstein's order: by block, ascending within.
 	slices.SortStableFunc(all, func(a, b pair) int { return cmp.Compare(a.v, b.v) })
-	top := all[n-k:]
+	top := all[len(all)-k:]
 	for i, p := range top {
 		w[i] = p.v
 	}

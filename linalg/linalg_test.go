@@ -83,25 +83,28 @@ func harmonicSpectrum(n int) []float64 {
 
 // Both of SymEig's paths — the package's own tridiagonal reduction up to
 // SmallSym, LAPACK's dsyevr and dsyevd above it (forced here by
-// tridiagMax = 0) — on every known spectrum.
+// tridiagMax = 0) — on every known spectrum; the reduction's top values by
+// dsterf and by bisection (forced by bisectRatio) alike.
 func TestSymEigKnownSpectra(t *testing.T) {
-	defer func(m int) { tridiagMax = m }(tridiagMax)
+	defer func(m, r int) { tridiagMax, bisectRatio = m, r }(tridiagMax, bisectRatio)
 	for _, path := range []struct {
-		name string
-		max  int
-	}{{"native reduction", SmallSym}, {"lapack", 0}} {
-		tridiagMax = path.max
+		name     string
+		max, bis int
+	}{{"native reduction", SmallSym, 40}, {"native reduction, bisection", SmallSym, 1},
+		{"native reduction, dsterf", SmallSym, 1 << 30}, {"lapack", 0, 40}} {
+		tridiagMax, bisectRatio = path.max, path.bis
 		testSymEigKnownSpectra(t, path.name)
 	}
 }
 
 // Matrices whose tridiagonal form splits (a diagonal matrix: every
 // off-diagonal entry zero; two decoupled blocks with known spectra), on
-// both paths, for top-k subsets that take values from several blocks and
+// both paths (the reduction's values by dsterf and by bisection), for
+// top-k subsets that take values from several blocks and
 // cut through a repeated value: the values, orthonormal vectors and
 // residuals as for any other matrix.
 func TestSymEigSplitTridiagonal(t *testing.T) {
-	defer func(m int) { tridiagMax = m }(tridiagMax)
+	defer func(m, r int) { tridiagMax, bisectRatio = m, r }(tridiagMax, bisectRatio)
 	diag := mat.NewSymDense(7, nil)
 	for i, v := range []float64{5, 1, 3, -2, 3, 2, 0.5} {
 		diag.SetSym(i, i, v)
@@ -115,8 +118,9 @@ func TestSymEigSplitTridiagonal(t *testing.T) {
 			}
 		}
 	}
-	for _, max := range []int{SmallSym, 0} {
-		tridiagMax = max
+	for _, path := range [][2]int{{SmallSym, 1 << 30}, {SmallSym, 1}, {0, 40}} {
+		max := path[0]
+		tridiagMax, bisectRatio = max, path[1]
 		for name, c := range map[string]struct {
 			a    *mat.SymDense
 			want []float64
