@@ -210,7 +210,7 @@ bench-mpi: build peer-deps
 # Thread scaling 1 → 2: the Gram build and a block pass against OpenBLAS's
 # own DGEMM and DGEMV on the same data and kernels (bench/peers/threads.py).
 bench-threads: build peer-deps
-	$(PYTHON) bench/peers/threads.py $(BIN) --n 7000 --threads 1,2 --repeat 5
+	$(PYTHON) bench/peers/threads.py $(BIN) --n 7000 --threads 1,2 --repeat 9
 
 # All sizes: the n = 60 000 Fashion-MNIST row of the paper's protocol, the
 # operator chosen by the planner (float32 half storage here, about 8 GB).
