@@ -72,3 +72,50 @@ func firstNonZero(b []float64) int {
 	}
 	return -1
 }
+
+// A pooled length is served from a buffer given back (the pool keeps it
+// between a Put and the next Float64s on the same goroutine, barring a
+// collection: at least once in ten tries), from the smallest and the
+// largest pooled length alike; a length just outside the pooled range
+// always gets a buffer of exactly its length.
+func TestPooledLengthsAreReused(t *testing.T) {
+	for _, n := range []int{MinLen, MinLen + 1, 3 * MinLen, MaxLen} {
+		reused := false
+		for try := 0; try < 10 && !reused; try++ {
+			b := Float64s(n)
+			Put(b)
+			c := Float64s(n)
+			reused = &b[0] == &c[0]
+			Put(c)
+		}
+		require.True(t, reused, "n = %d was never served from a buffer given back", n)
+	}
+	for _, n := range []int{MinLen - 1, MaxLen + 1} {
+		b := Float64s(n)
+		Put(b)
+		require.Equal(t, n, cap(Float64s(n)), "n = %d is not pooled", n)
+	}
+}
+
+// Slices given back that were not lent — capacities that are no size
+// class, or classes' lengths below their capacity — never make a later
+// Float64s return less capacity than it was asked for.
+func TestForeignSlicesNeverShortchange(t *testing.T) {
+	for _, c := range []int{MinLen + 1, 5000, 3 * MinLen, 100000, MaxLen - 1} {
+		Put(make([]float64, c))
+		Put(make([]float64, 1, c))
+	}
+	for round := 0; round < 3; round++ {
+		for n := MinLen; n <= MaxLen; n *= 2 {
+			for _, m := range []int{n, n - 1} {
+				if m < MinLen {
+					continue
+				}
+				b := Float64s(m)
+				require.Len(t, b, m)
+				require.GreaterOrEqual(t, cap(b), m)
+				Put(b)
+			}
+		}
+	}
+}
