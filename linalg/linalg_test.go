@@ -598,3 +598,71 @@ func TestTriInverse(t *testing.T) {
 		}
 	}
 }
+
+// topTridiag itself, by dsterf and by bisection (bisectRatio forced), on
+// the second-difference matrix tridiag(−1, 2, −1) (eigenvalues 2 −
+// 2cos(jπ/(n+1))) whole and split in two after row 17: it succeeds (no
+// fallback to dstevr) and returns the top k values ascending, with vectors
+// whose residuals ‖Tv − λv‖ are at rounding level; d and e are unchanged.
+func TestTopTridiagBothForms(t *testing.T) {
+	defer func(r int) { bisectRatio = r }(bisectRatio)
+	const n = 40
+	d, e := make([]float64, n), make([]float64, n)
+	for i := range d {
+		d[i] = 2
+		e[i] = -1
+	}
+	want := func(m, j int) float64 { return 2 - 2*math.Cos(float64(j)*math.Pi/float64(m+1)) }
+	split := append([]float64(nil), e...)
+	split[16] = 0 // blocks of 17 and 23 rows
+	splitValues := []float64{}
+	for j := 1; j <= 17; j++ {
+		splitValues = append(splitValues, want(17, j))
+	}
+	for j := 1; j <= 23; j++ {
+		splitValues = append(splitValues, want(23, j))
+	}
+	sort.Float64s(splitValues)
+	for _, ratio := range []int{1, 1 << 30} {
+		bisectRatio = ratio
+		for _, c := range []struct {
+			name string
+			e    []float64
+			all  []float64 // every eigenvalue, ascending
+		}{{"whole", e, nil}, {"split", split, splitValues}} {
+			all := c.all
+			if all == nil {
+				for j := 1; j <= n; j++ {
+					all = append(all, want(n, j))
+				}
+			}
+			for _, k := range []int{1, 3, 7} {
+				d0, e0 := append([]float64(nil), d...), append([]float64(nil), c.e...)
+				w := make([]float64, n)
+				z, ok := topTridiag('V', n, k, d, c.e, w)
+				require.True(t, ok, "%s ratio %d k %d: fell back", c.name, ratio, k)
+				require.Equal(t, d0, d)
+				require.Equal(t, e0, c.e)
+				for i := 0; i < k; i++ {
+					lambda := all[n-k+i]
+					require.InDelta(t, lambda, w[i], 1e-13, "%s ratio %d k %d value %d", c.name, ratio, k, i)
+					v := z[i*n : (i+1)*n]
+					norm, res := 0.0, 0.0
+					for r := 0; r < n; r++ {
+						tv := d[r] * v[r]
+						if r > 0 {
+							tv += c.e[r-1] * v[r-1]
+						}
+						if r+1 < n {
+							tv += c.e[r] * v[r+1]
+						}
+						res = math.Max(res, math.Abs(tv-lambda*v[r]))
+						norm += v[r] * v[r]
+					}
+					require.InDelta(t, 1, norm, 1e-12)
+					require.Less(t, res, 1e-12, "%s ratio %d k %d vector %d", c.name, ratio, k, i)
+				}
+			}
+		}
+	}
+}
