@@ -118,6 +118,35 @@ func TestRBFMapAgainstMathExp(t *testing.T) {
 	}
 }
 
+// The float32 tiles' build reports its progress panel by panel, in kernel
+// entries of the upper triangle: never decreasing, never past the total,
+// at each report the entries of the panels finished (so the diagonal
+// panels count their triangles only), the total at the end — on a matrix
+// of many tile rows, float64 and float32 products.
+func TestGramTiles32Progress(t *testing.T) {
+	const n = 2600
+	x := randData(23, n, 5)
+	total := int64(n) * (n + 1) / 2
+	for _, prec := range []ProductPrecision{ProductsFloat64, ProductsFloat32} {
+		var seen []int64
+		o := GramOptions{Products: prec, Progress: func(done, tot int64) {
+			require.Equal(t, total, tot)
+			seen = append(seen, done)
+		}}
+		s, err := GramTiles32(x, testKernels[0].ElementMap(5), o)
+		require.NoError(t, err)
+		s.Free()
+		require.Greater(t, len(seen), 2, "%v: reports", prec)
+		for q, v := range seen {
+			require.LessOrEqual(t, v, total, "%v: progress %d past the total", prec, q)
+			if q > 0 {
+				require.GreaterOrEqual(t, v, seen[q-1], "%v: progress %d went back", prec, q)
+			}
+		}
+		require.Equal(t, total, seen[len(seen)-1])
+	}
+}
+
 // The half-stored float32 matrix holds every entry of the float64 Gram
 // rounded once (relative error ≤ 2⁻²⁴), zeros past n, and reads back
 // symmetric through At.

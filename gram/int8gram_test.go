@@ -45,8 +45,25 @@ func TestGramInt8(t *testing.T) {
 				up, err := GramWith(x, kern, o)
 				require.NoError(t, err)
 				o.UpperOnly = false
+				// The tiles' build reports its progress panel by panel:
+				// never decreasing, never past the total (the upper
+				// triangle's entries), and the total at the end.
+				var seen []int64
+				o.Progress = func(done, tot int64) {
+					require.Equal(t, int64(n)*(n+1)/2, tot)
+					seen = append(seen, done)
+				}
 				tiles, err := GramTiles32(x, kern.ElementMap(d), o)
 				require.NoError(t, err)
+				o.Progress = nil
+				require.NotEmpty(t, seen)
+				for q, v := range seen {
+					require.LessOrEqual(t, v, int64(n)*(n+1)/2, "progress %d", q)
+					if q > 0 {
+						require.GreaterOrEqual(t, v, seen[q-1], "progress %d went back", q)
+					}
+				}
+				require.Equal(t, int64(n)*(n+1)/2, seen[len(seen)-1])
 				require.Equal(t, 1.0/(1<<24), tiles.EntryRel)
 				band, err := GramTiles64Band(x, kern.ElementMap(d), o, 128, 1, 4) // rows 128…511
 				require.NoError(t, err)
