@@ -48,7 +48,8 @@ func trueResiduals(a *mat.SymDense, r *Result) []float64 {
 
 // Started from the exact top eigenvectors (to 1e-13), a block solver that
 // checks after every block stops after the first pass with the exact
-// pairs; without the check it fills its basis first.
+// pairs, also for as many pairs as the block has columns; without the
+// check it fills its basis first.
 func TestBlockStartFromEigenvectorsStopsAfterOnePass(t *testing.T) {
 	lambda := spectrum(400, func(i int) float64 { return math.Pow(0.9, float64(i)) })
 	a := symWithSpectrum(21, lambda)
@@ -61,6 +62,14 @@ func TestBlockStartFromEigenvectorsStopsAfterOnePass(t *testing.T) {
 	require.Equal(t, 1, res.Passes, "passes")
 	for j := 0; j < k; j++ {
 		require.InDelta(t, lambda[j], res.Values[j], 1e-12, "λ_%d", j)
+	}
+	// Every start column counts: asked for as many pairs as the block
+	// holds, the same start stops after one pass too.
+	all, err := BlockKrylov{Tol: 1e-9, Block: b, Start: start, CheckEachBlock: true}.Solve(op, b)
+	require.NoError(t, err)
+	require.Equal(t, 1, all.Passes, "passes for k = b")
+	for j := 0; j < b; j++ {
+		require.InDelta(t, lambda[j], all.Values[j], 1e-12, "λ_%d (k = b)", j)
 	}
 	full, err := BlockKrylov{Tol: 1e-9, Block: b, Start: start}.Solve(op, k)
 	require.NoError(t, err)
