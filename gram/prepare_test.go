@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/kdual/kdual/internal/scratch"
 	"github.com/kdual/kdual/native"
 	"github.com/kdual/kdual/status"
 	"github.com/stretchr/testify/require"
@@ -177,4 +178,34 @@ func TestPrepareNonFiniteBlocks(t *testing.T) {
 			require.Equal(t, x.RawMatrix().Data, cp)
 		}
 	}
+}
+
+// Release gives a distance map's shifted rows back to package scratch (a
+// later buffer of that size is served from them, at least once in ten
+// tries) and leaves the Source unusable; the model's copy stays valid, and
+// a Source whose rows are the copy or x itself gives nothing back.
+func TestSourceRelease(t *testing.T) {
+	x := randData(31, 300, 20) // not centred: shifted into a copy of 6000 entries
+	em := Kernel{Kind: Gaussian, Sigma: 2}.ElementMap(20)
+	o := GramOptions{Grid: GridOff}
+	reused := false
+	for try := 0; try < 10 && !reused; try++ {
+		src, err := Prepare(x, em, o, true)
+		require.NoError(t, err)
+		lent := src.s.lent
+		require.NotNil(t, lent, "the shifted rows are lent")
+		cp := src.Copy()
+		src.Release()
+		require.Nil(t, src.s)
+		require.True(t, mat.Equal(cp, x), "the copy stays valid")
+		b := scratch.Float64s(len(lent))
+		reused = &b[:1][0] == &lent[:1][0]
+		scratch.Put(b)
+	}
+	require.True(t, reused, "the shifted rows never came back")
+	lin, err := Prepare(x, Kernel{Kind: Linear}.ElementMap(20), o, false)
+	require.NoError(t, err)
+	require.Nil(t, lin.s.lent, "a linear map reads x in place")
+	lin.Release()
+	(*Source)(nil).Release()
 }
