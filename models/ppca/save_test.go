@@ -208,3 +208,26 @@ func TestHeaderVariantsRefusedOrHarmless(t *testing.T) {
 		return func() (*mat.Dense, error) { return l.Project(test) }, nil
 	}, want, "n") // the primal model's n is a value of the model (no array has n rows)
 }
+
+// A primal model of data of exact rank q (two of four columns constant)
+// has σ² = 0, no noise: it saves, loads and transforms bit for bit like
+// any other.
+func TestSaveLoadNoiseFree(t *testing.T) {
+	x := randData(t, 40, 4, 3)
+	for i := 0; i < 40; i++ {
+		x.Set(i, 2, 0.5)
+		x.Set(i, 3, -1)
+	}
+	p := &Primal{Q: 2}
+	require.NoError(t, p.Fit(x))
+	require.Zero(t, p.sigma2, "σ² of exact rank-2 data")
+	var buf bytes.Buffer
+	require.NoError(t, p.Save(&buf))
+	l, err := LoadPrimal(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err, "a noise-free model loads")
+	h1, err := p.Transform(x)
+	require.NoError(t, err)
+	h2, err := l.Transform(x)
+	require.NoError(t, err)
+	require.True(t, mat.Equal(h1, h2))
+}
