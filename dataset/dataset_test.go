@@ -127,6 +127,30 @@ func TestReadIDX(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []float64{-1.5, 3}, c.Data)
 
+	// Every other type code, signed where IDX says so: 0x09 int8, 0x0B
+	// int16, 0x0C int32, 0x0D float32 (big-endian).
+	for code, want := range map[byte][]float64{0x09: {-128, -1, 0, 127}, 0x0B: {-32768, -2, 5, 32767},
+		0x0C: {-2147483648, -3, 7, 2147483647}, 0x0D: {-2.5, 0.125, 1e10, -0}} {
+		var b bytes.Buffer
+		b.Write([]byte{0, 0, code, 1})
+		_ = binary.Write(&b, binary.BigEndian, uint32(4))
+		for _, v := range want {
+			switch code {
+			case 0x09:
+				_ = binary.Write(&b, binary.BigEndian, int8(v))
+			case 0x0B:
+				_ = binary.Write(&b, binary.BigEndian, int16(v))
+			case 0x0C:
+				_ = binary.Write(&b, binary.BigEndian, int32(v))
+			case 0x0D:
+				_ = binary.Write(&b, binary.BigEndian, float32(v))
+			}
+		}
+		got, err := ReadIDX(&b, 0)
+		require.NoError(t, err, "type 0x%02x", code)
+		require.Equal(t, want, got.Data, "type 0x%02x", code)
+	}
+
 	for name, in := range map[string][]byte{
 		"short":     raw[:9],
 		"magic":     append([]byte{1, 0}, raw[2:]...),
@@ -456,6 +480,10 @@ func TestReadTableRealFiles(t *testing.T) {
 	require.Equal(t, [2]int{3, 2}, [2]int{r, c})
 	_, err = ReadTable(write("iris2.csv", iris, false), CSVOptions{})
 	require.ErrorIs(t, err, ErrFormat, "names are not numbers without --label-column")
+	for _, lc := range []int{4, 5, -4, -10} { // past either end of three columns
+		_, err = ReadTable(write("iris3.csv", iris, false), CSVOptions{LabelColumn: lc})
+		require.ErrorIs(t, err, ErrFormat, "label column %d of 3", lc)
+	}
 
 	tb, err = ReadTable(write("d.tsv", "a\tb\n1\t2\n", false), CSVOptions{})
 	require.NoError(t, err)

@@ -35,7 +35,18 @@ func TestGramInt8(t *testing.T) {
 			for _, kern := range []Kernel{{Kind: Gaussian, Sigma: 1.5}, {Kind: Laplace, Sigma: 0.9}} {
 				o := GramOptions{Int8: GridOn, Baseline: baseline}
 				var last, total int64
-				o.Progress = func(done, tot int64) { last, total = done, tot }
+				// Each report counts the upper triangle's entries of
+				// the rows finished: a prefix [0, i1) holds
+				// i1·n − i1(i1−1)/2 of them, i1 ≥ 1.
+				prefix := map[int64]bool{}
+				for i1 := int64(1); i1 <= n; i1++ {
+					prefix[i1*n-i1*(i1-1)/2] = true
+				}
+				o.Progress = func(done, tot int64) {
+					require.GreaterOrEqual(t, done, last, "progress went back")
+					require.True(t, prefix[done], "progress %d is no row prefix's entry count", done)
+					last, total = done, tot
+				}
 				g, err := GramWith(x, kern, o)
 				require.NoError(t, err)
 				require.Equal(t, total, last)

@@ -97,6 +97,10 @@ func TestRFFApproachesGaussian(t *testing.T) {
 	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = NewRFF(3, 10, 0, 1)
 	require.ErrorIs(t, err, status.ErrInvalid)
+	for _, dims := range [][2]int{{0, 10}, {3, 0}, {-1, 5}, {3, -2}} {
+		_, err = NewRFF(dims[0], dims[1], 1, 1)
+		require.ErrorIs(t, err, status.ErrInvalid, "d = %d, features = %d", dims[0], dims[1])
+	}
 }
 
 func TestMedianDistanceBruteForce(t *testing.T) {
