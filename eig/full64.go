@@ -62,8 +62,9 @@ func newFloat64Full(src *gram.Source, o gram.GramOptions) (*Float64Full, error) 
 }
 
 // heapFullBytes is the largest Float64Full kept on the Go heap (n ≤ 362),
-// lent by package scratch: small fits were faster so than with the matrix
-// mapped, faulted in and unmapped at every fit (docs/measurements.md).
+// lent by package scratch: small fits measured faster with it there than
+// with the matrix mapped, faulted in and unmapped at every fit
+// (docs/measurements.md).
 const heapFullBytes = 1 << 20
 
 // populateUpper makes resident the pages of the n×n row-major mem that

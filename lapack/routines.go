@@ -235,9 +235,10 @@ func Dsterf(n int, d, e []float64) error {
 // (ascending within each). w (length ≥ n) gets the m values, iblock
 // (length ≥ n) the 1-based block of each, isplit (length ≥ n) the last
 // 1-based row of each of the nsplit blocks — the form Dstein takes. d
-// and e are not modified. Values that bisection could not pin down (or,
-// for 'I', fewer or more than asked because of ties) wrap
-// ErrNotConverged.
+// and e are not modified. LAPACK's info > 0 — values that bisection did
+// not pin down, or for 'I' fewer values found than asked (non-monotonic
+// arithmetic) — wraps ErrNotConverged; callers that need exactly
+// iu − il + 1 values also check m.
 func Dstebz(rng, order byte, n int, vl, vu float64, il, iu int, abstol float64, d, e, w []float64, iblock, isplit []int32) (m, nsplit int, err error) {
 	const r = "dstebz"
 	checkJob(r, rng, "AVI")
