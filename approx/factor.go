@@ -159,30 +159,8 @@ func (f factor32) extend(kc int, rows *gram.KernelRows, r newRows, pivots []int,
 	t := len(r.idx)
 	dst := f.ft.Data[kc*n : (kc+t)*n]
 	dg := blas32.General{Rows: t, Cols: n, Stride: n, Data: dst}
-	// K(T, X) into the new rows: in float32 directly (the exact integer
-	// kernel of 8-bit data, or float32 products), else from a float64
-	// panel.
-	if !rows.Rows32(r.idx, dst, n) {
-		// Through a float64 panel of crossChunk rows at a time, allocated
-		// once: its size (and the kernel rows' float32 scratch) stays
-		// fixed whatever t, so no round leaves a larger one behind
-		// (at n = 10⁶ a panel of t rows is 8t MB).
-		if *f.gt == nil {
-			*f.gt = make([]float64, crossChunk*n)
-		}
-		for a0 := 0; a0 < t; a0 += crossChunk {
-			a1 := min(a0+crossChunk, t)
-			gt := (*f.gt)[:(a1-a0)*n]
-			if err := rows.Cross(gt, n, r.xt.Slice(a0, a1, 0, r.xt.RawMatrix().Cols).(*mat.Dense), 0, n); err != nil {
-				return err
-			}
-			out := dst[a0*n : a1*n]
-			par.For(0, len(gt), nil, func(lo, hi int) {
-				for i, v := range gt[lo:hi] {
-					out[lo+i] = float32(v)
-				}
-			})
-		}
+	if err := rows32Into(rows, r.idx, r.xt, dst, n, f.gt); err != nil {
+		return err
 	}
 	// − F_T·Fᵀ, added by sgemm (β = 1).
 	if kc > 0 {
@@ -294,4 +272,35 @@ func grow(b *[]float64, size int) []float64 {
 		*b = make([]float64, size)
 	}
 	return (*b)[:size]
+}
+
+// rows32Into sets dst (len(idx) rows of n float32s) to the kernel rows
+// K(T, X) of the data's rows idx (xt: those rows as the kernel rows see
+// them, len(idx)×d): in float32 directly (the exact integer kernel of
+// 8-bit data, or float32 products, gram.KernelRows.Rows32), else through
+// a float64 panel of crossChunk rows at a time (*gt, allocated once: its
+// size stays fixed whatever len(idx), so no call leaves a larger one
+// behind; at n = 10⁶ a panel of t rows is 8t MB).
+func rows32Into(rows *gram.KernelRows, idx []int, xt *mat.Dense, dst []float32, n int, gt *[]float64) error {
+	if rows.Rows32(idx, dst, n) {
+		return nil
+	}
+	if *gt == nil {
+		*gt = make([]float64, crossChunk*n)
+	}
+	t, d := xt.Dims()
+	for a0 := 0; a0 < t; a0 += crossChunk {
+		a1 := min(a0+crossChunk, t)
+		g := (*gt)[:(a1-a0)*n]
+		if err := rows.Cross(g, n, xt.Slice(a0, a1, 0, d).(*mat.Dense), 0, n); err != nil {
+			return err
+		}
+		out := dst[a0*n : a1*n]
+		par.For(0, len(g), nil, func(lo, hi int) {
+			for i, v := range g[lo:hi] {
+				out[lo+i] = float32(v)
+			}
+		})
+	}
+	return nil
 }

@@ -98,6 +98,19 @@ type Nystrom struct {
 	Cutoff float64
 	// Seed of the sampling; 0 means 1.
 	Seed uint64
+	// Sample is how many rows the landmarks are chosen among: one row
+	// drawn from each of Sample equal strata of the rows (Strata), then
+	// the rounds on those rows alone (their updates cost Sample·m²/2
+	// multiply-adds instead of n·m²/2). The map over all n rows is then
+	// completed from their kernel rows C = K(L, X) without forming F (see
+	// NystromMap.TrainGram): F_cᵀF_c and the trace error over all n rows
+	// come from C·Cᵀ; Train forms F if asked. −1 means all rows; 0 means
+	// the rule: 4·Rank rows with Float32 (or Fit32, FitLevels8), the
+	// RPCholesky sampler and no TraceTol, when n ≥ 64·Rank; all rows
+	// otherwise (sampleRatio says what the rule rests on). The sample
+	// applies to float32 features only: a positive Sample with float64
+	// features is refused.
+	Sample int
 	// Float32 computes the kernel rows by OpenBLAS sgemm on a float32 copy
 	// of the data (shifted by its mean for distance kernels) — or, for data
 	// on an 8-bit grid (images), by exact integer products where the
@@ -161,9 +174,12 @@ type Info struct {
 	// Nyström only).
 	Products string `json:"products,omitempty"`
 	// Rounds of candidates (Nyström), Rejected candidates.
-	Rounds   int     `json:"rounds,omitempty"`
-	Rejected int     `json:"rejected,omitempty"`
-	Seconds  float64 `json:"seconds"`
+	Rounds   int `json:"rounds,omitempty"`
+	Rejected int `json:"rejected,omitempty"`
+	// Sample: the rows the landmarks were chosen among (Nystrom.Sample),
+	// when not all of them.
+	Sample  int     `json:"sample,omitempty"`
+	Seconds float64 `json:"seconds"`
 }
 
 // FeatureMap is a low-rank feature map of a kernel on the training points.
@@ -237,8 +253,10 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 		}
 		if rows != nil {
 			src.rows, src.f32 = rows, true
-			return ny.fit(src, k, start)
+			return ny.fitOrSample(src, k, start, sampleOfDense(x, k))
 		}
+	} else if ny.Sample > 0 {
+		return nil, invalidf("Nystrom: Sample %d with float64 features: the sample applies to float32 features only", ny.Sample)
 	}
 	if err := linalg.CheckFinite("approx: Nystrom", x); err != nil {
 		return nil, err
@@ -261,6 +279,7 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 				dst[j] = float64(v)
 			}
 		}
+		return ny.fitOrSample(src, k, start, sampleOfDense(x, k))
 	} else {
 		rows, err := kernel.Rows(x, k, gram.GramOptions{})
 		if err != nil {
@@ -299,7 +318,17 @@ func (ny Nystrom) Fit32(x *linalg.Dense32, k kernel.Kernel) (*NystromMap, error)
 			dst[j] = float64(v)
 		}
 	}}
-	return ny.fit(src, k, start)
+	return ny.fitOrSample(src, k, start, func(sub Nystrom, pos []int) (*NystromMap, error) {
+		xs, err := linalg.NewDense32(len(pos), dim)
+		if err != nil {
+			return nil, err
+		}
+		defer xs.Free()
+		for a, i := range pos {
+			copy(xs.Row(a), x.Row(i))
+		}
+		return sub.Fit32(xs, k)
+	})
 }
 
 // FitLevels8 builds the Nyström map of kernel k on 8-bit data (entries
@@ -325,9 +354,16 @@ func (ny Nystrom) FitLevels8(x *linalg.Levels8, k kernel.Kernel) (*NystromMap, e
 	if err != nil {
 		return nil, err
 	}
+	sample := func(sub Nystrom, pos []int) (*NystromMap, error) {
+		xs := &linalg.Levels8{Rows: len(pos), Cols: dim, Step: x.Step, Data: make([]uint8, len(pos)*dim)}
+		for a, i := range pos {
+			copy(xs.Data[a*dim:(a+1)*dim], x.Data[i*dim:(i+1)*dim])
+		}
+		return sub.FitLevels8(xs, k)
+	}
 	if rows != nil {
 		src.rows = rows
-		return ny.fit(src, k, start)
+		return ny.fitOrSample(src, k, start, sample)
 	}
 	x32, err := linalg.NewDense32(n, dim)
 	if err != nil {
@@ -364,7 +400,28 @@ func (ny Nystrom) FitLevels8(x *linalg.Levels8, k kernel.Kernel) (*NystromMap, e
 			dst[j] = float64(v)
 		}
 	}
+	return ny.fitOrSample(src, k, start, sample)
+}
+
+// fitOrSample is the fit on src: on all its rows, or with the landmarks
+// chosen among the rows Nystrom.Sample says, fitSample fitting those.
+func (ny Nystrom) fitOrSample(src nySource, k kernel.Kernel, start time.Time, fitSample func(Nystrom, []int) (*NystromMap, error)) (*NystromMap, error) {
+	if ns := ny.sampleSize(src.n, src.f32); ns < src.n {
+		return ny.sampled(src, k, ns, start, fitSample)
+	}
 	return ny.fit(src, k, start)
+}
+
+// sampleOfDense fits the rows pos of x (a float64 copy of them).
+func sampleOfDense(x *mat.Dense, k kernel.Kernel) func(Nystrom, []int) (*NystromMap, error) {
+	return func(sub Nystrom, pos []int) (*NystromMap, error) {
+		_, d := x.Dims()
+		xs := mat.NewDense(len(pos), d, nil)
+		for a, i := range pos {
+			copy(xs.RawRowView(a), x.RawRowView(i))
+		}
+		return sub.Fit(xs, k)
+	}
 }
 
 // shiftedFloat32 returns the rows of x rounded to float32, shifted by

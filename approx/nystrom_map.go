@@ -21,16 +21,36 @@ type NystromMap struct {
 	ft32      *linalg.Dense32
 	means     []float64 // the training features' means, when the fit kept them
 	info      Info
+	// Landmarks chosen on a sample (fromSample): the training points'
+	// kernel rows C = K(L, X) (k×n) centred by their row means c̄ (C_c =
+	// C − c̄·1ᵀ, stored) instead of F, with F_cᵀF_c and μ = R⁻¹·c̄ formed
+	// from them; Train forms F.
+	cross     *linalg.Dense32
+	crossMean []float64
+	gram      *mat.SymDense
+	gramMean  []float64
 }
 
 // Train returns F as the transpose of the stored Fᵀ: a *mat.Dense, or a
-// *linalg.Dense32 with Float32 (nil for a rebuilt or released map).
-func (m *NystromMap) Train() mat.Matrix { return m.train }
+// *linalg.Dense32 with Float32 (nil for a rebuilt or released map). A map
+// whose landmarks were chosen on a sample forms F here, once, from the
+// kernel rows it holds (R⁻¹·C in float32, in place: TrainGram reports
+// false afterwards).
+func (m *NystromMap) Train() mat.Matrix {
+	if m.train == nil && m.cross != nil {
+		m.trainFromCross()
+	}
+	return m.train
+}
 
 // ReleaseTrain drops the training features (and frees float32 storage):
 // Map, the landmarks and the factor stay; Train returns nil afterwards.
 func (m *NystromMap) ReleaseTrain() {
 	m.train, m.means = nil, nil
+	if m.cross != nil {
+		go m.cross.Free()
+		m.cross, m.crossMean, m.gram, m.gramMean = nil, nil, nil, nil
+	}
 	if m.ft32 != nil {
 		// Unmapping tens of megabytes takes the system milliseconds:
 		// nothing waits for it (the storage is the map's alone).
@@ -46,6 +66,9 @@ func (m *NystromMap) Info() Info { return m.info }
 // computed them on the way (float32 features), else ColumnMeans of Train;
 // nil once the training features are released or centred.
 func (m *NystromMap) TrainMeans() []float64 {
+	if m.train == nil && m.cross != nil {
+		return append([]float64(nil), m.gramMean...)
+	}
 	if m.train == nil {
 		return nil
 	}
@@ -61,7 +84,7 @@ func (m *NystromMap) TrainMeans() []float64 {
 // needs only the centred features (kernel PCA's k×k problem) and would
 // otherwise centre a copy.
 func (m *NystromMap) CenterTrain(mean []float64) error {
-	t, ok := m.train.(mat.Transpose)
+	t, ok := m.Train().(mat.Transpose)
 	if !ok {
 		return invalidf("NystromMap.CenterTrain: no training features")
 	}

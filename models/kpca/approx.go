@@ -136,25 +136,6 @@ func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n in
 		k.info.Status, _ = status.StatusOf(status.Cancelled(context.Cause(ctx), "after the feature map"))
 		return fmt.Errorf("kpca: %w", status.Cancelled(context.Cause(ctx), "after the feature map"))
 	}
-	mf := mapFit{fm: fm, f: fm.Train(), n: n, s: s, ai: fm.Info()}
-	_, mf.r = mf.f.Dims()
-	if t, ok := mf.f.(mat.Transpose); ok {
-		mf.f32, _ = t.Matrix.(*linalg.Dense32)
-	}
-	kernelSeconds := time.Since(start).Seconds()
-	if s > mf.r {
-		return &status.RankError{Matrix: fmt.Sprintf("kpca: the %s approximation (rank %d)", mf.ai.Method, mf.r), Rank: mf.r, Asked: s}
-	}
-	k.fitKernel, k.fitCenter, k.fitAlpha = k.Kernel, !k.NoCenter, k.Alpha
-	mf.mean = make([]float64, mf.r)
-	if !k.NoCenter {
-		if tm, ok := fm.(interface{ TrainMeans() []float64 }); ok {
-			mf.mean = tm.TrainMeans()
-		} else {
-			mf.mean = approx.ColumnMeans(mf.f)
-		}
-	}
-	k.n, k.center, k.values = n, linalg.Centering{}, nil
 	small := false
 	if e, ok := k.solverOf().(Eigen); ok {
 		switch e.Solver.(type) {
@@ -162,6 +143,38 @@ func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n in
 			small = true
 		}
 	}
+	mf := mapFit{fm: fm, n: n, s: s, ai: fm.Info()}
+	if tg, ok := fm.(interface {
+		TrainGram() (*mat.SymDense, []float64, bool)
+	}); ok && small && !k.NoCenter {
+		// Landmarks chosen on a sample: F_cᵀF_c came with the map.
+		mf.gram, mf.mean, _ = tg.TrainGram()
+	}
+	if mf.gram != nil {
+		mf.r, _ = mf.gram.Dims()
+	} else {
+		mf.f = fm.Train()
+		_, mf.r = mf.f.Dims()
+		if t, ok := mf.f.(mat.Transpose); ok {
+			mf.f32, _ = t.Matrix.(*linalg.Dense32)
+		}
+	}
+	kernelSeconds := time.Since(start).Seconds()
+	if s > mf.r {
+		return &status.RankError{Matrix: fmt.Sprintf("kpca: the %s approximation (rank %d)", mf.ai.Method, mf.r), Rank: mf.r, Asked: s}
+	}
+	k.fitKernel, k.fitCenter, k.fitAlpha = k.Kernel, !k.NoCenter, k.Alpha
+	if mf.gram == nil {
+		mf.mean = make([]float64, mf.r)
+		if !k.NoCenter {
+			if tm, ok := fm.(interface{ TrainMeans() []float64 }); ok {
+				mf.mean = tm.TrainMeans()
+			} else {
+				mf.mean = approx.ColumnMeans(mf.f)
+			}
+		}
+	}
+	k.n, k.center, k.values = n, linalg.Centering{}, nil
 	solveStart := time.Now()
 	var w *mat.Dense
 	var fitErr error // a partial fit's error (the model is kept)
@@ -193,11 +206,13 @@ func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n in
 }
 
 // mapFit is a fit on a feature map: F (n×r, or its float32 storage f32,
-// r×n) and its column means.
+// r×n) and its column means — or, for a map that came with it, F_cᵀF_c
+// (gram) and the means, F never formed.
 type mapFit struct {
 	fm      approx.FeatureMap
 	f       mat.Matrix
 	f32     *linalg.Dense32 // F's float32 storage (r×n), when it has one
+	gram    *mat.SymDense   // F_cᵀF_c from the map (approx.NystromMap.TrainGram)
 	n, r, s int
 	mean    []float64
 	ai      approx.Info
@@ -221,7 +236,11 @@ func (k *KPCA) fitMapSmall(mf *mapFit) (*mat.Dense, error) {
 	if r <= n {
 		// scores = F_c·V = F·V − 1·(μᵀV)
 		w = e.Vectors // r×s
-		if mf.f32 != nil {
+		if ts, ok := mf.fm.(interface{ TrainScores(dst, v *mat.Dense) error }); ok && mf.gram != nil {
+			if err := ts.TrainScores(scores, w); err != nil {
+				return nil, fmt.Errorf("kpca: %w", err)
+			}
+		} else if mf.f32 != nil {
 			linalg.MulT32Into(scores, mf.f32, w, scoreMean)
 		} else {
 			linalg.Mul(scores, mf.f, w)
@@ -280,6 +299,8 @@ func (k *KPCA) smallEig(mf *mapFit) (*linalg.Eigen, Info, []float64, error) {
 	scoreMean := mf.mean
 	var c *mat.SymDense
 	switch {
+	case mf.gram != nil:
+		c = mf.gram
 	case r <= n && mf.f32 != nil && productsWanted(n, r, s):
 		// Never formed: block Krylov on F_cᵀF_c applied by passes over F.
 		var mu []float64

@@ -203,6 +203,41 @@ func TestNystromKPCAFloat32(t *testing.T) {
 	}
 }
 
+// Landmarks chosen on a sample: the default solver's F_cᵀF_c from the
+// kernel rows (approx.NystromMap.TrainGram) and Lanczos on the features
+// the map then forms give the same eigenvalues and scores; Transform of
+// the training points gives the scores.
+func TestNystromKPCASample(t *testing.T) {
+	x := gaussData(t, 600, 5, 34)
+	ny := approx.Nystrom{Rank: 30, Seed: 3, Float32: true, Sample: 150}
+	ref := &KPCA{Components: 5, Kernel: rbf, Approx: ny}
+	require.NoError(t, ref.Fit(x))
+	require.Equal(t, 150, ref.Info().Approx.Sample)
+	rv, _ := ref.Eigenvalues()
+	rs, _ := ref.Scores()
+	z, err := ref.Transform(x)
+	require.NoError(t, err)
+	var d mat.Dense
+	d.Sub(z, rs)
+	require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-4*mat.Norm(rs, math.Inf(1)))
+	m := &KPCA{Components: 5, Kernel: rbf, Solver: Eigen{eig.Lanczos{Tol: 1e-12}}, Approx: ny}
+	require.NoError(t, m.Fit(x))
+	v, _ := m.Eigenvalues()
+	sc, _ := m.Scores()
+	for i := range rv {
+		require.InDelta(t, rv[i], v[i], 1e-5*rv[0], "λ_%d", i)
+		// Columns agree up to sign.
+		dot := 0.0
+		for r := 0; r < 600; r++ {
+			dot += sc.At(r, i) * rs.At(r, i)
+		}
+		sign := math.Copysign(1, dot)
+		for r := 0; r < 600; r++ {
+			require.InDelta(t, rs.At(r, i), sign*sc.At(r, i), 1e-3*mat.Norm(rs, math.Inf(1)), "score %d,%d", r, i)
+		}
+	}
+}
+
 // FitFloat32 on float32 data equals Fit with float32 features on the same
 // rounded (mean-shifted) rows; it refuses an exact model.
 func TestKPCAFitFloat32(t *testing.T) {

@@ -217,19 +217,14 @@ func (st Stream) landmarks(src Levels8Source, res *StreamResult) (*approx.Nystro
 	ns = max(min(ns, n), st.Rank)
 	res.Sample = ns
 	// One row from each of ns equal strata, in order.
-	r := rand.New(rand.NewPCG(st.Seed, 0x73747265616d)) // "stream"
-	pos := make([]int, ns)
-	for q := range pos {
-		lo, hi := int(int64(q)*int64(n)/int64(ns)), int(int64(q+1)*int64(n)/int64(ns))
-		pos[q] = lo + r.IntN(hi-lo)
-	}
+	pos := approx.Strata(rand.New(rand.NewPCG(st.Seed, 0x73747265616d)), n, ns) // "stream"
 	sample := &linalg.Levels8{Rows: ns, Cols: d, Step: st.Step, Data: make([]uint8, ns*d)}
 	for q, p := range pos {
 		if err := src.ReadRows(p, sample.Data[q*d:(q+1)*d]); err != nil {
 			return nil, err
 		}
 	}
-	nm, err := approx.Nystrom{Rank: st.Rank, Seed: st.Seed, Context: st.Context}.FitLevels8(sample, st.Kernel)
+	nm, err := approx.Nystrom{Rank: st.Rank, Seed: st.Seed, Context: st.Context, Sample: -1}.FitLevels8(sample, st.Kernel)
 	if err != nil {
 		return nil, fmt.Errorf("kpca: Stream: the landmarks: %w", err)
 	}

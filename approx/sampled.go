@@ -1,0 +1,245 @@
+package approx
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/internal/par"
+	"github.com/kdual/kdual/internal/rng"
+	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/linalg"
+)
+
+// sampleRatio is the rows per landmark of the default sample
+// (Nystrom.Sample), and sampleFrom the rows per landmark from which the
+// default takes it. Landmarks chosen by RPCholesky among 2, 3, 4, 5 and 10
+// rows per landmark of the first 20 000 Fashion-MNIST images (m = 1000,
+// the Gaussian kernel at the median bandwidth) had the same trace error
+// over all rows as landmarks chosen among all of them, 0.036, and the same
+// top-20 eigenvalue error, 1.6–1.75·10⁻². The sample pays where n is large
+// against m: at n = 20·m (those images) its rounds and the m³ triangular
+// solves cost what the updates over all rows save (no faster); at
+// n = 500·m (10⁶ generated images, m = 2000) float32 fits took 51–53 s
+// against 64–67 s, 8-bit ones 40–46 s against 40–49 s
+// (docs/measurements.md).
+const sampleRatio, sampleFrom = 4, 64
+
+func (ny Nystrom) sampleSize(n int, f32 bool) int {
+	switch {
+	case ny.Sample > 0:
+		return min(ny.Sample, n)
+	case ny.Sample < 0:
+		return n
+	case f32 && ny.Sampler == RPCholesky && ny.TraceTol == 0 && n >= sampleFrom*ny.Rank:
+		return sampleRatio * ny.Rank
+	}
+	return n
+}
+
+// Strata returns ns row indices of n, one drawn uniformly by r from each
+// of ns equal strata [q·n/ns, (q+1)·n/ns), in increasing order.
+func Strata(r *rand.Rand, n, ns int) []int {
+	pos := make([]int, ns)
+	for q := range pos {
+		lo, hi := int(int64(q)*int64(n)/int64(ns)), int(int64(q+1)*int64(n)/int64(ns))
+		pos[q] = lo + r.IntN(hi-lo)
+	}
+	return pos
+}
+
+// sampled fits the map on src (n rows) with the landmarks chosen among ns
+// of its rows (Strata, seeded by Seed): fitSample fits those rows (with
+// Sample −1; its ResidualSample rows are drawn among them, a principal
+// submatrix of K − K̂ all the same), then fromSample completes the map.
+func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time,
+	fitSample func(sub Nystrom, pos []int) (*NystromMap, error)) (*NystromMap, error) {
+	seed := ny.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	pos := Strata(rng.New(seed^0x73616d706c65), src.n, ns) // "sample"
+	sub := ny
+	sub.Sample = -1
+	sm, err := fitSample(sub, pos)
+	if err != nil {
+		return nil, err
+	}
+	sm.ReleaseTrain()
+	return ny.fromSample(src, k, pos, sm, start)
+}
+
+// fromSample completes a map whose landmarks were chosen on the rows pos
+// of src (sm, the fit on those rows): with C = K(L, X) (k×n, float32, the
+// kernel rows of every row against the landmarks), c̄ its row means and
+// K(L, L) = R·Rᵀ (sm.R), the training features are F = Cᵀ·R⁻ᵀ, so
+//
+//	F_cᵀF_c = R⁻¹·C_c·C_cᵀ·R⁻ᵀ,  μ = R⁻¹·c̄,  tr K̂ = tr(F_cᵀF_c) + n·‖μ‖²,
+//
+// with C_c = C − c̄·1ᵀ: C_c·C_cᵀ by linalg.OuterT32 (centred blocks by
+// ssyrk, summed in float64), the rest in float64. F is never formed (it
+// would cost n·k²/2 multiply-adds more); Train forms it when asked.
+// Centring before the float32 products matters: on 20 000 Fashion-MNIST
+// images, k = 1000, the top-20 eigenvalues of R⁻¹·(C·Cᵀ − n·c̄c̄ᵀ)·R⁻ᵀ from
+// uncentred float32 products were off by 1.5·10⁻⁵ (relative), from centred
+// ones by 2.8·10⁻⁷ (docs/measurements.md).
+func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *NystromMap, start time.Time) (*NystromMap, error) {
+	n, m := src.n, len(sm.Landmarks)
+	land := make([]int, m)
+	for a, l := range sm.Landmarks {
+		land[a] = pos[l]
+	}
+	krow := src.krow
+	if krow == nil {
+		krow = src.row
+	}
+	xt := mat.NewDense(m, src.dim, nil)
+	for a, i := range land {
+		krow(i, xt.RawRowView(a))
+	}
+	c, err := linalg.NewDense32(m, n)
+	if err != nil {
+		return nil, err
+	}
+	var gt []float64
+	if err := rows32Into(src.rows, land, xt, c.Data, n, &gt); err != nil {
+		c.Free()
+		return nil, err
+	}
+	gt = nil
+	// Each landmark's row mean, summed in point order.
+	cbar := make([]float64, m)
+	par.Blocks(0, m, func(lo, hi int) {
+		for a := lo; a < hi; a++ {
+			s := 0.0
+			for _, v := range c.Data[a*n : (a+1)*n] {
+				s += float64(v)
+			}
+			cbar[a] = s / float64(n)
+		}
+	})
+	// C_c in place (each value rounded once), then C_c·C_cᵀ read in place.
+	if err := linalg.CenterRows32(c, cbar); err != nil {
+		c.Free()
+		return nil, err
+	}
+	gc, err := linalg.OuterT32(c, nil)
+	if err != nil {
+		c.Free()
+		return nil, err
+	}
+	rt := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: sm.R.RawMatrix().Stride, Data: sm.R.RawMatrix().Data}
+	// A = R⁻¹·G_c·R⁻ᵀ from the full G_c, then its upper triangle made
+	// exactly symmetric: (a_ij + a_ji)/2.
+	graw := gc.RawSymmetric()
+	a := make([]float64, m*m)
+	for i := 0; i < m; i++ {
+		for j := i; j < m; j++ {
+			v := graw.Data[i*graw.Stride+j]
+			a[i*m+j], a[j*m+i] = v, v
+		}
+	}
+	ag := blas64.General{Rows: m, Cols: m, Stride: m, Data: a}
+	linalg.B64.Trsm(blas.Left, blas.NoTrans, 1, rt, ag)
+	linalg.B64.Trsm(blas.Right, blas.Trans, 1, rt, ag)
+	for i := 0; i < m; i++ {
+		for j := i; j < m; j++ {
+			graw.Data[i*graw.Stride+j] = 0.5 * (a[i*m+j] + a[j*m+i])
+		}
+	}
+	g := gc
+	mu := append([]float64(nil), cbar...)
+	linalg.B64.Trsm(blas.Left, blas.NoTrans, 1, rt, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: mu})
+	trHat := 0.0
+	for i := 0; i < m; i++ {
+		trHat += g.At(i, i) + float64(n)*mu[i]*mu[i]
+	}
+	diag, err := kernelDiagonal(src, k)
+	if err != nil {
+		c.Free()
+		return nil, err
+	}
+	trK := 0.0
+	for _, v := range diag {
+		trK += v
+	}
+	out := &NystromMap{Kernel: k, Landmarks: land, XL: sm.XL, R: sm.R, cross: c, crossMean: cbar, gram: g, gramMean: mu}
+	info := sm.info
+	info.Rank, info.Sample = m, len(pos)
+	info.EigenvalueBound = math.Max(trK-trHat, 0)
+	info.TraceError = info.EigenvalueBound / trK
+	info.Seconds = time.Since(start).Seconds()
+	out.info = info
+	return out, nil
+}
+
+// TrainGram returns F_cᵀF_c (k×k, float64; F_c the training features
+// centred by their means μ) and μ, and true, for a map that holds the
+// training points' kernel rows instead of their features (landmarks chosen
+// on a sample, Nystrom.Sample): the matrix fromSample formed. Other maps
+// (and released ones) report false. The matrix is the map's own.
+func (m *NystromMap) TrainGram() (*mat.SymDense, []float64, bool) {
+	if m.cross == nil || m.gram == nil {
+		return nil, nil, false
+	}
+	return m.gram, append([]float64(nil), m.gramMean...), true
+}
+
+// TrainScores sets dst (n×s) to F_c·V for V (k×s) from the stored
+// centred kernel rows: C_cᵀ·(R⁻ᵀ·V) (linalg.MulT32Into), without forming
+// F. It needs the kernel rows (TrainGram's maps).
+func (m *NystromMap) TrainScores(dst, v *mat.Dense) error {
+	if m.cross == nil {
+		return invalidf("NystromMap.TrainScores: the map holds no kernel rows")
+	}
+	k, n := m.cross.Dims()
+	vr, s := v.Dims()
+	if r, c := dst.Dims(); vr != k || r != n || c != s {
+		return invalidf("NystromMap.TrainScores: V %d×%d, dst %d×%d for %d features of %d points", vr, s, r, c, k, n)
+	}
+	w := mat.DenseCopyOf(v)
+	rr := m.R.RawMatrix()
+	linalg.B64.Trsm(blas.Left, blas.Trans, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: k, Stride: rr.Stride, Data: rr.Data}, w.RawMatrix())
+	linalg.MulT32Into(dst, m.cross, w, nil)
+	return nil
+}
+
+// trainFromCross forms F from the stored centred kernel rows, in place:
+// Fᵀ = R⁻¹·C_c + μ·1ᵀ in float32 (strsm), and the stored features' means;
+// the map then holds features like any float32 fit.
+func (m *NystromMap) trainFromCross() {
+	c := m.cross
+	k, n := c.Dims()
+	r32 := make([]float32, k*k)
+	for a := 0; a < k; a++ {
+		for b := 0; b <= a; b++ {
+			r32[a*k+b] = float32(m.R.At(a, b))
+		}
+	}
+	// In column blocks: strsm on k×w panels of the k×n storage (F_c),
+	// then each feature's mean μ added back.
+	const w = 4096
+	for j0 := 0; j0 < n; j0 += w {
+		cols := min(w, n-j0)
+		linalg.B32.Trsm(blas.Left, blas.NoTrans, 1, blas32.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: k, Stride: k, Data: r32},
+			blas32.General{Rows: k, Cols: cols, Stride: n, Data: c.Data[j0:]})
+	}
+	mu, means := m.gramMean, make([]float64, k)
+	par.Blocks(0, k, func(lo, hi int) {
+		for a := lo; a < hi; a++ {
+			row, s := c.Data[a*n:(a+1)*n], 0.0
+			for j, v := range row {
+				row[j] = float32(float64(v) + mu[a])
+				s += float64(row[j])
+			}
+			means[a] = s / float64(n)
+		}
+	})
+	m.ft32, m.train, m.means = c, mat.Transpose{Matrix: c}, means
+	m.cross, m.crossMean, m.gram, m.gramMean = nil, nil, nil, nil
+}

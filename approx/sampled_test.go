@@ -1,0 +1,161 @@
+package approx
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/internal/rng"
+	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
+)
+
+// Strata draws one index from each of ns equal strata, in order.
+func TestStrata(t *testing.T) {
+	for _, c := range [][2]int{{10, 10}, {100, 7}, {1000, 333}, {5, 1}} {
+		n, ns := c[0], c[1]
+		pos := Strata(rng.New(3), n, ns)
+		require.Len(t, pos, ns)
+		for q, p := range pos {
+			require.GreaterOrEqual(t, p, q*n/ns, "%v stratum %d", c, q)
+			require.Less(t, p, (q+1)*n/ns, "%v stratum %d", c, q)
+		}
+	}
+}
+
+// The sample rule: 4·Rank rows with float32 features, RPCholesky and no
+// TraceTol when n ≥ 64·Rank; all rows otherwise, or with Sample −1; a
+// positive Sample with float64 features is refused.
+func TestSampleRule(t *testing.T) {
+	for _, c := range []struct {
+		ny   Nystrom
+		n    int
+		f32  bool
+		want int
+	}{
+		{Nystrom{Rank: 30}, 3000, true, 120},
+		{Nystrom{Rank: 30}, 1920, true, 120},
+		{Nystrom{Rank: 30}, 1919, true, 1919},
+		{Nystrom{Rank: 30}, 3000, false, 3000},
+		{Nystrom{Rank: 30, Sampler: Uniform}, 3000, true, 3000},
+		{Nystrom{Rank: 30, TraceTol: 0.1}, 3000, true, 3000},
+		{Nystrom{Rank: 30, Sample: -1}, 600, true, 600},
+		{Nystrom{Rank: 30, Sample: 200}, 600, true, 200},
+		{Nystrom{Rank: 30, Sample: 900}, 600, true, 600},
+	} {
+		require.Equal(t, c.want, c.ny.sampleSize(c.n, c.f32), "%+v n=%d f32=%v", c.ny, c.n, c.f32)
+	}
+	big := data(t, 1300, 3, 2)
+	s, err := Nystrom{Rank: 20, Float32: true}.Fit(big, gauss)
+	require.NoError(t, err)
+	require.Equal(t, 80, s.Info().Sample, "the rule at n = 65·Rank")
+	all, err := Nystrom{Rank: 20, Float32: true, Sample: -1}.Fit(big, gauss)
+	require.NoError(t, err)
+	require.Zero(t, all.Info().Sample)
+	_, _, ok := all.TrainGram()
+	require.False(t, ok)
+	x := data(t, 100, 3, 1)
+	_, err = Nystrom{Rank: 5, Sample: 50}.Fit(x, gauss)
+	require.ErrorIs(t, err, status.ErrInvalid)
+	m, err := Nystrom{Rank: 5}.Fit(x, gauss)
+	require.NoError(t, err)
+	_, _, ok = m.TrainGram()
+	require.False(t, ok, "float64 features: F from the rounds")
+}
+
+// Landmarks chosen on a sample: F_cᵀF_c and μ that come with the map are
+// those of the features Train forms (F = K(X, L)·R⁻ᵀ); the trace error is
+// tr(K − F·Fᵀ)/tr K of the explicit matrices; TrainScores is F_c·V; the
+// training points map to their features; K − K̂ ⪰ 0 to float32 rounding;
+// the residual's sampled lower bound is below the trace bound.
+func TestNystromSample(t *testing.T) {
+	const n, m = 600, 30
+	x := data(t, n, 5, 7)
+	for i := 0; i < n; i++ {
+		for j, v := range x.RawRowView(i) {
+			x.Set(i, j, v+2+float64(j)) // away from the origin: the float32 copy is shifted
+		}
+	}
+	fit := func() *NystromMap {
+		ny, err := Nystrom{Rank: m, Seed: 5, Float32: true, Sample: 150, ResidualSample: 60}.Fit(x, gauss)
+		require.NoError(t, err)
+		return ny
+	}
+	a := fit()
+	info := a.Info()
+	require.Equal(t, 150, info.Sample)
+	require.Equal(t, m, info.Rank)
+	seen := map[int]bool{}
+	for e, l := range a.Landmarks {
+		require.False(t, seen[l], "landmark %d repeated", l)
+		seen[l] = true
+		require.Equal(t, x.RawRowView(l), a.XL.RawRowView(e))
+	}
+	g, mu, ok := a.TrainGram()
+	require.True(t, ok)
+	require.Len(t, mu, m)
+
+	f := a.Train()
+	_, ok = f.(mat.Transpose).Matrix.(*linalg.Dense32)
+	require.True(t, ok, "float32 storage")
+	_, _, ok = a.TrainGram()
+	require.False(t, ok, "F formed: no kernel rows left")
+	fc := mat.DenseCopyOf(f)
+	means := ColumnMeans(f)
+	for e := 0; e < m; e++ {
+		require.InDelta(t, means[e], mu[e], 1e-5*(1+math.Abs(mu[e])), "μ_%d", e)
+		for i := 0; i < n; i++ {
+			fc.Set(i, e, fc.At(i, e)-means[e])
+		}
+	}
+	var want mat.Dense
+	want.Mul(fc.T(), fc)
+	scale := mat.Norm(&want, math.Inf(1))
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			require.InDelta(t, want.At(i, j), g.At(i, j), 1e-5*scale, "F_cᵀF_c[%d,%d]", i, j)
+		}
+	}
+	e := residual(t, x, gauss, f)
+	tr := 0.0
+	for i := 0; i < n; i++ {
+		tr += e.At(i, i)
+	}
+	require.InDelta(t, tr/float64(n), info.TraceError, 1e-5)
+	require.InDelta(t, tr, info.EigenvalueBound, 1e-5*float64(n))
+	ev, err := linalg.SymEig(linalg.SymPart(e), 0)
+	require.NoError(t, err)
+	require.Greater(t, ev.Values[n-1], -1e-4, "K − K̂ ⪰ 0 to float32 rounding")
+	require.Greater(t, info.ResidualNormLower, 0.0)
+	require.LessOrEqual(t, info.ResidualNormLower, ev.Values[0]*(1+1e-4))
+	y, err := a.Map(x)
+	require.NoError(t, err)
+	var d mat.Dense
+	d.Sub(y, f)
+	require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-4*mat.Norm(f, math.Inf(1)), "Map(X) = F")
+
+	// The same fit again (the same landmarks): its scores from the kernel
+	// rows are F_c·V for the top eigenvectors V of F_cᵀF_c.
+	b := fit()
+	require.Equal(t, a.Landmarks, b.Landmarks)
+	gb, _, ok := b.TrainGram()
+	require.True(t, ok)
+	top, err := linalg.SymEig(gb, 0)
+	require.NoError(t, err)
+	v := mat.DenseCopyOf(top.Vectors.Slice(0, m, 0, 4))
+	got := mat.NewDense(n, 4, nil)
+	require.NoError(t, b.TrainScores(got, v))
+	var ref mat.Dense
+	ref.Mul(fc, v)
+	var ds mat.Dense
+	ds.Sub(got, &ref)
+	require.Less(t, mat.Norm(&ds, math.Inf(1)), 1e-4*mat.Norm(&ref, math.Inf(1)))
+	require.ErrorIs(t, b.TrainScores(mat.NewDense(n-1, 4, nil), v), status.ErrInvalid)
+	b.ReleaseTrain()
+	_, _, ok = b.TrainGram()
+	require.False(t, ok)
+	require.ErrorIs(t, b.TrainScores(got, v), status.ErrInvalid)
+	require.Nil(t, b.Train())
+}
