@@ -93,7 +93,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if set["mpi-timeout"] {
 		return usagef("--mpi-timeout is for --mpi")
 	}
-	am, err := approxMethod(set, *f.approxName, x.RawMatrix().Rows, *f.landmarks, *f.sampler, *f.traceTol, *f.features, *f.seed, *f.approxPrec)
+	am, err := approxMethod(set, *f.approxName, x.RawMatrix().Rows, *f.landmarks, *f.sampler, *f.traceTol, *f.features, *f.seed, *f.approxPrec, *f.sample)
 	if err != nil {
 		return err
 	}

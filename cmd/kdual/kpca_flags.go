@@ -118,8 +118,8 @@ func csvOptions(delimiter string, labelColumn, maxRows int) (dataset.CSVOptions,
 
 // approxMethod reads the approximation flags: nil without --approx; a
 // flag of one method given with another (or none) is a usage error.
-func approxMethod(set map[string]bool, name string, n, landmarks int, sampler string, traceTol float64, features int, seed uint64, precision string) (approx.Method, error) {
-	nystromFlags, rffFlags := []string{"landmarks", "sampler", "trace-tol", "approx-precision"}, []string{"features"}
+func approxMethod(set map[string]bool, name string, n, landmarks int, sampler string, traceTol float64, features int, seed uint64, precision string, sample int) (approx.Method, error) {
+	nystromFlags, rffFlags := []string{"landmarks", "sampler", "trace-tol", "approx-precision", "sample"}, []string{"features"}
 	refuse := func(flags []string, what string) error {
 		for _, f := range flags {
 			if set[f] {
@@ -154,8 +154,14 @@ func approxMethod(set map[string]bool, name string, n, landmarks int, sampler st
 		if precision != "float64" && precision != "float32" {
 			return nil, usagef("--approx-precision %q: want float64 or float32", precision)
 		}
+		switch {
+		case sample < -1:
+			return nil, usagef("--sample %d: want -1 (all rows), 0 (the rule) or a positive count", sample)
+		case sample > 0 && precision != "float32":
+			return nil, usagef("--sample %d: the landmarks' sample needs --approx-precision float32", sample)
+		}
 		return approx.Nystrom{Rank: landmarks, Sampler: smp, TraceTol: traceTol, Seed: seed, ResidualSample: 1000,
-			Float32: precision == "float32"}, nil
+			Float32: precision == "float32", Sample: sample}, nil
 	case "rff":
 		if err := refuse(nystromFlags, "--approx nystrom"); err != nil {
 			return nil, err
@@ -433,7 +439,7 @@ func newKPCAFlags(cmd string) (*flag.FlagSet, *kpcaFlags) {
 	f.useMPI = fs.Bool("mpi", false, "run across the ranks of mpirun (rows split by rank; --operator auto, float64, float32 or matrix-free, planned per rank; --solver auto, block, lanczos or lbfgs); only rank 0 writes")
 	f.stream = fs.String("stream", "", "fit with --approx nystrom: an uncompressed 8-bit IDX file, read in chunks in two passes instead of loaded (data larger than memory; --scale is the value of one level, e.g. 0.00392156862745098 for pixels in [0, 1]); writes --scores-out")
 	f.chunk = fs.Int("chunk", 16384, "--stream: rows read and processed at a time (memory O(m² + chunk·(d + m)))")
-	f.sample = fs.Int("sample", 0, "--stream: the rows the landmarks are chosen among, one from each of as many equal strata (0: min(n, max(100·m, 100 000)))")
+	f.sample = fs.Int("sample", 0, "--stream, or --approx nystrom: the rows the landmarks are chosen among, one from each of as many equal strata (0: with --stream min(n, max(100·m, 100 000)); in memory 4·m from n ≥ 64·m with --approx-precision float32 and rpcholesky, else all; -1: all rows, in memory)")
 	f.scoresOut = fs.String("scores-out", "", "--stream: write the scores (n×s float64) to this NPY file as they are produced (without it, one pass: eigenvalues and trace error only)")
 	return fs, f
 }

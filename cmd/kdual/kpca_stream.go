@@ -47,7 +47,7 @@ func (f *kpcaFlags) maybeStream(cmd string, set map[string]bool, stdout io.Write
 		return true, f.streamFit(cmd, set, stdout)
 	}
 	for _, name := range []string{"chunk", "sample", "scores-out"} {
-		if set[name] {
+		if set[name] && !(name == "sample" && *f.approxName == "nystrom") {
 			return false, usagef("--%s is for --stream", name)
 		}
 	}

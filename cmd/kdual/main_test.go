@@ -960,3 +960,45 @@ func smallModel(t *testing.T) (string, string, string) {
 	require.Equal(t, 0, code, stderr)
 	return dir, csv, model
 }
+
+// --sample with --approx nystrom: the landmarks' sample is reported in the
+// JSON (none with -1: all rows); bad values and combinations are usage
+// errors (exit 2).
+func TestKPCAApproxSample(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "x.csv")
+	var b strings.Builder
+	for i := 0; i < 900; i++ {
+		fmt.Fprintf(&b, "%g,%g,%g\n", math.Sin(float64(i)), math.Cos(float64(3*i)), float64(i%7)/7)
+	}
+	require.NoError(t, os.WriteFile(csv, []byte(b.String()), 0o644))
+	common := []string{"kpca", "fit", "--input", csv, "--kernel", "gaussian", "--components", "3", "--approx", "nystrom",
+		"--landmarks", "10", "--approx-precision", "float32", "--format", "json"}
+	for _, c := range []struct {
+		sample string
+		want   int
+	}{{"0", 40}, {"-1", 0}, {"200", 200}} {
+		code, out, stderr := runCLI(t, append(common, "--sample", c.sample)...)
+		require.Equal(t, 0, code, stderr)
+		var r struct {
+			Eigenvalues []float64 `json:"eigenvalues"`
+			Approx      struct {
+				Sample     int     `json:"sample"`
+				TraceError float64 `json:"trace_error"`
+			} `json:"approx"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &r))
+		require.Equal(t, c.want, r.Approx.Sample, "--sample %s", c.sample)
+		require.Len(t, r.Eigenvalues, 3)
+		require.Greater(t, r.Approx.TraceError, 0.0)
+	}
+	for _, bad := range [][]string{
+		{"--approx", "nystrom", "--landmarks", "10", "--sample", "-2", "--approx-precision", "float32"},
+		{"--approx", "nystrom", "--landmarks", "10", "--sample", "100"},
+		{"--approx", "rff", "--sample", "100"},
+		{"--sample", "100"},
+	} {
+		code, _, stderr := runCLI(t, append([]string{"kpca", "fit", "--input", csv, "--kernel", "gaussian"}, bad...)...)
+		require.Equal(t, 2, code, "%v: %s", bad, stderr)
+	}
+}
