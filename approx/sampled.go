@@ -53,6 +53,9 @@ func Strata(r *rand.Rand, n, ns int) []int {
 	return pos
 }
 
+// sampleSeed is mixed into Seed for the sample's strata ("sample").
+const sampleSeed = 0x73616d706c65
+
 // sampled fits the map on src (n rows) with the landmarks chosen among ns
 // of its rows (Strata, seeded by Seed): fitSample fits those rows (with
 // Sample −1; its ResidualSample rows are drawn among them, a principal
@@ -63,7 +66,7 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 	if seed == 0 {
 		seed = 1
 	}
-	pos := Strata(rng.New(seed^0x73616d706c65), src.n, ns) // "sample"
+	pos := Strata(rng.New(seed^sampleSeed), src.n, ns)
 	sub := ny
 	sub.Sample = -1
 	sm, err := fitSample(sub, pos)

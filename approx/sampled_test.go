@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/rng"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
 )
@@ -21,6 +22,21 @@ func TestStrata(t *testing.T) {
 		for q, p := range pos {
 			require.GreaterOrEqual(t, p, q*n/ns, "%v stratum %d", c, q)
 			require.Less(t, p, (q+1)*n/ns, "%v stratum %d", c, q)
+		}
+	}
+	// Uniform within a stratum: 400 draws of each of 10 strata of 100
+	// rows hit every decile of the stratum (each with probability 1/10:
+	// missing one has probability below 10·0.9⁴⁰⁰ ≈ 10⁻¹⁷).
+	r := rng.New(11)
+	var hits [10][10]int
+	for d := 0; d < 400; d++ {
+		for q, p := range Strata(r, 1000, 10) {
+			hits[q][(p-100*q)/10]++
+		}
+	}
+	for q := range hits {
+		for dec, h := range hits[q] {
+			require.Positive(t, h, "stratum %d, decile %d never drawn", q, dec)
 		}
 	}
 }
@@ -158,4 +174,53 @@ func TestNystromSample(t *testing.T) {
 	require.False(t, ok)
 	require.ErrorIs(t, b.TrainScores(got, v), status.ErrInvalid)
 	require.Nil(t, b.Train())
+}
+
+// The landmarks of a sampled fit are RPCholesky's on the sample's rows
+// (Strata, seeded by Seed), whatever the sample's own size — no sample
+// within the sample — and a kernel of low rank stops at its rank with a
+// trace error and bound near zero.
+func TestNystromSampleLandmarks(t *testing.T) {
+	const n, m, ns = 2000, 20, 1300 // ns ≥ 64·m: the rule would sample again
+	x := data(t, n, 4, 9)
+	a, err := Nystrom{Rank: m, Seed: 5, Float32: true, Sample: ns}.Fit(x, gauss)
+	require.NoError(t, err)
+	pos := Strata(rng.New(5^sampleSeed), n, ns)
+	xs := mat.NewDense(ns, 4, nil)
+	for q, i := range pos {
+		xs.SetRow(q, x.RawRowView(i))
+	}
+	b, err := Nystrom{Rank: m, Seed: 5, Float32: true, Sample: -1}.Fit(xs, gauss)
+	require.NoError(t, err)
+	want := make([]int, len(b.Landmarks))
+	for e, l := range b.Landmarks {
+		want[e] = pos[l]
+	}
+	require.Equal(t, want, a.Landmarks)
+	require.Equal(t, ns, a.Info().Sample)
+
+	lin := kernel.Kernel{Kind: kernel.Linear}
+	x3 := data(t, 1000, 3, 4)
+	c, err := Nystrom{Rank: 10, Seed: 2, Float32: true, Sample: 200}.Fit(x3, lin)
+	require.NoError(t, err)
+	info := c.Info()
+	require.Equal(t, 3, info.Rank, "the linear kernel of 3 columns has rank 3")
+	require.Less(t, info.EigenvalueBound, 1e-3, "tr(K − K̂) ≈ 0 (tr K ≈ 3000)")
+	require.Less(t, info.TraceError, 1e-6)
+	// Rank 2 of 3: the trace error is relative to tr K = Σ‖x‖² (not n).
+	c, err = Nystrom{Rank: 2, Seed: 2, Float32: true, Sample: 200}.Fit(x3, lin)
+	require.NoError(t, err)
+	info = c.Info()
+	trK := 0.0
+	for i := 0; i < 1000; i++ {
+		trK += mat.Dot(x3.RowView(i), x3.RowView(i))
+	}
+	require.Greater(t, info.EigenvalueBound, 0.05*trK/3, "one direction of three is left out")
+	require.InDelta(t, info.EigenvalueBound/trK, info.TraceError, 1e-9)
+	e := residual(t, x3, lin, c.Train())
+	tr := 0.0
+	for i := 0; i < 1000; i++ {
+		tr += e.At(i, i)
+	}
+	require.InDelta(t, tr, info.EigenvalueBound, 1e-5*trK)
 }
