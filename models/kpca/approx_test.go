@@ -157,6 +157,33 @@ func TestApproxResiduals(t *testing.T) {
 	res2, _, err := few.CheckResidualsWith(x)
 	require.NoError(t, err)
 	require.Greater(t, res2[2], 1e-6*l1)
+	// r_j = ‖K_c·v_j − λ_j·v_j‖ with K_c = H·K·H (H = I − 11ᵀ/n formed) and
+	// v_j = scores_j/√λ_j, computed densely.
+	g, err := kernel.Gram(x, rbf)
+	require.NoError(t, err)
+	const n = 100
+	h := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			h.Set(i, j, -1.0/n)
+		}
+		h.Set(i, i, 1-1.0/n)
+	}
+	var kc, hk mat.Dense
+	hk.Mul(h, g)
+	kc.Mul(&hk, h)
+	vals, _ := few.Eigenvalues()
+	sc, _ := few.Scores()
+	for j := 0; j < 3; j++ {
+		v := mat.NewVecDense(n, nil)
+		for i := 0; i < n; i++ {
+			v.SetVec(i, sc.At(i, j)/math.Sqrt(vals[j]))
+		}
+		var kv mat.VecDense
+		kv.MulVec(&kc, v)
+		kv.AddScaledVec(&kv, -vals[j], v)
+		require.InDelta(t, mat.Norm(&kv, 2), res2[j], 1e-9*l1, "r_%d", j)
+	}
 	_, _, err = few.CheckResiduals()
 	require.ErrorIs(t, err, status.ErrInvalid)
 	_, _, err = few.CheckResidualsWith(x.Slice(0, 50, 0, 3))
