@@ -462,3 +462,19 @@ func TestDefaultRegularisation(t *testing.T) {
 	require.NotEqual(t, fit(2e-3), fit(0))
 	require.NotEqual(t, fit(-1), fit(0))
 }
+
+// Rank1's nearest neighbour is Euclidean: on a line with the gallery at 0
+// and 2, the probe at 0.9 is nearest 0 and the one at 1.1 nearest 2 (a
+// product ⟨p, g⟩ weighted other than 2 against ‖g‖² would move the
+// boundary away from 1).
+func TestRank1Euclidean(t *testing.T) {
+	gallery := mat.NewDense(2, 1, []float64{0, 2})
+	for _, c := range []struct {
+		p     float64
+		label int
+	}{{0.9, 0}, {1.1, 1}, {-3, 0}, {5, 1}} {
+		rate, err := Rank1(gallery, mat.NewDense(1, 1, []float64{c.p}), []int{0, 1}, []int{c.label})
+		require.NoError(t, err)
+		require.Equal(t, 1.0, rate, "probe %g", c.p)
+	}
+}

@@ -430,3 +430,24 @@ func TestBadStiefelSettings(t *testing.T) {
 		require.False(t, m.Fitted(), "%v", setting)
 	}
 }
+
+// The Stiefel objective is f(A) = −½·tr(AᵀBA) with gradient −B·A, for the
+// B that apply multiplies by.
+func TestTraceObjectiveClosedForm(t *testing.T) {
+	b := mat.NewDense(4, 4, []float64{
+		4, 1, 0, -1,
+		1, 3, 2, 0,
+		0, 2, 5, 1,
+		-1, 0, 1, 2,
+	})
+	a := mat.NewDense(4, 2, []float64{0.5, -1, 1, 0.25, -0.5, 2, 1.5, 0})
+	o := traceObjective{apply: func(dst, x *mat.Dense) { dst.Mul(b, x) }}
+	grad := mat.NewDense(4, 2, nil)
+	f := o.Eval(a, grad)
+	var ba, atba mat.Dense
+	ba.Mul(b, a)
+	atba.Mul(a.T(), &ba)
+	require.InDelta(t, -0.5*mat.Trace(&atba), f, 1e-14)
+	ba.Scale(-1, &ba)
+	require.True(t, mat.EqualApprox(&ba, grad, 1e-14))
+}
