@@ -769,3 +769,18 @@ func TestDsterfDsteinSecondDifference(t *testing.T) {
 	require.Panics(t, func() { _, _, _ = Dstebz('I', 'E', n, 0, 0, 0, 2, 0, d, e, bw, bb, bs) }, "il < 1")
 	require.Panics(t, func() { _, _, _ = Dstebz('X', 'E', n, 0, 0, 1, 2, 0, d, e, bw, bb, bs) }, "range")
 }
+
+// The smallest systems are solved, not skipped: Dpotrf and Dpotrs on
+// 1×1 and on one right-hand side.
+func TestCholeskySolveSmallest(t *testing.T) {
+	a := []float64{4}
+	require.NoError(t, Dpotrf('L', 1, a, 1))
+	b := []float64{8, -2}
+	Dpotrs('L', 1, 2, a, 1, b, 1)
+	require.Equal(t, []float64{2, -0.5}, b)
+	a2 := []float64{4, 2, 2, 5} // L = [2 0; 1 2]
+	require.NoError(t, Dpotrf('U', 2, a2, 2))
+	x := []float64{6, 7} // A·(1, 1) = (6, 7)
+	Dpotrs('U', 2, 1, a2, 2, x, 2)
+	require.InDeltaSlice(t, []float64{1, 1}, x, 1e-15)
+}

@@ -777,3 +777,39 @@ func TestMulT32Rows(t *testing.T) {
 		require.Panics(t, func() { b.MulT32Rows(2, 3, make([]float32, 6), 3, 4, make([]float64, 8), 2, make([]float64, 8), 2) })
 	}
 }
+
+// The slice checks of DotNT, DotNT32 and TileRowSymmT64 sit exactly at
+// the lengths their docs state: those lengths run, one element less in
+// any argument panics (an off-by-one check would read past a slice in C).
+func TestSliceChecksAtTheBoundary(t *testing.T) {
+	if HasDotKernel() {
+		const m, n, d, lda, ldb, ldo = 3, 2, 5, 6, 7, 4
+		la, lb, lo := (m-1)*lda+d, (n-1)*ldb+d, (m-1)*ldo+n
+		DotNT(m, n, d, make([]float64, la), lda, make([]float64, lb), ldb, make([]float64, lo), ldo)
+		DotNT32(m, n, d, make([]float32, la), lda, make([]float64, lb), ldb, make([]float64, lo), ldo)
+		for k := 0; k < 3; k++ {
+			l := [3]int{la, lb, lo}
+			l[k]--
+			require.Panics(t, func() {
+				DotNT(m, n, d, make([]float64, l[0]), lda, make([]float64, l[1]), ldb, make([]float64, l[2]), ldo)
+			}, "DotNT, argument %d one short", k)
+			require.Panics(t, func() {
+				DotNT32(m, n, d, make([]float32, l[0]), lda, make([]float64, l[1]), ldb, make([]float64, l[2]), ldo)
+			}, "DotNT32, argument %d one short", k)
+		}
+	}
+	r := TileRow{M: 4, T: 4, Tiles: 2, Last: 3, Step: 16, Lda: 4}
+	const nb, ld = 2, 8
+	alen := (r.Tiles-1)*r.Step + (r.M-1)*r.Lda + r.Last
+	li, lj := (nb-1)*ld+r.M, (nb-1)*ld+r.cols()
+	b := Best()
+	b.TileRowSymmT64(r, make([]float64, alen), nb, make([]float64, li), make([]float64, lj), ld, make([]float64, li), make([]float64, lj), ld)
+	for k := 0; k < 5; k++ {
+		l := [5]int{alen, li, lj, li, lj}
+		l[k]--
+		require.Panics(t, func() {
+			b.TileRowSymmT64(r, make([]float64, l[0]), nb, make([]float64, l[1]), make([]float64, l[2]), ld,
+				make([]float64, l[3]), make([]float64, l[4]), ld)
+		}, "TileRowSymmT64, argument %d one short", k)
+	}
+}
