@@ -349,3 +349,31 @@ func TestScikitLearnKernelsEveryPath(t *testing.T) {
 		}
 	}
 }
+
+// The kernel smoother in closed form: weights v_i − min v (v = k_c +
+// row means), x̂ = Σ w_i x_i / Σ w_i; nearest keeps the largest weights;
+// weights summing to nothing give the training mean; bad shapes are
+// refused.
+func TestSmootherClosedForm(t *testing.T) {
+	x := mat.NewDense(3, 2, []float64{0, 0, 2, 0, 0, 4})
+	means := []float64{0.5, 0.25, 0.25}
+	// v = (0.5+0.5, 0.75+0.25, 0+0.25) = (1, 1, 0.25): w = (0.75, 0.75, 0).
+	kc := mat.NewDense(2, 3, []float64{0.5, 0.75, 0, -0.5, -0.25, -0.25})
+	got, fallback, err := Smoother(kc, means, x, 0)
+	require.NoError(t, err)
+	require.Equal(t, 1, fallback, "the second row's v are all equal: no weight")
+	require.InDeltaSlice(t, []float64{1, 0}, got.RawRowView(0), 1e-15) // (0.75·(0,0) + 0.75·(2,0))/1.5
+	require.InDeltaSlice(t, []float64{2.0 / 3, 4.0 / 3}, got.RawRowView(1), 1e-15)
+	// v = (1, 0.5, 0.75) → w = (0.5, 0, 0.25); nearest 1 keeps only x₀.
+	kc1 := mat.NewDense(1, 3, []float64{0.5, 0.25, 0.5})
+	got, _, err = Smoother(kc1, means, x, 0)
+	require.NoError(t, err)
+	require.InDeltaSlice(t, []float64{0, 4.0 / 3}, got.RawRowView(0), 1e-15) // (0.5·(0,0) + 0.25·(0,4))/0.75
+	got, _, err = Smoother(kc1, means, x, 1)
+	require.NoError(t, err)
+	require.InDeltaSlice(t, []float64{0, 0}, got.RawRowView(0), 1e-15)
+	_, _, err = Smoother(kc1, means[:2], x, 0)
+	require.ErrorIs(t, err, status.ErrInvalid)
+	_, _, err = Smoother(kc1, means, x, 4)
+	require.ErrorIs(t, err, status.ErrInvalid)
+}
