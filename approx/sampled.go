@@ -18,18 +18,18 @@ import (
 
 // sampleRatio is the rows per landmark of the default sample
 // (Nystrom.Sample), and sampleFrom the rows per landmark from which the
-// default takes it. Landmarks chosen by RPCholesky among 2, 3, 4, 5 and 10
-// rows per landmark of the first 20 000 Fashion-MNIST images (m = 1000,
-// the Gaussian kernel at the median bandwidth) had the same trace error
-// over all rows as landmarks chosen among all of them, 0.036, and the same
-// top-20 eigenvalue error, 1.6–1.75·10⁻². The sample pays where n is large
-// against m: at n = 20·m (those images) its rounds and the m³ triangular
-// solves cost what the updates over all rows save (no faster); at
-// n = 500·m (10⁶ generated images, m = 2000) float32 fits took 51–53 s
-// against 64–67 s, 8-bit ones 40–46 s against 40–49 s
-// (docs/measurements.md).
+// default takes one. On Fashion-MNIST, landmarks chosen by RPCholesky among
+// 2 to 10 rows per landmark had the trace and top-20 eigenvalue errors of
+// landmarks chosen among all rows; the sample made fits faster at 70 and
+// 500 rows per landmark and not at 20 (docs/measurements.md, "approx:
+// landmarks chosen on a sample at large n").
 const sampleRatio, sampleFrom = 4, 64
 
+// sampleSize returns how many of n rows the landmarks are chosen among:
+// Sample when it is positive (at most n), n when it is negative, else the
+// rule: sampleRatio·Rank rows when the features are float32, the sampler
+// RPCholesky, there is no TraceTol (the adaptive stop needs the residual
+// of every row) and n ≥ sampleFrom·Rank; n otherwise.
 func (ny Nystrom) sampleSize(n int, f32 bool) int {
 	switch {
 	case ny.Sample > 0:
@@ -84,13 +84,13 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 //
 //	F_cᵀF_c = R⁻¹·C_c·C_cᵀ·R⁻ᵀ,  μ = R⁻¹·c̄,  tr K̂ = tr(F_cᵀF_c) + n·‖μ‖²,
 //
-// with C_c = C − c̄·1ᵀ: C_c·C_cᵀ by linalg.OuterT32 (centred blocks by
-// ssyrk, summed in float64), the rest in float64. F is never formed (it
-// would cost n·k²/2 multiply-adds more); Train forms it when asked.
-// Centring before the float32 products matters: on 20 000 Fashion-MNIST
-// images, k = 1000, the top-20 eigenvalues of R⁻¹·(C·Cᵀ − n·c̄c̄ᵀ)·R⁻ᵀ from
-// uncentred float32 products were off by 1.5·10⁻⁵ (relative), from centred
-// ones by 2.8·10⁻⁷ (docs/measurements.md).
+// with C_c = C − c̄·1ᵀ stored in place of C (each value rounded once to
+// float32) and C_c·C_cᵀ by linalg.OuterT32 (ssyrk on blocks, summed in
+// float64), the rest in float64. C is centred before the float32 products
+// because R⁻¹ amplifies their rounding by up to cond K(L, L): from the
+// uncentred C·Cᵀ less n·c̄c̄ᵀ the top eigenvalues lose about two digits
+// (docs/measurements.md). F is never formed (it would cost n·k²/2
+// multiply-adds more); Train forms it when asked.
 func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *NystromMap, start time.Time) (*NystromMap, error) {
 	n, m := src.n, len(sm.Landmarks)
 	land := make([]int, m)

@@ -502,13 +502,7 @@ func TestKMvDACSV(t *testing.T) {
 // eigenvalues, the JSON carries the timing and memory fields, the check
 // pass measures the residuals, and bad values are usage errors (exit 2).
 func TestKPCAOperators(t *testing.T) {
-	dir := t.TempDir()
-	csv := filepath.Join(dir, "x.csv")
-	var b strings.Builder
-	for i := 0; i < 300; i++ {
-		fmt.Fprintf(&b, "%g,%g,%g\n", math.Sin(float64(i)), math.Cos(float64(3*i)), float64(i%7)/7)
-	}
-	require.NoError(t, os.WriteFile(csv, []byte(b.String()), 0o644))
+	csv := waveCSV(t, 300)
 	var ref []float64
 	for _, op := range []string{"float64", "float32", "matrix-free"} {
 		code, out, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--kernel", "gaussian", "--components", "4", "--operator", op,
@@ -965,13 +959,7 @@ func smallModel(t *testing.T) (string, string, string) {
 // JSON (none with -1: all rows); bad values and combinations are usage
 // errors (exit 2).
 func TestKPCAApproxSample(t *testing.T) {
-	dir := t.TempDir()
-	csv := filepath.Join(dir, "x.csv")
-	var b strings.Builder
-	for i := 0; i < 900; i++ {
-		fmt.Fprintf(&b, "%g,%g,%g\n", math.Sin(float64(i)), math.Cos(float64(3*i)), float64(i%7)/7)
-	}
-	require.NoError(t, os.WriteFile(csv, []byte(b.String()), 0o644))
+	csv := waveCSV(t, 900)
 	common := []string{"kpca", "fit", "--input", csv, "--kernel", "gaussian", "--components", "3", "--approx", "nystrom",
 		"--landmarks", "10", "--approx-precision", "float32", "--format", "json"}
 	for _, c := range []struct {
@@ -1001,4 +989,17 @@ func TestKPCAApproxSample(t *testing.T) {
 		code, _, stderr := runCLI(t, append([]string{"kpca", "fit", "--input", csv, "--kernel", "gaussian"}, bad...)...)
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)
 	}
+}
+
+// waveCSV writes n rows (sin i, cos 3i, (i mod 7)/7) to a CSV file in a
+// test directory and returns its path.
+func waveCSV(t *testing.T, n int) string {
+	t.Helper()
+	csv := filepath.Join(t.TempDir(), "x.csv")
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "%g,%g,%g\n", math.Sin(float64(i)), math.Cos(float64(3*i)), float64(i%7)/7)
+	}
+	require.NoError(t, os.WriteFile(csv, []byte(b.String()), 0o644))
+	return csv
 }
