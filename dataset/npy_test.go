@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sbinet/npyio/npy"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 )
@@ -165,4 +166,26 @@ func npyHeader(descr, shape string, data int) []byte {
 	out := append([]byte("\x93NUMPY\x01\x00"), byte(len(h)), byte(len(h)>>8))
 	out = append(out, h...)
 	return append(out, make([]byte, data)...)
+}
+
+// Arrays of more than one 4096-value chunk read whole and in order (a
+// 2500×3 float64 array written by npyio, and a prefix of it).
+func TestReadNumPyManyChunks(t *testing.T) {
+	x := mat.NewDense(2500, 3, nil)
+	for i := 0; i < 2500; i++ {
+		for j := 0; j < 3; j++ {
+			x.Set(i, j, float64(3*i+j)*0.25)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "big.npy")
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, npy.Write(f, x))
+	require.NoError(t, f.Close())
+	tb, err := ReadTable(path, CSVOptions{})
+	require.NoError(t, err)
+	require.True(t, mat.Equal(x, tb.X))
+	tb, err = ReadTable(path, CSVOptions{MaxRows: 1500})
+	require.NoError(t, err)
+	require.True(t, mat.Equal(x.Slice(0, 1500, 0, 3), tb.X))
 }

@@ -377,3 +377,18 @@ func TestSmootherClosedForm(t *testing.T) {
 	_, _, err = Smoother(kc1, means, x, 4)
 	require.ErrorIs(t, err, status.ErrInvalid)
 }
+
+// Check refuses a γ that is not positive and finite when σ is unset, and
+// a σ so small that 1/(2σ²) overflows; Bandwidth gives σ = 1/√(2γ) for a
+// kernel set by γ.
+func TestCheckGammaAndTinySigma(t *testing.T) {
+	for _, g := range []float64{-1, math.Inf(1), math.NaN()} {
+		require.ErrorIs(t, Kernel{Kind: Gaussian, Gamma: g}.Check(), status.ErrInvalid, "γ = %g", g)
+	}
+	require.ErrorIs(t, Kernel{Kind: Gaussian, Sigma: 1e-300}.Check(), status.ErrInvalid)
+	require.NoError(t, Kernel{Kind: Gaussian, Sigma: 1e-100}.Check())
+	require.NoError(t, Kernel{Kind: Gaussian, Gamma: 0.5}.Check())
+	require.InDelta(t, 1, Kernel{Kind: Gaussian, Gamma: 0.5}.Bandwidth(), 1e-15)
+	require.InDelta(t, 0.1, Kernel{Kind: Gaussian, Gamma: 50}.Bandwidth(), 1e-15)
+	require.Equal(t, 2.0, Kernel{Kind: Gaussian, Sigma: 2}.Bandwidth())
+}

@@ -813,3 +813,34 @@ func TestSliceChecksAtTheBoundary(t *testing.T) {
 		}, "TileRowSymmT64, argument %d one short", k)
 	}
 }
+
+// RBFMap on a single row and on a single column: each entry is
+// exp(c·δ), δ = max(ni + nj − 2g, 0) (its square root for laplace).
+func TestRBFMapThinBlocks(t *testing.T) {
+	const c = -0.7
+	for _, b := range testBuilds() {
+		for _, laplace := range []bool{false, true} {
+			for _, dims := range [][2]int{{1, 3}, {3, 1}, {1, 1}} {
+				m, n := dims[0], dims[1]
+				ni, nj := []float64{1, 2, 3}[:m], []float64{0.5, 1.5, 2.5}[:n]
+				out := make([]float64, m*n)
+				want := make([]float64, m*n)
+				for i := 0; i < m; i++ {
+					for j := 0; j < n; j++ {
+						g := 0.25 * float64(i+j)
+						out[i*n+j] = g
+						d := math.Max(ni[i]+nj[j]-2*g, 0)
+						if laplace {
+							d = math.Sqrt(d)
+						}
+						want[i*n+j] = math.Exp(c * d)
+					}
+				}
+				b.RBFMap(m, n, out, n, ni, nj, c, laplace)
+				for i := range want {
+					require.InDelta(t, want[i], out[i], 1e-14*want[i], "%s %d×%d laplace=%v entry %d", b.Name(), m, n, laplace, i)
+				}
+			}
+		}
+	}
+}

@@ -158,3 +158,13 @@ func symmetricWithSpectrum(r *rand.Rand, n int, kind string, a []float64, lda in
 	}
 	return lam
 }
+
+// No vectors asked (k = 0): TridiagQ does nothing and needs no z.
+func TestTridiagQNoVectors(t *testing.T) {
+	const n = 5
+	a := make([]float64, n*n)
+	tau := make([]float64, n-1)
+	for _, b := range testBuilds() {
+		require.NotPanics(t, func() { b.TridiagQ(n, 0, a, n, tau, nil, n) }, b.Name())
+	}
+}
