@@ -784,3 +784,21 @@ func TestCholeskySolveSmallest(t *testing.T) {
 	Dpotrs('U', 2, 1, a2, 2, x, 2)
 	require.InDeltaSlice(t, []float64{1, 1}, x, 1e-15)
 }
+
+// Without vectors the leading dimensions of the unused outputs must still
+// be at least 1 (LAPACK's own rule): 1 runs, 0 panics before the call.
+func TestUnusedLeadingDimensions(t *testing.T) {
+	a := []float64{2, 1, 1, 3}
+	s := make([]float64, 2)
+	require.NoError(t, Dgesdd('N', 2, 2, append([]float64(nil), a...), 2, s, nil, 1, nil, 1))
+	require.InDeltaSlice(t, []float64{(5 + math.Sqrt(5)) / 2, (5 - math.Sqrt(5)) / 2}, s, 1e-14)
+	require.Panics(t, func() { _ = Dgesdd('N', 2, 2, append([]float64(nil), a...), 2, s, nil, 0, nil, 1) })
+	require.Panics(t, func() { _ = Dgesdd('N', 2, 2, append([]float64(nil), a...), 2, s, nil, 1, nil, 0) })
+	w := make([]float64, 2)
+	_, err := Dsyevr('N', 'A', 'U', 2, append([]float64(nil), a...), 2, 0, 0, 0, 0, 0, w, nil, 1, nil)
+	require.NoError(t, err)
+	require.InDeltaSlice(t, []float64{(5 - math.Sqrt(5)) / 2, (5 + math.Sqrt(5)) / 2}, w, 1e-14)
+	require.Panics(t, func() {
+		_, _ = Dsyevr('N', 'A', 'U', 2, append([]float64(nil), a...), 2, 0, 0, 0, 0, 0, w, nil, 0, nil)
+	})
+}
