@@ -633,3 +633,20 @@ func TestDenseApplyVector(t *testing.T) {
 		}
 	}
 }
+
+// emptyOp is an operator of dimension 0.
+type emptyOp struct{}
+
+func (emptyOp) Dim() int                    { return 0 }
+func (emptyOp) Apply(_, _ *mat.Dense) error { return nil }
+
+// A centred operator needs at least one row: nil and empty operators are
+// refused by both constructors.
+func TestCenteredRefusesEmpty(t *testing.T) {
+	for _, op := range []Operator{nil, emptyOp{}} {
+		_, err := NewCenteredDeferred(op)
+		require.ErrorIs(t, err, status.ErrInvalid, "%T", op)
+		_, err = NewCentered(op)
+		require.ErrorIs(t, err, status.ErrInvalid, "%T", op)
+	}
+}
