@@ -2,6 +2,7 @@ package gram
 
 import (
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/kdual/kdual/linalg"
@@ -322,4 +323,55 @@ func crossMapped(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int, normsJ
 	}
 	crossProducts(a, b, out, ld, i0, i1, j0, j1)
 	a.mapCross(out, ld, i0, i1, normsJ, j0, j1)
+	if a.em.Kind == MapExpDist && a.grid == nil && b.grid == nil && a.x.Data != nil && b.x.Data != nil {
+		nearExact(a, b, out, ld, i0, i1, j0, j1, normsJ)
+	}
+}
+
+// nearExact recomputes, from the rows themselves, the Laplace entries of
+// out (rows [i0, i1) of a against rows [j0, j1) of b, float64 products)
+// whose squared distance ‖x‖² + ‖y‖² − 2⟨x, y⟩ came out below
+// 4·d·ε·(‖x‖² + ‖y‖²): at that size the formula's rounding (within about
+// 2·d·ε·(‖x‖² + ‖y‖²)) is the distance's own order, and its square root —
+// about 10⁻⁸·‖x‖ for a point against itself — would reach the kernel value.
+// They become exp(C·√Σ(x − y)²): exactly 1 for a point against itself or
+// its duplicate, as the Gram matrix's diagonal is. Such pairs are near
+// duplicates, few in practice; each costs d multiply-adds.
+func nearExact(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int, normsJ []float64) {
+	d := a.x.Cols
+	tau := 4 * float64(d) * 0x1p-52
+	c := a.em.C
+	if !(c < 0) {
+		return
+	}
+	maxJ := 0.0
+	for _, v := range normsJ[j0:j1] {
+		maxJ = math.Max(maxJ, v)
+	}
+	par.For(a.workers, i1-i0, nil, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			row := out[r*ld : r*ld+j1-j0]
+			ni := a.norms[i0+r]
+			// Entries below this value have a larger distance whatever
+			// their column: one comparison each.
+			floor := math.Exp(c * math.Sqrt(tau*(ni+maxJ)))
+			x := a.x.Data[(i0+r)*a.x.Stride : (i0+r)*a.x.Stride+d]
+			for q, v := range row {
+				if !(v > floor) {
+					continue
+				}
+				delta := math.Log(v) / c // the distance the map saw
+				if delta*delta >= tau*(ni+normsJ[j0+q]) {
+					continue
+				}
+				y := b.x.Data[(j0+q)*b.x.Stride : (j0+q)*b.x.Stride+d]
+				s := 0.0
+				for e, xv := range x {
+					t := xv - y[e]
+					s += t * t
+				}
+				row[q] = math.Exp(c * math.Sqrt(s))
+			}
+		}
+	})
 }

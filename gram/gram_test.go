@@ -732,3 +732,39 @@ func TestPanelSymm(t *testing.T) {
 		}
 	}
 }
+
+// The Laplace cross kernel of points against themselves is exactly 1 on
+// the diagonal and between duplicates (the distance of near duplicates
+// recomputed from the rows), and every entry is exp(C·‖x − y‖) of the
+// direct distance to rounding, far from the origin too.
+func TestLaplaceCrossNearDuplicates(t *testing.T) {
+	const n, d = 60, 9
+	x := mat.NewDense(n, d, nil)
+	r := rand.New(rand.NewSource(5))
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, 100+r.NormFloat64())
+		}
+	}
+	x.SetRow(11, x.RawRowView(4))
+	y := mat.DenseCopyOf(x.Slice(0, 20, 0, d))
+	y.Set(5, 2, y.At(5, 2)+1e-9) // a near duplicate of row 5
+	em := ElementMap{Kind: MapExpDist, C: -0.5}
+	k, err := CrossGramMap(y, x, em)
+	require.NoError(t, err)
+	for i := 0; i < 20; i++ {
+		for j := 0; j < n; j++ {
+			s := 0.0
+			for e := 0; e < d; e++ {
+				t := y.At(i, e) - x.At(j, e)
+				s += t * t
+			}
+			want := math.Exp(-0.5 * math.Sqrt(s))
+			require.InDelta(t, want, k.At(i, j), 1e-13, "(%d, %d)", i, j)
+		}
+		if i != 5 {
+			require.Equal(t, 1.0, k.At(i, i), "row %d against itself", i)
+		}
+	}
+	require.Equal(t, 1.0, k.At(4, 11), "a duplicate")
+}

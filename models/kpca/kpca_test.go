@@ -877,3 +877,28 @@ func TestRepeatedFitsShareNoState(t *testing.T) {
 		require.True(t, mat.Equal(z, f.z), "model %d's Transform changed after later fits", i)
 	}
 }
+
+// Transform of the training points gives the fit's scores to rounding for
+// the Laplace kernel too — its square root would otherwise turn the
+// rounding of a point's distance to itself (about ε·‖x‖²) into errors of
+// about 10⁻⁸ — including duplicated rows and data far from the origin.
+func TestLaplaceTransformOfTrainingPoints(t *testing.T) {
+	x := gaussData(t, 200, 6, 41)
+	x.SetRow(7, x.RawRowView(3)) // a duplicate
+	for i := 0; i < 200; i++ {
+		for j, v := range x.RawRowView(i) {
+			x.Set(i, j, v+10*float64(j+1))
+		}
+	}
+	for _, k := range []kernel.Kernel{{Kind: kernel.Laplace, Sigma: 3}, {Kind: kernel.Gaussian, Sigma: 3}} {
+		m := &KPCA{Components: 5, Kernel: k}
+		require.NoError(t, m.Fit(x))
+		sc, err := m.Scores()
+		require.NoError(t, err)
+		z, err := m.Transform(x)
+		require.NoError(t, err)
+		var d mat.Dense
+		d.Sub(z, sc)
+		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-11*mat.Norm(sc, math.Inf(1)), "%v", k.Kind)
+	}
+}
