@@ -136,8 +136,9 @@ type Nystrom struct {
 	// means LAPACK's dsyevr for the top one (linalg.SymEigValues, O(p³)).
 	// Package kpca passes eig's Lanczos (O(p²) a step).
 	TopEigenvalue func(a *mat.SymDense, seed uint64) (float64, error)
-	// Context, when set, is checked before every round: once it has ended
-	// Fit stops with status.Cancelled.
+	// Context, when set, is checked before every round (and, with a
+	// Sample, between blocks of the kernel rows C and of C_c·C_cᵀ): once
+	// it has ended Fit stops with status.Cancelled.
 	Context context.Context
 	// Progress, when set, is called after every round with the landmarks
 	// accepted so far and Rank.

@@ -1,6 +1,8 @@
 package approx
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // sampleRatio is the rows per landmark of the default sample
@@ -109,10 +112,18 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	if err != nil {
 		return nil, err
 	}
+	// C in blocks of landmarks, the context checked between them.
 	var gt []float64
-	if err := rows32Into(src.rows, land, xt, c.Data, n, &gt); err != nil {
-		c.Free()
-		return nil, err
+	for a0 := 0; a0 < m; a0 += crossBlock {
+		if err := ny.stopped(fmt.Sprintf("the kernel rows of landmark %d of %d", a0, m)); err != nil {
+			c.Free()
+			return nil, err
+		}
+		a1 := min(a0+crossBlock, m)
+		if err := rows32Into(src.rows, land[a0:a1], xt.Slice(a0, a1, 0, src.dim).(*mat.Dense), c.Data[a0*n:a1*n], n, &gt); err != nil {
+			c.Free()
+			return nil, err
+		}
 	}
 	gt = nil
 	// Each landmark's row mean, summed in point order.
@@ -131,7 +142,7 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 		c.Free()
 		return nil, err
 	}
-	gc, err := linalg.OuterT32(c, nil)
+	gc, err := linalg.OuterT32Context(ny.Context, c, nil)
 	if err != nil {
 		c.Free()
 		return nil, err
@@ -179,6 +190,18 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	info.Seconds = time.Since(start).Seconds()
 	out.info = info
 	return out, nil
+}
+
+// crossBlock is the landmarks whose kernel rows fromSample computes
+// between two checks of the context.
+const crossBlock = 256
+
+// stopped returns status.Cancelled when the fit's context has ended.
+func (ny Nystrom) stopped(where string) error {
+	if ny.Context != nil && ny.Context.Err() != nil {
+		return status.Cancelled(context.Cause(ny.Context), where)
+	}
+	return nil
 }
 
 // TrainGram returns F_cᵀF_c (k×k, float64; F_c the training features

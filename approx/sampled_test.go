@@ -1,6 +1,7 @@
 package approx
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -223,4 +224,32 @@ func TestNystromSampleLandmarks(t *testing.T) {
 		tr += e.At(i, i)
 	}
 	require.InDelta(t, tr, info.EigenvalueBound, 1e-5*trK)
+}
+
+// A context that ends once the sample's rounds are done stops the fit in
+// the kernel rows over all points, with status.Cancelled (ErrStopped); one
+// that ends earlier stops the rounds.
+func TestNystromSampleCancelled(t *testing.T) {
+	x := data(t, 3000, 4, 12)
+	for _, at := range []int{10, 20} {
+		ctx, cancel := context.WithCancel(context.Background())
+		ny := Nystrom{Rank: 20, Block: 10, Seed: 3, Float32: true, Sample: 200, Context: ctx,
+			Progress: func(landmarks, rank int) {
+				if landmarks >= at {
+					cancel()
+				}
+			}}
+		_, err := ny.Fit(x, gauss)
+		require.ErrorIs(t, err, status.ErrStopped, "cancelled at %d landmarks", at)
+		cancel()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c, err := linalg.NewDense32(3, 10)
+	require.NoError(t, err)
+	_, err = linalg.OuterT32Context(ctx, c, nil)
+	require.ErrorIs(t, err, status.ErrStopped)
+	g, err := linalg.OuterT32Context(context.Background(), c, nil)
+	require.NoError(t, err)
+	require.Equal(t, 3, g.SymmetricDim())
 }
