@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/bigmem"
@@ -341,13 +342,10 @@ func nearExact(a, b *gramSource, out []float64, ld, i0, i1, j0, j1 int, normsJ [
 	d := a.x.Cols
 	tau := 4 * float64(d) * 0x1p-52
 	c := a.em.C
-	if !(c < 0) {
+	if !(c < 0) || i1 <= i0 || j1 <= j0 {
 		return
 	}
-	maxJ := 0.0
-	for _, v := range normsJ[j0:j1] {
-		maxJ = math.Max(maxJ, v)
-	}
+	maxJ := floats.Max(normsJ[j0:j1])
 	par.For(a.workers, i1-i0, nil, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			row := out[r*ld : r*ld+j1-j0]

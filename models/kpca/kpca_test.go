@@ -897,8 +897,14 @@ func TestLaplaceTransformOfTrainingPoints(t *testing.T) {
 		require.NoError(t, err)
 		z, err := m.Transform(x)
 		require.NoError(t, err)
-		var d mat.Dense
-		d.Sub(z, sc)
-		require.Less(t, mat.Norm(&d, math.Inf(1)), 1e-11*mat.Norm(sc, math.Inf(1)), "%v", k.Kind)
+		requireNear(t, sc, z, 1e-11, "%v", k.Kind)
 	}
+}
+
+// requireNear asserts ‖got − want‖∞ < rel·‖want‖∞ (row sums).
+func requireNear(t *testing.T, want, got mat.Matrix, rel float64, msgAndArgs ...any) {
+	t.Helper()
+	var d mat.Dense
+	d.Sub(got, want)
+	require.Less(t, mat.Norm(&d, math.Inf(1)), rel*mat.Norm(want, math.Inf(1)), msgAndArgs...)
 }
