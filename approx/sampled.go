@@ -89,8 +89,10 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 //
 // with C_c = C − c̄·1ᵀ stored in place of C (each value rounded once to
 // float32) and C_c·C_cᵀ by linalg.OuterT32 (ssyrk on blocks, summed in
-// float64), the rest in float64. C is centred before the float32 products
-// because R⁻¹ amplifies their rounding by up to cond K(L, L): from the
+// float64), the rest in float64 (R⁻¹·G_c·R⁻ᵀ by linalg.ReduceCongruent,
+// LAPACK's dsygst: half the work of two triangular solves). C is centred
+// before the float32 products because R⁻¹ amplifies their rounding by up
+// to cond K(L, L): from the
 // uncentred C·Cᵀ less n·c̄c̄ᵀ the top eigenvalues lose about two digits
 // (docs/measurements.md). F is never formed (it would cost n·k²/2
 // multiply-adds more); Train forms it when asked.
@@ -147,25 +149,13 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 		c.Free()
 		return nil, err
 	}
+	// A = R⁻¹·G_c·R⁻ᵀ in place (its upper triangle: symmetric by
+	// construction).
+	if err := linalg.ReduceCongruent(gc, sm.R); err != nil {
+		c.Free()
+		return nil, err
+	}
 	rt := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: sm.R.RawMatrix().Stride, Data: sm.R.RawMatrix().Data}
-	// A = R⁻¹·G_c·R⁻ᵀ from the full G_c, then its upper triangle made
-	// exactly symmetric: (a_ij + a_ji)/2.
-	graw := gc.RawSymmetric()
-	a := make([]float64, m*m)
-	for i := 0; i < m; i++ {
-		for j := i; j < m; j++ {
-			v := graw.Data[i*graw.Stride+j]
-			a[i*m+j], a[j*m+i] = v, v
-		}
-	}
-	ag := blas64.General{Rows: m, Cols: m, Stride: m, Data: a}
-	linalg.B64.Trsm(blas.Left, blas.NoTrans, 1, rt, ag)
-	linalg.B64.Trsm(blas.Right, blas.Trans, 1, rt, ag)
-	for i := 0; i < m; i++ {
-		for j := i; j < m; j++ {
-			graw.Data[i*graw.Stride+j] = 0.5 * (a[i*m+j] + a[j*m+i])
-		}
-	}
 	g := gc
 	mu := append([]float64(nil), cbar...)
 	linalg.B64.Trsm(blas.Left, blas.NoTrans, 1, rt, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: mu})

@@ -42,6 +42,8 @@ void dpotrs_(const char* uplo, const int* n, const int* nrhs, const double* a,
 void dsygvd_(const int* itype, const char* jobz, const char* uplo, const int* n, double* a,
 	const int* lda, double* b, const int* ldb, double* w, double* work, const int* lwork,
 	int* iwork, const int* liwork, int* info, size_t, size_t);
+void dsygst_(const int* itype, const char* uplo, const int* n, double* a, const int* lda,
+	const double* b, const int* ldb, int* info, size_t);
 void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
 // Routines behind the gonum lapack.Float64 implementation (package lapack/gonum).
 void dgecon_(const char* norm, const int* n, const double* a, const int* lda, const double* anorm,

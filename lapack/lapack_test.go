@@ -449,6 +449,50 @@ func TestDsygvd(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotPositiveDefinite)
 }
 
+// TestDsygst checks each reduction against its definition without
+// inverses: for itype 1, L·C·Lᵀ = A (or Uᵀ·C·U = A); for 2 and 3, C is
+// the product itself. Only the triangle uplo of the result is compared.
+func TestDsygst(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 16))
+	n := 9
+	lambda := []float64{4, 3, 2, 1, 0.5, -1, -2, -3, -5}
+	for _, uplo := range []byte{'U', 'L'} {
+		b := symWithSpectrum(rng, []float64{6, 5, 4, 3, 2, 1.5, 1, 0.7, 0.3}, uplo)
+		f := b.clone()
+		require.NoError(t, Dpotrf(uplo, n, f.d, f.ld))
+		// The factor alone: its other triangle zeroed.
+		tri := newCM(n, n)
+		for j := 0; j < n; j++ {
+			for i := 0; i < n; i++ {
+				if (uplo == 'U' && i <= j) || (uplo == 'L' && i >= j) {
+					tri.set(i, j, f.at(i, j))
+				}
+			}
+		}
+		for itype := 1; itype <= 3; itype++ {
+			a := symWithSpectrum(rng, lambda, uplo)
+			af := fullSym(a, uplo)
+			c := a.clone()
+			Dsygst(itype, uplo, n, c.d, c.ld, f.d, f.ld)
+			cf := fullSym(c, uplo)
+			var got, want *cm
+			switch {
+			case itype == 1 && uplo == 'L': // L·C·Lᵀ = A
+				got, want = mul(mul(tri, cf, false, false), tri, false, true), af
+			case itype == 1: // Uᵀ·C·U = A
+				got, want = mul(mul(tri, cf, true, false), tri, false, false), af
+			case uplo == 'L': // C = Lᵀ·A·L
+				got, want = cf, mul(mul(tri, af, true, false), tri, false, false)
+			default: // C = U·A·Uᵀ
+				got, want = cf, mul(mul(tri, af, false, false), tri, false, true)
+			}
+			require.LessOrEqual(t, maxAbsDiff(got, want), 1e-13*frob(want), "itype %d uplo %c", itype, uplo)
+		}
+	}
+	require.Panics(t, func() { Dsygst(4, 'L', 1, []float64{1}, 1, []float64{1}, 1) })
+	Dsygst(1, 'L', 0, nil, 1, nil, 1) // n = 0: nothing to do
+}
+
 func TestDgetrf(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	for _, shape := range [][2]int{{6, 6}, {8, 5}, {4, 7}} {

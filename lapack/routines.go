@@ -489,6 +489,29 @@ func Dpotrs(uplo byte, n, nrhs int, a []float64, lda int, b []float64, ldb int) 
 	checkInfo(r, int(info), nil, nil)
 }
 
+// Dsygst reduces the symmetric-definite generalised eigenproblem to
+// standard form in place, with B's Cholesky factor from Dpotrf in b
+// (triangle uplo): itype 1 sets the triangle uplo of a to inv(Uᵀ)·A·inv(U)
+// (uplo 'U', B = UᵀU) or inv(L)·A·inv(Lᵀ) (uplo 'L', B = L·Lᵀ), itype 2
+// and 3 to U·A·Uᵀ or Lᵀ·A·L. The other triangles of a and b are not read.
+func Dsygst(itype int, uplo byte, n int, a []float64, lda int, b []float64, ldb int) {
+	const r = "dsygst"
+	if itype < 1 || itype > 3 {
+		panicf("%s: itype %d not in 1..3", r, itype)
+	}
+	checkJob(r, uplo, "UL")
+	checkDim(r, "n", n)
+	checkMatrix(r, "a", n, n, a, lda)
+	checkMatrix(r, "b", n, n, b, ldb)
+	if n == 0 {
+		return
+	}
+	ci, cu, cn, clda, cldb := cint(itype), cchar(uplo), cint(n), cint(lda), cint(ldb)
+	var info C.int
+	C.dsygst_(&ci, &cu, &cn, dptr(a), &clda, dptr(b), &cldb, &info, one)
+	checkInfo(r, int(info), nil, nil)
+}
+
 // Dsygvd solves the generalised symmetric-definite eigenproblem selected by
 // itype (1: A x = λ B x, 2: A B x = λ x, 3: B A x = λ x) for n×n a and b
 // (triangle uplo), B positive definite. Eigenvalues go to w ascending; with

@@ -115,3 +115,50 @@ func (c *Cholesky) SolveVec(b []float64) ([]float64, error) {
 	lapack.Dpotrs('L', c.n, 1, c.f, c.n, x, c.n)
 	return x, nil
 }
+
+// ReduceCongruent sets a to L⁻¹·A·L⁻ᵀ in place for the lower triangular l
+// (n×n row-major; its upper triangle is not read): the standard form of
+// the generalised problem A·x = λ·L·Lᵀ·x, by LAPACK's dsygst (about n³
+// flops, half of two triangular solves with n right-hand sides). a's upper
+// triangle is read and set, so the result is symmetric by construction.
+// A non-finite entry of a or of l's triangle, or a zero on l's diagonal,
+// gives ErrInvalid.
+func ReduceCongruent(a *mat.SymDense, l *mat.Dense) error {
+	n := a.SymmetricDim()
+	if r, c := l.Dims(); r != n || c != n {
+		return invalidf("ReduceCongruent: L is %d×%d for a %d×%d matrix", r, c, n, n)
+	}
+	if err := CheckFinite("ReduceCongruent: a", a); err != nil {
+		return err
+	}
+	lr := l.RawMatrix()
+	for i := 0; i < n; i++ {
+		for j, v := range lr.Data[i*lr.Stride : i*lr.Stride+i+1] {
+			if math.IsNaN(v) || math.IsInf(v, 0) || (j == i && v == 0) {
+				return invalidf("ReduceCongruent: L[%d,%d] = %g", i, j, v)
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	// Row-major a's upper triangle is column-major's lower: mirrored into
+	// row-major's lower (column-major's upper), dsygst with uplo 'U' and
+	// U = Lᵀ (l read column-major), then mirrored back.
+	raw := a.RawSymmetric()
+	mirror := func(toLower bool) {
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				if toLower {
+					raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
+				} else {
+					raw.Data[i*raw.Stride+j] = raw.Data[j*raw.Stride+i]
+				}
+			}
+		}
+	}
+	mirror(true)
+	lapack.Dsygst(1, 'U', n, raw.Data, raw.Stride, lr.Data, lr.Stride)
+	mirror(false)
+	return nil
+}

@@ -313,6 +313,59 @@ func TestQR(t *testing.T) {
 	require.ErrorIs(t, o.InPlace(mat.NewDense(2, 3, nil)), status.ErrInvalid)
 }
 
+// TestReduceCongruent checks L·C·Lᵀ = A for C = L⁻¹·A·L⁻ᵀ (L lower
+// triangular with a garbage upper triangle, which must not be read), that
+// C is exactly symmetric, and the refusals.
+func TestReduceCongruent(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 17))
+	for _, n := range []int{1, 5, 70} {
+		lambda := make([]float64, n)
+		for k := range lambda {
+			lambda[k] = float64(k%5-2) + 0.1*float64(k)
+		}
+		a := withSpectrum(uint64(n), lambda)
+		l := mat.NewDense(n, n, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				switch {
+				case j < i:
+					l.Set(i, j, r.NormFloat64()/float64(n)) // well conditioned
+				case j == i:
+					l.Set(i, i, 1+r.Float64())
+				default:
+					l.Set(i, j, math.NaN()) // not read
+				}
+			}
+		}
+		c := mat.NewSymDense(n, nil)
+		c.CopySym(a)
+		require.NoError(t, ReduceCongruent(c, l))
+		lo := mat.NewTriDense(n, mat.Lower, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				lo.SetTri(i, j, l.At(i, j))
+			}
+		}
+		var p, back mat.Dense
+		p.Mul(lo, c)
+		back.Mul(&p, lo.T())
+		back.Sub(&back, a)
+		require.LessOrEqual(t, mat.Norm(&back, 1), 1e-12*mat.Norm(a, 1)*float64(n), "n = %d", n)
+		raw := c.RawSymmetric()
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				require.Equal(t, raw.Data[i*raw.Stride+j], raw.Data[j*raw.Stride+i])
+			}
+		}
+	}
+	a := mat.NewSymDense(2, []float64{1, 0, 0, 1})
+	require.ErrorIs(t, ReduceCongruent(a, mat.NewDense(3, 3, nil)), status.ErrInvalid)
+	require.ErrorIs(t, ReduceCongruent(a, mat.NewDense(2, 2, []float64{1, 0, 0.5, 0})), status.ErrInvalid)
+	require.ErrorIs(t, ReduceCongruent(a, mat.NewDense(2, 2, []float64{1, 0, math.Inf(1), 1})), status.ErrInvalid)
+	a.SetSym(0, 1, math.NaN())
+	require.ErrorIs(t, ReduceCongruent(a, mat.NewDense(2, 2, []float64{1, 0, 0, 1})), status.ErrInvalid)
+}
+
 func TestCholesky(t *testing.T) {
 	lambda := []float64{9, 4, 2, 1, 0.5, 0.1}
 	a := withSpectrum(11, lambda)
