@@ -20,26 +20,35 @@ import (
 )
 
 // sampleRatio is the rows per landmark of the default sample
-// (Nystrom.Sample), and sampleFrom the rows per landmark from which the
-// default takes one. On Fashion-MNIST, landmarks chosen by RPCholesky among
-// 2 to 10 rows per landmark had the trace and top-20 eigenvalue errors of
-// landmarks chosen among all rows; the sample made fits faster at 70 and
-// 500 rows per landmark and not at 20 (docs/measurements.md, "approx:
-// landmarks chosen on a sample at large n").
-const sampleRatio, sampleFrom = 4, 64
+// (Nystrom.Sample), sampleFrom the rows per landmark from which the
+// default takes one, and sampleSaved the multiply-adds of the factor's
+// updates, (n − sampleRatio·Rank)·Rank²/2, it must save. On Fashion-MNIST,
+// landmarks chosen by RPCholesky among 2 to 10 rows per landmark had the
+// trace and top-20 eigenvalue errors of landmarks chosen among all rows;
+// the sample made fits faster where it saved 2.25·10⁹ multiply-adds or
+// more (m = 500 at 40 rows per landmark, m = 1000 at 16 and 20, m = 2000
+// at 500) and was no faster or slower where it saved less (m = 250 at 20
+// and 64, m = 500 at 16): a round's fixed cost does not shrink with the
+// rows (docs/measurements.md, "approx: landmarks chosen on a sample at
+// large n"). A variable so that tests can take the rule at small sizes.
+const sampleRatio, sampleFrom = 4, 16
+
+var sampleSaved = 2e9
 
 // sampleSize returns how many of n rows the landmarks are chosen among:
 // Sample when it is positive (at most n), n when it is negative, else the
 // rule: sampleRatio·Rank rows when the features are float32, the sampler
 // RPCholesky, there is no TraceTol (the adaptive stop needs the residual
-// of every row) and n ≥ sampleFrom·Rank; n otherwise.
+// of every row), n ≥ sampleFrom·Rank and the updates saved reach
+// sampleSaved; n otherwise.
 func (ny Nystrom) sampleSize(n int, f32 bool) int {
+	saved := float64(n-sampleRatio*ny.Rank) * float64(ny.Rank) * float64(ny.Rank) / 2
 	switch {
 	case ny.Sample > 0:
 		return min(ny.Sample, n)
 	case ny.Sample < 0:
 		return n
-	case f32 && ny.Sampler == RPCholesky && ny.TraceTol == 0 && n >= sampleFrom*ny.Rank:
+	case f32 && ny.Sampler == RPCholesky && ny.TraceTol == 0 && n >= sampleFrom*ny.Rank && saved >= sampleSaved:
 		return sampleRatio * ny.Rank
 	}
 	return n
@@ -92,9 +101,8 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 // float64), the rest in float64 (R⁻¹·G_c·R⁻ᵀ by linalg.ReduceCongruent,
 // LAPACK's dsygst: half the work of two triangular solves). C is centred
 // before the float32 products because R⁻¹ amplifies their rounding by up
-// to cond K(L, L): from the
-// uncentred C·Cᵀ less n·c̄c̄ᵀ the top eigenvalues lose about two digits
-// (docs/measurements.md). F is never formed (it would cost n·k²/2
+// to cond K(L, L): from the uncentred C·Cᵀ less n·c̄c̄ᵀ the top eigenvalues
+// lose about two digits (docs/measurements.md). F is never formed (it would cost n·k²/2
 // multiply-adds more); Train forms it when asked.
 func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *NystromMap, start time.Time) (*NystromMap, error) {
 	n, m := src.n, len(sm.Landmarks)

@@ -43,7 +43,8 @@ func TestStrata(t *testing.T) {
 }
 
 // The sample rule: 4·Rank rows with float32 features, RPCholesky and no
-// TraceTol when n ≥ 64·Rank; all rows otherwise, or with Sample −1; a
+// TraceTol when n ≥ 16·Rank and the updates saved, (n − 4·Rank)·Rank²/2,
+// reach 2·10⁹ multiply-adds; all rows otherwise, or with Sample −1; a
 // positive Sample with float64 features is refused.
 func TestSampleRule(t *testing.T) {
 	for _, c := range []struct {
@@ -52,18 +53,28 @@ func TestSampleRule(t *testing.T) {
 		f32  bool
 		want int
 	}{
-		{Nystrom{Rank: 30}, 3000, true, 120},
-		{Nystrom{Rank: 30}, 1920, true, 120},
-		{Nystrom{Rank: 30}, 1919, true, 1919},
-		{Nystrom{Rank: 30}, 3000, false, 3000},
-		{Nystrom{Rank: 30, Sampler: Uniform}, 3000, true, 3000},
-		{Nystrom{Rank: 30, TraceTol: 0.1}, 3000, true, 3000},
+		{Nystrom{Rank: 1000}, 20000, true, 4000},
+		{Nystrom{Rank: 1000}, 16000, true, 4000},
+		{Nystrom{Rank: 1000}, 15999, true, 15999}, // below 16·Rank
+		{Nystrom{Rank: 2000}, 1000000, true, 8000},
+		{Nystrom{Rank: 500}, 18000, true, 2000}, // saves 16000·500²/2 = 2·10⁹
+		{Nystrom{Rank: 500}, 17999, true, 17999},
+		{Nystrom{Rank: 250}, 16000, true, 16000}, // saves 4.7·10⁸
+		{Nystrom{Rank: 1000}, 20000, false, 20000},
+		{Nystrom{Rank: 1000, Sampler: Uniform}, 20000, true, 20000},
+		{Nystrom{Rank: 1000, TraceTol: 0.1}, 20000, true, 20000},
 		{Nystrom{Rank: 30, Sample: -1}, 600, true, 600},
 		{Nystrom{Rank: 30, Sample: 200}, 600, true, 200},
 		{Nystrom{Rank: 30, Sample: 900}, 600, true, 600},
+		{Nystrom{Rank: 30}, 3000, true, 3000}, // saves too little
 	} {
 		require.Equal(t, c.want, c.ny.sampleSize(c.n, c.f32), "%+v n=%d f32=%v", c.ny, c.n, c.f32)
 	}
+	// The rule's shape at small sizes, with no work to save asked for.
+	defer func(v float64) { sampleSaved = v }(sampleSaved)
+	sampleSaved = 0
+	require.Equal(t, 120, Nystrom{Rank: 30}.sampleSize(480, true))
+	require.Equal(t, 479, Nystrom{Rank: 30}.sampleSize(479, true))
 	big := data(t, 1300, 3, 2)
 	s, err := Nystrom{Rank: 20, Float32: true}.Fit(big, gauss)
 	require.NoError(t, err)
