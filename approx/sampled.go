@@ -30,9 +30,11 @@ import (
 // at 500) and was no faster or slower where it saved less (m = 250 at 20
 // and 64, m = 500 at 16): a round's fixed cost does not shrink with the
 // rows (docs/measurements.md, "approx: landmarks chosen on a sample at
-// large n"). A variable so that tests can take the rule at small sizes.
+// large n").
 const sampleRatio, sampleFrom = 4, 16
 
+// sampleSaved is the rule's least saving in multiply-adds; a variable so
+// that tests can take the rule at small sizes.
 var sampleSaved = 2e9
 
 // sampleSize returns how many of n rows the landmarks are chosen among:
@@ -102,8 +104,8 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 // LAPACK's dsygst: half the work of two triangular solves). C is centred
 // before the float32 products because R⁻¹ amplifies their rounding by up
 // to cond K(L, L): from the uncentred C·Cᵀ less n·c̄c̄ᵀ the top eigenvalues
-// lose about two digits (docs/measurements.md). F is never formed (it would cost n·k²/2
-// multiply-adds more); Train forms it when asked.
+// lose about two digits (docs/measurements.md). F is never formed (it
+// would cost n·k²/2 multiply-adds more); Train forms it when asked.
 func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *NystromMap, start time.Time) (*NystromMap, error) {
 	n, m := src.n, len(sm.Landmarks)
 	land := make([]int, m)

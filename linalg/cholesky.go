@@ -120,7 +120,8 @@ func (c *Cholesky) SolveVec(b []float64) ([]float64, error) {
 // (n×n row-major; its upper triangle is not read): the standard form of
 // the generalised problem A·x = λ·L·Lᵀ·x, by LAPACK's dsygst (about n³
 // flops, half of two triangular solves with n right-hand sides). a's upper
-// triangle is read and set, so the result is symmetric by construction.
+// triangle is read and set, so the result is symmetric by construction;
+// its storage below the diagonal serves as scratch.
 // A non-finite entry of a or of l's triangle, or a zero on l's diagonal,
 // gives ErrInvalid.
 func ReduceCongruent(a *mat.SymDense, l *mat.Dense) error {
