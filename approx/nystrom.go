@@ -250,7 +250,7 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 		// where the processor runs them faster (gram.NewKernelRowsInt8;
 		// every entry passed its grid check, so the data are finite);
 		// others a shifted float32 copy and sgemm.
-		rows, err := kernel.RowsInt8(x, k, gram.GramOptions{})
+		rows, err := kernel.RowsInt8(x, k, rowOptions)
 		if err != nil {
 			return nil, err
 		}
@@ -353,7 +353,7 @@ func (ny Nystrom) FitLevels8(x *linalg.Levels8, k kernel.Kernel) (*NystromMap, e
 		return nil, err
 	}
 	src := nySource{n: n, dim: dim, f32: true, row: x.Row}
-	rows, err := kernel.RowsLevels8(x, k, gram.GramOptions{})
+	rows, err := kernel.RowsLevels8(x, k, rowOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -405,6 +405,11 @@ func (ny Nystrom) FitLevels8(x *linalg.Levels8, k kernel.Kernel) (*NystromMap, e
 	}
 	return ny.fitOrSample(src, k, start, sample)
 }
+
+// rowOptions are the options of the integer kernel rows (RowsInt8,
+// RowsLevels8): the written rules (GridAuto); a variable so that tests can
+// take the integer path on any processor (gram.GridOn: a portable loop).
+var rowOptions = gram.GramOptions{}
 
 // fitOrSample is the fit on src: on all its rows, or with the landmarks
 // chosen among the rows Nystrom.Sample says, fitSample fitting those.

@@ -29,14 +29,22 @@ type NystromMap struct {
 	crossMean []float64
 	gram      *mat.SymDense
 	gramMean  []float64
+	// crossRows, instead of cross, computes C's columns [p0, p1) again
+	// (exact integer kernel rows: crossByRanges); n is the points.
+	crossRows func(p0, p1 int, out []float32, ld int)
+	n         int
 }
 
 // Train returns F as the transpose of the stored Fᵀ: a *mat.Dense, or a
 // *linalg.Dense32 with Float32 (nil for a rebuilt or released map). A map
 // whose landmarks were chosen on a sample forms F here, once, from the
-// kernel rows it holds (R⁻¹·C in float32, in place: TrainGram reports
-// false afterwards).
+// kernel rows it holds — or computes them again first, where it keeps
+// only the way to (R⁻¹·C in float32, in place: TrainGram reports false
+// afterwards).
 func (m *NystromMap) Train() mat.Matrix {
+	if m.train == nil && m.cross == nil && m.crossRows != nil && !m.materializeCross() {
+		return nil
+	}
 	if m.train == nil && m.cross != nil {
 		m.trainFromCross()
 	}
@@ -49,8 +57,8 @@ func (m *NystromMap) ReleaseTrain() {
 	m.train, m.means = nil, nil
 	if m.cross != nil {
 		go m.cross.Free()
-		m.cross, m.crossMean, m.gram, m.gramMean = nil, nil, nil, nil
 	}
+	m.cross, m.crossRows, m.crossMean, m.gram, m.gramMean = nil, nil, nil, nil, nil
 	if m.ft32 != nil {
 		// Unmapping tens of megabytes takes the system milliseconds:
 		// nothing waits for it (the storage is the map's alone).
@@ -66,7 +74,7 @@ func (m *NystromMap) Info() Info { return m.info }
 // computed them on the way (float32 features), else ColumnMeans of Train;
 // nil once the training features are released or centred.
 func (m *NystromMap) TrainMeans() []float64 {
-	if m.train == nil && m.cross != nil {
+	if m.train == nil && (m.cross != nil || m.crossRows != nil) {
 		return append([]float64(nil), m.gramMean...)
 	}
 	if m.train == nil {

@@ -89,8 +89,9 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 	if err != nil {
 		return nil, err
 	}
+	sampleMean := sm.TrainMeans()
 	sm.ReleaseTrain()
-	return ny.fromSample(src, k, pos, sm, start)
+	return ny.fromSample(src, k, pos, sm, sampleMean, start)
 }
 
 // fromSample completes a map whose landmarks were chosen on the rows pos
@@ -108,12 +109,61 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 // to cond K(L, L): from the uncentred C·Cᵀ less n·c̄c̄ᵀ the top eigenvalues
 // lose about two digits (docs/measurements.md). F is never formed (it
 // would cost n·k²/2 multiply-adds more); Train forms it when asked.
-func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *NystromMap, start time.Time) (*NystromMap, error) {
+func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *NystromMap, sampleMean []float64, start time.Time) (*NystromMap, error) {
 	n, m := src.n, len(sm.Landmarks)
 	land := make([]int, m)
 	for a, l := range sm.Landmarks {
 		land[a] = pos[l]
 	}
+	out := &NystromMap{Kernel: k, Landmarks: land, XL: sm.XL, R: sm.R}
+	var err error
+	if rows := src.rows.RangeRows32(land); rows != nil && int64(m)*int64(n)*4 > crossStoreMax {
+		err = ny.crossByRanges(out, n, rows, sampleMean)
+	} else {
+		err = ny.crossStored(out, src, land)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// A = R⁻¹·G_c·R⁻ᵀ in place (its upper triangle: symmetric by
+	// construction).
+	g := out.gram
+	if err := linalg.ReduceCongruent(g, sm.R); err != nil {
+		out.ReleaseTrain()
+		return nil, err
+	}
+	rt := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: sm.R.RawMatrix().Stride, Data: sm.R.RawMatrix().Data}
+	mu := append([]float64(nil), out.crossMean...)
+	linalg.B64.Trsm(blas.Left, blas.NoTrans, 1, rt, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: mu})
+	out.gramMean = mu
+	trHat := 0.0
+	for i := 0; i < m; i++ {
+		trHat += g.At(i, i) + float64(n)*mu[i]*mu[i]
+	}
+	diag, err := kernelDiagonal(src, k)
+	if err != nil {
+		out.ReleaseTrain()
+		return nil, err
+	}
+	trK := 0.0
+	for _, v := range diag {
+		trK += v
+	}
+	info := sm.info
+	info.Rank, info.Sample = m, len(pos)
+	info.EigenvalueBound = math.Max(trK-trHat, 0)
+	info.TraceError = info.EigenvalueBound / trK
+	info.Seconds = time.Since(start).Seconds()
+	out.info = info
+	return out, nil
+}
+
+// crossStored sets out's C_c (stored, k×n float32), c̄ and G_c = C_c·C_cᵀ:
+// C by landmarks' kernel rows (rows32Into, in blocks of crossBlock
+// landmarks with the context checked between them), c̄ summed in point
+// order, C centred in place, then linalg.OuterT32.
+func (ny Nystrom) crossStored(out *NystromMap, src nySource, land []int) error {
+	n, m := src.n, len(land)
 	krow := src.krow
 	if krow == nil {
 		krow = src.row
@@ -124,19 +174,18 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	}
 	c, err := linalg.NewDense32(m, n)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	// C in blocks of landmarks, the context checked between them.
 	var gt []float64
 	for a0 := 0; a0 < m; a0 += crossBlock {
 		if err := ny.stopped(fmt.Sprintf("the kernel rows of landmark %d of %d", a0, m)); err != nil {
 			c.Free()
-			return nil, err
+			return err
 		}
 		a1 := min(a0+crossBlock, m)
 		if err := rows32Into(src.rows, land[a0:a1], xt.Slice(a0, a1, 0, src.dim).(*mat.Dense), c.Data[a0*n:a1*n], n, &gt); err != nil {
 			c.Free()
-			return nil, err
+			return err
 		}
 	}
 	gt = nil
@@ -154,44 +203,108 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	// C_c in place (each value rounded once), then C_c·C_cᵀ read in place.
 	if err := linalg.CenterRows32(c, cbar); err != nil {
 		c.Free()
-		return nil, err
+		return err
 	}
 	gc, err := linalg.OuterT32Context(ny.Context, c, nil)
 	if err != nil {
 		c.Free()
-		return nil, err
+		return err
 	}
-	// A = R⁻¹·G_c·R⁻ᵀ in place (its upper triangle: symmetric by
-	// construction).
-	if err := linalg.ReduceCongruent(gc, sm.R); err != nil {
-		c.Free()
-		return nil, err
+	out.cross, out.crossMean, out.gram = c, cbar, gc
+	return nil
+}
+
+// crossStoreMax is the size in bytes of C (k×n float32) up to which
+// fromSample stores it; above it, where the kernel rows are exact integer
+// products, they are computed again instead (crossByRanges): at k = 1000,
+// n = 20 000 (80 MB) the two passes of integer rows (0.06 s each) made the
+// fit slower than storing C (median 0.54 against 0.49 s), at k = 2000,
+// n = 10⁶ (8 GB) faster (38.6–39.1 against 40.0–42.2 s: C's fresh pages
+// cost more than the second pass) with a peak of 2.1 GB instead of 9.9 GB
+// (docs/measurements.md). A variable so that tests can take either path.
+var crossStoreMax int64 = 1 << 30
+
+// rangeChunk is the points whose kernel rows crossByRanges and the map's
+// scores compute at once: one ssyrk panel (linalg's 8192), 64 MB of
+// float32 at k = 2000. A variable so that tests can take several chunks.
+var rangeChunk = 8192
+
+// crossByRanges sets out's c̄ and G_c without storing C, for kernel rows
+// computed again cheaply (exact integer products, rows: a range of points
+// against every landmark): chunk by chunk of rangeChunk points (the
+// context checked between chunks), each value shifted by s = R·μ_s — the
+// sample's mean kernel row, from its features' means μ_s — and rounded
+// once to float32, y = float32(c − s); the chunk's y·yᵀ by ssyrk summed in
+// float64 in chunk order (linalg.AddOuterT32) and its row sums in float64.
+// With δ = Σ y / n, c̄ = s + δ and G_c = Σ y·yᵀ − n·δδᵀ: the shift keeps
+// the float32 values centred to within the sample's error, so the
+// correction cancels little (an uncentred C loses about two digits, see
+// fromSample). The map keeps rows for its scores and F (TrainScores,
+// Train), which compute the kernel rows again.
+func (ny Nystrom) crossByRanges(out *NystromMap, n int, rows func(p0, p1 int, dst []float32, ld int), sampleMean []float64) error {
+	m := len(out.Landmarks)
+	if len(sampleMean) != m {
+		return invalidf("Nystrom: the sample's means: %d for %d features", len(sampleMean), m)
 	}
-	rt := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: m, Stride: sm.R.RawMatrix().Stride, Data: sm.R.RawMatrix().Data}
-	g := gc
-	mu := append([]float64(nil), cbar...)
-	linalg.B64.Trsm(blas.Left, blas.NoTrans, 1, rt, blas64.General{Rows: m, Cols: 1, Stride: 1, Data: mu})
-	trHat := 0.0
-	for i := 0; i < m; i++ {
-		trHat += g.At(i, i) + float64(n)*mu[i]*mu[i]
+	shift := make([]float64, m)
+	for a := 0; a < m; a++ {
+		row := out.R.RawRowView(a)
+		v := 0.0
+		for e := 0; e <= a; e++ {
+			v += row[e] * sampleMean[e]
+		}
+		shift[a] = v
 	}
-	diag, err := kernelDiagonal(src, k)
+	w := min(rangeChunk, n)
+	buf, err := linalg.NewDense32(m, w)
 	if err != nil {
-		c.Free()
-		return nil, err
+		return err
 	}
-	trK := 0.0
-	for _, v := range diag {
-		trK += v
+	defer buf.Free()
+	acc := make([]float32, m*m)
+	g := mat.NewSymDense(m, nil)
+	chunks := (n + w - 1) / w
+	sums := make([]float64, chunks*m)
+	for q := 0; q < chunks; q++ {
+		p0 := q * w
+		p1 := min(p0+w, n)
+		if err := ny.stopped(fmt.Sprintf("the kernel rows of point %d of %d", p0, n)); err != nil {
+			return err
+		}
+		cw := p1 - p0
+		y := buf.Data[:m*cw]
+		rows(p0, p1, y, cw)
+		par.Blocks(0, m, func(lo, hi int) {
+			for a := lo; a < hi; a++ {
+				r, sa, t := y[a*cw:(a+1)*cw], shift[a], 0.0
+				for j, v := range r {
+					r[j] = float32(float64(v) - sa)
+					t += float64(r[j])
+				}
+				sums[q*m+a] = t
+			}
+		})
+		if err := linalg.AddOuterT32(g, &linalg.Dense32{Rows: m, Cols: cw, Data: y}, acc); err != nil {
+			return err
+		}
 	}
-	out := &NystromMap{Kernel: k, Landmarks: land, XL: sm.XL, R: sm.R, cross: c, crossMean: cbar, gram: g, gramMean: mu}
-	info := sm.info
-	info.Rank, info.Sample = m, len(pos)
-	info.EigenvalueBound = math.Max(trK-trHat, 0)
-	info.TraceError = info.EigenvalueBound / trK
-	info.Seconds = time.Since(start).Seconds()
-	out.info = info
-	return out, nil
+	delta, cbar := make([]float64, m), make([]float64, m)
+	for a := range delta {
+		t := 0.0
+		for q := 0; q < chunks; q++ {
+			t += sums[q*m+a]
+		}
+		delta[a] = t / float64(n)
+		cbar[a] = shift[a] + delta[a]
+	}
+	raw := g.RawSymmetric()
+	for a := 0; a < m; a++ {
+		for b := a; b < m; b++ {
+			raw.Data[a*raw.Stride+b] -= float64(n) * delta[a] * delta[b]
+		}
+	}
+	out.crossRows, out.n, out.crossMean, out.gram = rows, n, cbar, g
+	return nil
 }
 
 // crossBlock is the landmarks whose kernel rows fromSample computes
@@ -212,20 +325,27 @@ func (ny Nystrom) stopped(where string) error {
 // on a sample, Nystrom.Sample): the matrix fromSample formed. Other maps
 // (and released ones) report false. The matrix is the map's own.
 func (m *NystromMap) TrainGram() (*mat.SymDense, []float64, bool) {
-	if m.cross == nil || m.gram == nil {
+	if m.gram == nil || (m.cross == nil && m.crossRows == nil) {
 		return nil, nil, false
 	}
 	return m.gram, append([]float64(nil), m.gramMean...), true
 }
 
-// TrainScores sets dst (n×s) to F_c·V for V (k×s) from the stored
-// centred kernel rows: C_cᵀ·(R⁻ᵀ·V) (linalg.MulT32Into), without forming
-// F. It needs the kernel rows (TrainGram's maps).
+// TrainScores sets dst (n×s) to F_c·V for V (k×s) from the training
+// points' kernel rows, without forming F: C_cᵀ·(R⁻ᵀ·V) (linalg.MulT32Into)
+// on the stored C_c, or — for a map that keeps a way to compute them
+// again (crossByRanges) — chunk by chunk on C with c̄ subtracted in
+// float64. It needs the kernel rows (TrainGram's maps).
 func (m *NystromMap) TrainScores(dst, v *mat.Dense) error {
-	if m.cross == nil {
+	var k, n int
+	switch {
+	case m.cross != nil:
+		k, n = m.cross.Dims()
+	case m.crossRows != nil:
+		k, n = len(m.Landmarks), m.n
+	default:
 		return invalidf("NystromMap.TrainScores: the map holds no kernel rows")
 	}
-	k, n := m.cross.Dims()
 	vr, s := v.Dims()
 	if r, c := dst.Dims(); vr != k || r != n || c != s {
 		return invalidf("NystromMap.TrainScores: V %d×%d, dst %d×%d for %d features of %d points", vr, s, r, c, k, n)
@@ -233,8 +353,41 @@ func (m *NystromMap) TrainScores(dst, v *mat.Dense) error {
 	w := mat.DenseCopyOf(v)
 	rr := m.R.RawMatrix()
 	linalg.B64.Trsm(blas.Left, blas.Trans, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: k, Stride: rr.Stride, Data: rr.Data}, w.RawMatrix())
-	linalg.MulT32Into(dst, m.cross, w, nil)
+	if m.cross != nil {
+		linalg.MulT32Into(dst, m.cross, w, nil)
+		return nil
+	}
+	cw := min(rangeChunk, n)
+	buf, err := linalg.NewDense32(k, cw)
+	if err != nil {
+		return err
+	}
+	defer buf.Free()
+	for p0 := 0; p0 < n; p0 += cw {
+		p1 := min(p0+cw, n)
+		y := buf.Data[:k*(p1-p0)]
+		m.crossRows(p0, p1, y, p1-p0)
+		linalg.MulT32Into(dst.Slice(p0, p1, 0, s).(*mat.Dense), &linalg.Dense32{Rows: k, Cols: p1 - p0, Data: y}, w, m.crossMean)
+	}
 	return nil
+}
+
+// materializeCross stores C_c (k×n float32, each value c − c̄ rounded
+// once) for a map that computes its kernel rows again, so that Train can
+// form F from it.
+func (m *NystromMap) materializeCross() bool {
+	k, n := len(m.Landmarks), m.n
+	c, err := linalg.NewDense32(k, n)
+	if err != nil {
+		return false
+	}
+	m.crossRows(0, n, c.Data, n)
+	if linalg.CenterRows32(c, m.crossMean) != nil {
+		c.Free()
+		return false
+	}
+	m.cross, m.crossRows = c, nil
+	return true
 }
 
 // trainFromCross forms F from the stored centred kernel rows, in place:

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
@@ -99,16 +100,44 @@ func TestSampleRule(t *testing.T) {
 // training points map to their features; K − K̂ ⪰ 0 to float32 rounding;
 // the residual's sampled lower bound is below the trace bound.
 func TestNystromSample(t *testing.T) {
-	const n, m = 600, 30
+	const n = 600
 	x := data(t, n, 5, 7)
 	for i := 0; i < n; i++ {
 		for j, v := range x.RawRowView(i) {
 			x.Set(i, j, v+2+float64(j)) // away from the origin: the float32 copy is shifted
 		}
 	}
+	checkSampled(t, x, false)
+}
+
+// The same on data on an 8-bit grid, whose integer kernel rows the map
+// computes again instead of storing C (crossByRanges; the integer path
+// forced on any processor, chunks of 128 points: C·Cᵀ and c̄ summed over
+// five chunks, the last one short).
+func TestNystromSampleRanges(t *testing.T) {
+	defer func(o gram.GramOptions, c int, b int64) { rowOptions, rangeChunk, crossStoreMax = o, c, b }(rowOptions, rangeChunk, crossStoreMax)
+	rowOptions.Int8, rangeChunk, crossStoreMax = gram.GridOn, 128, 0
+	const n, d = 600, 6
+	r := rng.New(41)
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, 0.01*float64(r.IntN(256))) // distances near σ
+		}
+	}
+	checkSampled(t, x, true)
+}
+
+// checkSampled fits x with the landmarks chosen on a sample of 150 rows
+// (m = 30; ranges: whether the map computes its kernel rows again) and
+// checks it against the explicit features and kernel.
+func checkSampled(t *testing.T, x *mat.Dense, ranges bool) {
+	const m = 30
+	n, _ := x.Dims()
 	fit := func() *NystromMap {
 		ny, err := Nystrom{Rank: m, Seed: 5, Float32: true, Sample: 150, ResidualSample: 60}.Fit(x, gauss)
 		require.NoError(t, err)
+		require.Equal(t, ranges, ny.crossRows != nil && ny.cross == nil, "kernel rows computed again")
 		return ny
 	}
 	a := fit()
@@ -243,18 +272,34 @@ func TestNystromSampleLandmarks(t *testing.T) {
 // the kernel rows over all points, with status.Cancelled (ErrStopped); one
 // that ends earlier stops the rounds.
 func TestNystromSampleCancelled(t *testing.T) {
-	x := data(t, 3000, 4, 12)
-	for _, at := range []int{10, 20} {
-		ctx, cancel := context.WithCancel(context.Background())
-		ny := Nystrom{Rank: 20, Block: 10, Seed: 3, Float32: true, Sample: 200, Context: ctx,
-			Progress: func(landmarks, rank int) {
-				if landmarks >= at {
-					cancel()
-				}
-			}}
-		_, err := ny.Fit(x, gauss)
-		require.ErrorIs(t, err, status.ErrStopped, "cancelled at %d landmarks", at)
-		cancel()
+	defer func(o gram.GramOptions, c int, b int64) { rowOptions, rangeChunk, crossStoreMax = o, c, b }(rowOptions, rangeChunk, crossStoreMax)
+	grid := mat.NewDense(3000, 4, nil)
+	r := rng.New(12)
+	for i := 0; i < 3000; i++ {
+		for j := 0; j < 4; j++ {
+			grid.Set(i, j, 0.01*float64(r.IntN(256)))
+		}
+	}
+	// Off the grid (C stored), then on it with C computed again in chunks.
+	for _, x := range []*mat.Dense{data(t, 3000, 4, 12), grid} {
+		if x == grid {
+			rowOptions.Int8, rangeChunk, crossStoreMax = gram.GridOn, 500, 0
+		}
+		for _, at := range []int{10, 20} {
+			ctx, cancel := context.WithCancel(context.Background())
+			ny := Nystrom{Rank: 20, Block: 10, Seed: 3, Float32: true, Sample: 200, Context: ctx,
+				Progress: func(landmarks, rank int) {
+					if landmarks >= at {
+						cancel()
+					}
+				}}
+			_, err := ny.Fit(x, gauss)
+			require.ErrorIs(t, err, status.ErrStopped, "cancelled at %d landmarks", at)
+			if at == 20 && x == grid {
+				require.Contains(t, err.Error(), "the kernel rows of point 0 of 3000", "stopped between chunks")
+			}
+			cancel()
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -485,6 +485,43 @@ func TestKernelRowsInt8(t *testing.T) {
 // float64 (NewKernelRowsInt8), on the VNNI kernel and on the portable loop,
 // without reading a float64 copy; bad levels are typed errors, and the
 // cases the integer path does not take give nil.
+// RangeRows32 gives, for any range of points and any stride, the values
+// Rows32 gives for those points, bit for bit; it is nil off the integer
+// path and panics on a range that does not fit.
+func TestKernelRowsRangeRows32(t *testing.T) {
+	const n, d = 300, 37
+	x := pixelData(pixelInts(5, n, d), n, d, false)
+	kern := Kernel{Kind: Gaussian, Sigma: 3}
+	idx := []int{7, 0, 299, 150, 7}
+	for _, baseline := range []bool{false, true} {
+		kr, err := NewKernelRowsInt8(x, kern.ElementMap(d), GramOptions{Int8: GridOn, Baseline: baseline})
+		require.NoError(t, err)
+		require.True(t, kr.Int8())
+		m := len(idx)
+		full := make([]float32, m*n)
+		require.True(t, kr.Rows32(idx, full, n))
+		rows := kr.RangeRows32(idx)
+		require.NotNil(t, rows)
+		for _, r := range [][2]int{{0, n}, {5, 77}, {63, 64}, {64, 129}, {n - 1, n}} {
+			w := r[1] - r[0]
+			ld := w + 3
+			out := make([]float32, (m-1)*ld+w)
+			rows(r[0], r[1], out, ld)
+			for a := 0; a < m; a++ {
+				require.Equal(t, full[a*n+r[0]:a*n+r[1]], out[a*ld:a*ld+w], "baseline %v, row %d, points [%d, %d)", baseline, a, r[0], r[1])
+			}
+		}
+		require.Panics(t, func() { rows(10, 9, make([]float32, 100), 10) })
+		require.Panics(t, func() { rows(0, n+1, make([]float32, m*(n+1)), n+1) })
+		require.Panics(t, func() { rows(0, 10, make([]float32, 10*m-1), 10) })
+		require.Nil(t, kr.RangeRows32(nil))
+	}
+	off, err := NewKernelRows(x, kern.ElementMap(d), GramOptions{Int8: GridOff})
+	require.NoError(t, err)
+	require.False(t, off.Int8())
+	require.Nil(t, off.RangeRows32(idx), "float products: nil")
+}
+
 func TestKernelRowsLevels8(t *testing.T) {
 	const n, d = 200, 37
 	k := pixelInts(5, n, d)

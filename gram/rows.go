@@ -341,6 +341,31 @@ func (k *KernelRows) Rows32(idx []int, out []float32, ld int) bool {
 	return true
 }
 
+// RangeRows32 returns, when the blocks come from exact integer products
+// (Int8), a function that sets out (len(idx) rows of stride ld ≥ p1 − p0,
+// float32) to the kernel rows of the data's rows idx against the points
+// p0 ≤ p < p1: entry (a, p − p0) is the value Rows32 gives for row idx[a]
+// and point p (a point's entries do not depend on the range). The
+// landmarks are packed once, here; the function panics on a range or an
+// out that does not fit. Other KernelRows return nil.
+func (k *KernelRows) RangeRows32(idx []int) func(p0, p1 int, out []float32, ld int) {
+	s := k.s
+	if s.i8 == nil || len(idx) == 0 {
+		return nil
+	}
+	m, n := len(idx), k.N()
+	land := s.i8.LandmarksOf(idx)
+	c, laplace := s.em.C, s.em.Kind == MapExpDist
+	return func(p0, p1 int, out []float32, ld int) {
+		if p0 < 0 || p1 > n || p0 >= p1 || ld < p1-p0 || len(out) < (m-1)*ld+p1-p0 {
+			panic(fmt.Sprintf("gram: KernelRows.RangeRows32: points [%d, %d) of %d, %d rows of stride %d in %d values", p0, p1, n, m, ld, len(out)))
+		}
+		int8Ranges(s.workers, p0, p1, func(q0, q1 int) {
+			s.build.Int8Map32(s.i8, land, q0, q1, c, laplace, out[q0-p0:], ld)
+		})
+	}
+}
+
 // rows32Chunk is the points Rows32 multiplies and maps at once on the
 // float32 path: 256 landmark rows of it are 8 MB of float32 products.
 const rows32Chunk = 8192

@@ -210,6 +210,28 @@ func OuterT32Context(ctx context.Context, ft *Dense32, mean []float64) (*mat.Sym
 	return out, nil
 }
 
+// AddOuterT32 adds F·Fᵀ to dst (k×k, upper triangle) for F = ft (k×n):
+// ssyrk on panels of outerPanel points into acc (k² float32s of scratch;
+// nil allocates them), each panel's sum added in float64 in panel order —
+// the values OuterT32 without centring adds for the same panels.
+func AddOuterT32(dst *mat.SymDense, ft *Dense32, acc []float32) error {
+	k, n := ft.Dims()
+	if dst.SymmetricDim() != k || len(ft.Data) < k*n {
+		return invalidf("AddOuterT32: %d×%d into %d×%d", k, n, dst.SymmetricDim(), dst.SymmetricDim())
+	}
+	if len(acc) < k*k {
+		acc = make([]float32, k*k)
+	}
+	raw := dst.RawSymmetric()
+	for j0 := 0; j0 < n; j0 += outerPanel {
+		w := min(outerPanel, n-j0)
+		B32.Syrk(blas.NoTrans, 1, blas32.General{Rows: k, Cols: w, Stride: n, Data: ft.Data[j0:]}, 0,
+			blas32.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: acc[:k*k]})
+		addUpper(raw, acc, k)
+	}
+	return nil
+}
+
 // outerChunk is the points per call of native.Outer32 in OuterT32Mul: the
 // chunk's k entries a point (1 MB at k = 2000) stay in cache between the
 // kernel's two phases.

@@ -216,3 +216,42 @@ func TestOuterT32Mul(t *testing.T) {
 	require.ErrorIs(t, OuterT32Mul(native.Best(), ft, nil, mat.NewDense(k+1, 2, nil), mat.NewDense(k+1, 2, nil)), status.ErrInvalid)
 	require.ErrorIs(t, OuterT32Mul(native.Best(), ft, mean[:3], x, mat.NewDense(k, 2, nil)), status.ErrInvalid)
 }
+
+// AddOuterT32 on a zero matrix gives OuterT32's bits (the same panels,
+// here two of them); it adds to what dst holds; the shapes are checked.
+func TestAddOuterT32(t *testing.T) {
+	const k, n = 5, outerPanel + 808
+	ft, err := NewDense32(k, n)
+	require.NoError(t, err)
+	defer ft.Free()
+	for i := range ft.Data {
+		ft.Data[i] = float32(math.Sin(float64(i)*0.37)) + 0.25
+	}
+	want, err := OuterT32Context(nil, ft, nil)
+	require.NoError(t, err)
+	got := mat.NewSymDense(k, nil)
+	require.NoError(t, AddOuterT32(got, ft, nil))
+	require.Equal(t, want.RawSymmetric().Data, got.RawSymmetric().Data)
+	// Against the float64 product, and adding to an identity.
+	f64 := mat.NewDense(k, n, nil)
+	for i, v := range ft.Data {
+		f64.RawMatrix().Data[i] = float64(v)
+	}
+	var ref mat.Dense
+	ref.Mul(f64, f64.T())
+	plus := mat.NewSymDense(k, nil)
+	for i := 0; i < k; i++ {
+		plus.SetSym(i, i, 1)
+	}
+	require.NoError(t, AddOuterT32(plus, ft, make([]float32, k*k)))
+	for i := 0; i < k; i++ {
+		for j := i; j < k; j++ {
+			id := 0.0
+			if i == j {
+				id = 1
+			}
+			require.InDelta(t, ref.At(i, j)+id, plus.At(i, j), 1e-5*math.Abs(ref.At(i, j)))
+		}
+	}
+	require.ErrorIs(t, AddOuterT32(mat.NewSymDense(k+1, nil), ft, nil), status.ErrInvalid)
+}
