@@ -41,6 +41,8 @@ type factor interface {
 	// kc features (dst[a][e] = F[idx[a]][e]), reading one stored feature
 	// row at a time.
 	gather(idx []int, kc int, dst *mat.Dense)
+	// feature sets out[a] to feature e of the point idx[a].
+	feature(e int, idx []int, out []float64)
 	// train returns F (n×kc) as a mat.Matrix: the transpose of the stored
 	// rows.
 	train(kc int) mat.Matrix
@@ -93,23 +95,36 @@ func (f factor64) extend(kc int, rows *gram.KernelRows, r newRows, pivots []int,
 }
 
 func (f factor64) gather(idx []int, kc int, dst *mat.Dense) {
-	gatherRows(idx, kc, dst, f.tr, func(e int, out []float64) {
-		row := f.ft.RawRowView(e)
-		for a, i := range idx {
-			out[a] = row[i]
+	gatherRows(idx, kc, dst, f.tr, f.feature)
+}
+
+func (f factor64) feature(e int, idx []int, out []float64) {
+	row := f.ft.RawRowView(e)
+	for a, i := range idx {
+		out[a] = row[i]
+	}
+}
+
+// gatherT sets dst (kc×len(idx)) to the first kc features of the points
+// idx, one feature a row (dst[e][a] = F[idx[a]][e]): gather's transpose,
+// written as read, for products that take Fᵀ.
+func gatherT(f factor, idx []int, kc int, dst *mat.Dense) {
+	par.Blocks(0, kc, func(lo, hi int) {
+		for e := lo; e < hi; e++ {
+			f.feature(e, idx, dst.RawRowView(e))
 		}
 	})
 }
 
-// gatherRows sets dst (len(idx)×kc) from feature rows: fill(e, out) puts
-// feature e of the points idx in out; the rows are gathered into a
+// gatherRows sets dst (len(idx)×kc) from feature rows: fill(e, idx, out)
+// puts feature e of the points idx in out; the rows are gathered into a
 // transposed buffer (sequential writes) and transposed in 64×64 blocks.
-func gatherRows(idx []int, kc int, dst *mat.Dense, scratch *[]float64, fill func(e int, out []float64)) {
+func gatherRows(idx []int, kc int, dst *mat.Dense, scratch *[]float64, fill func(e int, idx []int, out []float64)) {
 	p := len(idx)
 	tr := grow(scratch, kc*p)
 	par.Blocks(0, kc, func(lo, hi int) {
 		for e := lo; e < hi; e++ {
-			fill(e, tr[e*p:(e+1)*p])
+			fill(e, idx, tr[e*p:(e+1)*p])
 		}
 	})
 	raw := dst.RawMatrix()
@@ -254,12 +269,14 @@ func squares(rs []float64, f []float32, ld, t int, sums []float64) {
 }
 
 func (f factor32) gather(idx []int, kc int, dst *mat.Dense) {
-	gatherRows(idx, kc, dst, f.tr, func(e int, out []float64) {
-		row := f.ft.Row(e)
-		for a, i := range idx {
-			out[a] = float64(row[i])
-		}
-	})
+	gatherRows(idx, kc, dst, f.tr, f.feature)
+}
+
+func (f factor32) feature(e int, idx []int, out []float64) {
+	row := f.ft.Row(e)
+	for a, i := range idx {
+		out[a] = float64(row[i])
+	}
 }
 
 func (f factor32) train(kc int) mat.Matrix {

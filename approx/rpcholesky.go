@@ -380,16 +380,16 @@ func (st *rpc) sampledResidual() (float64, error) {
 	p := min(st.ny.ResidualSample, n)
 	sample := st.r.Perm(n)[:p]
 	xs := mat.NewDense(p, dim, nil)
-	fs := mat.NewDense(p, st.kcols, nil)
+	fst := mat.NewDense(st.kcols, p, nil) // F_Sᵀ
 	for a, i := range sample {
 		st.src.row(i, xs.RawRowView(a))
 	}
-	st.fac.gather(sample, st.kcols, fs)
+	gatherT(st.fac, sample, st.kcols, fst)
 	e, err := among(st.src.rows, sample, xs, st.k, nil)
 	if err != nil {
 		return 0, err
 	}
-	linalg.SymRankK(e, e, -1, fs)
+	linalg.SymRankK(e, e, -1, fst.T())
 	top := st.ny.TopEigenvalue
 	if top == nil {
 		top = denseTop
