@@ -256,7 +256,7 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 		}
 		if rows != nil {
 			src.rows, src.f32 = rows, true
-			return ny.fitOrSample(src, k, start, sampleOfDense(x, k))
+			return ny.fitOrSample(src, k, start, sampleOfGrid(x, k, rows))
 		}
 	} else if ny.Sample > 0 {
 		return nil, invalidf("Nystrom: Sample %d with float64 features: the sample applies to float32 features only", ny.Sample)
@@ -418,6 +418,28 @@ func (ny Nystrom) fitOrSample(src nySource, k kernel.Kernel, start time.Time, fi
 		return ny.sampled(src, k, ns, start, fitSample)
 	}
 	return ny.fit(src, k, start)
+}
+
+// sampleOfGrid fits the rows pos of x, whose kernel rows are rows (exact
+// integer products): as their 8-bit levels (gram.KernelRows.Levels8: the
+// same kernel values, no float64 copy or second grid scan; FitLevels8),
+// the landmarks' rows then set back to x's own (the levels are x less each
+// column's minimum). Where rows has no levels, as sampleOfDense.
+func sampleOfGrid(x *mat.Dense, k kernel.Kernel, rows *gram.KernelRows) func(Nystrom, []int) (*NystromMap, error) {
+	return func(sub Nystrom, pos []int) (*NystromMap, error) {
+		lv, ok := rows.Levels8(pos)
+		if !ok {
+			return sampleOfDense(x, k)(sub, pos)
+		}
+		sm, err := sub.FitLevels8(lv, k)
+		if err != nil {
+			return nil, err
+		}
+		for a, l := range sm.Landmarks {
+			copy(sm.XL.RawRowView(a), x.RawRowView(pos[l]))
+		}
+		return sm, nil
+	}
 }
 
 // sampleOfDense fits the rows pos of x (a float64 copy of them).

@@ -522,6 +522,44 @@ func TestKernelRowsRangeRows32(t *testing.T) {
 	require.Nil(t, off.RangeRows32(idx), "float products: nil")
 }
 
+// Levels8 of some rows gives, through NewKernelRowsLevels8, the kernel
+// values the full rows give among those points, bit for bit (the grid's
+// offsets are invisible to a distance kernel); nil off the integer path.
+func TestKernelRowsLevels8Subset(t *testing.T) {
+	const n, d = 200, 29
+	x := pixelData(pixelInts(8, n, d), n, d, true)
+	for _, kern := range []Kernel{{Kind: Gaussian, Sigma: 2.5}, {Kind: Laplace, Sigma: 0.7}} {
+		o := GramOptions{Int8: GridOn}
+		kr, err := NewKernelRowsInt8(x, kern.ElementMap(d), o)
+		require.NoError(t, err)
+		idx := []int{3, 199, 0, 57, 58, 120}
+		lv, ok := kr.Levels8(idx)
+		require.True(t, ok)
+		require.Equal(t, len(idx), lv.Rows)
+		sub, err := NewKernelRowsLevels8(lv, kern.ElementMap(d), o)
+		require.NoError(t, err)
+		require.True(t, sub.Int8())
+		m := len(idx)
+		full := make([]float32, m*n)
+		require.True(t, kr.Rows32(idx, full, n))
+		own := make([]float32, m*m)
+		all := make([]int, m)
+		for a := range all {
+			all[a] = a
+		}
+		require.True(t, sub.Rows32(all, own, m))
+		for a := 0; a < m; a++ {
+			for b, i := range idx {
+				require.Equal(t, full[a*n+i], own[a*m+b], "%v: rows %d, %d", kern.Kind, idx[a], i)
+			}
+		}
+	}
+	off, err := NewKernelRows(x, Kernel{Kind: Gaussian, Sigma: 2.5}.ElementMap(d), GramOptions{Int8: GridOff})
+	require.NoError(t, err)
+	_, ok := off.Levels8([]int{1})
+	require.False(t, ok)
+}
+
 func TestKernelRowsLevels8(t *testing.T) {
 	const n, d = 200, 37
 	k := pixelInts(5, n, d)

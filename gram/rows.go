@@ -366,6 +366,27 @@ func (k *KernelRows) RangeRows32(idx []int) func(p0, p1 int, out []float32, ld i
 	}
 }
 
+// Levels8 returns, when the blocks come from exact integer products
+// (Int8) and the data's own grid has them, the data's rows idx as 8-bit
+// levels on the grid's step (each column less its minimum, which a
+// distance kernel does not see) and true: NewKernelRowsLevels8 on them
+// gives the integer products and kernel values of these rows, without a
+// float64 copy of them or a second grid scan. Otherwise nil and false.
+func (k *KernelRows) Levels8(idx []int) (*linalg.Levels8, bool) {
+	s := k.s
+	if s.i8 == nil || s.grid == nil || len(idx) == 0 {
+		return nil, false
+	}
+	d := s.i8.D
+	out := &linalg.Levels8{Rows: len(idx), Cols: d, Step: s.grid.step, Data: make([]uint8, len(idx)*d)}
+	par.Blocks(s.workers, len(idx), func(lo, hi int) {
+		for a := lo; a < hi; a++ {
+			s.i8.Levels(idx[a], out.Data[a*d:(a+1)*d])
+		}
+	})
+	return out, true
+}
+
 // rows32Chunk is the points Rows32 multiplies and maps at once on the
 // float32 path: 256 landmark rows of it are 8 MB of float32 products.
 const rows32Chunk = 8192
