@@ -153,7 +153,9 @@ func (k *KPCA) fitMap(ctx context.Context, fm approx.FeatureMap, err error, n in
 	if mf.gram != nil {
 		mf.r, _ = mf.gram.Dims()
 	} else {
-		mf.f = fm.Train()
+		if mf.f = fm.Train(); mf.f == nil {
+			return fmt.Errorf("kpca: the %s map could not form its training features: %w", mf.ai.Method, status.ErrInvalid)
+		}
 		_, mf.r = mf.f.Dims()
 		if t, ok := mf.f.(mat.Transpose); ok {
 			mf.f32, _ = t.Matrix.(*linalg.Dense32)
