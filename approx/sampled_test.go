@@ -66,6 +66,7 @@ func TestSampleRule(t *testing.T) {
 		{Nystrom{Rank: 1000, TraceTol: 0.1}, 20000, true, 20000},
 		{Nystrom{Rank: 30, Sample: -1}, 600, true, 600},
 		{Nystrom{Rank: 30, Sample: 200}, 600, true, 200},
+		{Nystrom{Rank: 30, Sample: 1}, 600, true, 1},
 		{Nystrom{Rank: 30, Sample: 900}, 600, true, 600},
 		{Nystrom{Rank: 30}, 3000, true, 3000}, // saves too little
 	} {
@@ -161,8 +162,10 @@ func checkSampled(t *testing.T, x *mat.Dense, ranges bool) {
 	require.False(t, ok, "F formed: no kernel rows left")
 	fc := mat.DenseCopyOf(f)
 	means := ColumnMeans(f)
+	kept := a.TrainMeans() // the formed F's means, kept on the way
 	for e := 0; e < m; e++ {
 		require.InDelta(t, means[e], mu[e], 1e-5*(1+math.Abs(mu[e])), "μ_%d", e)
+		require.InDelta(t, means[e], kept[e], 1e-12*(1+math.Abs(means[e])), "TrainMeans_%d", e)
 		for i := 0; i < n; i++ {
 			fc.Set(i, e, fc.At(i, e)-means[e])
 		}
