@@ -108,7 +108,10 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 // before the float32 products because R⁻¹ amplifies their rounding by up
 // to cond K(L, L): from the uncentred C·Cᵀ less n·c̄c̄ᵀ the top eigenvalues
 // lose about two digits (docs/measurements.md). F is never formed (it
-// would cost n·k²/2 multiply-adds more); Train forms it when asked.
+// would cost n·k²/2 multiply-adds more); Train forms it when asked. C is
+// stored (crossStored) up to crossStoreMax bytes; above, integer kernel
+// rows are computed again instead (crossByRanges, sampleMean the sample's
+// feature means for its shift).
 func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *NystromMap, sampleMean []float64, start time.Time) (*NystromMap, error) {
 	n, m := src.n, len(sm.Landmarks)
 	land := make([]int, m)
@@ -116,8 +119,12 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 		land[a] = pos[l]
 	}
 	out := &NystromMap{Kernel: k, Landmarks: land, XL: sm.XL, R: sm.R}
+	var rows func(p0, p1 int, dst []float32, ld int)
+	if int64(m)*int64(n)*4 > crossStoreMax {
+		rows = src.rows.RangeRows32(land) // nil unless integer products
+	}
 	var err error
-	if rows := src.rows.RangeRows32(land); rows != nil && int64(m)*int64(n)*4 > crossStoreMax {
+	if rows != nil {
 		err = ny.crossByRanges(out, n, rows, sampleMean)
 	} else {
 		err = ny.crossStored(out, src, land)
