@@ -184,30 +184,31 @@ func OuterT32Context(ctx context.Context, ft *Dense32, mean []float64) (*mat.Sym
 		w := min(p, n-j0)
 		if mean == nil {
 			// Not centred: ssyrk reads the block in place (stride n).
-			B32.Syrk(blas.NoTrans, 1, blas32.General{Rows: k, Cols: w, Stride: n, Data: ft.Data[j0:]}, 0,
-				blas32.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: acc})
-			addUpper(raw, acc, k)
+			addPanel(raw, ft.Data[j0:], k, w, n, acc)
 			continue
 		}
 		par.Blocks(0, k, func(lo, hi int) {
 			for r := lo; r < hi; r++ {
 				src := ft.Data[r*n+j0 : r*n+j0+w]
 				dst := buf[r*w : (r+1)*w]
-				if mean == nil {
-					copy(dst, src)
-					continue
-				}
 				mu := mean[r]
 				for j, v := range src {
 					dst[j] = float32(float64(v) - mu)
 				}
 			}
 		})
-		B32.Syrk(blas.NoTrans, 1, blas32.General{Rows: k, Cols: w, Stride: w, Data: buf[:k*w]}, 0,
-			blas32.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: acc})
-		addUpper(raw, acc, k)
+		addPanel(raw, buf[:k*w], k, w, w, acc)
 	}
 	return out, nil
+}
+
+// addPanel adds the panel's outer product — the k rows of w values at
+// stride ld in data — to raw's upper triangle: ssyrk into acc (k² float32,
+// overwritten), then each entry added in float64.
+func addPanel(raw blas64.Symmetric, data []float32, k, w, ld int, acc []float32) {
+	B32.Syrk(blas.NoTrans, 1, blas32.General{Rows: k, Cols: w, Stride: ld, Data: data}, 0,
+		blas32.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: acc[:k*k]})
+	addUpper(raw, acc, k)
 }
 
 // AddOuterT32 adds F·Fᵀ to dst (k×k, upper triangle) for F = ft (k×n):
@@ -224,10 +225,7 @@ func AddOuterT32(dst *mat.SymDense, ft *Dense32, acc []float32) error {
 	}
 	raw := dst.RawSymmetric()
 	for j0 := 0; j0 < n; j0 += outerPanel {
-		w := min(outerPanel, n-j0)
-		B32.Syrk(blas.NoTrans, 1, blas32.General{Rows: k, Cols: w, Stride: n, Data: ft.Data[j0:]}, 0,
-			blas32.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: acc[:k*k]})
-		addUpper(raw, acc, k)
+		addPanel(raw, ft.Data[j0:], k, min(outerPanel, n-j0), n, acc)
 	}
 	return nil
 }
