@@ -71,7 +71,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	x.Scale(*f.scale, x)
+	scaleData(x, *f.scale)
 	k, gram, err := kpcaKernelOf(*f.kern, set, *f.solver, *f.bw, *f.gamma, *f.degree, *f.coef0, x)
 	if err != nil {
 		return err
@@ -187,7 +187,7 @@ func kpcaTransformModel(modelPath, input string, csvOpt dataset.CSVOptions, scal
 			return fmt.Errorf("%s: %w", modelPath, err)
 		}
 		if scale != 1 {
-			xr.Scale(1/scale, xr)
+			scaleData(xr, 1/scale)
 		}
 		if jsonOut != "" {
 			return writeJSON(jsonOut, stdout, map[string]any{"preimages": rowsOf(xr), "model": modelPath, "n": xr.RawMatrix().Rows})
@@ -195,7 +195,7 @@ func kpcaTransformModel(modelPath, input string, csvOpt dataset.CSVOptions, scal
 		writeCSV(stdout, xr)
 		return nil
 	}
-	x.Scale(scale, x)
+	scaleData(x, scale)
 	var z *mat.Dense
 	if gramModel(modelPath) {
 		z, err = m.TransformGram(x) // rows of the kernel against the training points
@@ -403,7 +403,7 @@ func (f *kpcaFlags) report(cmd string, m *kpca.KPCA, x *mat.Dense, csvOpt datase
 		if err != nil {
 			return err
 		}
-		y.Scale(*f.scale, y)
+		scaleData(y, *f.scale)
 		if z, err = m.Transform(y); err != nil {
 			return err
 		}

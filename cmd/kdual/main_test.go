@@ -1003,3 +1003,26 @@ func waveCSV(t *testing.T, n int) string {
 	require.NoError(t, os.WriteFile(csv, []byte(b.String()), 0o644))
 	return csv
 }
+
+// --scale s multiplies the data in place: a fit (and the new rows of
+// --apply) on data scaled by 0.5 prints the same scores as the same fit on
+// the halved numbers (exact: halving is exact in binary), and scaleData
+// touches only a view's own columns.
+func TestKPCAScale(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	require.NoError(t, os.WriteFile(a, []byte("2,4,1\n6,8,2\n10,14,4\n4,4,6\n0,2,2\n8,8,8\n"), 0o644))
+	require.NoError(t, os.WriteFile(b, []byte("1,2,0.5\n3,4,1\n5,7,2\n2,2,3\n0,1,1\n4,4,4\n"), 0o644))
+	code, scaled, stderr := runCLI(t, "kpca", "transform", "--input", a, "--apply", a, "--scale", "0.5", "--components", "2", "--solver", "dense")
+	require.Equal(t, 0, code, stderr)
+	code, plain, stderr := runCLI(t, "kpca", "transform", "--input", b, "--apply", b, "--components", "2", "--solver", "dense")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, plain, scaled)
+
+	x := mat.NewDense(3, 4, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	v := x.Slice(0, 3, 1, 3).(*mat.Dense)
+	scaleData(v, 3)
+	require.Equal(t, []float64{1, 6, 9, 4, 5, 18, 21, 8, 9, 30, 33, 12}, x.RawMatrix().Data)
+	scaleData(x, 1)
+	require.Equal(t, []float64{1, 6, 9, 4, 5, 18, 21, 8, 9, 30, 33, 12}, x.RawMatrix().Data)
+}
