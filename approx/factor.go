@@ -21,13 +21,37 @@ type nySource struct {
 	f32  bool // store F in float32
 }
 
+// pointRows are the data's rows idx as the kernel rows see them (row),
+// gathered into a float64 matrix only when asked (dense): the integer and
+// float32 kernel rows work from the indices alone, so on those paths the
+// copy — len(idx)·d float64s of fresh memory — is never made.
+type pointRows struct {
+	idx []int
+	dim int
+	row func(i int, dst []float64)
+	m   *mat.Dense
+}
+
+// dense returns the rows as a len(idx)×dim matrix, gathered on the first
+// call.
+func (p *pointRows) dense() *mat.Dense {
+	if p.m == nil {
+		p.m = mat.NewDense(len(p.idx), p.dim, nil)
+		for a, i := range p.idx {
+			p.row(i, p.m.RawRowView(a))
+		}
+	}
+	return p.m
+}
+
 // newRows are a round's accepted pivots: their indices T, their rows of
-// the data as the kernel rows see them (xt, t×d), their rows of F so far
-// (ft, t×kc; nil when kc = 0), and L (t×t lower triangular, K(T, T) −
+// the data as the kernel rows see them (xt), their rows of F so far (ft,
+// t×kc; nil when kc = 0), and L (t×t lower triangular, K(T, T) −
 // F_T·F_Tᵀ = L·Lᵀ).
 type newRows struct {
-	idx       []int
-	xt, ft, l *mat.Dense
+	idx   []int
+	xt    *pointRows
+	ft, l *mat.Dense
 }
 
 // factor is the storage of Fᵀ (m×n, one feature per row).
@@ -63,7 +87,7 @@ func (f factor64) extend(kc int, rows *gram.KernelRows, r newRows, pivots []int,
 	gt := mat.NewDense(t, n, (*f.gt)[:t*n])
 	// G_Tᵀ = K(T, X) − F_T·Fᵀ (t×n): the kernel rows from the prepared
 	// source (the data's shift and norms computed once), then one gemm.
-	if err := rows.Cross(gt.RawMatrix().Data, n, r.xt, 0, n); err != nil {
+	if err := rows.Cross(gt.RawMatrix().Data, n, r.xt.dense(), 0, n); err != nil {
 		return err
 	}
 	if kc > 0 {
@@ -174,7 +198,7 @@ func (f factor32) extend(kc int, rows *gram.KernelRows, r newRows, pivots []int,
 	t := len(r.idx)
 	dst := f.ft.Data[kc*n : (kc+t)*n]
 	dg := blas32.General{Rows: t, Cols: n, Stride: n, Data: dst}
-	if err := rows32Into(rows, r.idx, r.xt, dst, n, f.gt); err != nil {
+	if err := rows32Into(rows, r.xt, dst, n, f.gt); err != nil {
 		return err
 	}
 	// − F_T·Fᵀ, added by sgemm (β = 1).
@@ -291,20 +315,20 @@ func grow(b *[]float64, size int) []float64 {
 	return (*b)[:size]
 }
 
-// rows32Into sets dst (len(idx) rows of n float32s) to the kernel rows
-// K(T, X) of the data's rows idx (xt: those rows as the kernel rows see
-// them, len(idx)×d): in float32 directly (the exact integer kernel of
+// rows32Into sets dst (len(xr.idx) rows of n float32s) to the kernel rows
+// K(T, X) of the data's rows xt: in float32 directly (the exact integer kernel of
 // 8-bit data, or float32 products, gram.KernelRows.Rows32), else through
 // a float64 panel of crossChunk rows at a time (*gt, allocated once: its
 // size stays fixed whatever len(idx), so no call leaves a larger one
 // behind; at n = 10⁶ a panel of t rows is 8t MB).
-func rows32Into(rows *gram.KernelRows, idx []int, xt *mat.Dense, dst []float32, n int, gt *[]float64) error {
-	if rows.Rows32(idx, dst, n) {
+func rows32Into(rows *gram.KernelRows, xr *pointRows, dst []float32, n int, gt *[]float64) error {
+	if rows.Rows32(xr.idx, dst, n) {
 		return nil
 	}
 	if *gt == nil {
 		*gt = make([]float64, crossChunk*n)
 	}
+	xt := xr.dense()
 	t, d := xt.Dims()
 	for a0 := 0; a0 < t; a0 += crossChunk {
 		a1 := min(a0+crossChunk, t)

@@ -195,12 +195,7 @@ func (st *rpc) round() (bool, error) {
 		return false, nil // nothing left: the residual is zero (rank found)
 	}
 	st.info.Rounds++
-	c := len(cand)
-	xs := mat.NewDense(c, st.src.dim, nil)
-	for j, i := range cand {
-		st.krow(i, xs.RawRowView(j))
-	}
-	h, fs, err := st.residualAmong(cand, xs)
+	h, fs, err := st.residualAmong(&pointRows{idx: cand, dim: st.src.dim, row: st.krow})
 	if err != nil {
 		return false, err
 	}
@@ -212,15 +207,16 @@ func (st *rpc) round() (bool, error) {
 		return !done, nil
 	}
 	st.empty = 0
-	return true, st.add(cand, xs, fs, acc, cols)
+	return true, st.add(cand, fs, acc, cols)
 }
 
 // residualAmong returns H = K(S, S) − F_S·F_Sᵀ among the candidates S
 // (its lower triangle, c×c row-major: all the elimination reads) and F_S
 // (c×kcols; nil before the first landmark).
-func (st *rpc) residualAmong(cand []int, xs *mat.Dense) ([]float64, *mat.Dense, error) {
+func (st *rpc) residualAmong(xs *pointRows) ([]float64, *mat.Dense, error) {
+	cand := xs.idx
 	c := len(cand)
-	ks, err := among(st.src.rows, cand, xs, st.k, grow(&st.scr.ks, c*c))
+	ks, err := among(st.src.rows, xs, st.k, grow(&st.scr.ks, c*c))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -283,12 +279,12 @@ func (st *rpc) accept(cand []int, h []float64) (acc []int, cols [][]float64) {
 
 // add appends the accepted landmarks T: their features (their kernel
 // rows only now), their rows of R, and the residual they leave.
-func (st *rpc) add(cand []int, xs, fs *mat.Dense, acc []int, cols [][]float64) error {
+func (st *rpc) add(cand []int, fs *mat.Dense, acc []int, cols [][]float64) error {
 	t, kcols := len(acc), st.kcols
-	nr := newRows{idx: make([]int, t), xt: mat.NewDense(t, st.src.dim, nil), l: mat.NewDense(t, t, nil)}
+	nr := newRows{idx: make([]int, t), l: mat.NewDense(t, t, nil)}
+	nr.xt = &pointRows{idx: nr.idx, dim: st.src.dim, row: st.krow}
 	for a, j := range acc {
 		nr.idx[a] = cand[j]
-		copy(nr.xt.RawRowView(a), xs.RawRowView(j))
 		for e := 0; e <= a; e++ {
 			nr.l.Set(a, e, cols[e][j])
 		}
@@ -374,22 +370,38 @@ func (st *rpc) result(start time.Time) (*NystromMap, error) {
 }
 
 // sampledResidual is the largest eigenvalue of K − K̂ on ResidualSample
-// rows chosen uniformly (TopEigenvalue): a lower bound on ‖K − K̂‖₂.
+// rows S chosen uniformly (TopEigenvalue): a lower bound on ‖K − K̂‖₂.
+// F_S·F_Sᵀ is subtracted in the features' own precision: float64 by
+// dsyrk, or for float32 features by ssyrk on F_S as stored (float32
+// accumulation: each entry within about √k·2⁻²³·‖f_a‖·‖f_b‖ ≤ √k·2⁻²³ of
+// the exact product of the stored features, far below the residual's
+// scale, ResidualNormLower) — half the time and memory of a float64 copy.
 func (st *rpc) sampledResidual() (float64, error) {
 	n, dim := st.src.n, st.src.dim
 	p := min(st.ny.ResidualSample, n)
 	sample := st.r.Perm(n)[:p]
-	xs := mat.NewDense(p, dim, nil)
-	fst := mat.NewDense(st.kcols, p, nil) // F_Sᵀ
-	for a, i := range sample {
-		st.src.row(i, xs.RawRowView(a))
-	}
-	gatherT(st.fac, sample, st.kcols, fst)
-	e, err := among(st.src.rows, sample, xs, st.k, nil)
+	e, err := among(st.src.rows, &pointRows{idx: sample, dim: dim, row: st.src.row}, st.k, nil)
 	if err != nil {
 		return 0, err
 	}
-	linalg.SymRankK(e, e, -1, fst.T())
+	if st.ft32 != nil {
+		fs := make([]float32, st.kcols*p) // F_Sᵀ
+		par.Blocks(0, st.kcols, func(lo, hi int) {
+			for f := lo; f < hi; f++ {
+				row, out := st.ft32.Row(f), fs[f*p:(f+1)*p]
+				for a, i := range sample {
+					out[a] = row[i]
+				}
+			}
+		})
+		if err := linalg.SubATA32(e, fs, st.kcols); err != nil {
+			return 0, err
+		}
+	} else {
+		fst := mat.NewDense(st.kcols, p, nil) // F_Sᵀ
+		gatherT(st.fac, sample, st.kcols, fst)
+		linalg.SymRankK(e, e, -1, fst.T())
+	}
 	top := st.ny.TopEigenvalue
 	if top == nil {
 		top = denseTop
@@ -397,18 +409,19 @@ func (st *rpc) sampledResidual() (float64, error) {
 	return top(e, st.seed)
 }
 
-// among returns the kernel among the data's rows idx: by the kernel rows'
+// among returns the kernel among the data's rows xs: by the kernel rows'
 // exact integer products where they have them (gram.KernelRows.Among),
-// else by the Gram engine on those rows (xs, as the kernel rows see them).
-func among(rows *gram.KernelRows, idx []int, xs *mat.Dense, k kernel.Kernel, buf []float64) (*mat.SymDense, error) {
-	m := len(idx)
+// else by the Gram engine on those rows (gathered as the kernel rows see
+// them).
+func among(rows *gram.KernelRows, xs *pointRows, k kernel.Kernel, buf []float64) (*mat.SymDense, error) {
+	m := len(xs.idx)
 	if buf == nil {
 		buf = make([]float64, m*m)
 	}
-	if rows.Among(idx, buf) {
+	if rows.Among(xs.idx, buf) {
 		return mat.NewSymDense(m, buf), nil
 	}
-	return kernel.Gram(xs, k)
+	return kernel.Gram(xs.dense(), k)
 }
 
 func maxOf(v []float64) float64 {

@@ -175,10 +175,6 @@ func (ny Nystrom) crossStored(out *NystromMap, src nySource, land []int) error {
 	if krow == nil {
 		krow = src.row
 	}
-	xt := mat.NewDense(m, src.dim, nil)
-	for a, i := range land {
-		krow(i, xt.RawRowView(a))
-	}
 	c, err := linalg.NewDense32(m, n)
 	if err != nil {
 		return err
@@ -190,7 +186,7 @@ func (ny Nystrom) crossStored(out *NystromMap, src nySource, land []int) error {
 			return err
 		}
 		a1 := min(a0+crossBlock, m)
-		if err := rows32Into(src.rows, land[a0:a1], xt.Slice(a0, a1, 0, src.dim).(*mat.Dense), c.Data[a0*n:a1*n], n, &gt); err != nil {
+		if err := rows32Into(src.rows, &pointRows{idx: land[a0:a1], dim: src.dim, row: krow}, c.Data[a0*n:a1*n], n, &gt); err != nil {
 			c.Free()
 			return err
 		}

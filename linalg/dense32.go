@@ -307,6 +307,22 @@ func OuterT32Mul(nb native.Build, ft *Dense32, mean []float64, x, dst *mat.Dense
 	return nil
 }
 
+// SubATA32 subtracts Aᵀ·A from dst (p×p, upper triangle) for A (k×p,
+// row-major float32 in a, k·p values): the product by ssyrk in float32
+// (float32 accumulation over the k rows), each entry subtracted in
+// float64.
+func SubATA32(dst *mat.SymDense, a []float32, k int) error {
+	p := dst.SymmetricDim()
+	if k < 1 || len(a) != k*p {
+		return invalidf("SubATA32: %d values for %d×%d", len(a), k, p)
+	}
+	acc := make([]float32, p*p)
+	B32.Syrk(blas.Trans, -1, blas32.General{Rows: k, Cols: p, Stride: p, Data: a}, 0,
+		blas32.Symmetric{Uplo: blas.Upper, N: p, Stride: p, Data: acc})
+	addUpper(dst.RawSymmetric(), acc, p)
+	return nil
+}
+
 // addUpper adds the upper triangle of the k×k float32 acc to raw's.
 func addUpper(raw blas64.Symmetric, acc []float32, k int) {
 	par.Blocks(0, k, func(lo, hi int) {

@@ -255,3 +255,33 @@ func TestAddOuterT32(t *testing.T) {
 	}
 	require.ErrorIs(t, AddOuterT32(mat.NewSymDense(k+1, nil), ft, nil), status.ErrInvalid)
 }
+
+// SubATA32 subtracts Aᵀ·A (float32 products) from a symmetric matrix: the
+// float64 product of the same float32 values to float32 accuracy, only
+// the upper triangle written; mismatched sizes are refused.
+func TestSubATA32(t *testing.T) {
+	const k, p = 37, 11
+	a := make([]float32, k*p)
+	af := mat.NewDense(k, p, nil)
+	for i := range a {
+		a[i] = float32(math.Cos(float64(i)*0.61)) + 0.5
+		af.RawMatrix().Data[i] = float64(a[i])
+	}
+	var ata mat.Dense
+	ata.Mul(af.T(), af)
+	dst := mat.NewSymDense(p, nil)
+	for i := 0; i < p; i++ {
+		for j := i; j < p; j++ {
+			dst.SetSym(i, j, float64(i+2*j))
+		}
+	}
+	require.NoError(t, SubATA32(dst, a, k))
+	for i := 0; i < p; i++ {
+		for j := i; j < p; j++ {
+			want := float64(i+2*j) - ata.At(i, j)
+			require.InDelta(t, want, dst.At(i, j), 1e-5*(math.Abs(ata.At(i, j))+1), "(%d, %d)", i, j)
+		}
+	}
+	require.Error(t, SubATA32(dst, a[:k*p-1], k))
+	require.Error(t, SubATA32(dst, nil, 0))
+}
