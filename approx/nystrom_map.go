@@ -22,13 +22,15 @@ type NystromMap struct {
 	means     []float64 // the training features' means, when the fit kept them
 	info      Info
 	// Landmarks chosen on a sample (fromSample): the training points'
-	// kernel rows C = K(L, X) (k×n) centred by their row means c̄ (C_c =
-	// C − c̄·1ᵀ, stored) instead of F, with F_cᵀF_c and μ = R⁻¹·c̄ formed
-	// from them; Train forms F.
-	cross     *linalg.Dense32
-	crossMean []float64
-	gram      *mat.SymDense
-	gramMean  []float64
+	// kernel rows C = K(L, X) (k×n) instead of F, stored less crossShift
+	// (C − crossShift·1ᵀ, each value rounded once), their row means c̄
+	// (crossMean), and F_cᵀF_c and μ = R⁻¹·c̄ formed from them; Train
+	// forms F.
+	cross      *linalg.Dense32
+	crossShift []float64
+	crossMean  []float64
+	gram       *mat.SymDense
+	gramMean   []float64
 	// crossRows, instead of cross, computes C's columns [p0, p1) again
 	// (exact integer kernel rows: crossByRanges); n is the points.
 	crossRows func(p0, p1 int, out []float32, ld int)
@@ -58,7 +60,7 @@ func (m *NystromMap) ReleaseTrain() {
 	if m.cross != nil {
 		go m.cross.Free()
 	}
-	m.cross, m.crossRows, m.crossMean, m.gram, m.gramMean = nil, nil, nil, nil, nil
+	m.cross, m.crossShift, m.crossRows, m.crossMean, m.gram, m.gramMean = nil, nil, nil, nil, nil, nil
 	if m.ft32 != nil {
 		// Unmapping tens of megabytes takes the system milliseconds:
 		// nothing waits for it (the storage is the map's alone).

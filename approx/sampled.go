@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/blas"
@@ -101,17 +102,18 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 //
 //	F_cᵀF_c = R⁻¹·C_c·C_cᵀ·R⁻ᵀ,  μ = R⁻¹·c̄,  tr K̂ = tr(F_cᵀF_c) + n·‖μ‖²,
 //
-// with C_c = C − c̄·1ᵀ stored in place of C (each value rounded once to
-// float32) and C_c·C_cᵀ by linalg.OuterT32 (ssyrk on blocks, summed in
-// float64), the rest in float64 (R⁻¹·G_c·R⁻ᵀ by linalg.ReduceCongruent,
-// LAPACK's dsygst: half the work of two triangular solves). C is centred
-// before the float32 products because R⁻¹ amplifies their rounding by up
-// to cond K(L, L): from the uncentred C·Cᵀ less n·c̄c̄ᵀ the top eigenvalues
+// with G_c = C_c·C_cᵀ from C shifted near its row means by the sample's
+// (shiftedGram: ssyrk on chunks of points, summed in float64), the rest
+// in float64 (R⁻¹·G_c·R⁻ᵀ by linalg.ReduceCongruent, LAPACK's dsygst:
+// half the work of two triangular solves). C is shifted before the
+// float32 products because R⁻¹ amplifies their rounding by up to
+// cond K(L, L): from the uncentred C·Cᵀ less n·c̄c̄ᵀ the top eigenvalues
 // lose about two digits (docs/measurements.md). F is never formed (it
 // would cost n·k²/2 multiply-adds more); Train forms it when asked. C is
-// stored (crossStored) up to crossStoreMax bytes; above, integer kernel
-// rows are computed again instead (crossByRanges, sampleMean the sample's
-// feature means for its shift).
+// stored, shifted (crossStored), up to crossStoreMax bytes; above,
+// integer kernel rows are computed again instead (crossByRanges).
+// sampleMean is the sample's feature means μ_s, which give the shift
+// s = R·μ_s (the sample's mean kernel row).
 func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *NystromMap, sampleMean []float64, start time.Time) (*NystromMap, error) {
 	n, m := src.n, len(sm.Landmarks)
 	land := make([]int, m)
@@ -123,11 +125,23 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	if int64(m)*int64(n)*4 > crossStoreMax {
 		rows = src.rows.RangeRows32(land) // nil unless integer products
 	}
+	if len(sampleMean) != m {
+		return nil, invalidf("Nystrom: the sample's means: %d for %d features", len(sampleMean), m)
+	}
+	shift := make([]float64, m)
+	for a := 0; a < m; a++ {
+		row := out.R.RawRowView(a)
+		v := 0.0
+		for e := 0; e <= a; e++ {
+			v += row[e] * sampleMean[e]
+		}
+		shift[a] = v
+	}
 	var err error
 	if rows != nil {
-		err = ny.crossByRanges(out, n, rows, sampleMean)
+		err = ny.crossByRanges(out, n, rows, shift)
 	} else {
-		err = ny.crossStored(out, src, land)
+		err = ny.crossStored(out, src, land, shift)
 	}
 	if err != nil {
 		return nil, err
@@ -165,11 +179,11 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	return out, nil
 }
 
-// crossStored sets out's C_c (stored, k×n float32), c̄ and G_c = C_c·C_cᵀ:
-// C by landmarks' kernel rows (rows32Into, in blocks of crossBlock
-// landmarks with the context checked between them), c̄ summed in point
-// order, C centred in place, then linalg.OuterT32.
-func (ny Nystrom) crossStored(out *NystromMap, src nySource, land []int) error {
+// crossStored sets out's C (stored as y = float32(c − s), k×n), c̄ and
+// G_c: C by landmarks' kernel rows (rows32Into, in blocks of crossBlock
+// landmarks with the context checked between them), then shiftedGram on
+// its columns in place.
+func (ny Nystrom) crossStored(out *NystromMap, src nySource, land []int, shift []float64) error {
 	n, m := src.n, len(land)
 	krow := src.krow
 	if krow == nil {
@@ -192,28 +206,11 @@ func (ny Nystrom) crossStored(out *NystromMap, src nySource, land []int) error {
 		}
 	}
 	gt = nil
-	// Each landmark's row mean, summed in point order.
-	cbar := make([]float64, m)
-	par.Blocks(0, m, func(lo, hi int) {
-		for a := lo; a < hi; a++ {
-			s := 0.0
-			for _, v := range c.Data[a*n : (a+1)*n] {
-				s += float64(v)
-			}
-			cbar[a] = s / float64(n)
-		}
-	})
-	// C_c in place (each value rounded once), then C_c·C_cᵀ read in place.
-	if err := linalg.CenterRows32(c, cbar); err != nil {
+	if err := ny.shiftedGram(out, n, shift, func(p0, p1 int) ([]float32, int) { return c.Data[p0:], n }); err != nil {
 		c.Free()
 		return err
 	}
-	gc, err := linalg.OuterT32Context(ny.Context, c, nil)
-	if err != nil {
-		c.Free()
-		return err
-	}
-	out.cross, out.crossMean, out.gram = c, cbar, gc
+	out.cross, out.crossShift = c, shift
 	return nil
 }
 
@@ -234,36 +231,42 @@ var rangeChunk = 8192
 
 // crossByRanges sets out's c̄ and G_c without storing C, for kernel rows
 // computed again cheaply (exact integer products, rows: a range of points
-// against every landmark): chunk by chunk of rangeChunk points (the
-// context checked between chunks), each value shifted by s = R·μ_s — the
-// sample's mean kernel row, from its features' means μ_s — and rounded
-// once to float32, y = float32(c − s); the chunk's y·yᵀ by ssyrk summed in
-// float64 in chunk order (linalg.AddOuterT32) and its row sums in float64.
-// With δ = Σ y / n, c̄ = s + δ and G_c = Σ y·yᵀ − n·δδᵀ: the shift keeps
-// the float32 values centred to within the sample's error, so the
-// correction cancels little (an uncentred C loses about two digits, see
-// fromSample). The map keeps rows for its scores and F (TrainScores,
-// Train), which compute the kernel rows again.
-func (ny Nystrom) crossByRanges(out *NystromMap, n int, rows func(p0, p1 int, dst []float32, ld int), sampleMean []float64) error {
+// against every landmark): shiftedGram on chunks of rangeChunk points
+// computed into one reused buffer. The map keeps rows for its scores and
+// F (TrainScores, Train), which compute the kernel rows again.
+func (ny Nystrom) crossByRanges(out *NystromMap, n int, rows func(p0, p1 int, dst []float32, ld int), shift []float64) error {
 	m := len(out.Landmarks)
-	if len(sampleMean) != m {
-		return invalidf("Nystrom: the sample's means: %d for %d features", len(sampleMean), m)
-	}
-	shift := make([]float64, m)
-	for a := 0; a < m; a++ {
-		row := out.R.RawRowView(a)
-		v := 0.0
-		for e := 0; e <= a; e++ {
-			v += row[e] * sampleMean[e]
-		}
-		shift[a] = v
-	}
-	w := min(rangeChunk, n)
-	buf, err := linalg.NewDense32(m, w)
+	buf, err := linalg.NewDense32(m, min(rangeChunk, n))
 	if err != nil {
 		return err
 	}
 	defer buf.Free()
+	err = ny.shiftedGram(out, n, shift, func(p0, p1 int) ([]float32, int) {
+		y := buf.Data[:m*(p1-p0)]
+		rows(p0, p1, y, p1-p0)
+		return y, p1 - p0
+	})
+	if err != nil {
+		return err
+	}
+	out.crossRows, out.n = rows, n
+	return nil
+}
+
+// shiftedGram sets out's c̄ and G_c = C_c·C_cᵀ from C's columns, chunk by
+// chunk of rangeChunk points (the context checked between chunks; chunk
+// returns the k rows of columns [p0, p1) at stride ld, which it may
+// compute, and which shiftedGram overwrites): each value shifted by s —
+// the sample's mean kernel row — and rounded once to float32,
+// y = float32(c − s); the chunk's y·yᵀ by ssyrk summed in float64 in
+// chunk order (linalg.AddOuterRows32) and its row sums in float64. With
+// δ = Σ y / n, c̄ = s + δ and G_c = Σ y·yᵀ − n·δδᵀ: the shift keeps the
+// float32 values centred to within the sample's error, so the correction
+// cancels little (an uncentred C loses about two digits, see fromSample),
+// and the chunk is shifted while the products read it.
+func (ny Nystrom) shiftedGram(out *NystromMap, n int, shift []float64, chunk func(p0, p1 int) ([]float32, int)) error {
+	m := len(shift)
+	w := min(rangeChunk, n)
 	acc := make([]float32, m*m)
 	g := mat.NewSymDense(m, nil)
 	chunks := (n + w - 1) / w
@@ -275,11 +278,10 @@ func (ny Nystrom) crossByRanges(out *NystromMap, n int, rows func(p0, p1 int, ds
 			return err
 		}
 		cw := p1 - p0
-		y := buf.Data[:m*cw]
-		rows(p0, p1, y, cw)
+		y, ld := chunk(p0, p1)
 		par.Blocks(0, m, func(lo, hi int) {
 			for a := lo; a < hi; a++ {
-				r, sa, t := y[a*cw:(a+1)*cw], shift[a], 0.0
+				r, sa, t := y[a*ld:a*ld+cw], shift[a], 0.0
 				for j, v := range r {
 					r[j] = float32(float64(v) - sa)
 					t += float64(r[j])
@@ -287,7 +289,7 @@ func (ny Nystrom) crossByRanges(out *NystromMap, n int, rows func(p0, p1 int, ds
 				sums[q*m+a] = t
 			}
 		})
-		if err := linalg.AddOuterT32(g, &linalg.Dense32{Rows: m, Cols: cw, Data: y}, acc); err != nil {
+		if err := linalg.AddOuterRows32(g, y, cw, ld, acc); err != nil {
 			return err
 		}
 	}
@@ -306,7 +308,7 @@ func (ny Nystrom) crossByRanges(out *NystromMap, n int, rows func(p0, p1 int, ds
 			raw.Data[a*raw.Stride+b] -= float64(n) * delta[a] * delta[b]
 		}
 	}
-	out.crossRows, out.n, out.crossMean, out.gram = rows, n, cbar, g
+	out.crossMean, out.gram = cbar, g
 	return nil
 }
 
@@ -336,9 +338,10 @@ func (m *NystromMap) TrainGram() (*mat.SymDense, []float64, bool) {
 
 // TrainScores sets dst (n×s) to F_c·V for V (k×s) from the training
 // points' kernel rows, without forming F: C_cᵀ·(R⁻ᵀ·V) (linalg.MulT32Into)
-// on the stored C_c, or — for a map that keeps a way to compute them
-// again (crossByRanges) — chunk by chunk on C with c̄ subtracted in
-// float64. It needs the kernel rows (TrainGram's maps).
+// on the stored C − s·1ᵀ with c̄ − s subtracted in float64, or — for a map
+// that keeps a way to compute them again (crossByRanges) — chunk by chunk
+// on C with c̄ subtracted in float64. It needs the kernel rows
+// (TrainGram's maps).
 func (m *NystromMap) TrainScores(dst, v *mat.Dense) error {
 	var k, n int
 	switch {
@@ -357,7 +360,16 @@ func (m *NystromMap) TrainScores(dst, v *mat.Dense) error {
 	rr := m.R.RawMatrix()
 	linalg.B64.Trsm(blas.Left, blas.Trans, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: k, Stride: rr.Stride, Data: rr.Data}, w.RawMatrix())
 	if m.cross != nil {
-		linalg.MulT32Into(dst, m.cross, w, nil)
+		var delta []float64 // c̄ − s: none where C was stored centred
+		for a, v := range m.crossMean {
+			if d := v - m.crossShift[a]; d != 0 {
+				if delta == nil {
+					delta = make([]float64, k)
+				}
+				delta[a] = d
+			}
+		}
+		linalg.MulT32Into(dst, m.cross, w, delta)
 		return nil
 	}
 	cw := min(rangeChunk, n)
@@ -389,13 +401,14 @@ func (m *NystromMap) materializeCross() bool {
 		c.Free()
 		return false
 	}
-	m.cross, m.crossRows = c, nil
+	m.cross, m.crossShift, m.crossRows = c, m.crossMean, nil
 	return true
 }
 
-// trainFromCross forms F from the stored centred kernel rows, in place:
-// Fᵀ = R⁻¹·C_c + μ·1ᵀ in float32 (strsm), and the stored features' means;
-// the map then holds features like any float32 fit.
+// trainFromCross forms F from the stored kernel rows C − s·1ᵀ, in place:
+// Fᵀ = R⁻¹·(C − s·1ᵀ) + (R⁻¹·s)·1ᵀ in float32 (strsm; R⁻¹·s = μ where C
+// was stored centred, s = c̄), and the stored features' means; the map
+// then holds features like any float32 fit.
 func (m *NystromMap) trainFromCross() {
 	c := m.cross
 	k, n := c.Dims()
@@ -414,6 +427,12 @@ func (m *NystromMap) trainFromCross() {
 			blas32.General{Rows: k, Cols: cols, Stride: n, Data: c.Data[j0:]})
 	}
 	mu, means := m.gramMean, make([]float64, k)
+	if !slices.Equal(m.crossShift, m.crossMean) {
+		mu = append([]float64(nil), m.crossShift...)
+		rr := m.R.RawMatrix()
+		linalg.B64.Trsm(blas.Left, blas.NoTrans, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: k, Stride: rr.Stride, Data: rr.Data},
+			blas64.General{Rows: k, Cols: 1, Stride: 1, Data: mu})
+	}
 	par.Blocks(0, k, func(lo, hi int) {
 		for a := lo; a < hi; a++ {
 			row, s := c.Data[a*n:(a+1)*n], 0.0
@@ -425,5 +444,5 @@ func (m *NystromMap) trainFromCross() {
 		}
 	})
 	m.ft32, m.train, m.means = c, mat.Transpose{Matrix: c}, means
-	m.cross, m.crossMean, m.gram, m.gramMean = nil, nil, nil, nil
+	m.cross, m.crossShift, m.crossMean, m.gram, m.gramMean = nil, nil, nil, nil, nil
 }

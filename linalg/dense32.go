@@ -220,12 +220,23 @@ func AddOuterT32(dst *mat.SymDense, ft *Dense32, acc []float32) error {
 	if dst.SymmetricDim() != k || len(ft.Data) < k*n {
 		return invalidf("AddOuterT32: %d×%d into %d×%d", k, n, dst.SymmetricDim(), dst.SymmetricDim())
 	}
+	return AddOuterRows32(dst, ft.Data, n, n, acc)
+}
+
+// AddOuterRows32 is AddOuterT32 for F the k rows (k = dst's size) of w
+// values at stride ld ≥ w in data: columns of a wider matrix, read in
+// place.
+func AddOuterRows32(dst *mat.SymDense, data []float32, w, ld int, acc []float32) error {
+	k := dst.SymmetricDim()
+	if w < 1 || ld < w || len(data) < (k-1)*ld+w {
+		return invalidf("AddOuterRows32: %d rows of %d at stride %d in %d values", k, w, ld, len(data))
+	}
 	if len(acc) < k*k {
 		acc = make([]float32, k*k)
 	}
 	raw := dst.RawSymmetric()
-	for j0 := 0; j0 < n; j0 += outerPanel {
-		addPanel(raw, ft.Data[j0:], k, min(outerPanel, n-j0), n, acc)
+	for j0 := 0; j0 < w; j0 += outerPanel {
+		addPanel(raw, data[j0:], k, min(outerPanel, w-j0), ld, acc)
 	}
 	return nil
 }

@@ -285,3 +285,28 @@ func TestSubATA32(t *testing.T) {
 	require.Error(t, SubATA32(dst, a[:k*p-1], k))
 	require.Error(t, SubATA32(dst, nil, 0))
 }
+
+// AddOuterRows32 reads columns of a wider matrix in place: the same bits
+// as AddOuterT32 on a copy of those columns (several panels), and refuses
+// a stride below the width or data too short for the rows.
+func TestAddOuterRows32(t *testing.T) {
+	const k, ld, j0, w = 4, outerPanel + 900, 37, outerPanel + 500
+	data := make([]float32, k*ld)
+	for i := range data {
+		data[i] = float32(math.Sin(float64(i)*0.23)) - 0.1
+	}
+	cols, err := NewDense32(k, w)
+	require.NoError(t, err)
+	defer cols.Free()
+	for r := 0; r < k; r++ {
+		copy(cols.Row(r), data[r*ld+j0:r*ld+j0+w])
+	}
+	want := mat.NewSymDense(k, nil)
+	require.NoError(t, AddOuterT32(want, cols, nil))
+	got := mat.NewSymDense(k, nil)
+	require.NoError(t, AddOuterRows32(got, data[j0:], w, ld, nil))
+	require.Equal(t, want.RawSymmetric().Data, got.RawSymmetric().Data)
+	require.Error(t, AddOuterRows32(got, data, ld+1, ld, nil))
+	require.Error(t, AddOuterRows32(got, data[ld:], w, ld, nil))
+	require.Error(t, AddOuterRows32(got, data, 0, ld, nil))
+}
