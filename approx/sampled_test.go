@@ -43,8 +43,8 @@ func TestStrata(t *testing.T) {
 	}
 }
 
-// The sample rule: 3·Rank rows with float32 features, RPCholesky and no
-// TraceTol when n ≥ 16·Rank and the updates saved, (n − 3·Rank)·Rank²/2,
+// The sample rule: 2·Rank rows with float32 features, RPCholesky and no
+// TraceTol when n ≥ 16·Rank and the updates saved, (n − 2·Rank)·Rank²/2,
 // reach 2·10⁹ multiply-adds; all rows otherwise, or with Sample −1; a
 // positive Sample with float64 features is refused.
 func TestSampleRule(t *testing.T) {
@@ -54,13 +54,15 @@ func TestSampleRule(t *testing.T) {
 		f32  bool
 		want int
 	}{
-		{Nystrom{Rank: 1000}, 20000, true, 3000},
-		{Nystrom{Rank: 1000}, 16000, true, 3000},
+		{Nystrom{Rank: 1000}, 20000, true, 2000},
+		{Nystrom{Rank: 1000}, 16000, true, 2000},
 		{Nystrom{Rank: 1000}, 15999, true, 15999}, // below 16·Rank
-		{Nystrom{Rank: 2000}, 1000000, true, 6000},
-		{Nystrom{Rank: 500}, 17500, true, 1500}, // saves 16000·500²/2 = 2·10⁹
-		{Nystrom{Rank: 500}, 17499, true, 17499},
+		{Nystrom{Rank: 2000}, 1000000, true, 4000},
+		{Nystrom{Rank: 500}, 17000, true, 1000}, // saves 16000·500²/2 = 2·10⁹
+		{Nystrom{Rank: 500}, 16999, true, 16999},
 		{Nystrom{Rank: 250}, 16000, true, 16000}, // saves 4.7·10⁸
+		{Nystrom{Rank: 250}, 64500, true, 500},   // saves 64000·250²/2 = 2·10⁹
+		{Nystrom{Rank: 250}, 64499, true, 64499},
 		{Nystrom{Rank: 1000}, 20000, false, 20000},
 		{Nystrom{Rank: 1000, Sampler: Uniform}, 20000, true, 20000},
 		{Nystrom{Rank: 1000, TraceTol: 0.1}, 20000, true, 20000},
@@ -75,12 +77,12 @@ func TestSampleRule(t *testing.T) {
 	// The rule's shape at small sizes, with no work to save asked for.
 	defer func(v float64) { sampleSaved = v }(sampleSaved)
 	sampleSaved = 0
-	require.Equal(t, 90, Nystrom{Rank: 30}.sampleSize(480, true))
+	require.Equal(t, 60, Nystrom{Rank: 30}.sampleSize(480, true))
 	require.Equal(t, 479, Nystrom{Rank: 30}.sampleSize(479, true))
 	big := data(t, 1300, 3, 2)
 	s, err := Nystrom{Rank: 20, Float32: true}.Fit(big, gauss)
 	require.NoError(t, err)
-	require.Equal(t, 60, s.Info().Sample, "the rule at n = 65·Rank")
+	require.Equal(t, 40, s.Info().Sample, "the rule at n = 65·Rank")
 	all, err := Nystrom{Rank: 20, Float32: true, Sample: -1}.Fit(big, gauss)
 	require.NoError(t, err)
 	require.Zero(t, all.Info().Sample)

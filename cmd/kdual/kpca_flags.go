@@ -439,7 +439,7 @@ func newKPCAFlags(cmd string) (*flag.FlagSet, *kpcaFlags) {
 	f.useMPI = fs.Bool("mpi", false, "run across the ranks of mpirun (rows split by rank; --operator auto, float64, float32 or matrix-free, planned per rank; --solver auto, block, lanczos or lbfgs); only rank 0 writes")
 	f.stream = fs.String("stream", "", "fit with --approx nystrom: an uncompressed 8-bit IDX file, read in chunks in two passes instead of loaded (data larger than memory; --scale is the value of one level, e.g. 0.00392156862745098 for pixels in [0, 1]); writes --scores-out")
 	f.chunk = fs.Int("chunk", 16384, "--stream: rows read and processed at a time (memory O(m² + chunk·(d + m)))")
-	f.sample = fs.Int("sample", 0, "--stream, or --approx nystrom: the rows the landmarks are chosen among, one from each of as many equal strata (0: with --stream min(n, max(100·m, 100 000)); in memory 3·m with --approx-precision float32 and rpcholesky from n ≥ 16·m where (n − 3·m)·m²/2 ≥ 2·10⁹ (n ≥ 16 000 at m = 1000), else all; -1: all rows, in memory)")
+	f.sample = fs.Int("sample", 0, "--stream, or --approx nystrom: the rows the landmarks are chosen among, one from each of as many equal strata (0: with --stream min(n, max(100·m, 100 000)); in memory 2·m with --approx-precision float32 and rpcholesky from n ≥ 16·m where (n − 2·m)·m²/2 ≥ 2·10⁹ (n ≥ 16 000 at m = 1000), else all; -1: all rows, in memory)")
 	f.scoresOut = fs.String("scores-out", "", "--stream: write the scores (n×s float64) to this NPY file as they are produced (without it, one pass: eigenvalues and trace error only)")
 	return fs, f
 }
