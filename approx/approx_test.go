@@ -152,6 +152,9 @@ func TestBadInput(t *testing.T) {
 	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = RFF{Features: 0}.Fit(x, gauss)
 	require.ErrorIs(t, err, status.ErrInvalid)
+	one, err := RFF{Features: 1}.Fit(x, gauss) // the least count is a map
+	require.NoError(t, err)
+	require.Equal(t, 1, one.Info().Rank)
 	_, err = RFF{Features: 8}.Fit(x, kernel.Kernel{Kind: kernel.Laplace, Sigma: 1})
 	require.ErrorIs(t, err, status.ErrInvalid)
 }

@@ -85,6 +85,8 @@ func TestOpenBLASProductsEqualGonum(t *testing.T) {
 	ws.SymOuterK(0.5, a)
 	SymOuterK(&gs, 0.5, a)
 	requireClose(t, &ws, &gs, "SymOuterK")
+	SymOuterK(&gs, 0.5, a) // a used dst is overwritten, not added to
+	requireClose(t, &ws, &gs, "SymOuterK again")
 	ws.Reset()
 	gs.Reset()
 	ws.SymRankK(sym, -2, b)
