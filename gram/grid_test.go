@@ -671,3 +671,36 @@ func TestPrepareInt8PacksInOnePass(t *testing.T) {
 	require.Nil(t, src.s.i8)
 	require.Nil(t, src.s.grid)
 }
+
+// The grid search takes its column ranges by blocks of 256 rows: at row
+// counts on either side of a whole number of blocks it finds the grid and
+// snaps every entry back to its value; and the kernel rows of data whose
+// products are exact (on the grid) or float64 add nothing to an entry's
+// bound.
+func TestGridWholeBlocks(t *testing.T) {
+	const d = 9
+	ints := pixelInts(5, 513, d)
+	for _, n := range []int{255, 256, 257, 512, 513} {
+		x := pixelData(ints[:n*d], n, d, false)
+		g, snapped, _ := findGrid(blasOf(x), 2)
+		require.NotNil(t, g, "n = %d", n)
+		require.Len(t, snapped, n*d, "n = %d", n)
+		for i := 0; i < n; i++ {
+			for j := 0; j < d; j++ {
+				back := g.lo[j] + g.step*float64(snapped[i*d+j]+float32(g.mid[j]))
+				require.InDelta(t, x.At(i, j), back, 1e-12, "n = %d entry (%d, %d)", n, i, j)
+			}
+		}
+	}
+	x := pixelData(ints[:300*d], 300, d, false)
+	for _, c := range []struct {
+		grid GridPath
+		on   bool
+	}{{GridOn, true}, {GridOff, false}} {
+		kr, err := NewKernelRows(x, Kernel{Kind: Gaussian, Sigma: 2}.ElementMap(d), GramOptions{Grid: c.grid})
+		require.NoError(t, err)
+		require.Equal(t, c.on, kr.OnGrid())
+		require.Equal(t, ProductsFloat64, kr.Products())
+		require.Zero(t, kr.EntryBound(0, 1, 0.5), "grid %v", c.grid)
+	}
+}
