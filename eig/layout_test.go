@@ -1,15 +1,17 @@
 package eig
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"testing"
 
 	"github.com/kdual/kdual/gram"
+	"github.com/kdual/kdual/status"
 )
 
 // The float32 triangle's layout cuts at tile rows, gives every rank one at
-// least, balances the tiles, and refuses too few rows.
+// least, balances the tiles, and refuses too few rows or no ranks.
 func TestTriangleLayout(t *testing.T) {
 	for _, c := range []struct {
 		n, p int
@@ -47,6 +49,11 @@ func TestTriangleLayout(t *testing.T) {
 	}
 	if _, err := NewTriangleLayout(512, 3); err == nil {
 		t.Error("512 rows (2 tile rows) over 3 ranks accepted")
+	}
+	for _, p := range []int{0, -1} {
+		if _, err := NewTriangleLayout(1000, p); !errors.Is(err, status.ErrInvalid) {
+			t.Errorf("%d ranks: %v, want an invalid-input error", p, err)
+		}
 	}
 }
 
