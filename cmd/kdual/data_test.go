@@ -12,8 +12,8 @@ import (
 )
 
 // kdual data augment writes the 8-bit set as an uncompressed IDX file, in
-// chunks, byte for byte dataset.FashionAugmented8's images, and leaves no
-// partial file; bad flags exit 2.
+// chunks, byte for byte dataset.FashionAugmented8's images (one image
+// too), and leaves no partial file; bad flags exit 2.
 func TestDataAugment(t *testing.T) {
 	for _, bad := range [][]string{
 		{"data"}, {"data", "shuffle"}, {"data", "augment", "--n", "0", "--out", "x.idx"},
@@ -45,4 +45,15 @@ func TestDataAugment(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "a partial file was left")
+
+	// The least set, one image: the first training image.
+	one := filepath.Join(dir, "one.idx")
+	code, _, stderr = runCLI(t, "data", "augment", "--n", "1", "--out", one, "--seed", "4")
+	require.Equal(t, 0, code, stderr)
+	g, err := dataset.OpenIDX8(one)
+	require.NoError(t, err)
+	defer g.Close()
+	require.Equal(t, []int{1, 28, 28}, g.Shape)
+	require.NoError(t, g.ReadRows(0, got[:784]))
+	require.Equal(t, want[:784], got[:784])
 }
