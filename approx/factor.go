@@ -316,11 +316,12 @@ func grow(b *[]float64, size int) []float64 {
 }
 
 // rows32Into sets dst (len(xr.idx) rows of n float32s) to the kernel rows
-// K(T, X) of the data's rows xt: in float32 directly (the exact integer kernel of
-// 8-bit data, or float32 products, gram.KernelRows.Rows32), else through
-// a float64 panel of crossChunk rows at a time (*gt, allocated once: its
-// size stays fixed whatever len(idx), so no call leaves a larger one
-// behind; at n = 10⁶ a panel of t rows is 8t MB).
+// K(T, X) of the data's rows xr: in float32 directly (the exact integer
+// kernel of 8-bit data, or float32 products, gram.KernelRows.Rows32; xr
+// never gathered), else through a float64 panel of crossChunk rows at a
+// time (*gt, allocated once: its size stays fixed whatever len(xr.idx),
+// so no call leaves a larger one behind; at n = 10⁶ a panel of t rows is
+// 8t MB).
 func rows32Into(rows *gram.KernelRows, xr *pointRows, dst []float32, n int, gt *[]float64) error {
 	if rows.Rows32(xr.idx, dst, n) {
 		return nil

@@ -373,9 +373,9 @@ func (st *rpc) result(start time.Time) (*NystromMap, error) {
 // rows S chosen uniformly (TopEigenvalue): a lower bound on ‖K − K̂‖₂.
 // F_S·F_Sᵀ is subtracted in the features' own precision: float64 by
 // dsyrk, or for float32 features by ssyrk on F_S as stored (float32
-// accumulation: each entry within about √k·2⁻²³·‖f_a‖·‖f_b‖ ≤ √k·2⁻²³ of
-// the exact product of the stored features, far below the residual's
-// scale, ResidualNormLower) — half the time and memory of a float64 copy.
+// accumulation: each entry within about √k·2⁻²³·‖f_a‖·‖f_b‖ of the exact
+// product of the stored features, and ‖f(x)‖² ≤ k(x, x): far below the
+// residual's scale) — half the time and memory of a float64 copy.
 func (st *rpc) sampledResidual() (float64, error) {
 	n, dim := st.src.n, st.src.dim
 	p := min(st.ny.ResidualSample, n)

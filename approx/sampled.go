@@ -227,9 +227,10 @@ func (ny Nystrom) crossStored(out *NystromMap, src nySource, land []int, shift [
 // (docs/measurements.md). A variable so that tests can take either path.
 var crossStoreMax int64 = 1 << 30
 
-// rangeChunk is the points whose kernel rows crossByRanges and the map's
-// scores compute at once: one ssyrk panel (linalg's 8192), 64 MB of
-// float32 at k = 2000. A variable so that tests can take several chunks.
+// rangeChunk is the points whose kernel rows shiftedGram shifts and
+// multiplies at once, and crossByRanges and the map's scores compute at
+// once: one ssyrk panel (linalg's 8192), 64 MB of float32 at k = 2000. A
+// variable so that tests can take several chunks.
 var rangeChunk = 8192
 
 // crossByRanges sets out's c̄ and G_c without storing C, for kernel rows

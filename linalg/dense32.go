@@ -211,21 +211,12 @@ func addPanel(raw blas64.Symmetric, data []float32, k, w, ld int, acc []float32)
 	addUpper(raw, acc, k)
 }
 
-// AddOuterT32 adds F·Fᵀ to dst (k×k, upper triangle) for F = ft (k×n):
-// ssyrk on panels of outerPanel points into acc (k² float32s of scratch;
-// nil allocates them), each panel's sum added in float64 in panel order —
+// AddOuterRows32 adds F·Fᵀ to dst (k×k, upper triangle) for F the k rows
+// (k = dst's size) of w values at stride ld ≥ w in data — columns of a
+// wider matrix, read in place: ssyrk on panels of outerPanel points into
+// acc (k² float32s of scratch; nil allocates them), each panel's sum added
+// in float64 in panel order — for a whole Dense32 (w = ld = its columns)
 // the values OuterT32 without centring adds for the same panels.
-func AddOuterT32(dst *mat.SymDense, ft *Dense32, acc []float32) error {
-	k, n := ft.Dims()
-	if dst.SymmetricDim() != k || len(ft.Data) < k*n {
-		return invalidf("AddOuterT32: %d×%d into %d×%d", k, n, dst.SymmetricDim(), dst.SymmetricDim())
-	}
-	return AddOuterRows32(dst, ft.Data, n, n, acc)
-}
-
-// AddOuterRows32 is AddOuterT32 for F the k rows (k = dst's size) of w
-// values at stride ld ≥ w in data: columns of a wider matrix, read in
-// place.
 func AddOuterRows32(dst *mat.SymDense, data []float32, w, ld int, acc []float32) error {
 	k := dst.SymmetricDim()
 	if w < 1 || ld < w || len(data) < (k-1)*ld+w {

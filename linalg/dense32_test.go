@@ -217,9 +217,10 @@ func TestOuterT32Mul(t *testing.T) {
 	require.ErrorIs(t, OuterT32Mul(native.Best(), ft, mean[:3], x, mat.NewDense(k, 2, nil)), status.ErrInvalid)
 }
 
-// AddOuterT32 on a zero matrix gives OuterT32's bits (the same panels,
-// here two of them); it adds to what dst holds; the shapes are checked.
-func TestAddOuterT32(t *testing.T) {
+// AddOuterRows32 over a whole matrix, on a zero dst, gives OuterT32's bits
+// (the same panels, here two of them); it adds to what dst holds; the
+// shapes are checked.
+func TestAddOuterRows32Whole(t *testing.T) {
 	const k, n = 5, outerPanel + 808
 	ft, err := NewDense32(k, n)
 	require.NoError(t, err)
@@ -230,7 +231,7 @@ func TestAddOuterT32(t *testing.T) {
 	want, err := OuterT32Context(nil, ft, nil)
 	require.NoError(t, err)
 	got := mat.NewSymDense(k, nil)
-	require.NoError(t, AddOuterT32(got, ft, nil))
+	require.NoError(t, AddOuterRows32(got, ft.Data, n, n, nil))
 	require.Equal(t, want.RawSymmetric().Data, got.RawSymmetric().Data)
 	// Against the float64 product, and adding to an identity.
 	f64 := mat.NewDense(k, n, nil)
@@ -243,7 +244,7 @@ func TestAddOuterT32(t *testing.T) {
 	for i := 0; i < k; i++ {
 		plus.SetSym(i, i, 1)
 	}
-	require.NoError(t, AddOuterT32(plus, ft, make([]float32, k*k)))
+	require.NoError(t, AddOuterRows32(plus, ft.Data, n, n, make([]float32, k*k)))
 	for i := 0; i < k; i++ {
 		for j := i; j < k; j++ {
 			id := 0.0
@@ -253,7 +254,7 @@ func TestAddOuterT32(t *testing.T) {
 			require.InDelta(t, ref.At(i, j)+id, plus.At(i, j), 1e-5*math.Abs(ref.At(i, j)))
 		}
 	}
-	require.ErrorIs(t, AddOuterT32(mat.NewSymDense(k+1, nil), ft, nil), status.ErrInvalid)
+	require.ErrorIs(t, AddOuterRows32(mat.NewSymDense(k+1, nil), ft.Data, n, n, nil), status.ErrInvalid)
 }
 
 // SubATA32 subtracts Aᵀ·A (float32 products) from a symmetric matrix: the
@@ -287,7 +288,7 @@ func TestSubATA32(t *testing.T) {
 }
 
 // AddOuterRows32 reads columns of a wider matrix in place: the same bits
-// as AddOuterT32 on a copy of those columns (several panels), and refuses
+// as on a copy of those columns (several panels), and refuses
 // a stride below the width or data too short for the rows.
 func TestAddOuterRows32(t *testing.T) {
 	const k, ld, j0, w = 4, outerPanel + 900, 37, outerPanel + 500
@@ -302,7 +303,7 @@ func TestAddOuterRows32(t *testing.T) {
 		copy(cols.Row(r), data[r*ld+j0:r*ld+j0+w])
 	}
 	want := mat.NewSymDense(k, nil)
-	require.NoError(t, AddOuterT32(want, cols, nil))
+	require.NoError(t, AddOuterRows32(want, cols.Data, w, w, nil))
 	got := mat.NewSymDense(k, nil)
 	require.NoError(t, AddOuterRows32(got, data[j0:], w, ld, nil))
 	require.Equal(t, want.RawSymmetric().Data, got.RawSymmetric().Data)
