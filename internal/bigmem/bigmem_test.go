@@ -125,3 +125,19 @@ func TestPopulateRange(t *testing.T) {
 	require.False(t, f.PopulateRange(-1, 5))
 	require.False(t, f.PopulateRange(0, n+1))
 }
+
+// Size picks the largest unit the count reaches, on either sign, with the
+// boundaries in the unit above.
+func TestSize(t *testing.T) {
+	for _, c := range []struct {
+		b    int64
+		want string
+	}{
+		{0, "0 B"}, {1023, "1023 B"}, {1 << 10, "1.0 KiB"}, {-1 << 10, "-1.0 KiB"}, {1<<20 - 1, "1024.0 KiB"},
+		{1 << 20, "1.0 MiB"}, {3 << 19, "1.5 MiB"}, {1<<30 - 1, "1024.0 MiB"}, {1 << 30, "1.00 GiB"}, {-3 << 30, "-3.00 GiB"}, {5 << 40, "5120.00 GiB"},
+	} {
+		if got := Size(c.b); got != c.want {
+			t.Errorf("Size(%d) = %q, want %q", c.b, got, c.want)
+		}
+	}
+}

@@ -241,6 +241,11 @@ func measure(pkg string) (*coverage, error) {
 	if out, err := exec.Command("go", "test", "-c", "-cover", "-covermode=set", "-o", bin, pkg).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("%s: %v\n%s", pkg, err, out)
 	}
+	if _, err := os.Stat(bin); err != nil {
+		// No test files: go test -c writes no binary, and no test covers
+		// any of the package's mutants.
+		return &coverage{base: took, blocks: map[block][]string{}}, nil
+	}
 	pdir, err := exec.Command("go", "list", "-f", "{{.Dir}}", pkg).Output()
 	if err != nil {
 		return nil, err
