@@ -3,6 +3,7 @@ package status
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -60,5 +61,28 @@ func TestNamesRoundTripAndUnknownCodesDoNotPanic(t *testing.T) {
 	b, _ := json.Marshal(Status{Code: Converged, Test: "‖g‖ ≤ tol"})
 	if string(b) != `{"code":"converged","test":"‖g‖ ≤ tol"}` {
 		t.Errorf("JSON %s", b)
+	}
+}
+
+// Cancelled names the cause (or that the context ended) and where, wraps
+// both ErrStopped and the cause, and carries Status Stopped; the first
+// code past the names is unknown to MarshalText.
+func TestCancelledAndLastCode(t *testing.T) {
+	cause := errors.New("deadline passed")
+	err := Cancelled(cause, "pass 41")
+	if !errors.Is(err, ErrStopped) || !errors.Is(err, cause) {
+		t.Fatalf("%v wraps neither ErrStopped nor its cause", err)
+	}
+	if !strings.Contains(err.Error(), "deadline passed (pass 41)") {
+		t.Errorf("message %q", err.Error())
+	}
+	if st, ok := StatusOf(err); !ok || st.Code != Stopped {
+		t.Errorf("status %+v, %v", st, ok)
+	}
+	if got := Cancelled(nil, "").Error(); !strings.Contains(got, "the context ended") || strings.Contains(got, "(") {
+		t.Errorf("no cause, nowhere: %q", got)
+	}
+	if _, err := Code(len(names)).MarshalText(); !errors.Is(err, ErrInvalid) {
+		t.Errorf("code %d: %v", len(names), err)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"archive/zip"
 	"bytes"
 	"errors"
+	"math"
 	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
 )
 
 var errBad = errors.New("bad model file")
@@ -38,4 +40,48 @@ func TestCompressionBomb(t *testing.T) {
 	require.ErrorIs(t, err, errBad)
 	require.Contains(t, err.Error(), "compression bomb")
 	require.Less(t, ms1.TotalAlloc-ms0.TotalAlloc, uint64(16<<20), "bytes allocated to refuse it")
+}
+
+// A written file reads back exactly (header, vector, matrix); a member
+// read with the wrong shape, with a non-finite value, or past the size
+// its shape allows is refused with the reader's error kind; a member
+// exactly as large as its limit is read.
+func TestRoundTripAndRefusals(t *testing.T) {
+	type head struct{ Format string }
+	var buf bytes.Buffer
+	w := NewWriter(&buf, head{Format: "test"})
+	w.Vec("v", []float64{1, -2.5, 3})
+	w.Mat("m", mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6}))
+	w.Vec("bad", []float64{1, math.NaN()})
+	w.Vec("long", make([]float64, 20000))
+	require.NoError(t, w.Close())
+	var h head
+	r, err := Open(bytes.NewReader(buf.Bytes()), errBad, &h)
+	require.NoError(t, err)
+	require.Equal(t, "test", h.Format)
+	v, err := r.Vec("v", 3)
+	require.NoError(t, err)
+	require.Equal(t, []float64{1, -2.5, 3}, v)
+	m, err := r.Mat("m", 2, 3)
+	require.NoError(t, err)
+	require.Equal(t, []float64{1, 2, 3, 4, 5, 6}, m.RawMatrix().Data)
+	for _, e := range []error{
+		func() error { _, err := r.Vec("v", 4); return err }(),
+		func() error { _, err := r.Mat("m", 3, 2); return err }(),
+		func() error { _, err := r.Mat("m", 0, 3); return err }(),
+		func() error { _, err := r.Vec("bad", 2); return err }(),
+		func() error { _, err := r.Vec("missing", 1); return err }(),
+	} {
+		require.ErrorIs(t, e, errBad)
+	}
+	// 20 000 values: 160 000 bytes and a header, past the limit for 1000
+	// values (8 000 + 65 536 bytes); read whole as 20 000.
+	_, err = r.member("long.npy", limit(1000))
+	require.Error(t, err)
+	b, err := r.member("long.npy", limit(20000))
+	require.NoError(t, err)
+	_, err = r.member("long.npy", int64(len(b)))
+	require.NoError(t, err, "a member exactly at its limit")
+	_, err = r.member("long.npy", int64(len(b))-1)
+	require.Error(t, err, "a member one byte past its limit")
 }
