@@ -466,6 +466,10 @@ func TestFloat64TilesSymMatrix(t *testing.T) {
 	require.NoError(t, err)
 	_, err = NewFloat64Tiles(band)
 	require.ErrorIs(t, err, status.ErrInvalid)
+	_, err = NewFloat64Tiles(&gram.SymTiles64{T: 256}) // no rows: the whole (empty) triangle is still refused
+	require.ErrorIs(t, err, status.ErrInvalid)
+	_, err = NewFloat64Tiles(nil)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // From n = 8·512 on the float64 kernel is stored in 512×512 tiles; its

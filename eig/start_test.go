@@ -79,8 +79,8 @@ func TestBlockStartFromEigenvectorsStopsAfterOnePass(t *testing.T) {
 	require.Greater(t, random.Passes, res.Passes)
 }
 
-// A start of fewer columns than the block, or with a zero column and a
-// repeated one, still gives orthonormal vectors and converged pairs whose
+// A start of fewer columns than the block (down to one), or with a zero
+// column and a repeated one, still gives orthonormal vectors and converged pairs whose
 // true residuals meet the stopping test; a better start never takes more
 // passes than a worse one on this matrix.
 func TestBlockStartDegenerateColumns(t *testing.T) {
@@ -96,8 +96,9 @@ func TestBlockStartDegenerateColumns(t *testing.T) {
 		bad.Set(i, 5, bad.At(i, 4))
 	}
 	narrow := good.Slice(0, 300, 0, 3).(*mat.Dense)
+	one := good.Slice(0, 300, 0, 1).(*mat.Dense)
 	passes := map[string]int{}
-	for name, s := range map[string]*mat.Dense{"good": good, "degenerate": bad, "narrow": narrow} {
+	for name, s := range map[string]*mat.Dense{"good": good, "degenerate": bad, "narrow": narrow, "one column": one} {
 		res, err := BlockKrylov{Tol: tol, Block: 8, Start: s, CheckEachBlock: true}.Solve(op, k)
 		require.NoError(t, err, name)
 		require.True(t, res.Status.Converged(), name)
