@@ -23,20 +23,15 @@ import (
 // sampleRatio is the rows per landmark of the default sample
 // (Nystrom.Sample), sampleFrom the rows per landmark from which the
 // default takes one, and sampleSaved the multiply-adds of the factor's
-// updates, (n − sampleRatio·Rank)·Rank²/2, it must save. On Fashion-MNIST,
-// landmarks chosen by RPCholesky among 2 to 10 rows per landmark had the
-// trace and top-20 eigenvalue errors of landmarks chosen among all rows
-// (2, 3 and 4 compared over several seeds at n = 20 000 and 70 000: at
-// Rank 1000 the same errors to the seeds' spread — 16 seeds at n = 20 000,
-// top-20 error median 1.66·10⁻² for 2 and 3 —, 2 about 5 % faster than 3
-// and 3 about 4 % faster than 4; at Rank 500, 2 had a 3 % larger top-20
-// error than 3 and was no faster);
-// the sample made fits faster where it saved 2.25·10⁹ multiply-adds or
-// more (m = 500 at 40 rows per landmark, m = 1000 at 16 and 20, m = 2000
-// at 500) and was no faster or slower where it saved less (m = 250 at 20
-// and 64, m = 500 at 16): a round's fixed cost does not shrink with the
-// rows (docs/measurements.md, "approx: landmarks chosen on a sample at
-// large n").
+// updates, (n − sampleRatio·Rank)·Rank²/2, it must save. The evidence
+// (docs/measurements.md, "approx: landmarks chosen on a sample at large
+// n"): on Fashion-MNIST, landmarks chosen by RPCholesky among 2 to 10 rows
+// per landmark had the trace and top-20 eigenvalue errors of landmarks
+// chosen among all rows; 2 rows per landmark was the fastest at Rank 1000
+// with the same errors over many seeds (at Rank 500 no faster and a
+// slightly larger top-20 error); and the sample made fits faster only
+// where it saved about 2·10⁹ multiply-adds or more — a round's fixed cost
+// does not shrink with the rows.
 const sampleRatio, sampleFrom = 2, 16
 
 // sampleSaved is the rule's least saving in multiply-adds; a variable so
@@ -219,12 +214,12 @@ func (ny Nystrom) crossStored(out *NystromMap, src nySource, land []int, shift [
 
 // crossStoreMax is the size in bytes of C (k×n float32) up to which
 // fromSample stores it; above it, where the kernel rows are exact integer
-// products, they are computed again instead (crossByRanges): at k = 1000,
-// n = 20 000 (80 MB) the two passes of integer rows (0.06 s each) made the
-// fit slower than storing C (median 0.54 against 0.49 s), at k = 2000,
-// n = 10⁶ (8 GB) faster (38.6–39.1 against 40.0–42.2 s: C's fresh pages
-// cost more than the second pass) with a peak of 2.1 GB instead of 9.9 GB
-// (docs/measurements.md). A variable so that tests can take either path.
+// products, they are computed again instead (crossByRanges). Measured
+// (docs/measurements.md, "C computed again instead of stored"): at
+// 80 MB the second pass of integer rows cost more than storing C, at 8 GB
+// C's fresh pages cost more than the second pass, and the peak memory
+// fell from about 10 GB to 2 GB. A variable so that tests can take either
+// path.
 var crossStoreMax int64 = 1 << 30
 
 // rangeChunk is the points whose kernel rows shiftedGram shifts and

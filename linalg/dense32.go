@@ -1,7 +1,6 @@
 package linalg
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -15,7 +14,6 @@ import (
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/native"
-	"github.com/kdual/kdual/status"
 )
 
 // Dense32 is a row-major r×c float32 matrix (stride c): data sets and
@@ -159,12 +157,6 @@ const outerPanel = 8192
 // products; rounding errors of a sum of p terms typically grow like
 // √p·u ≈ 5·10⁻⁶.
 func OuterT32(ft *Dense32, mean []float64) (*mat.SymDense, error) {
-	return OuterT32Context(nil, ft, mean)
-}
-
-// OuterT32Context is OuterT32 checking ctx (when not nil) before every
-// block of points: once it has ended it returns status.Cancelled.
-func OuterT32Context(ctx context.Context, ft *Dense32, mean []float64) (*mat.SymDense, error) {
 	k, n := ft.Dims()
 	if mean != nil && len(mean) != k {
 		return nil, invalidf("OuterT32: %d means for %d rows", len(mean), k)
@@ -178,9 +170,6 @@ func OuterT32Context(ctx context.Context, ft *Dense32, mean []float64) (*mat.Sym
 	out := mat.NewSymDense(k, nil)
 	raw := out.RawSymmetric()
 	for j0 := 0; j0 < n; j0 += p {
-		if ctx != nil && ctx.Err() != nil {
-			return nil, status.Cancelled(context.Cause(ctx), fmt.Sprintf("OuterT32 at point %d of %d", j0, n))
-		}
 		w := min(p, n-j0)
 		if mean == nil {
 			// Not centred: ssyrk reads the block in place (stride n).

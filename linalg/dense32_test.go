@@ -228,7 +228,7 @@ func TestAddOuterRows32Whole(t *testing.T) {
 	for i := range ft.Data {
 		ft.Data[i] = float32(math.Sin(float64(i)*0.37)) + 0.25
 	}
-	want, err := OuterT32Context(nil, ft, nil)
+	want, err := OuterT32(ft, nil)
 	require.NoError(t, err)
 	got := mat.NewSymDense(k, nil)
 	require.NoError(t, AddOuterRows32(got, ft.Data, n, n, nil))
