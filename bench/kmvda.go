@@ -32,11 +32,23 @@ type MvTask struct {
 	Context context.Context
 }
 
+// taskCounts checks the identities of a stand-in task: at least two to
+// train on (a discriminant needs two classes) and one to test.
+func taskCounts(train, test int) error {
+	if train < 2 || test < 1 {
+		return fmt.Errorf("bench: %d training and %d test identities, want ≥ 2 and ≥ 1: %w", train, test, status.ErrInvalid)
+	}
+	return nil
+}
+
 // SketchTask is kdual's CUFSF stand-in (dataset.SketchViews on the first
 // train+test Fashion-MNIST training images, one identity each): the first
 // train identities train, the next test ones test; gallery photos and
 // sketch probes, and the reverse.
 func SketchTask(train, test int, seed uint64) (*MvTask, error) {
+	if err := taskCounts(train, test); err != nil {
+		return nil, err
+	}
 	f, err := dataset.LoadFashion("", "train", train+test)
 	if err != nil {
 		return nil, err
@@ -72,6 +84,12 @@ var PoseAngles = []float64{-45, -30, -15, 0, 15, 30, 45}
 // train identities train, the next test ones test. Pairs: gallery 0°,
 // probe −45°, and the reverse (the paper's −45° → 0° cross-view).
 func PoseTask(train, test, samples int, seed uint64) (*MvTask, error) {
+	if err := taskCounts(train, test); err != nil {
+		return nil, err
+	}
+	if samples < 1 {
+		return nil, fmt.Errorf("bench: %d samples per identity, want ≥ 1: %w", samples, status.ErrInvalid)
+	}
 	f, err := dataset.LoadFashion("", "train", train+test)
 	if err != nil {
 		return nil, err
@@ -94,18 +112,28 @@ func PoseTask(train, test, samples int, seed uint64) (*MvTask, error) {
 	return t, nil
 }
 
-// split returns the task with its last val training identities as the test
-// part (for choosing σ and l without the test set).
-func (t *MvTask) split(val int) *MvTask {
+// identityList returns the distinct identities of the first view's
+// training rows, in increasing order.
+func (t *MvTask) identityList() []int {
 	ids := map[int]bool{}
 	for _, l := range t.TrainLabels[0] {
 		ids[l] = true
 	}
-	var all []int
+	all := make([]int, 0, len(ids))
 	for id := range ids {
 		all = append(all, id)
 	}
 	sort.Ints(all)
+	return all
+}
+
+// identities is the number of distinct training identities.
+func (t *MvTask) identities() int { return len(t.identityList()) }
+
+// split returns the task with its last val training identities as the test
+// part (for choosing σ and l without the test set); 0 ≤ val ≤ identities.
+func (t *MvTask) split(val int) *MvTask {
+	all := t.identityList()
 	held := map[int]bool{}
 	for _, id := range all[len(all)-val:] {
 		held[id] = true
@@ -160,10 +188,15 @@ type MvScore struct {
 }
 
 // Evaluate trains m on the task's training part and scores the test part
-// for every l in ls (each at most the model's l).
+// for every l in ls (each ≥ 1; those past the model's l give way to it).
 func (t *MvTask) Evaluate(m *kmvda.Model, ls []int) (*MvScore, error) {
 	if t.Context != nil && t.Context.Err() != nil {
 		return nil, status.Cancelled(context.Cause(t.Context), "before a kmvda fit")
+	}
+	for _, l := range ls {
+		if l < 1 {
+			return nil, fmt.Errorf("bench: %d directions, want ≥ 1: %w", l, status.ErrInvalid)
+		}
 	}
 	if err := m.Fit(t.Train, t.TrainLabels); err != nil {
 		return nil, err
@@ -259,22 +292,35 @@ func (c *MvChoice) UnmarshalJSON(b []byte) error {
 // validation.
 var MvRegs = []float64{1e-3, 1e-2, 1e-1}
 
-// Choose picks σ (factors of the median distance), the regularisation
-// (regs) and l on a validation split of the training identities (the last
-// val ones), by the mean rank-1 accuracy over the task's pairs.
-func (t *MvTask) Choose(kind kmvda.Kind, m int, factors, regs []float64, ls []int, val int, seed uint64) (MvChoice, error) {
+// Choose picks σ, the regularisation (regs) and l on a validation split of
+// the training identities (the last val ones), by the mean rank-1 accuracy
+// over the task's pairs: σ is sigma itself when it is positive, else the
+// best of factors times the median distance of the split's training rows
+// (MedianSigma); the linear kind has none (0).
+func (t *MvTask) Choose(kind kmvda.Kind, m int, sigma float64, factors, regs []float64, ls []int, val int, seed uint64) (MvChoice, error) {
+	if ids := t.identities(); val < 1 || val > ids-2 {
+		return MvChoice{}, fmt.Errorf("bench: %d validation identities of %d, want 1 … %d (two left to train on): %w", val, ids, ids-2, status.ErrInvalid)
+	}
 	v := t.split(val)
-	med, err := v.MedianSigma()
-	if err != nil {
-		return MvChoice{}, err
+	var sigmas []float64
+	switch {
+	case kind == kmvda.Linear:
+		sigmas = []float64{0}
+	case sigma > 0:
+		sigmas = []float64{sigma}
+	default:
+		med, err := v.MedianSigma()
+		if err != nil {
+			return MvChoice{}, err
+		}
+		for _, f := range factors {
+			sigmas = append(sigmas, f*med)
+		}
 	}
 	best := MvChoice{Accuracy: -1}
-	if kind == kmvda.Linear {
-		factors = []float64{0}
-	}
-	for _, f := range factors {
+	for _, sg := range sigmas {
 		for _, reg := range regs {
-			model := &kmvda.Model{Kind: kind, Sigma: f * med, Features: m, Dim: v.capL(maxInt(ls)), Reg: reg, Seed: seed}
+			model := &kmvda.Model{Kind: kind, Sigma: sg, Features: m, Dim: v.capL(maxInt(ls)), Reg: reg, Seed: seed}
 			sc, err := v.Evaluate(model, ls)
 			if err != nil {
 				return MvChoice{}, err
@@ -285,7 +331,7 @@ func (t *MvTask) Choose(kind kmvda.Kind, m int, factors, regs []float64, ls []in
 					mean += acc[li] / float64(len(sc.Accuracy))
 				}
 				if mean > best.Accuracy {
-					best = MvChoice{Sigma: f * med, L: l, Reg: reg, Accuracy: mean}
+					best = MvChoice{Sigma: sg, L: l, Reg: reg, Accuracy: mean}
 				}
 			}
 		}
@@ -358,7 +404,7 @@ func RunMvExperiment(t *MvTask, ls, ms []int, mTable, val int, seed uint64, log 
 	var rffChoice MvChoice
 	for _, kind := range []kmvda.Kind{kmvda.Linear, kmvda.RBF, kmvda.RFF} {
 		start := time.Now()
-		ch, err := t.Choose(kind, mTable, factors, MvRegs, ls, val, seed)
+		ch, err := t.Choose(kind, mTable, 0, factors, MvRegs, ls, val, seed)
 		if err != nil {
 			return nil, err
 		}

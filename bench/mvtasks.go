@@ -37,6 +37,9 @@ func MvTaskFor(data string, train, test int, testFrac float64, seed uint64) (*Mv
 		return PoseTask(train, test, 3, seed)
 	}
 	files := strings.Split(data, ",")
+	if !(testFrac > 0 && testFrac < 1) {
+		return nil, fmt.Errorf("bench: test fraction %g, want 0 < f < 1: %w", testFrac, status.ErrInvalid)
+	}
 	if len(files) < 2 {
 		return nil, fmt.Errorf("bench: multi-view data %q: want sketch, poses, or at least two CSV files: %w", data, status.ErrInvalid)
 	}

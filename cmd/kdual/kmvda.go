@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,7 @@ func runKMvDA(args []string, stdout io.Writer) error {
 	l := fs.Int("components", 0, "directions (0: chosen on a validation split)")
 	alias(fs, "l", "components")
 	sigma := fs.Float64("sigma", 0, "Gaussian bandwidth (0: chosen on a validation split among 0.5, 1, 2 × the median distance)")
-	reg := fs.Float64("reg", 0, "regularisation ε = reg·tr(S)/dim (0: chosen on the validation split among 1e-3, 1e-2, 1e-1)")
+	reg := fs.Float64("reg", 0, "regularisation ε = reg·tr(S)/dim (0: chosen on the validation split among 1e-3, 1e-2, 1e-1; negative: none)")
 	train := fs.Int("train", 0, "training identities (0: 650 sketch, 100 poses)")
 	test := fs.Int("test", 0, "test identities (0: 544 sketch, 100 poses)")
 	val := fs.Int("val", 0, "validation identities held out of training for the choices (0: a quarter)")
@@ -39,6 +40,9 @@ func runKMvDA(args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
+	if err := kmvdaFlags(*m, *l, *train, *test, *val, *sigma, *reg, *testFrac); err != nil {
+		return err
+	}
 	if *data != "sketch" && *data != "poses" && len(strings.Split(*data, ",")) < 2 {
 		return usagef("--data %q: want sketch, poses, or at least two CSV files", *data)
 	}
@@ -49,7 +53,7 @@ func runKMvDA(args []string, stdout io.Writer) error {
 	task.Context = runCtx
 	trainIDs := distinct(task.TrainLabels[0])
 	if *val == 0 {
-		*val = max(2, trainIDs/4)
+		*val = max(1, min(max(2, trainIDs/4), trainIDs-2))
 	}
 	choice, err := kmvdaChoice(task, kind, *m, *sigma, *l, *reg, *val, *seed)
 	if err != nil {
@@ -137,6 +141,17 @@ func runKMvDATable(args []string, stdout io.Writer) error {
 		}
 		return drawKMvDA(*out, saved.Experiments, saved.Crossover, stdout)
 	}
+	if *mTable < 1 || *crossM < 1 || *mMax < 64 {
+		return usagef("--m %d, --crossover-m %d, --m-max %d: want ≥ 1 random features, and --m-max ≥ 64 (the m curve's first point)", *mTable, *crossM, *mMax)
+	}
+	var ids []int
+	for _, f := range strings.Split(*cross, ",") {
+		var v int
+		if _, err := fmt.Sscan(strings.TrimSpace(f), &v); err != nil || v < 3 {
+			return usagef("--crossover %q: want training identities, each ≥ 3, comma-separated", *cross)
+		}
+		ids = append(ids, v)
+	}
 	sketchTrain, sketchTest, poseTrain, poseTest := 650, 544, 100, 100
 	ls := []int{10, 20, 50, 100, 200, 400}
 	if *quick {
@@ -165,14 +180,6 @@ func runKMvDATable(args []string, stdout io.Writer) error {
 			return err
 		}
 		exps = append(exps, ex)
-	}
-	var ids []int
-	for _, f := range strings.Split(*cross, ",") {
-		var v int
-		if _, err := fmt.Sscan(strings.TrimSpace(f), &v); err != nil || v < 3 {
-			return usagef("--crossover %q", *cross)
-		}
-		ids = append(ids, v)
 	}
 	timing, err := bench.MvCrossover(ids, *crossM, 100, 3, *seed, os.Stderr)
 	if err != nil {
@@ -220,6 +227,26 @@ func drawKMvDA(out string, exps []*bench.MvExperiment, timing []bench.MvTiming, 
 	return nil
 }
 
+// kmvdaFlags checks kmvda's numeric flags (0 meaning "chosen" or "the
+// default" where the help says so).
+func kmvdaFlags(m, l, train, test, val int, sigma, reg, testFrac float64) error {
+	switch {
+	case m < 1:
+		return usagef("--m %d: want at least one random feature", m)
+	case l < 0:
+		return usagef("--components %d: want ≥ 1, or 0 to choose", l)
+	case train < 0 || test < 0 || val < 0:
+		return usagef("--train %d, --test %d, --val %d: want counts ≥ 0 (0: the default)", train, test, val)
+	case sigma < 0 || math.IsNaN(sigma) || math.IsInf(sigma, 0):
+		return usagef("--sigma %g: want a finite σ > 0, or 0 to choose", sigma)
+	case math.IsNaN(reg) || math.IsInf(reg, 0):
+		return usagef("--reg %g: want a finite value", reg)
+	case !(testFrac > 0 && testFrac < 1):
+		return usagef("--test-frac %g: want 0 < f < 1", testFrac)
+	}
+	return nil
+}
+
 // kmvdaChoice returns σ, l and the regularisation: those given, the others
 // chosen on a validation split of val identities (σ among 0.5, 1, 2 × the
 // median distance; l among 10 … 400; reg among bench.MvRegs).
@@ -235,16 +262,7 @@ func kmvdaChoice(task *bench.MvTask, kind kmvda.Kind, m int, sigma float64, l in
 		if reg != 0 {
 			regs = []float64{reg}
 		}
-		factors := []float64{0.5, 1, 2}
-		if sigma != 0 {
-			// Only l is chosen: factors of the median that give σ back.
-			med, err := task.MedianSigma()
-			if err != nil {
-				return choice, err
-			}
-			factors = []float64{sigma / med}
-		}
-		if choice, err = task.Choose(kind, m, factors, regs, ls, val, seed); err != nil {
+		if choice, err = task.Choose(kind, m, sigma, []float64{0.5, 1, 2}, regs, ls, val, seed); err != nil {
 			return choice, err
 		}
 	}

@@ -466,6 +466,41 @@ func TestKMvDA(t *testing.T) {
 	require.Equal(t, 2, code)
 }
 
+// A σ given on the command line is the σ used (only l and the
+// regularisation are then chosen, and the line says so); numeric flags out
+// of range are usage errors and counts that leave nothing to validate on
+// are typed errors — none of them an index panic.
+func TestKMvDAFlags(t *testing.T) {
+	base := []string{"kmvda", "--data", "poses", "--train", "12", "--test", "10"}
+	code, out, stderr := runCLI(t, append(base, "--kernel", "rbf", "--sigma", "3")...)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "σ=3 ")
+	require.Contains(t, out, "(validation ")
+	code, out, stderr = runCLI(t, append(base, "--kernel", "rbf", "--sigma", "3", "--components", "4", "--reg", "0.01")...)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "σ=3 reg=0.01 l=4 (given)")
+	for _, bad := range [][]string{
+		{"--components", "-3"}, {"--val", "-2"}, {"--train", "-5"}, {"--test", "-5"}, {"--sigma", "-3"},
+		{"--sigma", "NaN"}, {"--sigma", "Inf"}, {"--reg", "NaN"}, {"--test-frac", "2"}, {"--kernel", "rff", "--m", "0"},
+	} {
+		code, _, stderr = runCLI(t, append(base, bad...)...)
+		require.Equal(t, 2, code, "%v: %s", bad, stderr)
+		require.NotContains(t, stderr, "panic", "%v", bad)
+	}
+	for _, bad := range [][]string{{"--val", "11"}, {"--train", "1"}} {
+		code, _, stderr = runCLI(t, append(base, bad...)...)
+		require.Equal(t, 1, code, "%v: %s", bad, stderr)
+		require.Contains(t, stderr, "identities", "%v", bad)
+	}
+	code, _, stderr = runCLI(t, append(base, "--train", "3")...)
+	require.Equal(t, 0, code, "three identities leave one to validate on: %s", stderr)
+	dir := t.TempDir()
+	for _, bad := range [][]string{{"--m", "0"}, {"--m-max", "0"}, {"--crossover-m", "0"}, {"--crossover", "0"}, {"--crossover", "-5,x"}} {
+		code, _, stderr = runCLI(t, append([]string{"kmvda", "table", "--quick", "--out", dir}, bad...)...)
+		require.Equal(t, 2, code, "%v: %s", bad, stderr)
+	}
+}
+
 func TestKMvDACSV(t *testing.T) {
 	dir := t.TempDir()
 	// Two views of 12 classes with 3 samples each: view 2 is view 1 mixed

@@ -1,0 +1,93 @@
+package bench
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kdual/kdual/models/kmvda"
+	"github.com/kdual/kdual/status"
+)
+
+// The validation split holds out the last val identities of every view
+// and keeps the rest, so that together they are the training part; Choose
+// keeps a σ it is given (only l and the regularisation are chosen) and
+// otherwise picks σ among the factors of the split's median distance.
+func TestMvSplitAndChoose(t *testing.T) {
+	task, err := PoseTask(8, 4, 2, 3)
+	require.NoError(t, err)
+	ids := task.identityList()
+	require.Len(t, ids, 8)
+	require.Equal(t, 8, task.identities())
+	v := task.split(3)
+	for j := range task.Train {
+		r, _ := task.Train[j].Dims()
+		rt, _ := v.Train[j].Dims()
+		re, _ := v.Test[j].Dims()
+		require.Equal(t, r, rt+re, "view %d", j)
+		require.Len(t, v.TestLabels[j], re)
+		for _, l := range v.TestLabels[j] {
+			require.GreaterOrEqual(t, l, ids[5], "view %d: identity %d held out", j, l)
+		}
+		for _, l := range v.TrainLabels[j] {
+			require.Less(t, l, ids[5], "view %d: identity %d kept", j, l)
+		}
+	}
+
+	ch, err := task.Choose(kmvda.RBF, 0, 3.5, []float64{0.5, 1, 2}, []float64{1e-2}, []int{2, 4}, 3, 1)
+	require.NoError(t, err)
+	require.Equal(t, 3.5, ch.Sigma)
+	require.Equal(t, 1e-2, ch.Reg)
+	require.Contains(t, []int{2, 4}, ch.L)
+	med, err := v.MedianSigma()
+	require.NoError(t, err)
+	ch, err = task.Choose(kmvda.RBF, 0, 0, []float64{0.5, 2}, []float64{1e-2}, []int{2}, 3, 1)
+	require.NoError(t, err)
+	require.Contains(t, []float64{0.5 * med, 2 * med}, ch.Sigma)
+	ch, err = task.Choose(kmvda.Linear, 0, 3.5, nil, []float64{1e-2}, []int{2}, 3, 1)
+	require.NoError(t, err)
+	require.Zero(t, ch.Sigma)
+	require.GreaterOrEqual(t, ch.Accuracy, 0.0)
+	require.LessOrEqual(t, ch.Accuracy, 1.0)
+}
+
+// Counts that leave nothing to train, test or validate on, directions
+// below one and a test fraction outside (0, 1) are typed errors, not
+// index panics.
+func TestMvTaskRefusals(t *testing.T) {
+	for _, c := range [][2]int{{1, 4}, {0, 4}, {-3, 4}, {8, 0}, {8, -1}} {
+		_, err := PoseTask(c[0], c[1], 2, 1)
+		require.ErrorIs(t, err, status.ErrInvalid, "train %d test %d", c[0], c[1])
+		_, err = SketchTask(c[0], c[1], 1)
+		require.ErrorIs(t, err, status.ErrInvalid, "train %d test %d", c[0], c[1])
+	}
+	_, err := PoseTask(8, 4, 0, 1)
+	require.ErrorIs(t, err, status.ErrInvalid)
+	task, err := PoseTask(8, 4, 2, 1)
+	require.NoError(t, err)
+	for _, val := range []int{0, -1, 7, 8, 100} {
+		_, err = task.Choose(kmvda.RBF, 0, 1, nil, []float64{1e-2}, []int{2}, val, 1)
+		require.ErrorIs(t, err, status.ErrInvalid, "val %d", val)
+	}
+	_, err = task.Choose(kmvda.RBF, 0, 1, nil, []float64{1e-2}, []int{2}, 6, 1)
+	require.NoError(t, err, "val 6 leaves two identities")
+	for _, l := range []int{0, -2} {
+		_, err = task.Evaluate(&kmvda.Model{Kind: kmvda.Linear, Reg: 1e-2}, []int{l})
+		require.ErrorIs(t, err, status.ErrInvalid, "l %d", l)
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv")
+	rows := []byte("1,2,0\n2,1,0\n3,3,1\n4,2,1\n5,5,2\n6,4,2\n")
+	require.NoError(t, os.WriteFile(a, rows, 0o644))
+	require.NoError(t, os.WriteFile(b, rows, 0o644))
+	for _, f := range []float64{0, 1, -0.5, 1.5} {
+		_, err = MvTaskFor(a+","+b, 0, 0, f, 1)
+		require.ErrorIs(t, err, status.ErrInvalid, "test fraction %g", f)
+	}
+	task, err = MvTaskFor(a+","+b, 0, 0, 0.3, 1)
+	require.NoError(t, err)
+	require.Equal(t, []int{0, 0, 1, 1}, task.TrainLabels[0])
+	require.Equal(t, []int{2, 2}, task.TestLabels[1])
+}
