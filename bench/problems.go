@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
@@ -17,6 +18,9 @@ import (
 func RandSym(n int, seed uint64) (*mat.SymDense, []float64, error) {
 	if n < 1 {
 		return nil, nil, fmt.Errorf("bench: RandSym: n = %d: %w", n, status.ErrInvalid)
+	}
+	if err := bigmem.Fits(fmt.Sprintf("RandSym's three %d×%d matrices", n, n), 3*8, n, n); err != nil {
+		return nil, nil, fmt.Errorf("bench: %w", err)
 	}
 	g, err := dataset.StandardNormal(n, n, seed)
 	if err != nil {

@@ -17,9 +17,12 @@ func NewRand(seed uint64) *rand.Rand { return rng.New(seed) }
 // StandardNormal returns an n×d matrix of independent N(0, 1) entries
 // (internal/rng's stream for seed).
 func StandardNormal(n, d int, seed uint64) (*mat.Dense, error) {
+	if n < 1 || d < 1 {
+		return nil, fmt.Errorf("dataset: StandardNormal: shape %d×%d must be positive: %w", n, d, ErrFormat)
+	}
 	data, err := rng.StandardNormal(n, d, seed)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: StandardNormal: shape %d×%d must be positive: %w", n, d, ErrFormat)
+		return nil, fmt.Errorf("dataset: StandardNormal: %w", err)
 	}
 	return mat.NewDense(n, d, data), nil
 }

@@ -97,7 +97,9 @@ func TestRFFApproachesGaussian(t *testing.T) {
 	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = NewRFF(3, 10, 0, 1)
 	require.ErrorIs(t, err, status.ErrInvalid)
-	for _, dims := range [][2]int{{0, 10}, {3, 0}, {-1, 5}, {3, -2}} {
+	// {784, 1<<40}: frequencies past any machine's memory, refused before
+	// they are drawn.
+	for _, dims := range [][2]int{{0, 10}, {3, 0}, {-1, 5}, {3, -2}, {784, 1 << 40}} {
 		_, err = NewRFF(dims[0], dims[1], 1, 1)
 		require.ErrorIs(t, err, status.ErrInvalid, "d = %d, features = %d", dims[0], dims[1])
 	}

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
@@ -34,6 +35,9 @@ func NewRFF(d, features int, sigma float64, seed uint64) (*RFF, error) {
 	}
 	if !(sigma > 0) || math.IsInf(sigma, 0) {
 		return nil, fmt.Errorf("kernel: RFF bandwidth σ = %g: want a finite σ > 0: %w", sigma, status.ErrInvalid)
+	}
+	if err := bigmem.Fits(fmt.Sprintf("RFF's %d×%d frequencies", d, features), 8, d, features); err != nil {
+		return nil, fmt.Errorf("kernel: %w", err)
 	}
 	rng := rng.New(seed)
 	w := mat.NewDense(d, features, nil)

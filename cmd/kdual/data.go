@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/internal/bigmem"
 )
 
 func runData(args []string, stdout io.Writer) error {
@@ -24,6 +27,9 @@ func runData(args []string, stdout io.Writer) error {
 	}
 	if *n < 1 || *out == "" || *chunk < 1 {
 		return usagef("data augment: --n %d, --out %q, --chunk %d: want n ≥ 1, a file and a chunk ≥ 1", *n, *out, *chunk)
+	}
+	if err := roomFor(*out, int64(*n)*784+16); err != nil {
+		return fmt.Errorf("data augment: --n %d: %w", *n, err)
 	}
 	start := time.Now()
 	a, err := dataset.NewAugment8("", *seed)
@@ -62,5 +68,19 @@ func runData(args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: %d images of 28×28 bytes (%.2f GB) in %.1f s\n", *out, *n, float64(*n)*784/1e9, time.Since(start).Seconds())
+	return nil
+}
+
+// roomFor returns an error when the file system that would hold path has
+// fewer than bytes free for an unprivileged writer (nil where that cannot
+// be read: the writes then report it).
+func roomFor(path string, bytes int64) error {
+	var st syscall.Statfs_t
+	if syscall.Statfs(filepath.Dir(path), &st) != nil {
+		return nil
+	}
+	if free := int64(st.Bavail) * st.Bsize; bytes > free {
+		return fmt.Errorf("the file would take %s, and its file system has %s free", bigmem.Size(bytes), bigmem.Size(free))
+	}
 	return nil
 }

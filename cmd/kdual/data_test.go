@@ -22,6 +22,13 @@ func TestDataAugment(t *testing.T) {
 		code, _, _ := runCLI(t, bad...)
 		require.Equal(t, 2, code, "%v", bad)
 	}
+	// 2⁴⁰ images (862 TB): refused before anything is written.
+	huge := filepath.Join(t.TempDir(), "huge.idx")
+	code, _, errOut := runCLI(t, "data", "augment", "--n", "1099511627776", "--out", huge)
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, errOut, "free")
+	_, err := os.Stat(huge + ".partial")
+	require.True(t, os.IsNotExist(err), "a partial file was left")
 	if _, err := os.Stat(dataset.FashionDir); err != nil {
 		t.Skip("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist)")
 	}

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"syscall"
 	"unsafe"
+
+	"github.com/kdual/kdual/status"
 )
 
 // madvHugepage is MADV_HUGEPAGE of Linux.
@@ -188,6 +190,33 @@ func Size(b int64) string {
 		return fmt.Sprintf("%.1f KiB", v/(1<<10))
 	}
 	return fmt.Sprintf("%d B", b)
+}
+
+// Fits returns nil when an array of size-byte values with the given
+// dimensions fits in the memory this process may use (Total; always where
+// Total cannot be read), else an error wrapping ErrNoMemory and
+// status.ErrInvalid that names what and both sizes. Negative dimensions are refused; the product is
+// formed without overflow (a product past Total is refused however large).
+func Fits(what string, size int64, dims ...int) error {
+	t := Total()
+	need := float64(size)
+	room := true
+	bytes := size
+	for _, d := range dims {
+		if d < 0 {
+			return fmt.Errorf("%w: %s with a dimension of %d: %w", ErrNoMemory, what, d, status.ErrInvalid)
+		}
+		need *= float64(d)
+		if d > 0 && bytes > math.MaxInt64/int64(d) {
+			room = false
+			continue
+		}
+		bytes *= int64(d)
+	}
+	if t > 0 && (!room || bytes > t) {
+		return fmt.Errorf("%w: %s: %.3g GiB, more than this machine's %s: %w", ErrNoMemory, what, need/(1<<30), Size(t), status.ErrInvalid)
+	}
+	return nil
 }
 
 // Available returns MemAvailable of /proc/meminfo in bytes (0 where it

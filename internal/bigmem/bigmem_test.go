@@ -1,12 +1,14 @@
 package bigmem
 
 import (
-	"github.com/kdual/kdual/internal/probe"
 	"math"
 	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kdual/kdual/internal/probe"
+	"github.com/kdual/kdual/status"
 )
 
 // checkSlice maps 2²⁰ values: zeroed, writable, freed twice harmlessly;
@@ -140,4 +142,31 @@ func TestSize(t *testing.T) {
 			t.Errorf("Size(%d) = %q, want %q", c.b, got, c.want)
 		}
 	}
+}
+
+// Fits passes what fits in Total and refuses, with both sentinels and the
+// sizes in the message, what does not — also where the product of the
+// dimensions overflows int64 — and negative dimensions; a zero dimension
+// needs nothing.
+func TestFits(t *testing.T) {
+	total := Total()
+	if total <= 0 {
+		t.Fatal("Total() cannot be read here: Fits would pass everything")
+	}
+	require.NoError(t, Fits("x", 8, 1000, 1000))
+	require.NoError(t, Fits("x", 8, 0, 1<<62))
+	require.NoError(t, Fits("x", 1, int(total)))
+	for _, c := range []struct {
+		size int64
+		dims []int
+	}{
+		{1, []int{int(total) + 1}}, {8, []int{int(total/8) + 1, 1}}, {8, []int{1 << 40, 1 << 40}}, {8, []int{math.MaxInt, math.MaxInt, 3}},
+	} {
+		err := Fits("the test's array", c.size, c.dims...)
+		require.ErrorIs(t, err, ErrNoMemory, "%v", c)
+		require.ErrorIs(t, err, status.ErrInvalid, "%v", c)
+		require.Contains(t, err.Error(), "the test's array")
+		require.Contains(t, err.Error(), Size(total))
+	}
+	require.ErrorIs(t, Fits("x", 8, 10, -1), status.ErrInvalid)
 }

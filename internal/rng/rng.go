@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/status"
 )
 
@@ -25,6 +26,9 @@ func New(seed uint64) *rand.Rand {
 func StandardNormal(n, d int, seed uint64) ([]float64, error) {
 	if n < 1 || d < 1 {
 		return nil, fmt.Errorf("%w: %d×%d must be positive", ErrShape, n, d)
+	}
+	if err := bigmem.Fits(fmt.Sprintf("a %d×%d normal matrix", n, d), 8, n, d); err != nil {
+		return nil, err
 	}
 	r := New(seed)
 	data := make([]float64, n*d)

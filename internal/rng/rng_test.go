@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kdual/kdual/status"
 )
 
 // One seed, one stream; different seeds differ; draws look standard normal.
@@ -27,5 +29,8 @@ func TestStreams(t *testing.T) {
 	require.InDelta(t, 1, sq/float64(len(a)), 0.05)
 	_, err = StandardNormal(0, 3, 1)
 	require.ErrorIs(t, err, ErrShape)
+	// More than the machine's memory: refused before any allocation.
+	_, err = StandardNormal(1<<31, 1<<31, 1)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	require.Equal(t, New(3).Uint64(), New(3).Uint64())
 }

@@ -413,6 +413,9 @@ func TestNamesAndForecastBounds(t *testing.T) {
 	require.Len(t, f, 3)
 	_, err = Forecast(m, train, sinesP, 0)
 	require.ErrorIs(t, err, status.ErrInvalid)
+	// More steps than the forecast's values fit in memory: refused at once.
+	_, err = Forecast(m, train, sinesP, math.MaxInt/2)
+	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = Forecast(m, train, sinesP+1, 3)
 	require.ErrorIs(t, err, status.ErrInvalid)
 	require.Contains(t, err.Error(), fmt.Sprintf("window has %d values, lag %d needs %d", sinesP+1, sinesP+1, sinesP+2))

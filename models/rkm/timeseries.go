@@ -1,10 +1,12 @@
 package rkm
 
 import (
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/linalg"
 )
 
@@ -96,6 +98,9 @@ func Forecast(m *Model, history []float64, p, steps int) ([]float64, error) {
 	}
 	if len(history) < p+1 || steps < 1 {
 		return nil, invalidf("history of %d values, lag %d, %d steps", len(history), p, steps)
+	}
+	if err := bigmem.Fits(fmt.Sprintf("rkm: a forecast of %d steps", steps), 8, steps); err != nil {
+		return nil, err
 	}
 	window := mat.NewDense(1, p+1, nil)
 	row := window.RawRowView(0)
