@@ -545,6 +545,26 @@ func TestReadTableRealFiles(t *testing.T) {
 	require.Less(t, len(err.Error()), 300)
 	require.Contains(t, err.Error(), "long.csv")
 	require.Contains(t, err.Error(), "line 2 column 2")
+
+	// An IDX file (by its name) of 3×2×2 items: the dimensions after the
+	// first are flattened into columns, which the options choose from; a
+	// choice the table cannot meet names the file.
+	idx := filepath.Join(dir, "items-idx3-ubyte")
+	require.NoError(t, os.WriteFile(idx, idxBytes([]int{3, 2, 2}, []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}), 0o644))
+	tb, err = ReadTable(idx, CSVOptions{})
+	require.NoError(t, err)
+	rows, cols := tb.X.Dims()
+	require.Equal(t, []int{3, 4}, []int{rows, cols})
+	require.Equal(t, []float64{5, 6, 7, 8}, tb.X.RawRowView(1))
+	tb, err = ReadTable(idx, CSVOptions{Columns: []string{"4", "1"}, MaxRows: 2})
+	require.NoError(t, err)
+	require.Equal(t, []float64{4, 1, 8, 5}, tb.X.RawMatrix().Data)
+	tb, err = ReadTable(idx, CSVOptions{LabelColumn: -1})
+	require.NoError(t, err)
+	require.Equal(t, []string{"4", "8", "12"}, tb.Labels)
+	_, err = ReadTable(idx, CSVOptions{LabelColumn: 9})
+	require.ErrorIs(t, err, ErrFormat)
+	require.Contains(t, err.Error(), "items-idx3-ubyte")
 }
 
 // gzip streams are checked: a wrong CRC in the trailer is an error (it was

@@ -159,15 +159,16 @@ func TestTopRowsKeepsStorage(t *testing.T) {
 
 // OuterT32Mul is OuterT32's matrix times x without forming it: centred and
 // not, across several blocks of points and a partial chunk, both widths,
-// within the float32 bound of the float64 product; the same bits with one
-// goroutine or many; shapes refused with typed errors.
+// one and two whole groups of 32 columns, within the float32 bound of the
+// float64 product; the same bits with one goroutine or many; shapes
+// refused with typed errors.
 func TestOuterT32Mul(t *testing.T) {
 	k, n := 45, 2*8192+300
 	ft, w := randDense32(t, k, n, 9, 0.7)
 	defer ft.Free()
 	mean := rowMeans(w)
 	g := rng.New(4)
-	for _, b := range []int{3, 16, 20, 32, 45} {
+	for _, b := range []int{3, 16, 20, 32, 45, 64} {
 		x := mat.NewDense(k, b, nil)
 		for i := 0; i < k; i++ {
 			for j := 0; j < b; j++ {
