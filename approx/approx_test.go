@@ -157,6 +157,18 @@ func TestBadInput(t *testing.T) {
 	require.Equal(t, 1, one.Info().Rank)
 	_, err = RFF{Features: 8}.Fit(x, kernel.Kernel{Kind: kernel.Laplace, Sigma: 1})
 	require.ErrorIs(t, err, status.ErrInvalid)
+	// Factors and features past the machine's memory: refused before they
+	// are allocated (they died out of memory).
+	_, err = RFF{Features: 1 << 40}.Fit(x, gauss)
+	require.ErrorIs(t, err, status.ErrInvalid)
+	line := mat.NewDense(1<<18, 1, nil)
+	for i := 0; i < 1<<18; i++ {
+		line.Set(i, 0, float64(i))
+	}
+	for _, f32 := range []bool{false, true} {
+		_, err = Nystrom{Rank: 1 << 18, Float32: f32, Sample: -1}.Fit(line, gauss)
+		require.ErrorIs(t, err, status.ErrInvalid, "float32 %v", f32)
+	}
 }
 
 // Random features: the error of Z·Zᵀ against K shrinks like 1/√D (seeded,

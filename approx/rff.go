@@ -1,10 +1,12 @@
 package approx
 
 import (
+	"fmt"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 )
@@ -68,7 +70,10 @@ func (c RFF) Fit(xm mat.Matrix, k kernel.Kernel) (*RFFMap, error) {
 	if seed == 0 {
 		seed = 1
 	}
-	_, d := x.Dims()
+	n, d := x.Dims()
+	if err := bigmem.Fits(fmt.Sprintf("RFF: %d features of %d points and their frequencies", c.Features, n), 8, n+d, c.Features); err != nil {
+		return nil, err
+	}
 	f, err := kernel.NewRFF(d, c.Features, k.Bandwidth(), seed)
 	if err != nil {
 		return nil, err

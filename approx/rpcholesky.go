@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kdual/kdual/gram"
+	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/kernel"
@@ -118,6 +119,13 @@ func newRPC(ny Nystrom, src nySource, k kernel.Kernel) (*rpc, error) {
 	// Fᵀ (m×n, row e the e-th feature of every point: contiguous for the
 	// updates); the first kcols rows are in use.
 	n, m := src.n, st.m
+	size := int64(8)
+	if src.f32 {
+		size = 4
+	}
+	if err := bigmem.Fits(fmt.Sprintf("Nystrom: the factor of %d landmarks over %d points", m, n), size, m, n); err != nil {
+		return nil, err
+	}
 	if src.f32 {
 		if st.ft32, err = linalg.NewDense32(m, n); err != nil {
 			return nil, err

@@ -108,6 +108,9 @@ func TestGramBadInput(t *testing.T) {
 	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = Gram(&mat.Dense{}, Kernel{})
 	require.ErrorIs(t, err, status.ErrInvalid)
+	// 2¹⁷ points: a 128 GiB matrix, refused before it is allocated.
+	_, err = GramMap(mat.NewDense(1<<17, 1, nil), ElementMap{Kind: MapExpSq, C: -1}, GramOptions{})
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // Kernel rows of float32 data read in place: every entry (Block and Cross)

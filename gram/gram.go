@@ -32,7 +32,8 @@ var gramChunkRows, gramChunkCols = 1024, 4096
 // GramMap returns the n×n matrix em(⟨x_i, x_j⟩, ‖x_i‖², ‖x_j‖²) of the
 // rows of the n×d matrix x, with both triangles stored: the kernel matrix
 // of the kernel whose element map em is (package kernel builds em from a
-// kernel and calls this). x is not modified.
+// kernel and calls this). x is not modified. A matrix larger than the
+// machine's memory is refused (bigmem.Fits) before anything is computed.
 //
 // Cost: n²d flops for the inner products of the upper triangle, by panels
 // of 512 rows (OpenBLAS dsyrk for the diagonal block, dgemm for the rest,
@@ -50,6 +51,9 @@ func GramMap(x *mat.Dense, em ElementMap, o GramOptions) (*mat.SymDense, error) 
 		return nil, err
 	}
 	n, _ := x.Dims()
+	if err := bigmem.Fits(fmt.Sprintf("gram: the %d×%d kernel matrix", n, n), 8, n, n); err != nil {
+		return nil, err
+	}
 	data := make([]float64, n*n)
 	bigmem.AdviseHuge(data)
 	g := mat.NewSymDense(n, data)
@@ -250,6 +254,9 @@ func CrossGramMapWith(x, y *mat.Dense, em ElementMap, o GramOptions) (*mat.Dense
 		sx = sy.onGrid(x)
 	} else {
 		sx = newCrossSource(x, em, o, sy.shiftBy)
+	}
+	if err := bigmem.Fits(fmt.Sprintf("gram: the %d×%d cross-kernel matrix", m, n), 8, m, n); err != nil {
+		return nil, err
 	}
 	out := mat.NewDense(m, n, nil)
 	raw := out.RawMatrix()

@@ -103,6 +103,13 @@ func TestRFFApproachesGaussian(t *testing.T) {
 		_, err = NewRFF(dims[0], dims[1], 1, 1)
 		require.ErrorIs(t, err, status.ErrInvalid, "d = %d, features = %d", dims[0], dims[1])
 	}
+	// A map whose features of these rows would not fit in memory (2¹¹ rows
+	// of 2²² features, 64 GiB) refuses them.
+	wide := &RFF{W: mat.NewDense(1, 1<<22, nil), B: make([]float64, 1<<22)}
+	_, err = wide.Map(mat.NewDense(1<<11, 1, nil))
+	require.ErrorIs(t, err, status.ErrInvalid)
+	_, err = wide.Map(mat.NewDense(1, 1, nil))
+	require.NoError(t, err)
 }
 
 func TestMedianDistanceBruteForce(t *testing.T) {

@@ -66,6 +66,9 @@ func (r *RFF) Map(x *mat.Dense) (*mat.Dense, error) {
 	if err := linalg.CheckFinite("kernel: RFF input", x); err != nil {
 		return nil, err
 	}
+	if err := bigmem.Fits(fmt.Sprintf("RFF: %d features of %d points", len(r.B), n), 8, n, len(r.B)); err != nil {
+		return nil, fmt.Errorf("kernel: %w", err)
+	}
 	f := mat.NewDense(n, len(r.B), nil)
 	linalg.Mul(f, x, r.W)
 	scale := math.Sqrt(2 / float64(len(r.B)))
