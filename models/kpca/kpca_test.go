@@ -335,6 +335,7 @@ func TestErrors(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotFitted)
 	_, err = fitted.Transform(mat.NewDense(2, 5, nil))
 	require.ErrorIs(t, err, status.ErrInvalid)
+	require.Contains(t, err.Error(), "fitted on")
 }
 
 // Every solver reports how it ended as a status.Status: the eigensolvers

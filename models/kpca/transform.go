@@ -31,6 +31,9 @@ func (k *KPCA) Transform(xm mat.Matrix) (*mat.Dense, error) {
 	if k.x == nil {
 		return nil, fmt.Errorf("kpca: fitted with FitGram or FitOperator: use TransformGram: %w", status.ErrInvalid)
 	}
+	if _, d := x.Dims(); d != k.x.RawMatrix().Cols {
+		return nil, fmt.Errorf("kpca: Transform: the data have %d columns, the model was fitted on %d: %w", d, k.x.RawMatrix().Cols, status.ErrInvalid)
+	}
 	kx, err := kernel.CrossGram(x, k.x, k.fitKernel)
 	if err != nil {
 		return nil, fmt.Errorf("kpca: Transform: %w", err)
