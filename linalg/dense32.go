@@ -120,24 +120,26 @@ func (m *Dense32) Row(i int) []float32 { return m.Data[i*m.Cols : (i+1)*m.Cols] 
 func (m *Dense32) Bytes() int64 { return 4 * int64(m.Rows) * int64(m.Cols) }
 
 // CheckFinite32 returns an error wrapping ErrInvalid when x holds a NaN or
-// an infinity.
+// an infinity, naming the first such row (the lowest, whichever goroutine
+// finds one first).
 func CheckFinite32(what string, x *Dense32) error {
 	if x == nil || x.Rows < 1 || x.Cols < 1 || len(x.Data) < x.Rows*x.Cols {
 		return invalidf("%s: empty data", what)
 	}
 	var bad atomic.Int64
-	bad.Store(-1)
+	bad.Store(math.MaxInt64)
 	par.For(0, x.Rows, nil, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
+		for i := lo; i < hi && int64(i) < bad.Load(); i++ {
 			for _, v := range x.Row(i) {
 				if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-					bad.CompareAndSwap(-1, int64(i))
+					for old := bad.Load(); int64(i) < old && !bad.CompareAndSwap(old, int64(i)); old = bad.Load() {
+					}
 					return
 				}
 			}
 		}
 	})
-	if i := bad.Load(); i >= 0 {
+	if i := bad.Load(); i < math.MaxInt64 {
 		return invalidf("%s: row %d is not finite", what, i)
 	}
 	return nil

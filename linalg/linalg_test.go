@@ -587,6 +587,26 @@ func TestCheckFiniteNamesFirstBadEntry(t *testing.T) {
 	// are not read.
 	v := a.Slice(0, 600, 0, 30).(*mat.Dense)
 	require.NoError(t, CheckFinite("v", v))
+
+	// CheckFinite32 the same way on float32 rows: finite data pass, the
+	// lowest bad row is named, empty data are refused.
+	f32, err := NewDense32(r, c)
+	require.NoError(t, err)
+	defer f32.Free()
+	for i := range f32.Data {
+		f32.Data[i] = float32(i) * 1e30
+	}
+	require.NoError(t, CheckFinite32("f", f32))
+	f32.Data[900*c+3] = float32(math.Inf(-1))
+	f32.Data[611*c+36] = float32(math.NaN())
+	f32.Data[999*c] = float32(math.NaN())
+	for range 20 {
+		err = CheckFinite32("f", f32)
+		require.ErrorIs(t, err, status.ErrInvalid)
+		require.Contains(t, err.Error(), "f: row 611 is not finite")
+	}
+	require.ErrorIs(t, CheckFinite32("f", nil), status.ErrInvalid)
+	require.ErrorIs(t, CheckFinite32("f", &Dense32{Rows: 2, Cols: 2, Data: make([]float32, 3)}), status.ErrInvalid)
 }
 
 // CopyDense copies a strided view into contiguous rows of its own, leaves
