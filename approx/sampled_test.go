@@ -131,6 +131,31 @@ func TestNystromSampleRanges(t *testing.T) {
 	checkSampled(t, x, true)
 }
 
+// C (k×n float32) is stored up to crossStoreMax bytes, the integer kernel
+// rows computed again one byte past it.
+func TestCrossStoreMaxBoundary(t *testing.T) {
+	defer func(o gram.GramOptions, b int64) { rowOptions, crossStoreMax = o, b }(rowOptions, crossStoreMax)
+	rowOptions.Int8 = gram.GridOn
+	const n, d, m = 400, 5, 20
+	r := rng.New(43)
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, 0.01*float64(r.IntN(256)))
+		}
+	}
+	for _, c := range []struct {
+		max    int64
+		stored bool
+	}{{4 * m * n, true}, {4*m*n - 1, false}} {
+		crossStoreMax = c.max
+		ny, err := Nystrom{Rank: m, Seed: 2, Float32: true, Sample: 100}.Fit(x, gauss)
+		require.NoError(t, err)
+		require.Equal(t, c.stored, ny.cross != nil, "crossStoreMax %d", c.max)
+		require.Equal(t, !c.stored, ny.crossRows != nil, "crossStoreMax %d", c.max)
+	}
+}
+
 // checkSampled fits x with the landmarks chosen on a sample of 150 rows
 // (m = 30; ranges: whether the map computes its kernel rows again) and
 // checks it against the explicit features and kernel.

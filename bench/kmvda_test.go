@@ -36,6 +36,21 @@ func TestMvSplitAndChoose(t *testing.T) {
 		}
 	}
 
+	// Cross-view recognition: every pair joins two different views, each
+	// ordered pair's reverse is there too, and the names are the views'.
+	sketch, err := SketchTask(4, 3, 1)
+	require.NoError(t, err)
+	for _, tk := range []*MvTask{task, sketch} {
+		require.NotEmpty(t, tk.Pairs, tk.Name)
+		for _, p := range tk.Pairs {
+			require.NotEqual(t, p[0], p[1], "%s: %v", tk.Name, p)
+			require.Less(t, max(p[0], p[1]), len(tk.ViewNames), tk.Name)
+			require.Contains(t, tk.Pairs, [2]int{p[1], p[0]}, "%s: %v", tk.Name, p)
+		}
+		require.Len(t, tk.Train, len(tk.ViewNames), tk.Name)
+		require.Len(t, tk.Test, len(tk.ViewNames), tk.Name)
+	}
+
 	ch, err := task.Choose(kmvda.RBF, 0, 3.5, []float64{0.5, 1, 2}, []float64{1e-2}, []int{2, 4}, 3, 1)
 	require.NoError(t, err)
 	require.Equal(t, 3.5, ch.Sigma)

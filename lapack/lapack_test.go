@@ -392,6 +392,65 @@ func TestQRAndLQ(t *testing.T) {
 	require.LessOrEqual(t, maxAbsDiff(qqt, newCM(n, n)), 1e-14)
 }
 
+// QR with column pivoting, A·P = Q·R: Q from Dorgqr is orthonormal and
+// reproduces the pivoted columns, the pivots are a permutation, |R|'s
+// diagonal does not increase, and a column marked leading stays first.
+func TestDgeqp3(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	m, n := 8, 5
+	a := randCM(rng, m, n)
+	for i := 0; i < m; i++ {
+		a.set(i, 3, 10*a.at(i, 3)) // the largest column: first unless one leads
+	}
+	for _, lead := range []int{-1, 2} {
+		f := a.clone()
+		jpvt := []int{-1, -1, -1, -1, -1}
+		if lead >= 0 {
+			jpvt[lead] = 0
+		}
+		tau := make([]float64, n)
+		var ws Workspace
+		ws.Dgeqp3(m, n, f.d, f.ld, jpvt, tau)
+		seen := make([]bool, n)
+		for _, p := range jpvt {
+			require.False(t, seen[p], "%v", jpvt)
+			seen[p] = true
+		}
+		if lead >= 0 {
+			require.Equal(t, lead, jpvt[0])
+		} else {
+			require.Equal(t, 3, jpvt[0])
+		}
+		r := newCM(n, n)
+		for j := 0; j < n; j++ {
+			for i := 0; i <= j; i++ {
+				r.set(i, j, f.at(i, j))
+			}
+		}
+		first := 1 // the free columns, after a leading one, in order
+		if lead >= 0 {
+			first = 2
+		}
+		for j := first; j < n; j++ {
+			require.LessOrEqual(t, math.Abs(r.at(j, j)), math.Abs(r.at(j-1, j-1))*(1+1e-12), "%v", jpvt)
+		}
+		ws.Dorgqr(m, n, n, f.d, f.ld, tau)
+		f.c = n
+		ap := newCM(m, n)
+		for j, p := range jpvt {
+			for i := 0; i < m; i++ {
+				ap.set(i, j, a.at(i, p))
+			}
+		}
+		require.LessOrEqual(t, maxAbsDiff(mul(f, r, false, false), ap), 1e-13*frob(a))
+		qtq := mul(f, f, true, false)
+		for i := 0; i < n; i++ {
+			qtq.set(i, i, qtq.at(i, i)-1)
+		}
+		require.LessOrEqual(t, maxAbsDiff(qtq, newCM(n, n)), 1e-14)
+	}
+}
+
 func TestCholeskySolve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	lambda := []float64{10, 5, 3, 2, 1, 0.5}
