@@ -82,8 +82,8 @@ func (c *Centered) setMeans(r []float64, stride int) error {
 		means[i] = r[i*stride]
 		mean += means[i]
 	}
-	if err := linalg.CheckFiniteSlice("eig: NewCentered: row means", means); err != nil {
-		return err
+	if err := linalg.CheckFiniteSlice("row means", means); err != nil {
+		return fmt.Errorf("eig: NewCentered: the kernel matrix has entries that are not finite (values past float64's range: check the kernel's parameters): %w", err)
 	}
 	c.means, c.mean = means, mean/float64(n)
 	return nil

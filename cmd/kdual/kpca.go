@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -332,6 +333,9 @@ func (f *kpcaFlags) preflight(cmd string, fs *flag.FlagSet) (dataset.CSVOptions,
 	}
 	if cmd == "fit" && *f.apply != "" {
 		return dataset.CSVOptions{}, nil, usagef("--apply projects new data: use kdual kpca transform")
+	}
+	if s := *f.scale; s == 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+		return dataset.CSVOptions{}, nil, usagef("--scale %g: want a finite factor other than 0", s)
 	}
 	csvOpt, err := csvOptions(*f.delimiter, *f.labelColumn, *f.maxRows)
 	if *f.columns != "" {

@@ -402,8 +402,8 @@ var outputFlags = map[string]bool{"save": true, "json": true, "plot": true, "png
 	"start-out": true, "data-out": true, "vectors-out": true}
 
 // checkOutputs checks, before any work, that every output given can be
-// written: its directory exists and a probe file can be created there
-// (and is removed).
+// written: it is not a directory (unless its usage says so), its directory
+// exists and a probe file can be created there (and is removed).
 func checkOutputs(fs *flag.FlagSet) error {
 	var err error
 	fs.Visit(func(f *flag.Flag) {
@@ -414,6 +414,9 @@ func checkOutputs(fs *flag.FlagSet) error {
 		dir := filepath.Dir(path)
 		if strings.Contains(f.Usage, "directory") {
 			dir = path
+		} else if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+			err = fmt.Errorf("%w: --%s %s: a directory; give a file name", errUsage, f.Name, path)
+			return
 		}
 		if st, serr := os.Stat(dir); serr != nil || !st.IsDir() {
 			err = fmt.Errorf("%w: --%s %s: the directory %s does not exist", errUsage, f.Name, path, dir)

@@ -612,11 +612,18 @@ func TestCLIRefusesWhatItWouldIgnore(t *testing.T) {
 		{"kpca", "fit", "--input", csv, "--components", "1", "--tol", "NaN"},
 		{"kpca", "fit", "--input", csv, "--components", "1", "--loss", "huber1"},
 		{"kpca", "fit", "--input", csv, "--components", "1", "--solver", "magic"},
+		{"kpca", "fit", "--input", csv, "--components", "1", "--scale", "0"},
+		{"kpca", "fit", "--input", csv, "--components", "1", "--scale", "NaN"},
+		{"kpca", "fit", "--input", csv, "--components", "1", "--save", dir},
 	} {
 		code, _, stderr := runCLI(t, args...)
 		require.Equal(t, 2, code, "%v: %s", args, stderr)
 	}
-	code, _, _ := runCLI(t, "kpca", "-h")
+	// A kernel whose values overflow is named as such.
+	code, _, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--components", "1", "--kernel", "poly", "--degree", "100000")
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "the kernel matrix has entries that are not finite")
+	code, _, _ = runCLI(t, "kpca", "-h")
 	require.Equal(t, 0, code)
 	code, out, _ := runCLI(t, "--version")
 	require.Equal(t, 0, code)
