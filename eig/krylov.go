@@ -296,7 +296,7 @@ func (ks krylovSchur) setup(op Operator, k int) (*ksState, error) {
 	if ks.start != nil {
 		// A start column in the span of those before it (or zero) is
 		// replaced by a random one.
-		if err := ks.repairBlock(st.v, 0, b, st.rr, 1, N, offset, red, st.rng); err != nil {
+		if err := ks.repairBlock(st.v, 0, b, st.rr, 1, N, offset, red, st.rng, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -367,7 +367,7 @@ func (st *ksState) expand(j, cur int) error {
 	if err := orthoBlock(next, st.rr, st.red); err != nil {
 		return err
 	}
-	return st.ks.repairBlock(v, cur, b, st.rr, st.anorm, st.N, st.offset, st.red, st.rng)
+	return st.ks.repairBlock(v, cur, b, st.rr, st.anorm, st.N, st.offset, st.red, st.rng, w)
 }
 
 // threshold is the residual the pair of Ritz value theta must reach.
@@ -447,72 +447,6 @@ func (st *ksState) finish(m int, theta []float64, s *mat.Dense, resid []float64,
 	}
 	res.Status = status.Status{Code: status.Converged, Test: st.test()}
 	return res, nil
-}
-
-// repairBlock handles an (almost) rank-deficient new block: a column whose
-// R diagonal is negligible spans nothing new of the Krylov space (an
-// invariant subspace was found), so it is replaced by a random vector
-// orthogonal to the basis and to the block's good columns, with zero
-// coupling. The threshold 10·n·ε·‖A‖ is the size of what two passes of
-// Gram–Schmidt leave of a vector already in the span.
-func (ks krylovSchur) repairBlock(v *mat.Dense, cur, b int, rr []float64, anorm float64, global, offset int, red Reduction, rng interface{ NormFloat64() float64 }) error {
-	thresh := 10 * float64(global) * epsilon * anorm
-	bad := make([]bool, b)
-	any := false
-	for c := 0; c < b; c++ {
-		if math.Abs(rr[c*b+c]) <= thresh {
-			bad[c], any = true, true
-			for cc := c; cc < b; cc++ {
-				rr[c*b+cc] = 0
-			}
-		}
-	}
-	if !any {
-		return nil
-	}
-	// Orthogonal against: the old basis, the good columns, and the bad
-	// columns repaired before this one.
-	n, _ := v.Dims()
-	good := func(q int) bool { return q < cur || !bad[q-cur] }
-	col := mat.NewDense(n, 1, nil)
-	cv := col.RawMatrix().Data
-	dot := make([]float64, 1)
-	for c := 0; c < b; c++ {
-		if !bad[c] {
-			continue
-		}
-		globalNormal(col, offset, global, rng)
-		for pass := 0; pass < 2; pass++ {
-			for q := 0; q < cur+b; q++ {
-				if q == cur+c || !good(q) {
-					continue
-				}
-				dot[0] = 0
-				for i := 0; i < n; i++ {
-					dot[0] += v.At(i, q) * cv[i]
-				}
-				if err := red.Sum(dot); err != nil {
-					return err
-				}
-				for i := 0; i < n; i++ {
-					cv[i] -= dot[0] * v.At(i, q)
-				}
-			}
-		}
-		dot[0] = 0
-		for _, x := range cv {
-			dot[0] += x * x
-		}
-		if err := red.Sum(dot); err != nil {
-			return err
-		}
-		nrm := math.Sqrt(dot[0])
-		for i := 0; i < n; i++ {
-			v.Set(i, cur+c, cv[i]/nrm)
-		}
-		bad[c] = false // now a good column for the ones after it
-	}
-	return nil
 }
 
 // project sets h = vᵀ·w: linalg.BasisTMul (one read of v where it lies:
