@@ -229,9 +229,12 @@ func (k *KPCA) fitMapSmall(mf *mapFit) (*mat.Dense, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kpca: %w", err)
 	}
-	if !(e.Values[s-1] > breakdownRatio*math.Abs(e.Values[0])) {
-		return nil, &status.RankError{Matrix: fmt.Sprintf("kpca: the %s approximation, centred", mf.ai.Method),
-			Rank: status.NumericalRank(e.Values, breakdownRatio), Asked: s}
+	floor := 0.0
+	if !k.NoCenter {
+		floor = meanFloor(n, mf.mean)
+	}
+	if err := rankCheck(fmt.Sprintf("kpca: the %s approximation, centred", mf.ai.Method), e.Values, s, floor); err != nil {
+		return nil, err
 	}
 	scores := mat.NewDense(n, s, nil)
 	var w *mat.Dense

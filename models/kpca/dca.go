@@ -154,8 +154,9 @@ func KappaMax(h *mat.Dense, kind LossKind) float64 {
 // fitDCA runs Algorithm 1: H ← prox_{Ψ*}(G·H·M^{-1/2}), one pass over G per
 // iteration, from the square-loss solution (an eigensolve). It stops when
 // the dual objective ½‖H‖² + Ψ*(H) − Tr√(HᵀGH) changes by less than
-// Tol·|objective| (default 1e-9).
-func (k *KPCA) fitDCA(ctx context.Context, op eig.Operator, o DCA) error {
+// Tol·|objective| (default 1e-9). orig is op before its wrappers
+// (centredFloor's).
+func (k *KPCA) fitDCA(ctx context.Context, op eig.Operator, o DCA, orig eig.Operator) error {
 	if err := o.Loss.check(); err != nil {
 		return err
 	}
@@ -169,8 +170,8 @@ func (k *KPCA) fitDCA(ctx context.Context, op eig.Operator, o DCA) error {
 	if err != nil {
 		return fmt.Errorf("kpca: dca start: %w", err)
 	}
-	if !(res.Values[s-1] > breakdownRatio*math.Abs(res.Values[0])) {
-		return &status.RankError{Matrix: "kpca: the kernel matrix", Rank: status.NumericalRank(res.Values, breakdownRatio), Asked: s}
+	if err := rankCheck("kpca: the kernel matrix", res.Values, s, centredFloor(orig)); err != nil {
+		return err
 	}
 	h := mat.NewDense(n, s, nil)
 	for i := 0; i < n; i++ {

@@ -337,7 +337,7 @@ func SolveDual(op eig.Operator, s int, o DualOptions) (*DualResult, error) {
 
 // fitLBFGS minimises the dual cost; ctx is checked after every iteration
 // (the operator checks it before every pass too).
-func (k *KPCA) fitLBFGS(ctx context.Context, op eig.Operator, o LBFGS) error {
+func (k *KPCA) fitLBFGS(ctx context.Context, op eig.Operator, o LBFGS, orig eig.Operator) error {
 	cancelled := false
 	stop := func(iter int, cost float64) bool {
 		if ctx.Err() != nil {
@@ -362,6 +362,10 @@ func (k *KPCA) fitLBFGS(ctx context.Context, op eig.Operator, o LBFGS) error {
 	k.info.Status = r.Status
 	if serr := k.setFromDual(op, r.H, r.GH); serr != nil {
 		return serr
+	}
+	if rerr := rankCheck("kpca: the kernel matrix", k.values, k.Components, centredFloor(orig)); rerr != nil {
+		k.values = nil
+		return rerr
 	}
 	return err
 }

@@ -83,9 +83,9 @@ func (k *KPCA) fitOperator(ctx context.Context, op eig.Operator, auto eig.Solver
 	var err error
 	switch sv := solver.(type) {
 	case LBFGS:
-		err = k.fitLBFGS(ctx, eig.WithParts(counter, op), sv)
+		err = k.fitLBFGS(ctx, eig.WithParts(counter, op), sv, op)
 	case DCA:
-		err = k.fitDCA(ctx, counter, sv)
+		err = k.fitDCA(ctx, counter, sv, op)
 	case Eigen:
 		es := sv.Solver
 		if a, ok := es.(eig.Auto); ok || es == nil {
@@ -114,7 +114,7 @@ func (k *KPCA) fitOperator(ctx context.Context, op eig.Operator, auto eig.Solver
 				k.info.SolverReason = fmt.Sprintf("blocks of %d, the planner's pairing for the %s", p.Block, opName(op))
 			}
 		}
-		err = k.fitEig(eig.WithParts(counter, op), es)
+		err = k.fitEig(eig.WithParts(counter, op), es, op)
 	default:
 		return fmt.Errorf("kpca: solver %T: want Eigen, LBFGS or DCA: %w", solver, status.ErrInvalid)
 	}
@@ -143,14 +143,15 @@ func (k *KPCA) fitOperator(ctx context.Context, op eig.Operator, auto eig.Solver
 }
 
 // fitEig solves with an eigensolver: H = V Λ^{1/2}, proj = V Λ^{-1/2}.
-func (k *KPCA) fitEig(op eig.Operator, solver eig.Solver) error {
+// orig is the operator before its wrappers (centredFloor's).
+func (k *KPCA) fitEig(op eig.Operator, solver eig.Solver, orig eig.Operator) error {
 	s := k.Components
 	res, err := solver.Solve(op, s)
 	if err != nil && (res == nil || !errors.Is(err, ErrNotConverged)) {
 		return fmt.Errorf("kpca: %w", err)
 	}
-	if !(res.Values[s-1] > breakdownRatio*math.Abs(res.Values[0])) {
-		return &status.RankError{Matrix: "kpca: the kernel matrix", Rank: status.NumericalRank(res.Values, breakdownRatio), Asked: s}
+	if err := rankCheck("kpca: the kernel matrix", res.Values, s, centredFloor(orig)); err != nil {
+		return err
 	}
 	k.info.Iterations = res.Iterations
 	k.setFromEigen(res.Values, res.Vectors)
@@ -184,4 +185,58 @@ func (w *watchOp) SymMatrix() *mat.SymDense {
 		return m.SymMatrix()
 	}
 	return nil
+}
+
+// rankCheck returns a status.RankError naming matrix when the s-th of the
+// top eigenvalues values is not above breakdownRatio times the larger of
+// |λ₁| and floor, the scale of the matrix's rounding noise (centredFloor,
+// meanFloor): a centred matrix that is zero but for rounding (identical
+// points) then has no components, however its noise compares with itself.
+func rankCheck(matrix string, values []float64, s int, floor float64) error {
+	top := floor
+	for _, v := range values {
+		top = math.Max(top, math.Abs(v))
+	}
+	if values[s-1] > breakdownRatio*top {
+		return nil
+	}
+	rank := 0
+	for _, v := range values {
+		if v > breakdownRatio*top {
+			rank++
+		}
+	}
+	return &status.RankError{Matrix: matrix, Rank: rank, Asked: s}
+}
+
+// centredFloor is rankCheck's noise scale for a centred kernel operator
+// (eig.Centered; 0 for others): n·max_i |r_i| for K's row means r. Every
+// entry K_ij − r_i − r_j + r̄ of M·K·M carries an error of a few
+// ε·max|r_i| or more, and an n×n matrix of such errors has eigenvalues up
+// to about n times that.
+func centredFloor(op eig.Operator) float64 {
+	c, ok := op.(*eig.Centered)
+	if !ok {
+		return 0
+	}
+	ce, err := c.Centering()
+	if err != nil {
+		return 0
+	}
+	r := 0.0
+	for _, v := range ce.RowMeans {
+		r = math.Max(r, math.Abs(v))
+	}
+	return float64(len(ce.RowMeans)) * r
+}
+
+// meanFloor is rankCheck's noise scale for F_cᵀF_c = FᵀF − n·μμᵀ (or
+// F_cF_cᵀ) formed from n feature rows with means μ: n·‖μ‖², the part the
+// centring cancels, whose rounding is of the order of ε times it.
+func meanFloor(n int, mean []float64) float64 {
+	t := 0.0
+	for _, v := range mean {
+		t += v * v
+	}
+	return float64(n) * t
 }

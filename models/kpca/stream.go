@@ -162,7 +162,11 @@ func (st Stream) Fit(src Levels8Source) (*StreamResult, error) {
 		}
 		linalg.SymRankOne(c64, c64, -float64(n), mat.NewVecDense(m, mean))
 	}
-	v, err := st.top(c64, res)
+	floor := 0.0
+	if !st.NoCenter {
+		floor = meanFloor(n, mean)
+	}
+	v, err := st.top(c64, res, floor)
 	if err != nil {
 		return nil, err
 	}
@@ -293,16 +297,16 @@ func (st Stream) firstPass(src Levels8Source, f *streamFeatures, res *StreamResu
 }
 
 // top sets res.Values to the top Components eigenvalues of c and returns
-// their eigenvectors, each with its entry of largest magnitude positive.
-func (st Stream) top(c *mat.SymDense, res *StreamResult) (*mat.Dense, error) {
+// their eigenvectors, each with its entry of largest magnitude positive
+// (rankCheck with floor, the noise scale of c's centring).
+func (st Stream) top(c *mat.SymDense, res *StreamResult, floor float64) (*mat.Dense, error) {
 	s, m := st.Components, res.Rank
 	e, _, err := topEig(c, s)
 	if err != nil {
 		return nil, fmt.Errorf("kpca: Stream: %w", err)
 	}
-	if !(e.Values[s-1] > breakdownRatio*math.Abs(e.Values[0])) {
-		return nil, &status.RankError{Matrix: "kpca: Stream: the Nyström approximation, centred",
-			Rank: status.NumericalRank(e.Values, breakdownRatio), Asked: s}
+	if err := rankCheck("kpca: Stream: the Nyström approximation, centred", e.Values, s, floor); err != nil {
+		return nil, err
 	}
 	v := e.Vectors
 	for j := 0; j < s; j++ {

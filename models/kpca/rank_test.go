@@ -1,0 +1,71 @@
+package kpca
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/approx"
+	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
+)
+
+// Identical points have a centred kernel matrix that is zero but for
+// rounding: every fit says it has rank 0 (a status.RankError, wrapping
+// ErrInvalid) instead of returning its noise as components, whatever the
+// kernel, solver or approximation; the same points spread by 10⁻³ (a real,
+// small variance) still fit.
+func TestIdenticalPointsHaveNoComponents(t *testing.T) {
+	const n = 40
+	same, spread := mat.NewDense(n, 3, nil), mat.NewDense(n, 3, nil)
+	for i := 0; i < n; i++ {
+		for j, v := range []float64{1, 0.5, 2} {
+			same.Set(i, j, v)
+			spread.Set(i, j, v+0.1*math.Sin(float64(7*i+3*j)))
+		}
+	}
+	rank0 := func(err error, what string) {
+		var re *status.RankError
+		require.ErrorAs(t, err, &re, what)
+		require.Zero(t, re.Rank, what)
+		require.ErrorIs(t, err, status.ErrInvalid, what)
+	}
+	gauss := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1}
+	for _, k := range []kernel.Kernel{gauss, {Kind: kernel.Polynomial}, {Kind: kernel.Linear}} {
+		for _, solver := range []string{"dense", "dca", "lanczos", "block", "randomized", "lbfgs"} {
+			what := k.Kind.String() + " " + solver
+			if solver != "lbfgs" {
+				// (L-BFGS drives H to zero here, and the G·H it carries
+				// along keeps the rounding of its first iterates: its Ritz
+				// value is noise above this floor.)
+				rank0((&KPCA{Components: 1, Kernel: k, Solver: byName(solver)}).Fit(same), what)
+			}
+			if k.Kind != kernel.Gaussian {
+				continue
+			}
+			m := &KPCA{Components: 1, Kernel: k, Solver: byName(solver)}
+			require.NoError(t, m.Fit(spread), what)
+			v, _ := m.Eigenvalues()
+			require.Greater(t, v[0], 1e-9, what)
+		}
+		for _, a := range []approx.Method{approx.Nystrom{Rank: 8}, approx.Nystrom{Rank: 8, Float32: true}, approx.RFF{Features: 40}} {
+			if _, rff := a.(approx.RFF); rff && k.Kind != kernel.Gaussian {
+				continue
+			}
+			rank0((&KPCA{Components: 1, Kernel: k, Approx: a}).Fit(same), k.Kind.String())
+			require.NoError(t, (&KPCA{Components: 1, Kernel: k, Approx: a}).Fit(spread), k.Kind.String())
+		}
+	}
+	rows := &linalg.Levels8{Rows: 500, Cols: 4, Step: 1.0 / 255, Data: make([]uint8, 500*4)}
+	for i := range rows.Data {
+		rows.Data[i] = uint8(40 + i%4)
+	}
+	_, err := Stream{Components: 1, Kernel: gauss, Rank: 3, Step: rows.Step, Sample: 100, Chunk: 128}.Fit(rows)
+	rank0(err, "stream")
+	m := &KPCA{Components: 1, Kernel: gauss, Approx: approx.Nystrom{Rank: 3}}
+	rank0(m.FitLevels8(context.Background(), rows), "FitLevels8")
+}
