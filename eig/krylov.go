@@ -367,7 +367,46 @@ func (st *ksState) expand(j, cur int) error {
 	if err := orthoBlock(next, st.rr, st.red); err != nil {
 		return err
 	}
-	return st.ks.repairBlock(v, cur, b, st.rr, st.anorm, st.N, st.offset, st.red, st.rng, w)
+	if err := st.ks.repairBlock(v, cur, b, st.rr, st.anorm, st.N, st.offset, st.red, st.rng, w); err != nil {
+		return err
+	}
+	return st.reorth(vc, next, h)
+}
+
+// reorth takes the normalised block's part along the basis vc out once
+// more and orthonormalises it again, folding the second factor into the
+// coupling (R ← R₂·R). A column of the block whose residual was near the
+// rounding of the projections (an almost invariant subspace, common for
+// kernel matrices of low numerical rank) is normalised with that rounding
+// in it, which leans it into the basis by up to ε·‖Av‖/‖residual‖; left
+// there, the basis loses orthogonality and the Ritz values go wrong with
+// small apparent residuals. The part dropped, V·(Vᵀ·next)·R, is V·Vᵀ·W
+// for the block W already orthogonal to V: rounding. h is scratch (the
+// basis's columns by b).
+func (st *ksState) reorth(vc, next, h *mat.Dense) error {
+	b := st.b
+	project(h, vc, next)
+	cur, _ := h.Dims()
+	if err := st.red.Sum(st.hbuf.RawMatrix().Data[:cur*b]); err != nil {
+		return err
+	}
+	subMul(next, vc, h)
+	r2 := make([]float64, b*b)
+	if err := orthoBlock(next, r2, st.red); err != nil {
+		return err
+	}
+	prod := make([]float64, b*b)
+	for i := 0; i < b; i++ {
+		for j := i; j < b; j++ {
+			t := 0.0
+			for q := i; q <= j; q++ {
+				t += r2[i*b+q] * st.rr[q*b+j]
+			}
+			prod[i*b+j] = t
+		}
+	}
+	copy(st.rr[:b*b], prod)
+	return nil
 }
 
 // threshold is the residual the pair of Ritz value theta must reach.
