@@ -101,7 +101,7 @@ func (ks krylovSchur) repairBlock(v *mat.Dense, cur, b int, rr []float64, anorm 
 		if w == nil {
 			// The start block: orthogonal to its good columns, after as
 			// well as before this one.
-			if err := ks.orthOthers(v, cur, b, c, bad, cv, red); err != nil {
+			if err := orthOthers(v, cur, b, c, bad, cv, red); err != nil {
 				return err
 			}
 		} else if err := orth(cur+c, -1); err != nil {
@@ -122,7 +122,7 @@ func (ks krylovSchur) repairBlock(v *mat.Dense, cur, b int, rr []float64, anorm 
 // orthOthers takes cv's part along the basis's first cur columns and the
 // block's good columns other than c out, twice (repairBlock's start
 // block).
-func (ks krylovSchur) orthOthers(v *mat.Dense, cur, b, c int, bad []bool, cv []float64, red Reduction) error {
+func orthOthers(v *mat.Dense, cur, b, c int, bad []bool, cv []float64, red Reduction) error {
 	n, _ := v.Dims()
 	dot := make([]float64, 1)
 	for pass := 0; pass < 2; pass++ {
