@@ -398,6 +398,39 @@ func TestStandInViews(t *testing.T) {
 	require.ErrorIs(t, err, ErrFormat)
 	_, _, err = PoseViews(x, 8, nil, 2, 0.05, 1)
 	require.ErrorIs(t, err, ErrFormat)
+
+	// Without noise, a view's samples are shifts of at most one pixel of
+	// the rotated image, then 2×2 averages: images whose content keeps off
+	// the border keep their mass, a quarter of it in the averaged pixels —
+	// exactly at 0° (bilinear shifts conserve it), to the rotation's
+	// resampling at 30°.
+	blobs := mat.NewDense(3, 256, nil)
+	for i := 0; i < 3; i++ {
+		for r := 5; r < 11; r++ {
+			for c := 5; c < 11; c++ {
+				blobs.Set(i, r*16+c, float64((i+1)*(r+c))/80) // in [0, 1]
+			}
+		}
+	}
+	views, _, err = PoseViews(blobs, 16, []float64{0, 30}, 3, 0, 5)
+	require.NoError(t, err)
+	for j, v := range views {
+		for q := 0; q < 9; q++ {
+			want := 0.0
+			for _, p := range blobs.RawRowView(q / 3) {
+				want += p
+			}
+			got := 0.0
+			for _, p := range v.RawRowView(q) {
+				got += p
+			}
+			tol := 1e-9 // the shift alone at 0°; the rotation's resampling at 30°
+			if j == 1 {
+				tol = 0.02
+			}
+			require.InDelta(t, want/4, got, tol*want, "view %d row %d", j, q)
+		}
+	}
 }
 
 // The augmented set: the 70 000 images in order, then shifted noisy copies
