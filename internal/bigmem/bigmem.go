@@ -195,8 +195,9 @@ func Size(b int64) string {
 // Fits returns nil when an array of size-byte values with the given
 // dimensions fits in the memory this process may use (Total; always where
 // Total cannot be read), else an error wrapping ErrNoMemory and
-// status.ErrInvalid that names what and both sizes. Negative dimensions are refused; the product is
-// formed without overflow (a product past Total is refused however large).
+// status.ErrInvalid that names what and both sizes. Negative dimensions
+// are refused; the product is formed without overflow (a product past
+// Total is refused however large).
 func Fits(what string, size int64, dims ...int) error {
 	t := Total()
 	need := float64(size)
