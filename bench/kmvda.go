@@ -127,8 +127,17 @@ func (t *MvTask) identityList() []int {
 	return all
 }
 
-// identities is the number of distinct training identities.
-func (t *MvTask) identities() int { return len(t.identityList()) }
+// Identities is the number of distinct training identities (of the first
+// view).
+func (t *MvTask) Identities() int { return len(t.identityList()) }
+
+// DefaultValidation is the validation identities the choices hold out when
+// none are given: a quarter of the training identities, at least 2, but
+// leaving two to train on (1 at the least).
+func (t *MvTask) DefaultValidation() int {
+	ids := t.Identities()
+	return max(1, min(max(2, ids/4), ids-2))
+}
 
 // split returns the task with its last val training identities as the test
 // part (for choosing σ and l without the test set); 0 ≤ val ≤ identities.
@@ -298,7 +307,7 @@ var MvRegs = []float64{1e-3, 1e-2, 1e-1}
 // best of factors times the median distance of the split's training rows
 // (MedianSigma); the linear kind has none (0).
 func (t *MvTask) Choose(kind kmvda.Kind, m int, sigma float64, factors, regs []float64, ls []int, val int, seed uint64) (MvChoice, error) {
-	if ids := t.identities(); val < 1 || val > ids-2 {
+	if ids := t.Identities(); val < 1 || val > ids-2 {
 		return MvChoice{}, fmt.Errorf("bench: %d validation identities of %d, want 1 … %d (two left to train on): %w", val, ids, ids-2, status.ErrInvalid)
 	}
 	v := t.split(val)

@@ -20,7 +20,8 @@ func TestMvSplitAndChoose(t *testing.T) {
 	require.NoError(t, err)
 	ids := task.identityList()
 	require.Len(t, ids, 8)
-	require.Equal(t, 8, task.identities())
+	require.Equal(t, 8, task.Identities())
+	require.Equal(t, 2, task.DefaultValidation())
 	v := task.split(3)
 	for j := range task.Train {
 		r, _ := task.Train[j].Dims()

@@ -25,6 +25,8 @@ func TestNumericFlagsNeverPanic(t *testing.T) {
 		{"kpca", "robust", "--data", "randn", "--n", "60"},
 		{"kpca", "sparse", "--n", "60"},
 		{"bench", "kpca", "--data", "randn", "--n", "80", "--d", "4", "--components", "2", "--repeat", "1"},
+		{"bench", "approx", "--n", "300", "--m", "20", "--repeat", "1", "--quiet"},
+		{"bench", "small", "--n", "150", "--repeat", "1"},
 		{"rkm", "forecast"},
 		{"kmvda", "--data", "poses", "--train", "12", "--test", "10"},
 		{"ppca"},

@@ -51,9 +51,8 @@ func runKMvDA(args []string, stdout io.Writer) error {
 		return err
 	}
 	task.Context = runCtx
-	trainIDs := distinct(task.TrainLabels[0])
 	if *val == 0 {
-		*val = max(1, min(max(2, trainIDs/4), trainIDs-2))
+		*val = task.DefaultValidation()
 	}
 	choice, err := kmvdaChoice(task, kind, *m, *sigma, *l, *reg, *val, *seed)
 	if err != nil {
@@ -84,7 +83,7 @@ func runKMvDA(args []string, stdout io.Writer) error {
 		Pairs   []pairOut      `json:"pairs"`
 		Note    string         `json:"note,omitempty"`
 		TrainID int            `json:"train_identities"`
-	}{Data: *data, Kind: kind.String(), Choice: choice, Info: model.Info(), Note: task.Note, TrainID: trainIDs}
+	}{Data: *data, Kind: kind.String(), Choice: choice, Info: model.Info(), Note: task.Note, TrainID: task.Identities()}
 	if kind == kmvda.RFF {
 		out.M = *m
 	}
@@ -104,14 +103,6 @@ func runKMvDA(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "  gallery %s, probe %s: rank-1 %.1f%%\n", p.Gallery, p.Probe, 100*p.Accuracy)
 	}
 	return nil
-}
-
-func distinct(v []int) int {
-	seen := map[int]bool{}
-	for _, x := range v {
-		seen[x] = true
-	}
-	return len(seen)
 }
 
 func runKMvDATable(args []string, stdout io.Writer) error {
@@ -175,7 +166,7 @@ func runKMvDATable(args []string, stdout io.Writer) error {
 			return err
 		}
 		t.Context = runCtx
-		ex, err := bench.RunMvExperiment(t, ls, ms, *mTable, max(2, distinct(t.TrainLabels[0])/4), *seed, os.Stderr)
+		ex, err := bench.RunMvExperiment(t, ls, ms, *mTable, t.DefaultValidation(), *seed, os.Stderr)
 		if err != nil {
 			return err
 		}

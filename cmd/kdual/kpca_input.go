@@ -229,8 +229,8 @@ func readKPCAData(input, data string, n int, seed uint64, csvOpt dataset.CSVOpti
 		if n < 2 {
 			return nil, nil, usagef("--data fashion needs --n ≥ 2")
 		}
-		if need, total := int64(n)*784*8, bigmem.Total(); total > 0 && need > total {
-			return nil, nil, usagef("--n %d: the images would take %s as float64, more than this machine's %s", n, bigmem.Size(need), bigmem.Size(total))
+		if err := bigmem.Fits(fmt.Sprintf("--n %d: the images as float64", n), 8, n, 784); err != nil {
+			return nil, nil, usagef("%v", err)
 		}
 		x, err := dataset.FashionAugmented("", n, seed)
 		return x, nil, err
