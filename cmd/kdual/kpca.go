@@ -103,6 +103,7 @@ func runKPCAFit(cmd string, args []string, stdout io.Writer) error {
 	}
 	m := &kpca.KPCA{Components: *f.s, Kernel: k, Solver: sv, NoCenter: *f.noCenter,
 		Operator: opKind, MemoryBudget: budget, Products: prec, StartRank: *f.startRank, Approx: am, FitInverse: *f.fitInverse, Alpha: *f.alpha}
+	m.InverseKernel = rbfInverseKernel(*f.kern, set, *f.s)
 	update, endLine := progressLine(*f.quiet)
 	if update != nil {
 		m.Progress = func(p kpca.Progress) {

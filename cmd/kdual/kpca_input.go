@@ -217,6 +217,19 @@ func cliKernel(name string, set map[string]bool, bw string, gamma float64, degre
 	return k, nil
 }
 
+// rbfInverseKernel is the pre-image map's kernel for scikit-learn's rbf
+// with γ unset: scikit-learn takes γ's default at the dimension of the data
+// it is given, 1/d in the fit and 1/s on the s scores of the pre-image
+// map. Every other kernel's map uses the fit's kernel (nil): an unset γ of
+// the polynomial, sigmoid and laplacian kernels follows the same rule in
+// package kernel already.
+func rbfInverseKernel(name string, set map[string]bool, s int) *kernel.Kernel {
+	if name != "rbf" || set["gamma"] || set["sigma"] || set["bandwidth"] || s < 1 {
+		return nil
+	}
+	return &kernel.Kernel{Kind: kernel.Gaussian, Gamma: 1 / float64(s)}
+}
+
 // readKPCAData reads kpca's training data: --input (with its labels) or
 // the built-in --data fashion (its first --n images).
 func readKPCAData(input, data string, n int, seed uint64, csvOpt dataset.CSVOptions) (*mat.Dense, []string, error) {

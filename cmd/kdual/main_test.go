@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/kernel"
 )
 
 // withoutNotes drops the lines that say what was read or planned
@@ -955,6 +956,43 @@ func TestKPCAInverseCLI(t *testing.T) {
 	require.Equal(t, 1, code)
 	code, _, _ = runCLI(t, "kpca", "fit", "--input", csv, "--components", "2", "--alpha", "0.1")
 	require.Equal(t, 2, code)
+}
+
+// scikit-learn's rbf with γ unset takes γ = 1/d in the fit and 1/s in the
+// pre-image map (its kernel's default at the scores' dimension), and so
+// does kpca fit --kernel rbf: on the training scores Z the map's output X̂
+// = K_Z·A with (K_Z + αI)·A = X, so K_Z·(X − X̂)/α = X̂ for K_Z the
+// Gaussian exp(−‖z − z'‖²/s) of the scores, and not for γ = 1/d.
+func TestKPCAInverseRBFDefaultGamma(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "d.csv")
+	require.NoError(t, os.WriteFile(csv, []byte("1,2,0.5,1\n3,4,1,0\n5,7,2,2\n2,2,0,1\n0,1,1,3\n4,4,3,1\n6,1,2,0\n"), 0o644))
+	model := filepath.Join(dir, "m.npz")
+	const alpha = 0.5
+	code, out, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--kernel", "rbf", "--components", "2", "--fit-inverse", "--alpha", "0.5", "--save", model)
+	require.Equal(t, 0, code, stderr)
+	scores := writeTemp(t, dir, "z.csv", out)
+	code, pre, stderr := runCLI(t, "kpca", "transform", "--model", model, "--input", scores, "--inverse")
+	require.Equal(t, 0, code, stderr)
+	x, err := dataset.ReadTable(csv, dataset.CSVOptions{})
+	require.NoError(t, err)
+	z, err := dataset.ReadTable(scores, dataset.CSVOptions{})
+	require.NoError(t, err)
+	xh, err := dataset.ReadTable(writeTemp(t, dir, "p.csv", pre), dataset.CSVOptions{})
+	require.NoError(t, err)
+	var a mat.Dense
+	a.Sub(x.X, xh.X)
+	a.Scale(1/alpha, &a)
+	resid := func(gamma float64) float64 {
+		kz, err := kernel.Gram(z.X, kernel.Kernel{Kind: kernel.Gaussian, Gamma: gamma})
+		require.NoError(t, err)
+		var r mat.Dense
+		r.Mul(kz, &a)
+		r.Sub(&r, xh.X)
+		return mat.Norm(&r, math.Inf(1)) / mat.Norm(x.X, math.Inf(1))
+	}
+	require.Less(t, resid(1.0/2), 1e-9)
+	require.Greater(t, resid(1.0/4), 1e-3)
 }
 
 func writeTemp(t *testing.T, dir, name, text string) string {

@@ -50,6 +50,14 @@ type KPCA struct {
 	// ridge (0 means 1.0, scikit-learn's default).
 	FitInverse bool
 	Alpha      float64
+	// InverseKernel, when not nil, is the pre-image map's kernel on the
+	// scores; nil means Kernel. scikit-learn evaluates its kernel there
+	// with γ's default taken at the scores' dimension s: its rbf with γ
+	// unset is exp(−‖x − y‖²/d) in the fit and exp(−‖z − z'‖²/s) in the
+	// pre-image map. Kernel's own unset γ (polynomial, sigmoid,
+	// laplacian) already follows that rule; a Gaussian given by σ or γ
+	// needs this field to do the same.
+	InverseKernel *kernel.Kernel
 	// Operator chooses how G is stored and applied by Fit: OperatorAuto
 	// (the default) lets eig.PlanOperator choose from n, d, s, Tol and
 	// MemoryBudget (float64 when it fits; float32 half storage when the

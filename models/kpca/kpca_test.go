@@ -278,6 +278,37 @@ func TestPreimage(t *testing.T) {
 	require.Less(t, mat.Norm(&diff, 2), 0.3*mat.Norm(xc, 2))
 }
 
+// With InverseKernel the pre-image map is the same ridge regression on
+// that kernel: (K'_Z + αI)·A = X for K'_Z of the scores under
+// InverseKernel, and the map differs from the one on the fit's kernel.
+func TestPreimageOwnKernel(t *testing.T) {
+	iris, err := dataset.Iris()
+	require.NoError(t, err)
+	fit := kernel.Kernel{Kind: kernel.Gaussian, Gamma: 0.25}
+	own := kernel.Kernel{Kind: kernel.Gaussian, Gamma: 1.0 / 3}
+	k := &KPCA{Components: 3, Kernel: fit, FitInverse: true, Alpha: 0.1, InverseKernel: &own}
+	require.NoError(t, k.Fit(iris.X))
+	s, _ := k.Scores()
+	kz, err := kernel.Gram(s, own)
+	require.NoError(t, err)
+	var resid mat.Dense
+	resid.Mul(kz, k.inverse.coef)
+	var reg mat.Dense
+	reg.Scale(0.1, k.inverse.coef)
+	resid.Add(&resid, &reg)
+	resid.Sub(&resid, iris.X)
+	require.LessOrEqual(t, mat.Norm(&resid, math.Inf(1)), 1e-9*mat.Norm(iris.X, math.Inf(1)))
+	plain := &KPCA{Components: 3, Kernel: fit, FitInverse: true, Alpha: 0.1}
+	require.NoError(t, plain.Fit(iris.X))
+	a, err := k.InverseTransform(s)
+	require.NoError(t, err)
+	b, err := plain.InverseTransform(s)
+	require.NoError(t, err)
+	require.False(t, mat.EqualApprox(a, b, 1e-6))
+	bad := &KPCA{Components: 3, Kernel: fit, FitInverse: true, InverseKernel: &kernel.Kernel{Kind: kernel.Gaussian}}
+	require.ErrorIs(t, bad.Fit(iris.X), status.ErrInvalid)
+}
+
 func TestErrors(t *testing.T) {
 	x := gaussData(t, 20, 3, 10)
 	k := &KPCA{Components: 2, Kernel: rbf}

@@ -13,10 +13,12 @@ import (
 // preimage is kernel ridge regression from scores back to input space
 // (Bakır, Weston and Schölkopf 2004), as scikit-learn's
 // fit_inverse_transform: with Z the n×s training scores and X the data,
-// A = (k(Z, Z) + αI)⁻¹ X, and x̂(z) = k(z, Z)·A, using the model's kernel.
+// A = (k(Z, Z) + αI)⁻¹ X, and x̂(z) = k(z, Z)·A, with k the model's
+// InverseKernel (its Kernel when that is nil).
 type preimage struct {
 	z    *mat.Dense
 	coef *mat.Dense
+	kern kernel.Kernel
 }
 
 func (k *KPCA) fitInverse() error {
@@ -27,7 +29,14 @@ func (k *KPCA) fitInverse() error {
 	if !(alpha > 0) {
 		return fmt.Errorf("kpca: Alpha = %g must be positive: %w", alpha, status.ErrInvalid)
 	}
-	kz, err := kernel.Gram(k.scores, k.fitKernel)
+	kern := k.fitKernel
+	if k.InverseKernel != nil {
+		kern = *k.InverseKernel
+		if err := kern.Check(); err != nil {
+			return fmt.Errorf("kpca: InverseKernel: %w", err)
+		}
+	}
+	kz, err := kernel.Gram(k.scores, kern)
 	if err != nil {
 		return fmt.Errorf("kpca: pre-image kernel: %w", err)
 	}
@@ -43,7 +52,7 @@ func (k *KPCA) fitInverse() error {
 	if err != nil {
 		return err
 	}
-	k.inverse = &preimage{z: linalg.CopyOf(k.scores), coef: coef}
+	k.inverse = &preimage{z: linalg.CopyOf(k.scores), coef: coef, kern: kern}
 	return nil
 }
 
@@ -63,7 +72,7 @@ func (k *KPCA) InverseTransform(zm mat.Matrix) (*mat.Dense, error) {
 	if _, s := z.Dims(); s != len(k.values) {
 		return nil, fmt.Errorf("kpca: scores have %d columns, want %d: %w", s, len(k.values), status.ErrInvalid)
 	}
-	kz, err := kernel.CrossGram(z, k.inverse.z, k.fitKernel)
+	kz, err := kernel.CrossGram(z, k.inverse.z, k.inverse.kern)
 	if err != nil {
 		return nil, err
 	}

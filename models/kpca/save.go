@@ -26,18 +26,21 @@ import (
 //	               grand mean is in the header), for centring new rows
 //	x.npy          n×d: the training points (models fitted with Fit; absent
 //	               after FitGram, which then transforms kernel rows only)
-//	inv_z.npy, inv_coef.npy: the pre-image map (FitInverse)
+//	inv_z.npy, inv_coef.npy: the pre-image map (FitInverse); its kernel
+//	               is the header's "inverse_kernel" when present, else the
+//	               fit's
 //
 // A new point's scores: k = kernel(x_new, x) (1×n), k_c = k − mean(k) −
 // row_means + mean, z = k_c·proj (what Transform computes, in the same
 // order, so a loaded model transforms bit for bit like the saved one).
 //
 // Version 2 added the sigmoid, cosine and laplacian kernels and c₀'s
-// default (kernel.Spec's coef0_set); Load reads versions 1 and 2, a
-// version-1 polynomial kernel with its c₀ as written (0: homogeneous).
+// default (kernel.Spec's coef0_set); version 3 the pre-image map's own
+// kernel (KPCA.InverseKernel). Load reads versions 1 to 3, a version-1
+// polynomial kernel with its c₀ as written (0: homogeneous).
 const (
 	modelFormat  = "kdual.kpca"
-	ModelVersion = 2
+	ModelVersion = 3
 	oldestModel  = 1
 )
 
@@ -57,9 +60,12 @@ type modelHeader struct {
 	Alpha      float64     `json:"alpha"`
 	HasX       bool        `json:"has_x"`
 	HasInverse bool        `json:"has_inverse"`
-	Solver     string      `json:"solver"`
-	Status     string      `json:"status"`
-	Test       string      `json:"stopping_test,omitempty"`
+	// InverseKernel is the pre-image map's kernel where it is not the
+	// fit's (version 3).
+	InverseKernel *kernel.Spec `json:"inverse_kernel,omitempty"`
+	Solver        string       `json:"solver"`
+	Status        string       `json:"status"`
+	Test          string       `json:"stopping_test,omitempty"`
 	// Approx describes an approximate model's feature map (members
 	// landmarks and chol for nystrom, rff_w and rff_b for rff, with
 	// feature_mean and w; proj is absent).
@@ -83,6 +89,10 @@ func (k *KPCA) Save(w io.Writer) error {
 	}
 	if k.x != nil {
 		_, h.D = k.x.Dims()
+	}
+	if k.inverse != nil && k.inverse.kern != k.fitKernel {
+		spec := k.inverse.kern.Spec()
+		h.InverseKernel = &spec
 	}
 	if k.approx != nil {
 		ai := k.approx.fm.Info()
@@ -200,7 +210,14 @@ func Load(r io.Reader) (*KPCA, error) {
 		if err != nil {
 			return nil, err
 		}
-		k.inverse = &preimage{z: z, coef: coef}
+		k.inverse = &preimage{z: z, coef: coef, kern: kern}
+		if h.InverseKernel != nil {
+			if k.inverse.kern, err = h.InverseKernel.Kernel(); err != nil {
+				return nil, mr.Errorf("inverse kernel: %v", err)
+			}
+			ik := k.inverse.kern
+			k.InverseKernel = &ik
+		}
 		k.FitInverse = true
 	}
 	k.info = Info{Solver: h.Solver, Operator: "loaded", Approx: h.Approx}

@@ -48,6 +48,7 @@ func TestSaveLoadTransformsBitForBit(t *testing.T) {
 		{"lbfgs", &KPCA{Components: 3, Kernel: rbf, Solver: LBFGS{}}},
 		{"dca-uncentred", &KPCA{Components: 3, Kernel: rbf, NoCenter: true, Solver: DCA{Loss: Loss{Kind: Huber1, Param: 0.5, Relative: true}}}},
 		{"poly-inverse", &KPCA{Components: 3, Kernel: kernel.Kernel{Kind: kernel.Polynomial, Degree: 2, Coef0: 1}, FitInverse: true, Alpha: 0.1}},
+		{"rbf-inverse-own-kernel", &KPCA{Components: 3, Kernel: rbf, FitInverse: true, Alpha: 0.1, InverseKernel: &kernel.Kernel{Kind: kernel.Gaussian, Gamma: 1.0 / 3}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			require.NoError(t, c.m.Fit(x))
@@ -183,7 +184,7 @@ func TestSaveLoadLargeArrays(t *testing.T) {
 // keep their meaning; versions this kdual does not read are refused.
 func TestGoldenModelFile(t *testing.T) {
 	y := mat.NewDense(3, 2, []float64{0.2, 0.1, 1.5, 1.5, -1, 0})
-	require.Equal(t, 2, ModelVersion)
+	require.Equal(t, 3, ModelVersion)
 	raw, err := os.ReadFile("testdata/golden_v1.npz")
 	require.NoError(t, err)
 	m, err := Load(bytes.NewReader(raw))
@@ -199,13 +200,13 @@ func TestGoldenModelFile(t *testing.T) {
 			require.InDelta(t, want, z.At(i, j), 1e-12*math.Max(1, math.Abs(want)), "score (%d, %d)", i, j)
 		}
 	}
-	// Versions 0 and 3 are refused, naming the version; the version-1
-	// file rewritten as version 2 loads to the same model.
-	for _, v := range []float64{0, 3, 2} {
+	// Versions 0 and 4 are refused, naming the version; the version-1
+	// file rewritten as version 2 or 3 loads to the same model.
+	for _, v := range []float64{0, 4, 2, 3} {
 		edited, err := modelfile.EditHeader(raw, func(h map[string]any) { h["version"] = v })
 		require.NoError(t, err)
 		back, err := Load(bytes.NewReader(edited))
-		if v != 2 {
+		if v != 2 && v != 3 {
 			require.ErrorIs(t, err, ErrModelFile)
 			require.ErrorContains(t, err, fmt.Sprintf("version %d", int(v)))
 			continue
