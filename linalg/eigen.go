@@ -31,9 +31,15 @@ type Eigen struct {
 // then dsterf and dstein (0 < k < n) or dstevr (all pairs) on the
 // tridiagonal matrix; above it, k = 0 or k = n uses LAPACK dsyevd (divide
 // and conquer, about 9n³ flops with vectors) and 0 < k < n dsyevr with
-// RANGE = 'I' (the reduction costing 4n³/3). Memory: one n×n copy.
+// RANGE = 'I' (the reduction costing 4n³/3); where RANGE = 'I' finds
+// fewer than k values (it can miss a cluster that holds the k-th), every
+// pair is computed and the top k kept. Memory: one n×n copy. A matrix
+// whose largest entry is below 2⁻³⁰⁰ or above 2³⁰⁰ is scaled by a power
+// of two first (exact) and its eigenvalues scaled back, so that the
+// reduction's norms neither underflow nor overflow.
 //
-// Errors: k < 0 or k > n, or a non-finite entry, wrap ErrInvalid; a LAPACK
+// Errors: k < 0 or k > n, or a non-finite entry, wrap ErrInvalid; an
+// eigenvalue past float64's range wraps ErrInvalid too; a LAPACK
 // convergence failure wraps lapack.ErrNotConverged.
 func SymEig(a *mat.SymDense, k int) (*Eigen, error) {
 	return symEig(a, k, true)
@@ -67,8 +73,21 @@ func symEig(a *mat.SymDense, k int, vectors bool) (*Eigen, error) {
 	// symmetric matrix: LAPACK reads it with uplo = 'L' and no transpose.
 	work := scratch.Float64s(n * n)
 	defer scratch.Put(work) // nothing returned aliases it
+	amax := 0.0
 	for i := 0; i < n; i++ {
-		copy(work[i*n+i:i*n+n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+		row := raw.Data[i*raw.Stride+i : i*raw.Stride+n]
+		copy(work[i*n+i:i*n+n], row)
+		for _, v := range row {
+			amax = math.Max(amax, math.Abs(v))
+		}
+	}
+	shift := 0 // work holds a·2^shift
+	if amax > 0 && (amax < 0x1p-300 || amax > 0x1p300) {
+		_, exp := math.Frexp(amax)
+		shift = -exp
+		for i := 0; i < n; i++ {
+			ldexpAll(work[i*n+i:i*n+n], shift)
+		}
 	}
 	jobz := byte('N')
 	if vectors {
@@ -95,14 +114,29 @@ func symEig(a *mat.SymDense, k int, vectors bool) (*Eigen, error) {
 		if err != nil {
 			return nil, fmt.Errorf("linalg: SymEig: %w", err)
 		}
-		if m != k {
-			return nil, fmt.Errorf("linalg: SymEig: dsyevr found %d of %d eigenvalues: %w", m, k, lapack.ErrNotConverged)
-		}
 		vecs = z
+		if m != k {
+			// dsyevr's RANGE='I' can find none of a cluster that holds
+			// the k-th value (its bisection's count; the centred identity
+			// I − 11ᵀ/n at n = 250 gives m = 0): every pair by dsyevd
+			// instead, the top k kept.
+			for i := 0; i < n; i++ {
+				copy(work[i*n+i:i*n+n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+				ldexpAll(work[i*n+i:i*n+n], shift)
+			}
+			if err := lapack.Dsyevd(jobz, 'L', n, work, n, w); err != nil {
+				return nil, fmt.Errorf("linalg: SymEig: dsyevr found %d of %d eigenvalues, then %w", m, k, err)
+			}
+			copy(w, w[n-k:])
+			vecs = work[(n-k)*n:]
+		}
 	}
 	e := &Eigen{Values: make([]float64, k)}
 	for c := 0; c < k; c++ {
-		e.Values[c] = w[k-1-c]
+		e.Values[c] = math.Ldexp(w[k-1-c], -shift)
+		if math.IsInf(e.Values[c], 0) {
+			return nil, invalidf("SymEig: eigenvalue %d is past float64's range (the matrix's largest entry is %g)", c+1, amax)
+		}
 	}
 	if vectors {
 		e.Vectors = mat.NewDense(n, k, nil)
@@ -110,6 +144,14 @@ func symEig(a *mat.SymDense, k int, vectors bool) (*Eigen, error) {
 		FixSigns(e.Vectors)
 	}
 	return e, nil
+}
+
+// ldexpAll multiplies every entry of v by 2^e (exact unless a result is
+// subnormal or past float64's range).
+func ldexpAll(v []float64, e int) {
+	for i := range v {
+		v[i] = math.Ldexp(v[i], e)
+	}
 }
 
 // SmallSym is the largest order of a symmetric matrix on which kdual
@@ -162,12 +204,29 @@ func symEigTridiag(jobz byte, n, k int, work, w []float64) ([]float64, error) {
 	if jobz == 'V' {
 		z = make([]float64, n*k)
 	}
+	d0, e0 := slices.Clone(d), slices.Clone(e) // dstevr may scale d and e
 	m, err := lapack.Dstevr(jobz, rng, n, d, e, 0, 0, n-k+1, n, 0, w, z, n, nil)
 	if err != nil {
 		return nil, err
 	}
 	if m != k {
-		return nil, fmt.Errorf("dstevr found %d of %d eigenvalues: %w", m, k, lapack.ErrNotConverged)
+		// RANGE='I' can find none of a cluster that holds the k-th value
+		// (see symEig): every pair instead, the top k kept.
+		var za []float64
+		if jobz == 'V' {
+			za = make([]float64, n*n)
+		}
+		ma, err := lapack.Dstevr(jobz, 'A', n, d0, e0, 0, 0, 0, 0, 0, w, za, n, nil)
+		if err != nil {
+			return nil, err
+		}
+		if ma != n {
+			return nil, fmt.Errorf("dstevr found %d of %d eigenvalues, then %d of all %d: %w", m, k, ma, n, lapack.ErrNotConverged)
+		}
+		copy(w, w[n-k:])
+		if jobz == 'V' {
+			z = za[(n-k)*n:]
+		}
 	}
 	if jobz == 'V' {
 		nb.TridiagQ(n, k, work, n, tau, z, n)

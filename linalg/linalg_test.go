@@ -140,6 +140,109 @@ func TestSymEigSplitTridiagonal(t *testing.T) {
 	}
 }
 
+// A large cluster through the k-th value: the centred identity I − 11ᵀ/n
+// (eigenvalue 1 n − 1 times, then 0), where LAPACK's RANGE = 'I' finds
+// nothing at these orders, and the same matrix with one larger value on
+// top; on both paths, for top-k subsets and all pairs.
+func TestSymEigLargeCluster(t *testing.T) {
+	defer func(m int) { tridiagMax = m }(tridiagMax)
+	for _, max := range []int{SmallSym, 0} {
+		tridiagMax = max
+		for _, n := range []int{120, 250} {
+			for _, top := range []float64{1, 4} {
+				a := mat.NewSymDense(n, nil)
+				for i := 0; i < n; i++ {
+					for j := i; j < n; j++ {
+						v := -1 / float64(n)
+						if i == j {
+							v++
+						}
+						a.SetSym(i, j, v)
+					}
+				}
+				// top > 1: e₁ − mean has eigenvalue 1 + (top − 1)·‖u‖²
+				// with u the unit vector along it.
+				u := mat.NewVecDense(n, nil)
+				u.SetVec(0, 1)
+				for i := 0; i < n; i++ {
+					u.SetVec(i, u.AtVec(i)-1/float64(n))
+				}
+				u.ScaleVec(1/mat.Norm(u, 2), u)
+				for i := 0; i < n; i++ {
+					for j := i; j < n; j++ {
+						a.SetSym(i, j, a.At(i, j)+(top-1)*u.AtVec(i)*u.AtVec(j))
+					}
+				}
+				for _, k := range []int{1, 2, 5, 0} {
+					e, err := SymEig(a, k)
+					require.NoError(t, err, "max %d n %d top %g k %d", max, n, top, k)
+					want := 1.0
+					if top > 1 {
+						want = top
+					}
+					require.InDelta(t, want, e.Values[0], 1e-13*float64(n)*top)
+					for i := 1; i < len(e.Values)-1; i++ {
+						require.InDelta(t, 1, e.Values[i], 1e-13*float64(n)*top)
+					}
+					eigenChecks(t, a, e, top)
+				}
+			}
+		}
+	}
+}
+
+// Scaling by a power of two scales the eigenvalues exactly and leaves the
+// vectors: far below and above 1, where the reduction's norms would
+// underflow or overflow (entries down to subnormal), on both paths; an
+// eigenvalue past float64's range is an error, not +Inf.
+func TestSymEigExtremeScales(t *testing.T) {
+	defer func(m int) { tridiagMax = m }(tridiagMax)
+	lambda := []float64{5, 3, 2, 1.5, 1, 0.5, 0.25, 0.125, -1, -2}
+	base := withSpectrum(9, lambda)
+	want := decreasing(lambda)
+	n := len(lambda)
+	for _, max := range []int{SmallSym, 0} {
+		tridiagMax = max
+		for _, p := range []int{-1060, -1000, -600, 600, 1000} {
+			a := mat.NewSymDense(n, nil)
+			for i := 0; i < n; i++ {
+				for j := i; j < n; j++ {
+					a.SetSym(i, j, math.Ldexp(base.At(i, j), p))
+				}
+			}
+			tol := 1e-13 * float64(n)
+			if p < -1022 {
+				tol = 1e-3 // subnormal entries keep a few digits only
+			}
+			for _, k := range []int{3, 0} {
+				e, err := SymEig(a, k)
+				require.NoError(t, err, "2^%d k %d", p, k)
+				for i := range e.Values {
+					require.InDelta(t, want[i], math.Ldexp(e.Values[i], -p), tol*5, "2^%d k %d value %d", p, k, i)
+				}
+				if p >= -1022 {
+					var back Eigen
+					back.Values = make([]float64, len(e.Values))
+					for i, v := range e.Values {
+						back.Values[i] = math.Ldexp(v, -p)
+					}
+					back.Vectors = e.Vectors
+					eigenChecks(t, base, &back, 5)
+				}
+			}
+		}
+		huge := mat.NewSymDense(4, nil)
+		for i := 0; i < 4; i++ {
+			for j := i; j < 4; j++ {
+				huge.SetSym(i, j, 1e308)
+			}
+		}
+		_, err := SymEig(huge, 1)
+		require.ErrorIs(t, err, status.ErrInvalid)
+		require.ErrorContains(t, err, "past float64's range")
+	}
+}
+
 func testSymEigKnownSpectra(t *testing.T, path string) {
 	for name, lambda := range knownSpectra {
 		t.Run(path+"/"+name, func(t *testing.T) {
