@@ -375,9 +375,20 @@ func containsInt(v []int, x int) bool {
 	return false
 }
 
+// sepIn names the first likely field separator inside a field that did
+// not parse (a semicolon, tab, bar or a space between characters), or "".
+func sepIn(f string) string {
+	t := strings.TrimSpace(f)
+	if i := strings.IndexAny(t, ";\t| "); i >= 0 {
+		return strconv.Quote(t[i : i+1])
+	}
+	return ""
+}
+
 // parseField reads field f (line, column j counted from 0) as a float64,
 // with an error naming why it is not one: empty, out of float64's range,
-// a decimal comma, not a number, or (unless allowed) not finite.
+// a decimal comma, a likely separator inside it, not a number, or (unless
+// allowed) not finite.
 func parseField(f string, line, j int, allowNonFinite bool) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 	switch {
@@ -388,6 +399,8 @@ func parseField(f string, line, j int, allowNonFinite bool) (float64, error) {
 		return 0, formatf("line %d column %d: %s is out of the range of float64", line, j+1, quote(f))
 	case strings.Contains(f, ","):
 		return 0, formatf("line %d column %d: %s is not a number (a decimal comma is not read as a decimal point)", line, j+1, quote(f))
+	case sepIn(f) != "":
+		return 0, formatf("line %d column %d: %s is not a number (it holds %s: is that the field separator?)", line, j+1, quote(f), sepIn(f))
 	default:
 		return 0, formatf("line %d column %d: %s is not a number", line, j+1, quote(f))
 	}

@@ -711,6 +711,8 @@ func TestCSVFirstRow(t *testing.T) {
 		{"decimal comma", "\"1,5\",8,9", false, "line 1 column 1: \"1,5\" is not a number (a decimal comma"},
 		{"empty field", "7,,9", false, "line 1 column 2: empty field"},
 		{"word among numbers", "7,x,9", false, "line 1 column 2: \"x\" is not a number"},
+		{"a space inside", "7,8 1,9", false, "line 1 column 2: \"8 1\" is not a number (it holds \" \": is that the field separator?)"},
+		{"a semicolon inside", "7,8;1,9", false, "line 1 column 2: \"8;1\" is not a number (it holds \";\""},
 	} {
 		tab, err := ReadCSV(strings.NewReader(c.first+"\n"+rows), CSVOptions{})
 		if c.err != "" {
