@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -106,4 +107,45 @@ func TestMvTaskRefusals(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int{0, 0, 1, 1}, task.TrainLabels[0])
 	require.Equal(t, []int{2, 2}, task.TestLabels[1])
+}
+
+// RunMvExperiment: the table's three methods in order, σ chosen among the
+// factors of the validation split's median for the kernel methods (none
+// for linear), l among those offered, one accuracy per view pair in
+// [0, 1]; the l curve has the three methods and the m curve one score per
+// m at RFF's chosen σ and l.
+func TestRunMvExperiment(t *testing.T) {
+	task, err := PoseTask(8, 4, 2, 3)
+	require.NoError(t, err)
+	val := task.DefaultValidation()
+	med, err := task.split(val).MedianSigma()
+	require.NoError(t, err)
+	ls, ms := []int{1, 2}, []int{8}
+	ex, err := RunMvExperiment(task, ls, ms, 16, val, 1, io.Discard)
+	require.NoError(t, err)
+	require.Len(t, ex.Rows, 3)
+	require.Len(t, ex.LCurve, 3)
+	require.Len(t, ex.MCurve, len(ms))
+	for i, kind := range []kmvda.Kind{kmvda.Linear, kmvda.RBF, kmvda.RFF} {
+		row := ex.Rows[i]
+		require.Equal(t, kind.String(), row.Kind)
+		require.Contains(t, ls, row.Choice.L, row.Kind)
+		require.Len(t, row.Accuracy, len(task.Pairs), row.Kind)
+		require.Len(t, row.Pairs, len(task.Pairs), row.Kind)
+		for _, a := range row.Accuracy {
+			require.True(t, a >= 0 && a <= 1, "%s accuracy %g", row.Kind, a)
+		}
+		if kind == kmvda.Linear {
+			require.Zero(t, row.Choice.Sigma)
+		} else {
+			require.Contains(t, []float64{0.5 * med, med, 2 * med}, row.Choice.Sigma, row.Kind)
+		}
+	}
+	require.Equal(t, 16, ex.Rows[2].M)
+	require.Equal(t, ex.Rows[1].Accuracy, ex.RBFBest)
+	for i, sc := range ex.MCurve {
+		require.Equal(t, ms[i], sc.M)
+		require.Equal(t, []int{ex.Rows[2].Choice.L}, sc.Ls)
+		require.Len(t, sc.Accuracy, len(task.Pairs))
+	}
 }

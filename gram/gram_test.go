@@ -3,6 +3,7 @@ package gram
 import (
 	"fmt"
 	"math"
+	"sort"
 	"testing"
 
 	"github.com/kdual/kdual/internal/probe"
@@ -145,6 +146,33 @@ func TestGramTiles32Progress(t *testing.T) {
 		}
 		require.Equal(t, total, seen[len(seen)-1])
 	}
+}
+
+// The full kernel matrix's build (GramMap) reports its progress the same
+// way: the upper triangle's n(n + 1)/2 entries as the total, never
+// decreasing, the total at the end, and each report a whole number of
+// panels' rows (i₀·n − i₀(i₀ − 1)/2 for the first row i₀ not yet done).
+func TestGramMapProgress(t *testing.T) {
+	const n = 1300
+	x := randData(29, n, 5)
+	total := int64(n) * (n + 1) / 2
+	var seen []int64
+	o := GramOptions{Progress: func(done, tot int64) {
+		require.Equal(t, total, tot)
+		seen = append(seen, done)
+	}}
+	_, err := GramMap(x, testKernels[0].ElementMap(5), o)
+	require.NoError(t, err)
+	require.Greater(t, len(seen), 2, "reports")
+	rowsDone := func(i0 int64) int64 { return i0*n - i0*(i0-1)/2 }
+	for q, v := range seen[:len(seen)-1] {
+		i0 := sort.Search(n+1, func(i int) bool { return rowsDone(int64(i)) >= v })
+		require.Equal(t, rowsDone(int64(i0)), v, "progress %d is not a whole number of rows", q)
+		if q > 0 {
+			require.Greater(t, v, seen[q-1], "progress %d did not advance", q)
+		}
+	}
+	require.Equal(t, total, seen[len(seen)-1])
 }
 
 // The half-stored float32 matrix holds every entry of the float64 Gram

@@ -599,6 +599,17 @@ func TestDgetrf(t *testing.T) {
 	require.ErrorIs(t, err, ErrSingular)
 }
 
+// An empty problem with RANGE='I' (il = 1, iu = 0, as LAPACK asks) finds
+// nothing and succeeds.
+func TestEmptyIndexRange(t *testing.T) {
+	m, err := Dsyevr('V', 'I', 'U', 0, nil, 1, 0, 0, 1, 0, 0, nil, nil, 1, nil)
+	require.NoError(t, err)
+	require.Zero(t, m)
+	m, err = Dstevr('N', 'I', 0, nil, nil, 0, 0, 1, 0, 0, nil, nil, 1, nil)
+	require.NoError(t, err)
+	require.Zero(t, m)
+}
+
 func TestProgrammerErrorsPanicWithPrefix(t *testing.T) {
 	a := make([]float64, 16)
 	w := make([]float64, 4)
@@ -610,6 +621,8 @@ func TestProgrammerErrorsPanicWithPrefix(t *testing.T) {
 		"short w":       func() { _ = Dsyevd('V', 'U', 4, a, 4, w[:3]) },
 		"negative n":    func() { _ = Dpotrf('U', -1, a, 1) },
 		"bad il":        func() { _, _ = Dsyevr('V', 'I', 'U', 4, a, 4, 0, 0, 0, 2, 0, w, a, 4, nil) },
+		"il at n = 0":   func() { _, _ = Dsyevr('V', 'I', 'U', 0, nil, 1, 0, 0, 1, 1, 0, nil, nil, 1, nil) },
+		"stevr iu > n":  func() { _, _ = Dstevr('V', 'I', 2, w, w, 0, 0, 1, 3, 0, w, a, 2, nil) },
 		"bad interval":  func() { _, _ = Dsyevr('V', 'V', 'U', 4, a, 4, 2, 1, 0, 0, 0, w, a, 4, nil) },
 		"short z":       func() { _, _ = Dsyevr('V', 'A', 'U', 4, a, 4, 0, 0, 0, 0, 0, w, a[:10], 4, nil) },
 		"short ipiv":    func() { _ = Dgetrf(4, 4, a, 4, make([]int, 2)) },

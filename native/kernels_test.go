@@ -721,6 +721,15 @@ func TestWideRule(t *testing.T) {
 	}
 }
 
+// A build's name is its instruction set, then its AVX-512 kernels if any
+// (the form kdual info prints).
+func TestBuildName(t *testing.T) {
+	require.Equal(t, "sse2", Baseline().Name())
+	require.Equal(t, "avx2+fma", Build{avx2: true}.Name())
+	require.Equal(t, "avx2+fma, avx-512: float64-arithmetic blocks, one vector", Build{avx2: true, symm512: true, symv512: true}.Name())
+	require.Equal(t, "sse2, avx-512: float32-arithmetic blocks", Build{single512: true}.Name())
+}
+
 func b2f(b bool) float64 {
 	if b {
 		return 1

@@ -2,6 +2,8 @@ package bigmem
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 
@@ -31,6 +33,20 @@ func checkSlice[T float32 | float64](t *testing.T, alloc func(int) (*Slice[T], e
 	require.ErrorIs(t, err, ErrNoMemory)
 	_, err = alloc(math.MaxInt / 4)
 	require.ErrorIs(t, err, ErrNoMemory)
+}
+
+// fileBytes reads "key value [kB]" lines: kB are 1024 bytes, a value
+// without a unit is bytes, and a missing key, a missing or unreadable value
+// or a missing file give 0.
+func TestFileBytes(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "meminfo")
+	require.NoError(t, os.WriteFile(p, []byte("MemTotal:  2048 kB\nLimit: 4096\nBad: x kB\nEmpty:\nNeg: -3 kB\n"), 0o644))
+	require.Equal(t, int64(2048*1024), fileBytes(p, "MemTotal:"))
+	require.Equal(t, int64(4096), fileBytes(p, "Limit:"))
+	require.Zero(t, fileBytes(p, "Bad:"))
+	require.Zero(t, fileBytes(p, "Empty:"))
+	require.Zero(t, fileBytes(p, "Absent:"))
+	require.Zero(t, fileBytes(p+".none", "MemTotal:"))
 }
 
 func TestFloat32sAndMemoryFigures(t *testing.T) {

@@ -85,3 +85,49 @@ func TestRoundTripAndRefusals(t *testing.T) {
 	_, err = r.member("long.npy", int64(len(b))-1)
 	require.Error(t, err, "a member one byte past its limit")
 }
+
+// EditHeader changes the header only: the edited file opens with the
+// edited fields, and every other member reads back as written.
+// HeaderVariants changes one integer field per file, never a kernel's.
+func TestEditHeaderAndVariants(t *testing.T) {
+	type kern struct {
+		Degree int `json:"degree"`
+	}
+	type head struct {
+		Format string `json:"format"`
+		N      int    `json:"n"`
+		Kernel kern   `json:"kernel"`
+	}
+	var buf bytes.Buffer
+	w := NewWriter(&buf, head{Format: "test", N: 3, Kernel: kern{Degree: 2}})
+	w.Vec("v", []float64{1, -2.5, 3})
+	w.Mat("m", mat.NewDense(2, 2, []float64{1, 2, 3, 4}))
+	require.NoError(t, w.Close())
+	edited, err := EditHeader(buf.Bytes(), func(h map[string]any) { h["n"] = 7.0 })
+	require.NoError(t, err)
+	var h head
+	r, err := Open(bytes.NewReader(edited), errBad, &h)
+	require.NoError(t, err)
+	require.Equal(t, head{Format: "test", N: 7, Kernel: kern{Degree: 2}}, h)
+	v, err := r.Vec("v", 3)
+	require.NoError(t, err)
+	require.Equal(t, []float64{1, -2.5, 3}, v)
+	m, err := r.Mat("m", 2, 2)
+	require.NoError(t, err)
+	require.Equal(t, []float64{1, 2, 3, 4}, m.RawMatrix().Data)
+
+	vars, err := HeaderVariants(buf.Bytes())
+	require.NoError(t, err)
+	require.NotEmpty(t, vars)
+	for _, vr := range vars {
+		require.Equal(t, "n", vr.Path)
+		var hv head
+		rv, err := Open(bytes.NewReader(vr.File), errBad, &hv)
+		require.NoError(t, err)
+		require.Equal(t, int(vr.Value), hv.N)
+		require.Equal(t, 2, hv.Kernel.Degree)
+		got, err := rv.Vec("v", 3)
+		require.NoError(t, err)
+		require.Equal(t, []float64{1, -2.5, 3}, got)
+	}
+}

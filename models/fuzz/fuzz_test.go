@@ -97,6 +97,12 @@ func run(t *testing.T, b []byte) {
 			kp.NoCenter, kp.Operator = s.next(2) == 0, eig.OperatorKind(s.next(5))
 		case 8:
 			kp.FitInverse, kp.Alpha = s.next(2) == 0, s.float()
+			if s.next(2) == 0 {
+				ik := s.kernel()
+				kp.InverseKernel = &ik
+			} else {
+				kp.InverseKernel = nil
+			}
 		case 9:
 			_, _ = kp.InverseTransform(x)
 		case 10:
