@@ -4,11 +4,15 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kdual/kdual/native"
 )
 
 // cm is a column-major test matrix with a padded leading dimension; the
@@ -917,4 +921,38 @@ func TestUnusedLeadingDimensions(t *testing.T) {
 	require.Panics(t, func() {
 		_, _ = Dsyevr('N', 'A', 'U', 2, append([]float64(nil), a...), 2, 0, 0, 0, 0, 0, w, nil, 0, nil)
 	})
+}
+
+// A large cluster through IL:IU: the centred identity I − 11ᵀ/n and its
+// tridiagonal form. OpenBLAS 0.3.21's dstebz then writes
+// IBLOCK(0) (ibPad): the int32 before iblock stays as it was, and the
+// routines that call dstebz on their IWORK leave Go's heap intact (a
+// collection after each call; the corruption made it fail).
+func TestClusterStaysInBounds(t *testing.T) {
+	for _, n := range []int{120, 250} {
+		a := make([]float64, n*n)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				a[i*n+j] = -1 / float64(n)
+			}
+			a[i*n+i]++
+		}
+		d, e, tau := make([]float64, n), make([]float64, n), make([]float64, n)
+		native.AVX2().SymTridiag(n, slices.Clone(a), n, d, e, tau)
+		for _, k := range []int{1, 2, 5} {
+			buf := make([]int32, n+1)
+			buf[0] = 12345
+			bw, bs := make([]float64, n), make([]int32, n)
+			// (It may also say that bisection did not converge: info 2.)
+			_, _, _ = Dstebz('I', 'E', n, 0, 0, n-k+1, n, 0, d, e[:n-1], bw, buf[1:], bs)
+			require.Equal(t, int32(12345), buf[0], "n %d k %d: dstebz wrote before iblock", n, k)
+			w, z := make([]float64, n), make([]float64, n*k)
+			_, err := Dsyevr('V', 'I', 'L', n, slices.Clone(a), n, 0, 0, n-k+1, n, 0, w, z, n, nil)
+			require.NoError(t, err)
+			de, ee := slices.Clone(d), slices.Clone(e)
+			_, err = Dstevr('V', 'I', n, de, ee, 0, 0, n-k+1, n, 0, w, z, n, nil)
+			require.NoError(t, err)
+			runtime.GC()
+		}
+	}
 }

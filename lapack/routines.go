@@ -120,7 +120,7 @@ func (ws *Workspace) Dsyevr(jobz, rng, uplo byte, n int, a []float64, lda int, v
 		dptr(z), &cldz, iptr(isuppz), dptr(q), &lw, iptr(iq), &liw, &info, one, one, one)
 	checkInfo(r, int(info), nil, nil)
 	work := ws.floats(lworkFrom(q[0]))
-	iwork := ws.ints(max(1, int(iq[0])))
+	iwork := ws.ints(1 + max(1, int(iq[0])))[1:] // see ibPad
 	lw, liw = cint(len(work)), cint(len(iwork))
 	C.dsyevr_(&cj, &cr, &cu, &cn, dptr(a), &clda, &cvl, &cvu, &cil, &ciu, &cabs, &m, dptr(w),
 		dptr(z), &cldz, iptr(isuppz), dptr(work), &lw, iptr(iwork), &liw, &info, one, one, one)
@@ -197,7 +197,7 @@ func (ws *Workspace) Dstevr(jobz, rng byte, n int, d, e []float64, vl, vu float6
 		dptr(z), &cldz, iptr(isuppz), dptr(q), &lw, iptr(iq), &liw, &info, one, one)
 	checkInfo(r, int(info), nil, nil)
 	work := ws.floats(lworkFrom(q[0]))
-	iwork := ws.ints(max(1, int(iq[0])))
+	iwork := ws.ints(1 + max(1, int(iq[0])))[1:] // see ibPad
 	lw, liw = cint(len(work)), cint(len(iwork))
 	C.dstevr_(&cj, &cr, &cn, dptr(d), dptr(e), &cvl, &cvu, &cil, &ciu, &cabs, &m, dptr(w),
 		dptr(z), &cldz, iptr(isuppz), dptr(work), &lw, iptr(iwork), &liw, &info, one, one)
@@ -264,10 +264,20 @@ func Dstebz(rng, order byte, n int, vl, vu float64, il, iu int, abstol float64, 
 	if n == 1 {
 		ee = []float64{0}
 	}
+	ib := make([]int32, 1+n) // see ibPad
 	C.dstebz_(&cr, &co, &cn, &cvl, &cvu, &cil, &ciu, &cabs, dptr(d), dptr(ee), &cm, &cns, dptr(w),
-		iptr(iblock), iptr(isplit), dptr(work), iptr(iwork), &info, one, one)
+		iptr(ib[1:]), iptr(isplit), dptr(work), iptr(iwork), &info, one, one)
+	copy(iblock, ib[1:])
 	return int(cm), int(cns), checkInfo(r, int(info), ErrNotConverged, notConverged("eigenvalues that bisection did not pin down"))
 }
+
+// ibPad: the dstebz of the LAPACK in OpenBLAS 0.3.21, asked for eigenvalues
+// IL:IU (RANGE = 'I') of a matrix with a large cluster through them (the
+// centred identity I − 11ᵀ/n at n = 120 or 250), discards extra values by
+// setting IBLOCK(IW) = 0 with IW = 0 when none is left to discard: a
+// 4-byte write just before IBLOCK (seen under valgrind; in Go it corrupted
+// the heap). IBLOCK is the caller's array in dstebz and the start of IWORK
+// in dsyevr and dstevr, so those get one int32 of room in front of it.
 
 // Dstein computes by inverse iteration the eigenvectors of the n×n
 // symmetric tridiagonal matrix (d, e) for its m eigenvalues w, given as
