@@ -150,6 +150,21 @@ func TestBadInput(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Nystrom{Rank: 3}.Fit(nil, gauss)
 	require.ErrorIs(t, err, status.ErrInvalid)
+	// A kernel whose values overflow (the cubic polynomial of entries
+	// near 10⁶⁰) is refused naming the row, not "no landmark accepted";
+	// entries whose squared norms overflow are refused before any kernel
+	// value, whatever the kernel.
+	big := mat.DenseCopyOf(x)
+	big.Scale(1e60, big)
+	_, err = Nystrom{Rank: 3}.Fit(big, kernel.Kernel{Kind: kernel.Polynomial, Degree: 3})
+	require.ErrorIs(t, err, status.ErrInvalid)
+	require.ErrorContains(t, err, "past float64's range")
+	big.Scale(1e150, big)
+	for _, k := range []kernel.Kernel{gauss, {Kind: kernel.Linear}, {Kind: kernel.Cosine}} {
+		_, err = Nystrom{Rank: 3}.Fit(big, k)
+		require.ErrorIs(t, err, status.ErrInvalid, "%v", k.Kind)
+		require.ErrorContains(t, err, "overflow float64", "%v", k.Kind)
+	}
 	_, err = RFF{Features: 0}.Fit(x, gauss)
 	require.ErrorIs(t, err, status.ErrInvalid)
 	one, err := RFF{Features: 1}.Fit(x, gauss) // the least count is a map

@@ -161,9 +161,12 @@ func kernelDiagonal(src nySource, k kernel.Kernel) ([]float64, error) {
 			diag[i] = k.Eval(buf, buf)
 		}
 	})
-	for _, v := range diag {
-		if !(v >= 0) {
-			return nil, invalidf("Nystrom: the kernel's diagonal has %g: not positive semi-definite", v)
+	for i, v := range diag {
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			return nil, invalidf("Nystrom: k(x, x) of row %d is %g: the kernel's values are past float64's range (check its parameters and the data's scale)", i, v)
+		case v < 0:
+			return nil, invalidf("Nystrom: k(x, x) of row %d is %g: the kernel is not positive semi-definite", i, v)
 		}
 	}
 	return diag, nil

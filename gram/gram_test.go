@@ -796,3 +796,38 @@ func TestLaplaceCrossNearDuplicates(t *testing.T) {
 	}
 	require.Equal(t, 1.0, k.At(4, 11), "a duplicate")
 }
+
+// Entries whose squared norms and distances would overflow are refused
+// before any kernel value (they gave NaN distances that the map turned
+// into kernel values of 1); up to √(max/8d) they build, and the Gaussian
+// of such far-apart rows is the identity as its formula says. The L1 map
+// has no squared norms and takes them.
+func TestPrepareHugeEntries(t *testing.T) {
+	const n, d = 6, 5
+	x := randData(31, n, d)
+	scale := func(f float64) *mat.Dense {
+		y := mat.DenseCopyOf(x)
+		y.Scale(f/mat.Norm(x, math.Inf(1)), y) // largest |x_ij| ≤ f
+		return y
+	}
+	limit := maxEntry(d)
+	gauss := ElementMap{Kind: MapExpSq, C: -1.0 / d}
+	for _, em := range []ElementMap{gauss, {Kind: MapExpDist, C: -1}, {Kind: MapIdentity}, {Kind: MapPower, Gamma: 1, Coef0: 1, Degree: 2}} {
+		_, err := GramMap(scale(4*limit), em, GramOptions{})
+		require.ErrorIs(t, err, status.ErrInvalid, "%v", em.Kind)
+		require.ErrorContains(t, err, "overflow float64", "%v", em.Kind)
+	}
+	g, err := GramMap(scale(limit/4), gauss, GramOptions{})
+	require.NoError(t, err)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			require.Equal(t, want, g.At(i, j), "(%d, %d)", i, j)
+		}
+	}
+	_, err = GramMap(scale(1e300), ElementMap{Kind: MapExpL1, C: -1}, GramOptions{})
+	require.NoError(t, err)
+}

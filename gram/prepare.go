@@ -37,7 +37,9 @@ type Source struct {
 
 // Prepare reads the rows of x once, in one pass: it checks every entry
 // finite (else an error wrapping ErrInvalid that names the first entry
-// that is not), gathers the column sums, ranges and largest magnitude,
+// that is not) and, for the maps with an inner-product form (every map
+// but MapExpL1), no larger than √(max float64 / 8d) (else ErrInvalid:
+// the squared norms and distances would overflow), gathers the column sums, ranges and largest magnitude,
 // for maps other than distances the rows' squared norms (distance maps
 // take them from the shifted rows below), the first rows (for the grid's
 // step), and
@@ -87,6 +89,9 @@ func Prepare(x Data, em ElementMap, o GramOptions, keepCopy bool) (*Source, erro
 	sc, err := scan(s.build, x, n, d, o.Workers, cp, grid && cp == nil, !em.distance())
 	if err != nil {
 		return nil, err
+	}
+	if em.Kind != MapExpL1 && !(sc.big <= maxEntry(d)) {
+		return nil, invalidf("the data's largest entry is %g: squared norms and distances of %d such entries overflow float64 (scale the data)", sc.big, d)
 	}
 	src := &Source{s: s}
 	var rows func(i int) []float64
@@ -169,6 +174,11 @@ func (s *Source) Dims() (n, d int) { return s.s.x.Rows, s.s.x.Cols }
 
 // Map returns the element map the source was prepared for.
 func (s *Source) Map() ElementMap { return s.s.em }
+
+// maxEntry is the largest |x_ij| whose rows' squared norms and squared
+// distances stay finite: with the rows shifted by their means (entries up
+// to 2·|x|) and ‖x‖² + ‖y‖² added, 8·d·|x|² must not overflow.
+func maxEntry(d int) float64 { return math.Sqrt(math.MaxFloat64 / (8 * float64(d))) }
 
 // scanned is what Prepare's one pass over the data gathers.
 type scanned struct {

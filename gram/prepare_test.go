@@ -112,7 +112,8 @@ func TestPrepareReadsOnce(t *testing.T) {
 // TestPrepareNonFiniteBlocks: the first non-finite entry in row-major
 // order is named whichever block of rows it lies in, on data read in place
 // and through the Data interface; finite entries whose column sum
-// overflows are not refused; the column ranges equal the plain loop's.
+// overflows are not taken for non-finite ones; the column ranges equal the
+// plain loop's.
 func TestPrepareNonFiniteBlocks(t *testing.T) {
 	const n, d = 700, 9 // three blocks of scan's 256 rows
 	cases := []struct {
@@ -136,6 +137,11 @@ func TestPrepareNonFiniteBlocks(t *testing.T) {
 				require.ErrorContains(t, err, c.want)
 				continue
 			}
+			// Entries this large are refused for their squared norms,
+			// not as non-finite; the L1 map, without them, takes them.
+			require.ErrorContains(t, err, "overflow float64")
+			require.NotContains(t, err.Error(), "not finite")
+			src, err = Prepare(data, ElementMap{Kind: MapExpL1, C: -0.5}, GramOptions{}, false)
 			require.NoError(t, err)
 			require.NotNil(t, src)
 		}
