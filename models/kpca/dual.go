@@ -74,21 +74,34 @@ type sqrtOf struct {
 // breakdownRatio: μ_min ≤ breakdownRatio·μ_max counts as rank loss.
 const breakdownRatio = 1e-14
 
-func sqrtFactors(m *mat.Dense) (*sqrtOf, error) {
+func sqrtFactors(m *mat.Dense) (*sqrtOf, error) { return sqrtFactorsAbove(m, 0) }
+
+// sqrtFactorsAbove is sqrtFactors where eigenvalues of HᵀGH within
+// breakdownRatio·max(|μ₁|, noise) of zero are rounding: a negative one
+// there is rank loss, not indefiniteness (G = 0 to rounding, e.g. the
+// centred kernel of identical points, gives HᵀGH of rounding's sign).
+func sqrtFactorsAbove(m *mat.Dense, noise float64) (*sqrtOf, error) {
 	s, _ := m.Dims()
 	e, err := linalg.SymEig(linalg.SymPart(m), 0)
 	if err != nil {
 		return nil, fmt.Errorf("kpca: HᵀGH: %w", err)
 	}
 	mu := e.Values
-	if mu[s-1] < -breakdownRatio*math.Abs(mu[0]) {
+	scale := math.Max(math.Abs(mu[0]), noise)
+	if mu[s-1] < -breakdownRatio*scale {
 		return nil, fmt.Errorf("kpca: HᵀGH is indefinite (eigenvalues %g … %g): the kernel matrix is not positive semi-definite, which the dual cost needs; use an eigensolver: %w",
 			mu[0], mu[s-1], ErrBreakdown)
 	}
-	if !(mu[s-1] > breakdownRatio*mu[0]) {
+	if !(mu[s-1] > breakdownRatio*scale) {
 		// H is random or a descent iterate of full rank, so a singular
 		// HᵀGH means G has rank below s.
-		return nil, &status.RankError{Matrix: "kpca: the kernel matrix (HᵀGH on span(H))", Rank: status.NumericalRank(mu, breakdownRatio), Asked: s}
+		rank := 0
+		for _, v := range mu {
+			if v > breakdownRatio*scale {
+				rank++
+			}
+		}
+		return nil, &status.RankError{Matrix: "kpca: the kernel matrix (HᵀGH on span(H))", Rank: rank, Asked: s}
 	}
 	// M^{-1/2} = Q diag(μ^{-1/2}) Qᵀ
 	out := &sqrtOf{mu: mu, q: e.Vectors, invSqrt: e.Func(func(x float64) float64 { return 1 / math.Sqrt(x) })}
@@ -118,7 +131,8 @@ type dualProblem struct {
 	pp        float64    // ‖P‖²
 	buf       []float64  // reduction buffer: 2s² + 3
 	passes    int
-	lastError error // a breakdown met inside the line search
+	lastError error   // a breakdown met inside the line search
+	floor     float64 // DualOptions.Floor
 }
 
 func newDualProblem(g eig.Operator, s int) *dualProblem {
@@ -156,7 +170,7 @@ func (d *dualProblem) valueGrad(grad []float64) float64 {
 	}
 	linalg.Copy(d.a0, a0)
 	d.hh = d.buf[ss]
-	ms, err := sqrtFactors(d.a0)
+	ms, err := sqrtFactorsAbove(d.a0, d.floor*d.hh/float64(d.s))
 	if err != nil {
 		d.lastError = err
 		return math.NaN()
@@ -263,6 +277,11 @@ type DualOptions struct {
 	Stop func(iter int, cost float64) bool
 	// StartOut, when non-nil, receives a copy of H₀ (n×s, row-major).
 	StartOut func(h0 *mat.Dense)
+	// Floor is the rounding level of G's eigenvalues (for a centred
+	// kernel, n·max|r_i| of its row means r; 0: none): at an iterate H an
+	// eigenvalue of HᵀGH within breakdownRatio·Floor·‖H‖²/s of zero is
+	// rank loss (a status.RankError), not indefiniteness.
+	Floor float64
 }
 
 // DualResult is the outcome of SolveDual.
@@ -296,6 +315,7 @@ func SolveDual(op eig.Operator, s int, o DualOptions) (*DualResult, error) {
 		return nil, fmt.Errorf("kpca: s = %d, need 1 ≤ s < n = %d: %w", s, global, status.ErrInvalid)
 	}
 	prob := newDualProblem(op, s)
+	prob.floor = o.Floor
 	h0, err := dualStart(op, s, o.Start, o.Seed, prob)
 	if err != nil {
 		return nil, err
@@ -347,7 +367,7 @@ func (k *KPCA) fitLBFGS(ctx context.Context, op eig.Operator, o LBFGS, orig eig.
 		return o.Stop != nil && o.Stop(iter, cost)
 	}
 	r, err := SolveDual(op, k.Components, DualOptions{
-		Start: o.Start, Seed: o.Seed, Tol: o.Tol, MaxIter: o.MaxIter, Stop: stop,
+		Start: o.Start, Seed: o.Seed, Tol: o.Tol, MaxIter: o.MaxIter, Stop: stop, Floor: centredFloor(orig),
 	})
 	if r == nil {
 		return err
