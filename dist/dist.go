@@ -19,6 +19,7 @@ package dist
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -26,6 +27,7 @@ import (
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/mpi"
 	"github.com/kdual/kdual/status"
 )
@@ -229,6 +231,17 @@ func (o *Operator) setMeans(local []float64, stride, col int) error {
 	}
 	o.mean /= float64(n)
 	return nil
+}
+
+// Centering returns the global row means of K and their mean when the
+// operator centres and they are known (after the first pass of a
+// matrix-free operator), for the fit's rounding floor; an error
+// otherwise.
+func (o *Operator) Centering() (linalg.Centering, error) {
+	if !o.center || o.means == nil {
+		return linalg.Centering{}, fmt.Errorf("dist: Centering: the operator does not centre, or its row means are not known yet: %w", status.ErrInvalid)
+	}
+	return linalg.Centering{RowMeans: slices.Clone(o.means), Mean: o.mean}, nil
 }
 
 // Dim is this rank's number of rows.

@@ -3,6 +3,8 @@
 package dist_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -17,6 +19,7 @@ import (
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/models/kpca"
 	"github.com/kdual/kdual/mpi"
+	"github.com/kdual/kdual/status"
 )
 
 // Run under mpirun (make test-mpi: 2 and 3 ranks, uneven blocks); alone it
@@ -238,4 +241,61 @@ func killedRankJob() {
 	_ = mpi.AllreduceSum(x)
 	fmt.Fprintln(os.Stderr, "dist.test: the collective returned although rank 1 died")
 	os.Exit(0)
+}
+
+// Identical points have no components on the distributed operators either
+// (every rank refuses with a rank-0 error, as one process does): the fit's
+// rounding floor takes the global row means from Operator.Centering, which
+// equal one process's to rounding.
+func TestDistributedIdenticalPointsHaveNoComponents(t *testing.T) {
+	const n = 301
+	x := mat.NewDense(n, 3, nil)
+	for i := 0; i < n; i++ {
+		x.SetRow(i, []float64{1, 0.5, 2})
+	}
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1}
+	ref, err := eig.NewKernelOperator(x, k, eig.OperatorFloat64, true, gram.GramOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ref.(*eig.Centered).Centering()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []eig.OperatorKind{eig.OperatorFloat64, eig.OperatorMatrixFree} {
+		for _, sv := range []kpca.Solver{kpca.Eigen{Solver: eig.Lanczos{}}, kpca.Eigen{Solver: eig.BlockKrylov{}}, kpca.LBFGS{}} {
+			op, err := dist.NewKernelOperator(x, k, kind, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := &kpca.KPCA{Components: 1, Kernel: k, Solver: sv}
+			err = m.FitOperator(context.Background(), op, nil)
+			var re *status.RankError
+			if !errors.As(err, &re) || re.Rank != 0 {
+				t.Errorf("%v %T: %v, want a rank-0 error", kind, sv, err)
+			}
+			got, err := op.Centering()
+			if err != nil {
+				t.Fatal(kind, err)
+			}
+			// (To rounding: the sums run in another order.)
+			near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-14*math.Abs(b) }
+			ok := near(got.Mean, want.Mean) && len(got.RowMeans) == len(want.RowMeans)
+			for i := 0; ok && i < len(want.RowMeans); i++ {
+				ok = near(got.RowMeans[i], want.RowMeans[i])
+			}
+			if !ok {
+				t.Errorf("%v: row means differ from one process's", kind)
+			}
+			op.Free()
+		}
+	}
+	op, err := dist.NewKernelOperator(x, k, eig.OperatorFloat64, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op.Centering(); err == nil {
+		t.Error("an operator that does not centre returned row means")
+	}
+	op.Free()
 }

@@ -131,8 +131,9 @@ type dualProblem struct {
 	pp        float64    // ‖P‖²
 	buf       []float64  // reduction buffer: 2s² + 3
 	passes    int
-	lastError error   // a breakdown met inside the line search
-	floor     float64 // DualOptions.Floor
+	lastError error          // a breakdown met inside the line search
+	floorOf   func() float64 // DualOptions.Floor, until called
+	floor     float64        // what it returned
 }
 
 func newDualProblem(g eig.Operator, s int) *dualProblem {
@@ -170,6 +171,9 @@ func (d *dualProblem) valueGrad(grad []float64) float64 {
 	}
 	linalg.Copy(d.a0, a0)
 	d.hh = d.buf[ss]
+	if d.floorOf != nil {
+		d.floor, d.floorOf = d.floorOf(), nil
+	}
 	ms, err := sqrtFactorsAbove(d.a0, d.floor*d.hh/float64(d.s))
 	if err != nil {
 		d.lastError = err
@@ -277,11 +281,13 @@ type DualOptions struct {
 	Stop func(iter int, cost float64) bool
 	// StartOut, when non-nil, receives a copy of H₀ (n×s, row-major).
 	StartOut func(h0 *mat.Dense)
-	// Floor is the rounding level of G's eigenvalues (for a centred
-	// kernel, n·max|r_i| of its row means r; 0: none): at an iterate H an
-	// eigenvalue of HᵀGH within breakdownRatio·Floor·‖H‖²/s of zero is
-	// rank loss (a status.RankError), not indefiniteness.
-	Floor float64
+	// Floor, when not nil, returns the rounding level of G's eigenvalues
+	// (for a centred kernel, n·max|r_i| of its row means r): at an
+	// iterate H an eigenvalue of HᵀGH within breakdownRatio·floor·‖H‖²/s
+	// of zero is rank loss (a status.RankError), not indefiniteness. It
+	// is called once, after the start's pass over G (an operator's row
+	// means are known by then).
+	Floor func() float64
 }
 
 // DualResult is the outcome of SolveDual.
@@ -315,7 +321,7 @@ func SolveDual(op eig.Operator, s int, o DualOptions) (*DualResult, error) {
 		return nil, fmt.Errorf("kpca: s = %d, need 1 ≤ s < n = %d: %w", s, global, status.ErrInvalid)
 	}
 	prob := newDualProblem(op, s)
-	prob.floor = o.Floor
+	prob.floorOf = o.Floor
 	h0, err := dualStart(op, s, o.Start, o.Seed, prob)
 	if err != nil {
 		return nil, err
@@ -367,7 +373,8 @@ func (k *KPCA) fitLBFGS(ctx context.Context, op eig.Operator, o LBFGS, orig eig.
 		return o.Stop != nil && o.Stop(iter, cost)
 	}
 	r, err := SolveDual(op, k.Components, DualOptions{
-		Start: o.Start, Seed: o.Seed, Tol: o.Tol, MaxIter: o.MaxIter, Stop: stop, Floor: centredFloor(orig),
+		Start: o.Start, Seed: o.Seed, Tol: o.Tol, MaxIter: o.MaxIter, Stop: stop,
+		Floor: func() float64 { return centredFloor(orig) },
 	})
 	if r == nil {
 		return err

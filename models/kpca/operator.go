@@ -215,7 +215,11 @@ func rankCheck(matrix string, values []float64, s int, floor float64) error {
 // ε·max|r_i| or more, and an n×n matrix of such errors has eigenvalues up
 // to about n times that.
 func centredFloor(op eig.Operator) float64 {
-	c, ok := op.(*eig.Centered)
+	// *eig.Centered, and a distributed operator that centres (every part
+	// holds the global row means).
+	c, ok := op.(interface {
+		Centering() (linalg.Centering, error)
+	})
 	if !ok {
 		return 0
 	}
