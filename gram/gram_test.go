@@ -831,3 +831,64 @@ func TestPrepareHugeEntries(t *testing.T) {
 	_, err = GramMap(scale(1e300), ElementMap{Kind: MapExpL1, C: -1}, GramOptions{})
 	require.NoError(t, err)
 }
+
+// Every element map, full and cross, against its formula computed directly
+// from the rows (not through the engine's norms or products): the inner
+// product maps to rounding of the products, the L1 map's distances exact
+// to rounding; a zero row has cosine 0 with every row.
+func TestElementMapsMatchFormulas(t *testing.T) {
+	x := randData(51, 140, 6)
+	y := randData(52, 25, 6)
+	for j := 0; j < 6; j++ {
+		x.Set(7, j, 0) // a zero row
+	}
+	formula := func(em ElementMap, a, b []float64) float64 {
+		dot, d2, l1, na, nb := 0.0, 0.0, 0.0, 0.0, 0.0
+		for i := range a {
+			dot += a[i] * b[i]
+			d2 += (a[i] - b[i]) * (a[i] - b[i])
+			l1 += math.Abs(a[i] - b[i])
+			na += a[i] * a[i]
+			nb += b[i] * b[i]
+		}
+		switch em.Kind {
+		case MapExpSq:
+			return math.Exp(em.C * d2)
+		case MapExpDist:
+			return math.Exp(em.C * math.Sqrt(d2))
+		case MapPower:
+			return math.Pow(em.Gamma*dot+em.Coef0, float64(em.Degree))
+		case MapTanh:
+			return math.Tanh(em.Gamma*dot + em.Coef0)
+		case MapCosine:
+			if na == 0 || nb == 0 {
+				return 0
+			}
+			return dot / math.Sqrt(na*nb)
+		case MapExpL1:
+			return math.Exp(em.C * l1)
+		}
+		return dot
+	}
+	maps := []ElementMap{{Kind: MapIdentity}, {Kind: MapExpSq, C: -0.1}, {Kind: MapExpDist, C: -0.3},
+		{Kind: MapPower, Gamma: 0.2, Coef0: 1, Degree: 3}, {Kind: MapTanh, Gamma: 0.1, Coef0: -0.2},
+		{Kind: MapCosine}, {Kind: MapExpL1, C: -0.15}}
+	for _, em := range maps {
+		g, err := GramMap(x, em, GramOptions{})
+		require.NoError(t, err)
+		c, err := CrossGramMap(y, x, em)
+		require.NoError(t, err)
+		for i := 0; i < 140; i++ {
+			for j := 0; j < 140; j++ {
+				want := formula(em, x.RawRowView(i), x.RawRowView(j))
+				require.InDelta(t, want, g.At(i, j), 1e-12*math.Max(1, math.Abs(want)), "map %d (%d, %d)", em.Kind, i, j)
+			}
+		}
+		for i := 0; i < 25; i++ {
+			for j := 0; j < 140; j++ {
+				want := formula(em, y.RawRowView(i), x.RawRowView(j))
+				require.InDelta(t, want, c.At(i, j), 1e-12*math.Max(1, math.Abs(want)), "map %d cross (%d, %d)", em.Kind, i, j)
+			}
+		}
+	}
+}

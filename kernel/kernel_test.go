@@ -152,6 +152,11 @@ func randomData(seed uint64, n, d int) *mat.Dense {
 func TestGramMatchesEval(t *testing.T) {
 	x := randomData(4, 30, 5)
 	y := randomData(5, 7, 5)
+	x.SetRow(3, make([]float64, 5)) // a zero row: cosine 0 with every row
+	zero, one := make([]float64, 5), []float64{1, 0, 0, 0, 0}
+	require.Zero(t, Kernel{Kind: Cosine}.Eval(zero, one))
+	require.Zero(t, Kernel{Kind: Cosine}.Eval(zero, zero))
+	require.Equal(t, 1.0, Kernel{Kind: Cosine}.Eval(one, one))
 	for _, k := range []Kernel{{Kind: Linear}, {Kind: Gaussian, Sigma: 2.5}, {Kind: Laplace, Sigma: 4},
 		{Kind: Polynomial}, {Kind: Polynomial, Degree: 2, Gamma: 0.3, Coef0: 1}, {Kind: Polynomial, Degree: 2, Coef0Set: true},
 		{Kind: Sigmoid}, {Kind: Sigmoid, Gamma: 0.4, Coef0: -0.5}, {Kind: Cosine}, {Kind: Laplacian}, {Kind: Laplacian, Gamma: 0.05}} {

@@ -132,6 +132,8 @@ type dualProblem struct {
 	buf       []float64  // reduction buffer: 2s² + 3
 	passes    int
 	lastError error          // a breakdown met inside the line search
+	primed    bool           // gh holds G′·H₀ for the first Func (scaleStart)
+	shift     int            // G′ = G/4^shift (scaleStart)
 	floorOf   func() float64 // DualOptions.Floor, until called
 	floor     float64        // what it returned
 }
@@ -148,15 +150,70 @@ func newDualProblem(g eig.Operator, s int) *dualProblem {
 
 func (d *dualProblem) view(x []float64) *mat.Dense { return mat.NewDense(d.n, d.s, x) }
 
-// Func evaluates d and ∇d at x with one pass over G (used for the start).
+// Func evaluates d and ∇d at x with one pass over G (used for the start;
+// with primed, x is the start whose G·H the start's scaling computed, and
+// no pass is made).
 func (d *dualProblem) Func(x, grad []float64) float64 {
 	d.h = d.view(x)
+	if d.primed {
+		d.primed = false
+		return d.valueGrad(grad)
+	}
 	d.passes++
 	if err := d.g.Apply(d.gh, d.h); err != nil {
 		d.lastError = err
 		return math.NaN()
 	}
+	d.unit(d.gh)
 	return d.valueGrad(grad)
+}
+
+// scaleStart fixes the problem's unit, 4^shift, from the start Ω: shift =
+// round(log₂(τ)/2) for τ = Tr(ΩᵀGΩ)/‖Ω‖²_F (G's mean Rayleigh quotient,
+// about Tr G/n), with the pass over G that the first evaluation would
+// make (Func then reuses it). L-BFGS then minimises the cost of G′ =
+// G/4^shift from Ω — its first step, of unit length, suits a problem of
+// order 1 — and SolveDual returns H = 2^shift·H′, G·H = 8^shift·G′H′ and
+// the cost 4^shift·d′: the dual cost is homogeneous, d_{c²G}(c·H) =
+// c²·d_G(H), so that is G's solution, and powers of two change no
+// rounding. (Without it the linear kernel of data scaled by 2^±60 broke
+// down or stopped where it started.) Kernels of order 1 (τ in (½, 2))
+// keep shift 0: nothing changes for them.
+func (d *dualProblem) scaleStart(h0 *mat.Dense) error {
+	d.passes++
+	if err := d.g.Apply(d.gh, h0); err != nil {
+		return err
+	}
+	sums := []float64{dotLocal(h0, d.gh), sumSquares(h0)}
+	if err := d.red.Sum(sums); err != nil {
+		return fmt.Errorf("kpca: dual start: %w", err)
+	}
+	d.primed = true
+	tau := sums[0] / sums[1]
+	if !(tau > 0) || math.IsInf(tau, 0) {
+		return nil // G is zero or indefinite to rounding: valueGrad says so
+	}
+	d.shift = int(math.Round(math.Log2(tau) / 2))
+	d.unit(d.gh)
+	return nil
+}
+
+// unit rescales a product G·X just computed to G′·X = G·X/4^shift.
+func (d *dualProblem) unit(gx *mat.Dense) {
+	if d.shift != 0 {
+		ldexpAll(gx, -2*d.shift)
+	}
+}
+
+// ldexpAll multiplies every entry of m by 2^e.
+func ldexpAll(m *mat.Dense, e int) {
+	r, c := m.Dims()
+	for i := 0; i < r; i++ {
+		row := m.RawRowView(i)[:c]
+		for j := range row {
+			row[j] = math.Ldexp(row[j], e)
+		}
+	}
 }
 
 // valueGrad uses h and gh to return d(H) and store ∇d(H).
@@ -172,7 +229,7 @@ func (d *dualProblem) valueGrad(grad []float64) float64 {
 	linalg.Copy(d.a0, a0)
 	d.hh = d.buf[ss]
 	if d.floorOf != nil {
-		d.floor, d.floorOf = d.floorOf(), nil
+		d.floor, d.floorOf = math.Ldexp(d.floorOf(), -2*d.shift), nil // in G′'s unit
 	}
 	ms, err := sqrtFactorsAbove(d.a0, d.floor*d.hh/float64(d.s))
 	if err != nil {
@@ -197,6 +254,7 @@ func (d *dualProblem) Direction(x, p []float64) {
 		d.lastError = err
 		d.gp.Apply(func(_, _ int, _ float64) float64 { return math.NaN() }, d.gp)
 	}
+	d.unit(d.gp)
 	ss := d.s * d.s
 	pgh := mat.NewDense(d.s, d.s, d.buf[:ss])
 	linalg.Mul(pgh, d.p.T(), d.gh)
@@ -307,6 +365,10 @@ type DualResult struct {
 // SolveDual minimises the dual cost d(H) = ½‖H‖²_F − Tr √(HᵀGH) over n×s
 // matrices H with L-BFGS, paying one pass over G per iteration (plus one
 // for the start, two with StartSketch, and one per failed line search).
+// It minimises in a unit of G fixed from the start (a power of four near
+// G's mean Rayleigh quotient: scaleStart), so the iterations do not
+// depend on G's scale: for G scaled by 4^j it takes the same steps and
+// returns H·2^j, G·H·8^j and the cost·4^j, bit for bit.
 //
 // On an eig.Distributed operator (package dist: rows split over MPI
 // ranks) every part calls SolveDual together: H₀ is this part's rows of
@@ -326,8 +388,15 @@ func SolveDual(op eig.Operator, s int, o DualOptions) (*DualResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Start == StartNormal {
+		if err := prob.scaleStart(h0); err != nil {
+			return nil, err
+		}
+	}
 	if o.StartOut != nil {
-		o.StartOut(linalg.CopyOf(h0))
+		start := linalg.CopyOf(h0)
+		ldexpAll(start, prob.shift) // in G's unit
+		o.StartOut(start)
 	}
 	// ‖∇d‖ ≤ tol·‖H‖ (lbfgs's relative test: max(1, ‖H‖) is the wrong
 	// scale for small kernels) or a relative decrease of d below tol over 5
@@ -340,7 +409,9 @@ func SolveDual(op eig.Operator, s int, o DualOptions) (*DualResult, error) {
 		settings.Sum = red.Sum
 	}
 	if o.Stop != nil {
-		settings.Stop = func(iter int, _ []float64, f float64, _ []float64) bool { return o.Stop(iter, f) }
+		settings.Stop = func(iter int, _ []float64, f float64, _ []float64) bool {
+			return o.Stop(iter, math.Ldexp(f, 2*prob.shift))
+		}
 	}
 	res, err := lbfgs.Minimize(prob, h0.RawMatrix().Data, settings)
 	if prob.lastError != nil {
@@ -349,8 +420,12 @@ func SolveDual(op eig.Operator, s int, o DualOptions) (*DualResult, error) {
 	if res == nil {
 		return nil, fmt.Errorf("kpca: lbfgs: %w", err)
 	}
+	// Back from G′'s unit to G's (scaleStart).
+	h := mat.NewDense(n, s, res.X)
+	ldexpAll(h, prob.shift)
+	ldexpAll(prob.gh, 3*prob.shift)
 	dr := &DualResult{
-		H: mat.NewDense(n, s, res.X), GH: prob.gh, Cost: res.F,
+		H: h, GH: prob.gh, Cost: math.Ldexp(res.F, 2*prob.shift),
 		Stats:          status.Stats{Iterations: res.Iterations, Passes: prob.passes, Evaluations: res.Evaluations, Seconds: res.Seconds},
 		FailedSearches: res.FailedSearches,
 		Status:         res.Status,
@@ -419,13 +494,19 @@ func dualStart(op eig.Operator, s int, start Start, seed uint64, prob *dualProbl
 	}
 	// Scale Y = GΩ so that ‖H₀‖²_F = Tr(ΩᵀGΩ)/s, an estimate of Tr G
 	// and so an upper bound of the optimum's ‖H*‖²_F = Σ_{i≤s} λ_i.
-	sums := []float64{dotLocal(omega, y), sumSquares(y)}
+	sums := []float64{dotLocal(omega, y), sumSquares(y), sumSquares(omega)}
 	if err := red.Sum(sums); err != nil {
 		return nil, fmt.Errorf("kpca: dual start: %w", err)
 	}
 	tr, ny := sums[0], math.Sqrt(sums[1])
 	if tr > 0 && ny > 0 {
 		y.Scale(math.Sqrt(tr)/ny/math.Sqrt(float64(s)), y)
+		// The problem's unit as scaleStart fixes it, from Ω's Rayleigh
+		// quotient; the start in G′'s unit.
+		if tau := tr / sums[2]; tau > 0 && !math.IsInf(tau, 0) {
+			prob.shift = int(math.Round(math.Log2(tau) / 2))
+			ldexpAll(y, -prob.shift)
+		}
 	}
 	return y, nil
 }

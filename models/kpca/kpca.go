@@ -27,7 +27,9 @@ var (
 type Start int
 
 const (
-	// StartNormal is H₀ with standard normal entries (the paper's).
+	// StartNormal is H₀ with standard normal entries (the paper's), in the
+	// problem's unit: 2^k·Ω, 4^k nearest G's mean Rayleigh quotient on Ω
+	// (SolveDual; k = 0 for kernels of order 1).
 	StartNormal Start = iota
 	// StartSketch is H₀ = c·GΩ for a standard normal Ω, with c minimising
 	// d(c·GΩ); it costs one extra pass over G.

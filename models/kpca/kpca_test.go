@@ -725,7 +725,8 @@ func TestComponentsBelowNRefusedFirst(t *testing.T) {
 }
 
 // The dual starts: StartNormal is Ω, the seeded standard normal n×s
-// block; StartSketch is G·Ω scaled so that ‖H₀‖²_F = Tr(ΩᵀGΩ)/s (an
+// block, in the problem's unit (2^k·Ω, 4^k nearest G's mean Rayleigh
+// quotient on Ω); StartSketch is G·Ω scaled so that ‖H₀‖²_F = Tr(ΩᵀGΩ)/s (an
 // estimate of Tr G, so an upper bound of the optimum's ‖H*‖²_F = Σ λ_i),
 // at any kernel scale (‖GΩ‖ below 1 included).
 func TestDualStarts(t *testing.T) {
@@ -748,7 +749,16 @@ func TestDualStarts(t *testing.T) {
 		if err != nil {
 			require.ErrorIs(t, err, ErrNotConverged)
 		}
-		require.True(t, mat.Equal(omega, h0), "StartNormal is Ω")
+		// StartNormal is Ω in the problem's unit: 2^k·Ω with k =
+		// round(log₂(τ)/2), τ = Tr(ΩᵀGΩ)/‖Ω‖²_F.
+		var g0, q mat.Dense
+		g0.Mul(a, omega)
+		q.Mul(omega.T(), &g0)
+		tau := mat.Trace(&q) / math.Pow(mat.Norm(omega, 2), 2)
+		e := int(math.Round(math.Log2(tau) / 2))
+		var want mat.Dense
+		want.Scale(math.Ldexp(1, e), omega)
+		require.True(t, mat.Equal(&want, h0), "StartNormal is 2^%d·Ω (τ = %g)", e, tau)
 		_, err = SolveDual(op, s, DualOptions{Start: StartSketch, Seed: 9, MaxIter: 1, StartOut: capture})
 		if err != nil {
 			require.ErrorIs(t, err, ErrNotConverged)

@@ -2,6 +2,7 @@ package kpca
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
@@ -60,4 +61,42 @@ func TestIdenticalPointsHaveNoComponents(t *testing.T) {
 	rank0(err, "stream")
 	m := &KPCA{Components: 1, Kernel: gauss, Approx: approx.Nystrom{Rank: 3}}
 	rank0(m.FitLevels8(context.Background(), rows), "FitLevels8")
+}
+
+// The linear kernel is homogeneous: data scaled by c give eigenvalues
+// scaled by c² and scores by c (to rounding; c a power of two), centred
+// or not, whatever the solver — far below and above 1, so that no rank
+// test or stopping test hides an absolute threshold.
+func TestLinearKernelScaleInvariance(t *testing.T) {
+	x := gaussData(t, 60, 4, 77)
+	for _, noCenter := range []bool{false, true} {
+		for _, solver := range []string{"dense", "lanczos", "block", "lbfgs", "dca"} {
+			base := &KPCA{Components: 2, NoCenter: noCenter, Solver: byName(solver)}
+			require.NoError(t, base.Fit(x))
+			bv, _ := base.Eigenvalues()
+			bs, _ := base.Scores()
+			for _, p := range []int{-200, -30, 30, 200} {
+				c := math.Ldexp(1, p)
+				xs := mat.DenseCopyOf(x)
+				xs.Scale(c, xs)
+				m := &KPCA{Components: 2, NoCenter: noCenter, Solver: byName(solver)}
+				what := fmt.Sprintf("%s centred %v 2^%d", solver, !noCenter, p)
+				require.NoError(t, m.Fit(xs), what)
+				v, _ := m.Eigenvalues()
+				for i := range v {
+					require.InDelta(t, bv[i], math.Ldexp(v[i], -2*p), 1e-8*bv[0], what)
+				}
+				s, _ := m.Scores()
+				var back mat.Dense
+				back.Scale(1/c, s)
+				for j := 0; j < 2; j++ {
+					// Signs may differ: compare |score| column by column.
+					sign := math.Copysign(1, back.At(0, j)*bs.At(0, j))
+					for i := 0; i < 60; i++ {
+						require.InDelta(t, bs.At(i, j), sign*back.At(i, j), 1e-6*mat.Norm(bs, math.Inf(1)), what)
+					}
+				}
+			}
+		}
+	}
 }
