@@ -177,7 +177,9 @@ func Minimize(p Problem, x0 []float64, s Settings) (*Result, error) {
 				iter--
 				continue
 			}
-			if ls.minPhi >= f-8*epsilon*math.Abs(f) {
+			// (Trials that all left f's domain, +Inf, say nothing about
+			// rounding: that is a breakdown.)
+			if !math.IsInf(ls.minPhi, 1) && ls.minPhi >= f-8*epsilon*math.Abs(f) {
 				return finish(status.Status{Code: status.Converged, Test: TestRounding,
 					Detail: fmt.Sprintf("‖∇f‖ = %.3g", norm(g))})
 			}

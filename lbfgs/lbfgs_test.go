@@ -564,3 +564,28 @@ func TestRoundingBoundIs8Epsilon(t *testing.T) {
 		require.Equal(t, cs.code, res.Status.Code, "%g ulps: %v", cs.ulps, res.Status)
 	}
 }
+
+// wall is finite only at its start: every trial step leaves its domain
+// (+Inf), whatever its length.
+type wall struct{ x0 []float64 }
+
+func (w wall) Func(x, g []float64) float64 {
+	for i := range g {
+		g[i] = 1
+	}
+	for i, v := range x {
+		if v != w.x0[i] {
+			return math.Inf(1)
+		}
+	}
+	return 3
+}
+
+// A failed search whose trials were all outside f's domain proves nothing
+// about rounding: a breakdown, not convergence.
+func TestAllTrialsOutsideDomainIsBreakdown(t *testing.T) {
+	x0 := []float64{1, 2}
+	res, err := Minimize(wall{x0: x0}, x0, Settings{GradTol: 1e-300, FuncTol: -1, MaxLineEvals: 6})
+	require.Error(t, err)
+	require.Equal(t, status.Breakdown, res.Status.Code, "%v", res.Status)
+}
