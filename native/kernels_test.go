@@ -853,3 +853,19 @@ func TestRBFMapThinBlocks(t *testing.T) {
 		}
 	}
 }
+
+// Empty products — no rows or no columns — are no-ops on empty operands,
+// for every build and each of the three float32-matrix kernels.
+func TestMulT32Empty(t *testing.T) {
+	for _, b := range testBuilds() {
+		for _, mn := range [][2]int{{0, 5}, {3, 0}, {0, 0}} {
+			m, n := mn[0], mn[1]
+			lda := max(1, n)
+			require.NotPanics(t, func() {
+				b.MulT32Dot(m, n, nil, lda, 4, nil, max(1, n), nil, max(1, m))
+				b.MulT32Axpy(m, n, nil, lda, 4, nil, max(1, m), nil, max(1, n))
+				b.MulT32Rows(m, n, nil, lda, 4, nil, max(1, m), nil, max(1, n))
+			}, "%s m=%d n=%d", b.Name(), m, n)
+		}
+	}
+}

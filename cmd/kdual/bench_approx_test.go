@@ -10,6 +10,9 @@ import (
 
 	"github.com/kdual/kdual/bench"
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/models/kpca"
 	"github.com/kdual/kdual/native"
 )
 
@@ -76,6 +79,21 @@ func TestBenchApprox(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &rep))
 	require.Equal(t, 600, rep.N)
 	require.Len(t, rep.Exact.Eigenvalues, 5)
+	// The exact solution is exact: Lanczos at the documented default
+	// tolerance, the dense solver's eigenvalues of the same centred
+	// Gaussian kernel (the first 600 images, median σ).
+	require.Contains(t, rep.Exact.Source, "Lanczos tol 1e-08")
+	x, err := dataset.FashionAugmented("", 600, 1)
+	require.NoError(t, err)
+	sigma, err := kernel.MedianSigma(x)
+	require.NoError(t, err)
+	require.Equal(t, sigma, rep.Sigma)
+	dense := &kpca.KPCA{Components: 5, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: sigma}, Solver: kpca.Eigen{Solver: eig.DenseSolver{}}}
+	require.NoError(t, dense.Fit(x))
+	dv, _ := dense.Eigenvalues()
+	for i, v := range dv {
+		require.InDelta(t, v, rep.Exact.Eigenvalues[i], 1e-7*dv[0], "exact eigenvalue %d", i)
+	}
 	require.Len(t, rep.Rows, 2*(2+2+1)) // (rpcholesky, uniform) × 2 precisions + rff, × 2 ranks
 	byKey := map[string]bench.ApproxRow{}
 	for _, r := range rep.Rows {
