@@ -366,30 +366,51 @@ func TestScikitLearnKernelsEveryPath(t *testing.T) {
 
 // The kernel smoother in closed form: weights v_i − min v (v = k_c +
 // row means), x̂ = Σ w_i x_i / Σ w_i; nearest keeps the largest weights;
-// weights summing to nothing give the training mean; bad shapes are
-// refused.
+// weights summing to nothing (against the kernel's scale) give the
+// training mean; bad shapes and scales are refused.
 func TestSmootherClosedForm(t *testing.T) {
 	x := mat.NewDense(3, 2, []float64{0, 0, 2, 0, 0, 4})
 	means := []float64{0.5, 0.25, 0.25}
 	// v = (0.5+0.5, 0.75+0.25, 0+0.25) = (1, 1, 0.25): w = (0.75, 0.75, 0).
 	kc := mat.NewDense(2, 3, []float64{0.5, 0.75, 0, -0.5, -0.25, -0.25})
-	got, fallback, err := Smoother(kc, means, x, 0)
+	got, fallback, err := Smoother(kc, means, x, 0, 1)
 	require.NoError(t, err)
 	require.Equal(t, 1, fallback, "the second row's v are all equal: no weight")
 	require.InDeltaSlice(t, []float64{1, 0}, got.RawRowView(0), 1e-15) // (0.75·(0,0) + 0.75·(2,0))/1.5
 	require.InDeltaSlice(t, []float64{2.0 / 3, 4.0 / 3}, got.RawRowView(1), 1e-15)
 	// v = (1, 0.5, 0.75) → w = (0.5, 0, 0.25); nearest 1 keeps only x₀.
 	kc1 := mat.NewDense(1, 3, []float64{0.5, 0.25, 0.5})
-	got, _, err = Smoother(kc1, means, x, 0)
+	got, _, err = Smoother(kc1, means, x, 0, 1)
 	require.NoError(t, err)
 	require.InDeltaSlice(t, []float64{0, 4.0 / 3}, got.RawRowView(0), 1e-15) // (0.5·(0,0) + 0.25·(0,4))/0.75
-	got, _, err = Smoother(kc1, means, x, 1)
+	got, _, err = Smoother(kc1, means, x, 1, 1)
 	require.NoError(t, err)
 	require.InDeltaSlice(t, []float64{0, 0}, got.RawRowView(0), 1e-15)
-	_, _, err = Smoother(kc1, means[:2], x, 0)
+	_, _, err = Smoother(kc1, means[:2], x, 0, 1)
 	require.ErrorIs(t, err, status.ErrInvalid)
-	_, _, err = Smoother(kc1, means, x, 4)
+	_, _, err = Smoother(kc1, means, x, 4, 1)
 	require.ErrorIs(t, err, status.ErrInvalid)
+	for _, bad := range []float64{-1, math.NaN(), math.Inf(1)} {
+		_, _, err = Smoother(kc1, means, x, 0, bad)
+		require.ErrorIs(t, err, status.ErrInvalid, "scale %g", bad)
+	}
+	// Weights are measured against the kernel's scale, not 1: the same
+	// vectors scaled by 2⁻⁶⁰ (a kernel of that size) give the same
+	// pre-images, and no row falls back to the mean for its size alone.
+	c := math.Ldexp(1, -60)
+	small, smallMeans := mat.DenseCopyOf(kc1), []float64{means[0] * c, means[1] * c, means[2] * c}
+	small.Scale(c, small)
+	got, fallback, err = Smoother(small, smallMeans, x, 0, c)
+	require.NoError(t, err)
+	require.Zero(t, fallback)
+	require.InDeltaSlice(t, []float64{0, 4.0 / 3}, got.RawRowView(0), 1e-15)
+	// DiagonalMean: tr(K)/n from K_c and the centring.
+	k := mat.NewSymDense(3, []float64{4, 1, 2, 1, 3, 0, 2, 0, 5})
+	kcs := mat.NewSymDense(3, nil)
+	kcs.CopySym(k)
+	ce, err := linalg.CenterKernelInPlace(kcs)
+	require.NoError(t, err)
+	require.InDelta(t, 4.0, DiagonalMean(kcs, ce), 1e-14)
 }
 
 // Check refuses a γ that is not positive and finite when σ is unset, and

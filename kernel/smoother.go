@@ -15,6 +15,19 @@ import (
 // weighted mean of training points (ppca's and rkm's pre-images; kpca's
 // learned pre-images are kernel ridge regression, models/kpca).
 
+// DiagonalMean is the mean diagonal tr(K)/n of a kernel matrix K from its
+// doubly centred form K_c (symmetric n×n) and the centring's statistics:
+// K_ii = (K_c)_ii + 2r_i − μ and the r_i average to μ, so tr(K)/n =
+// tr(K_c)/n + μ. It is Smoother's scale.
+func DiagonalMean(kc *mat.SymDense, c linalg.Centering) float64 {
+	n := kc.SymmetricDim()
+	t := 0.0
+	for i := 0; i < n; i++ {
+		t += kc.At(i, i)
+	}
+	return t/float64(n) + c.Mean
+}
+
 // Smoother maps centred kernel vectors back to input space with the kernel
 // smoother x̂ = Σ_i w_i x_i / Σ_i w_i over the n training points (rows of
 // x). kc holds one centred kernel vector per row (n columns) and rowMeans
@@ -23,14 +36,18 @@ import (
 // known only up to one additive constant; the weights fix it so that the
 // smallest is zero, w_i = v_i − min_l v_l (exact when the kernel vanishes
 // at the farthest training point, as a Gaussian narrower than the data
-// does). nearest > 0 keeps only the nearest largest weights. A row whose
-// weights sum to less than 1e-12 gets the training mean; the count of such
-// rows is returned.
-func Smoother(kc *mat.Dense, rowMeans []float64, x *mat.Dense, nearest int) (*mat.Dense, int, error) {
+// does). nearest > 0 keeps only the nearest largest weights. scale is the
+// training kernel's mean diagonal tr(K)/n (1 for the exponential kernels):
+// a row whose weights sum to less than 1e-12·scale gets the training mean
+// (its kernel vector is rounding), and the count of such rows is returned.
+func Smoother(kc *mat.Dense, rowMeans []float64, x *mat.Dense, nearest int, scale float64) (*mat.Dense, int, error) {
 	n, d := x.Dims()
 	rows, c := kc.Dims()
 	if c != n || len(rowMeans) != n {
 		return nil, 0, fmt.Errorf("kernel: smoother: %d kernel entries, %d row means, %d training points: %w", c, len(rowMeans), n, status.ErrInvalid)
+	}
+	if !(scale >= 0) || math.IsInf(scale, 0) {
+		return nil, 0, fmt.Errorf("kernel: smoother: scale %g: want the kernel's mean diagonal, finite and ≥ 0: %w", scale, status.ErrInvalid)
 	}
 	if nearest < 0 || nearest > n {
 		return nil, 0, fmt.Errorf("kernel: smoother: nearest = %d: want 0 (all) … %d: %w", nearest, n, status.ErrInvalid)
@@ -69,7 +86,7 @@ func Smoother(kc *mat.Dense, rowMeans []float64, x *mat.Dense, nearest int) (*ma
 			sum += v
 		}
 		dst := out.RawRowView(r)
-		if sum < 1e-12 {
+		if !(sum >= 1e-12*scale) || sum == 0 {
 			copy(dst, mean)
 			fallback++
 			continue

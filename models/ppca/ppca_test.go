@@ -365,6 +365,32 @@ func TestPreImage(t *testing.T) {
 	require.InDelta(t, 5, mean.At(0, 1), 1e-12)
 }
 
+// With the linear kernel the pre-images of the training kernel vectors
+// scale with the data (a power of two c: exactly up to rounding), and no
+// row falls back to the mean because the kernel is small or large.
+func TestPreImageScaleInvariance(t *testing.T) {
+	x := mat.NewDense(6, 2, []float64{0, 1, 2, 0.5, -1, 3, 4, -2, 1, 1, -3, 0.25})
+	ref := &Dual{Q: 1, Kernel: kernel.Kernel{Kind: kernel.Linear}}
+	require.NoError(t, ref.Fit(x))
+	kc, _ := ref.TrainKernelVectors()
+	want, fb, err := ref.PreImage(kc, 0)
+	require.NoError(t, err)
+	require.Zero(t, fb)
+	for _, p := range []int{-200, -40, 40, 200} {
+		c := math.Ldexp(1, p)
+		xs := mat.DenseCopyOf(x)
+		xs.Scale(c, xs)
+		d := &Dual{Q: 1, Kernel: kernel.Kernel{Kind: kernel.Linear}}
+		require.NoError(t, d.Fit(xs))
+		kcs, _ := d.TrainKernelVectors()
+		got, fb, err := d.PreImage(kcs, 0)
+		require.NoError(t, err, "2^%d", p)
+		require.Zero(t, fb, "2^%d: fell back to the mean", p)
+		got.Scale(1/c, got)
+		require.Less(t, maxAbsDiff(got, want), 1e-12, "2^%d", p)
+	}
+}
+
 func TestErrors(t *testing.T) {
 	x := randData(t, 10, 2, 13)
 	lin := func(q int, s2 float64) error { return (&Dual{Q: q, Sigma2: s2}).Fit(x) }

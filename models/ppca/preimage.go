@@ -22,5 +22,5 @@ func (m *Dual) PreImage(kc *mat.Dense, nearest int) (*mat.Dense, int, error) {
 	if err := m.checkKernelRows("PreImage", kc); err != nil {
 		return nil, 0, err
 	}
-	return kernel.Smoother(kc, m.center.RowMeans, m.x, nearest)
+	return kernel.Smoother(kc, m.center.RowMeans, m.x, nearest, kernel.DiagonalMean(m.kc, m.center))
 }

@@ -104,13 +104,13 @@ func (m *Model) Infer(target int, xs []*mat.Dense) (*mat.Dense, error) {
 		}
 		kc := mat.NewDense(rows, m.n, nil)
 		linalg.Mul(kc, phi, tv.phi.T())
-		out, _, err := kernel.Smoother(kc, tv.center.RowMeans, tv.x, 0)
+		out, _, err := kernel.Smoother(kc, tv.center.RowMeans, tv.x, 0, tv.diagonalMean())
 		return out, err
 	}
 	// k̂_v = K_v H h*.
 	kc := mat.NewDense(rows, m.n, nil)
 	linalg.Mul(kc, h, it.kh.T())
-	out, _, err := kernel.Smoother(kc, tv.center.RowMeans, tv.x, 0)
+	out, _, err := kernel.Smoother(kc, tv.center.RowMeans, tv.x, 0, tv.diagonalMean())
 	return out, err
 }
 

@@ -303,6 +303,27 @@ func (m *Model) prepareView(v int, fv *fitView) error {
 	return nil
 }
 
+// diagonalMean is the view's uncentred kernel's mean diagonal (the
+// smoother's scale): from the centred kernel, or for explicit features
+// φ_i = φ_c,i + μ (Σ φ_c,i = 0) the mean of ‖φ_c,i‖² plus ‖μ‖², without
+// forming the n×n kernel.
+func (fv *fitView) diagonalMean() float64 {
+	if fv.kc != nil {
+		return kernel.DiagonalMean(fv.kc, fv.center)
+	}
+	n, _ := fv.phi.Dims()
+	t := 0.0
+	for i := 0; i < n; i++ {
+		for _, v := range fv.phi.RawRowView(i) {
+			t += v * v
+		}
+	}
+	for _, v := range fv.mean {
+		t += v * v * float64(n)
+	}
+	return t / float64(n)
+}
+
 // viewKernel returns the centred n×n kernel of a view.
 func (fv *fitView) viewKernel() *mat.SymDense {
 	if fv.kc == nil {
