@@ -69,6 +69,9 @@ type Settings struct {
 	// ‖G‖ near a minimum while the tangent part vanishes, so a large bound
 	// keeps the final phase fast; far from it α ≤ 1/‖W‖_F is the active
 	// bound) and 0.01 for SGD (whose step scales with the gradient).
+	// Minimize measures the gradient in the unit (a power of two) that
+	// brings its first norm into [1, 2), so LR, Eps and the iterates do
+	// not depend on the objective's scale.
 	LR float64
 	// Beta1 (Adam) or the momentum β (SGD); 0 means 0.9.
 	Beta1 float64
@@ -220,6 +223,12 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 	var cancelled error
 	f := obj.Eval(a, w.g)
 	res.Evaluations++
+	// The gradient in a unit that brings its first norm into [1, 2): the
+	// minimiser does not depend on f's scale, and a power of two changes
+	// no rounding, but Adam's Eps is absolute — with ‖G‖ of 10⁻²⁴ (a
+	// kernel of data scaled by 2⁻⁴⁰) it dominated √v̂ and no step moved.
+	unit := gradientUnit(w.g)
+	w.g.Scale(unit, w.g)
 	for k := 1; k <= st.MaxIter; k++ {
 		if math.IsNaN(f) || math.IsInf(f, 0) || !finite(w.g) {
 			return nil, fmt.Errorf("stiefel: objective gave f = %g or a non-finite gradient at step %d: %w", f, k, status.ErrInvalid)
@@ -258,6 +267,7 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 		}
 		res.Iterations = k
 		f = obj.Eval(a, w.g)
+		w.g.Scale(unit, w.g)
 		res.Evaluations++
 		if st.Callback != nil && st.Callback(k, f, a) {
 			res.Status = status.Status{Code: status.Stopped, Detail: fmt.Sprintf("the Callback returned true at step %d", k)}
@@ -285,6 +295,17 @@ func Minimize(obj Objective, m, s int, a0 *mat.Dense, set Settings) (*Result, er
 		return res, fmt.Errorf("stiefel: %w", err)
 	}
 	return res, nil
+}
+
+// gradientUnit is the power of two that brings ‖g‖_F into [1, 2) (1 for
+// a zero or non-finite g: Minimize then stops or reports it).
+func gradientUnit(g *mat.Dense) float64 {
+	n := linalg.Norm2(g)
+	if !(n > 0) || math.IsInf(n, 0) {
+		return 1
+	}
+	_, e := math.Frexp(n) // n = frac·2^e, frac in [½, 1)
+	return math.Ldexp(1, 1-e)
 }
 
 // startOf returns the start: a copy of a0 (checked m×s, s ≤ m, finite;

@@ -237,6 +237,25 @@ func TestAdamFirstStepIsScaleFree(t *testing.T) {
 	}
 }
 
+// The iterates do not depend on the objective's scale: scaled by a power
+// of two from 2⁻²⁰⁰ to 2²⁰⁰, Adam and SGD take the same steps to the same
+// point (bit for bit) in the same number of steps; Adam's absolute Eps
+// once stalled it on gradients of 10⁻²⁴.
+func TestIteratesScaleFree(t *testing.T) {
+	const m, s = 40, 4
+	b := testmat.WithSpectrum(dataset.NewRand(2), spectrum(m))
+	for _, method := range []Method{Adam, SGD} {
+		ref, err := Minimize(traceObjective{b}, m, s, nil, Settings{Method: method, Tol: 1e-7, Seed: 3})
+		require.NoError(t, err)
+		for _, p := range []int{-200, -40, 40, 200} {
+			res, err := Minimize(scaledObjective{traceObjective{b}, math.Ldexp(1, p)}, m, s, nil, Settings{Method: method, Tol: 1e-7, Seed: 3})
+			require.NoError(t, err, "method %d, 2^%d", method, p)
+			require.Equal(t, ref.Iterations, res.Iterations, "method %d, 2^%d", method, p)
+			require.True(t, mat.Equal(ref.A, res.A), "method %d, 2^%d", method, p)
+		}
+	}
+}
+
 // A context cancelled during the run stops it after the step in progress,
 // with the feasible current point, Status Stopped and an error wrapping
 // ErrStopped and context.Canceled.
