@@ -165,6 +165,18 @@ func TestBadInput(t *testing.T) {
 		require.ErrorIs(t, err, status.ErrInvalid, "%v", k.Kind)
 		require.ErrorContains(t, err, "overflow float64", "%v", k.Kind)
 	}
+	// Float32 features of data beyond float32's range are refused (they
+	// gave NaN or lost their digits), float64 ones taken.
+	for _, p := range []int{-70, 70} {
+		far := mat.DenseCopyOf(x)
+		far.Scale(math.Ldexp(1, p), far)
+		lin := kernel.Kernel{Kind: kernel.Linear}
+		_, err = Nystrom{Rank: 3, Float32: true}.Fit(far, lin)
+		require.ErrorIs(t, err, status.ErrInvalid, "2^%d", p)
+		require.ErrorContains(t, err, "float32's range", "2^%d", p)
+		_, err = Nystrom{Rank: 3}.Fit(far, lin)
+		require.NoError(t, err, "2^%d float64", p)
+	}
 	_, err = RFF{Features: 0}.Fit(x, gauss)
 	require.ErrorIs(t, err, status.ErrInvalid)
 	one, err := RFF{Features: 1}.Fit(x, gauss) // the least count is a map

@@ -15,6 +15,7 @@ import (
 	"math"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/gram"
@@ -467,14 +468,20 @@ func shiftedFloat32(x *mat.Dense, k kernel.Kernel) (*linalg.Dense32, error) {
 	if err != nil {
 		return nil, err
 	}
+	bigs := make([]float64, n) // each row's largest |x_ij − mean_j|
 	par.For(0, n, nil, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			dst := out.Row(i)
 			for j, v := range x.RawRowView(i) {
 				dst[j] = float32(v - mean[j])
+				bigs[i] = math.Max(bigs[i], math.Abs(v-mean[j]))
 			}
 		}
 	})
+	if err := gram.CheckFloat32Range("Nystrom: float32 features", floats.Max(bigs), d); err != nil {
+		out.Free()
+		return nil, err
+	}
 	return out, nil
 }
 

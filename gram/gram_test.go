@@ -892,3 +892,37 @@ func TestElementMapsMatchFormulas(t *testing.T) {
 		}
 	}
 }
+
+// Float32 products need the data in float32's normal range: a largest
+// entry of at least 2⁻⁶⁰ and d·big² of at most 2¹²² (CheckFloat32Range,
+// at its edges); beyond them Prepare with float32 products and
+// NewKernelRows32 refuse the data (they gave NaN kernel values or lost
+// their digits to subnormals), while float64 products take it.
+func TestFloat32Range(t *testing.T) {
+	require.NoError(t, CheckFloat32Range("t", 0, 5))
+	require.NoError(t, CheckFloat32Range("t", 0x1p-60, 5))
+	require.Error(t, CheckFloat32Range("t", math.Nextafter(0x1p-60, 0), 5))
+	require.NoError(t, CheckFloat32Range("t", 0x1p60, 4))
+	require.ErrorIs(t, CheckFloat32Range("t", math.Nextafter(0x1p60, math.Inf(1)), 4), status.ErrInvalid)
+	require.Error(t, CheckFloat32Range("t", math.NaN(), 4))
+	x := randData(61, 50, 4)
+	for _, p := range []int{-70, 70} {
+		xs := mat.DenseCopyOf(x)
+		xs.Scale(math.Ldexp(1, p), xs)
+		em := ElementMap{Kind: MapExpSq, C: -math.Ldexp(0.1, -2*p)}
+		_, err := GramMap(xs, em, GramOptions{Products: ProductsFloat32})
+		require.ErrorIs(t, err, status.ErrInvalid, "2^%d", p)
+		require.ErrorContains(t, err, "float32's range")
+		g, err := GramMap(xs, em, GramOptions{})
+		require.NoError(t, err, "2^%d float64", p)
+		ref, err := GramMap(x, ElementMap{Kind: MapExpSq, C: -0.1}, GramOptions{})
+		require.NoError(t, err)
+		require.True(t, mat.EqualApprox(g, ref, 1e-12), "2^%d: the scaled Gaussian is the same kernel", p)
+		x32, err := linalg.Dense32Of(xs)
+		if err == nil {
+			_, err = NewKernelRows32(x32, em, GramOptions{})
+			require.ErrorIs(t, err, status.ErrInvalid, "2^%d rows32", p)
+			x32.Free()
+		}
+	}
+}

@@ -144,6 +144,9 @@ func Prepare(x Data, em ElementMap, o GramOptions, keepCopy bool) (*Source, erro
 		s.norms = sc.norms
 	}
 	if o.Products == ProductsFloat32 && em.Kind != MapExpL1 {
+		if err := CheckFloat32Range("Prepare", sc.big, d); err != nil {
+			return nil, err
+		}
 		s.narrow32(o.Workers)
 	}
 	return src, nil
@@ -174,6 +177,22 @@ func (s *Source) Dims() (n, d int) { return s.s.x.Rows, s.s.x.Cols }
 
 // Map returns the element map the source was prepared for.
 func (s *Source) Map() ElementMap { return s.s.em }
+
+// CheckFloat32Range returns an error wrapping ErrInvalid when data whose
+// largest entry in magnitude is big (d columns) would leave float32's
+// normal range in float32 products: big below 2⁻⁶⁰ (squares near
+// float32's subnormals, which keep few digits) or d·big² above 2¹²² (a
+// product or a squared norm of shifted rows near float32's largest
+// value). Zero data pass. what names the caller.
+func CheckFloat32Range(what string, big float64, d int) error {
+	if big == 0 {
+		return nil
+	}
+	if big < 0x1p-60 || float64(d)*big*big > 0x1p122 || math.IsNaN(big) {
+		return invalidf("%s: the data's largest entry is %g: float32 products of %d such entries leave float32's range (scale the data, or use float64 products)", what, big, d)
+	}
+	return nil
+}
 
 // maxEntry is the largest |x_ij| whose rows' squared norms and squared
 // distances stay finite: with the rows shifted by their means (entries up

@@ -8,6 +8,7 @@ import (
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/native"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -170,13 +171,15 @@ func NewKernelRows32(x *linalg.Dense32, em ElementMap, o GramOptions) (*KernelRo
 		s.shiftBy = make([]float64, d)
 	}
 	s.norms = make([]float64, n)
+	bigs := make([]float64, n)
 	par.For(o.Workers, n, nil, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			v := 0.0
+			v, b := 0.0, 0.0
 			for _, e := range s.x32[i*d : (i+1)*d] {
 				v += float64(e) * float64(e)
+				b = math.Max(b, math.Abs(float64(e)))
 			}
-			s.norms[i] = v
+			s.norms[i], bigs[i] = v, b
 		}
 	})
 	// A NaN or an infinity makes its row's norm NaN or +Inf (float32
@@ -185,6 +188,9 @@ func NewKernelRows32(x *linalg.Dense32, em ElementMap, o GramOptions) (*KernelRo
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, linalg.CheckFinite32("KernelRows32: x", x)
 		}
+	}
+	if err := CheckFloat32Range("KernelRows32", floats.Max(bigs), d); err != nil {
+		return nil, err
 	}
 	return &KernelRows{s: s}, nil
 }

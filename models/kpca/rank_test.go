@@ -70,7 +70,7 @@ func TestIdenticalPointsHaveNoComponents(t *testing.T) {
 func TestLinearKernelScaleInvariance(t *testing.T) {
 	x := gaussData(t, 60, 4, 77)
 	for _, noCenter := range []bool{false, true} {
-		for _, solver := range []string{"dense", "lanczos", "block", "lbfgs", "dca"} {
+		for _, solver := range []string{"dense", "lanczos", "block", "randomized", "lbfgs", "dca"} {
 			base := &KPCA{Components: 2, NoCenter: noCenter, Solver: byName(solver)}
 			require.NoError(t, base.Fit(x))
 			bv, _ := base.Eigenvalues()
