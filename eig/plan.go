@@ -90,6 +90,10 @@ type PlanInput struct {
 	// machine; nil means the rule in force (paths.Current().SingleBlocks).
 	// It is asked only when the answer decides the plan.
 	SingleFaster func() bool
+	// NoFloat32 is true when the kernel's values may leave float32's
+	// range (gram.Store32Range): float32 storage is then never chosen,
+	// and a forced float32 is refused.
+	NoFloat32 bool
 }
 
 // Plan is the planner's choice.
@@ -196,22 +200,13 @@ const minSpeedN = 2048
 // and refused before anything is allocated otherwise (the error names the
 // size it needs and what would fit). The plan
 // depends on its inputs alone (the budget is an input: DefaultBudget when
-// zero), never on a timing. The reason is a sentence for people.
+// zero), never on a timing. Float32 storage is never chosen, and refused
+// when forced, for a kernel whose values may leave float32's range
+// (NoFloat32). The reason is a sentence for people.
 func PlanOperator(in PlanInput) (Plan, error) {
-	if in.N < 1 || in.D < 1 || in.K < 1 || in.K > in.N {
-		return Plan{}, fmt.Errorf("eig: PlanOperator: n = %d, d = %d, k = %d: %w", in.N, in.D, in.K, status.ErrInvalid)
-	}
-	tol := in.Tol
-	if tol == 0 {
-		tol = 1e-10
-	}
-	if !(tol > 0) || math.IsInf(tol, 0) {
-		return Plan{}, fmt.Errorf("eig: PlanOperator: tolerance %g: %w", in.Tol, status.ErrInvalid)
-	}
-	budget := in.Budget
-	source := "given"
-	if budget <= 0 {
-		budget, source = DefaultBudget(), "by default (total memory less 10% and 512 MiB)"
+	tol, budget, source, err := planInputs(in)
+	if err != nil {
+		return Plan{}, err
 	}
 	if in.Ranks > 1 {
 		return planRanks(in, tol, budget)
@@ -227,7 +222,7 @@ func PlanOperator(in PlanInput) (Plan, error) {
 	}
 	b32 := memFloat32(in.N, in.D, stored)
 	bfree := memMatrixFree(in.N, in.D, freeBasis+updateVectors(freeBlock))
-	bound32 := Float32Unit * math.Sqrt(float64(in.N))
+	bound32 := storageBound32(in)
 	p := Plan{Budget: budget}
 	var stock Solver = Auto{Tol: in.Tol}
 	if in.N > planDenseMax && 5*in.K <= in.N {
@@ -271,7 +266,9 @@ func PlanOperator(in PlanInput) (Plan, error) {
 				bigmem.Size(b64), bigmem.Size(budget), source, bigmem.Size(b32), bound32, tol)
 		case !in.Dense && bfree <= budget:
 			why := "does not fit"
-			if b32 <= budget {
+			if in.NoFloat32 {
+				why = "cannot hold these kernel values (past float32's range)"
+			} else if b32 <= budget {
 				why = fmt.Sprintf("would fit but its storage bound u·√n = %.1e exceeds tol = %.1e", bound32, tol)
 			}
 			p.Operator, p.Bytes, p.Solver = OperatorMatrixFree, bfree, free
@@ -409,6 +406,39 @@ func forcedFits(in PlanInput, sizes map[OperatorKind]int64, budget int64, source
 		in.Want, bigmem.Size(need), bigmem.Size(budget), source, what, status.ErrInvalid)
 }
 
+// planInputs checks PlanOperator's input and returns the tolerance and
+// budget in force (defaults for zero) and where the budget came from.
+func planInputs(in PlanInput) (tol float64, budget int64, source string, err error) {
+	if in.N < 1 || in.D < 1 || in.K < 1 || in.K > in.N {
+		return 0, 0, "", fmt.Errorf("eig: PlanOperator: n = %d, d = %d, k = %d: %w", in.N, in.D, in.K, status.ErrInvalid)
+	}
+	tol = in.Tol
+	if tol == 0 {
+		tol = 1e-10
+	}
+	if !(tol > 0) || math.IsInf(tol, 0) {
+		return 0, 0, "", fmt.Errorf("eig: PlanOperator: tolerance %g: %w", in.Tol, status.ErrInvalid)
+	}
+	if in.NoFloat32 && in.Want == OperatorFloat32 {
+		return 0, 0, "", fmt.Errorf("eig: PlanOperator: the float32 operator asked for cannot hold this kernel's values (past float32's range): %w", status.ErrInvalid)
+	}
+	budget, source = in.Budget, "given"
+	if budget <= 0 {
+		budget, source = DefaultBudget(), "by default (total memory less 10% and 512 MiB)"
+	}
+	return tol, budget, source, nil
+}
+
+// storageBound32 is float32 storage's relative bound u·√n, or +Inf when
+// the kernel's values cannot be stored in float32 (NoFloat32): every rule
+// that stores float32 then finds it above any tolerance.
+func storageBound32(in PlanInput) float64 {
+	if in.NoFloat32 {
+		return math.Inf(1)
+	}
+	return Float32Unit * math.Sqrt(float64(in.N))
+}
+
 // planDenseMax is the largest n for which the planner leaves a stored
 // kernel matrix to eig.Auto (LAPACK); from there it pairs block Krylov.
 const planDenseMax = 200
@@ -450,7 +480,7 @@ func planRanks(in PlanInput, tol float64, budget int64) (Plan, error) {
 	}
 	freeBlock := max(3*k, 32)
 	bfree := 2*data + 8*int64(min(maxRows, kernelPanelRows))*int64(min(n, kernelPanelCols)) + 8*int64(maxRows)*int64(3*k+2*freeBlock) + 3*8*int64(n)*int64(freeBlock)
-	bound32 := Float32Unit * math.Sqrt(float64(n))
+	bound32 := storageBound32(in)
 	p := Plan{Budget: budget, Solver: BlockKrylov{Tol: in.Tol, Block: 8}}
 	set := func(kind OperatorKind, bytes int64, reason string) (Plan, error) {
 		p.Operator, p.Bytes, p.Reason = kind, bytes, reason
@@ -485,7 +515,9 @@ func planRanks(in PlanInput, tol float64, budget int64) (Plan, error) {
 			bigmem.Size(b64), bigmem.Size(budget), bigmem.Size(b32), bound32, tol))
 	case bfree <= budget:
 		why := "does not fit"
-		if b32 > 0 && b32 <= budget {
+		if in.NoFloat32 {
+			why = "cannot hold these kernel values (past float32's range)"
+		} else if b32 > 0 && b32 <= budget {
 			why = fmt.Sprintf("fits but its storage bound u·√n = %.1e exceeds tol = %.1e", bound32, tol)
 		}
 		return set(OperatorMatrixFree, bfree, fmt.Sprintf("float64 needs %s of %s per rank; float32 %s; matrix-free needs %s",

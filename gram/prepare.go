@@ -194,6 +194,29 @@ func CheckFloat32Range(what string, big float64, d int) error {
 	return nil
 }
 
+// Store32Range returns an error wrapping ErrInvalid when the values of
+// the map em on rows whose squared norms are at most maxNorm may leave
+// float32's normal range in float32 storage (SymTiles32): a bound on
+// |k(x, y)| — maxNorm for the linear map, (|γ|·maxNorm + |c₀|)^degree for
+// the polynomial one — above 2¹²⁰, or positive and below 2⁻¹⁰⁰ (values
+// flushed to float32's subnormals or to zero). The maps bounded by 1 (the
+// exponential, tanh and cosine maps) always pass.
+func Store32Range(em ElementMap, maxNorm float64) error {
+	var b float64
+	switch em.Kind {
+	case MapIdentity:
+		b = maxNorm
+	case MapPower:
+		b = math.Pow(math.Abs(em.Gamma)*maxNorm+math.Abs(em.Coef0), float64(em.Degree))
+	default:
+		return nil
+	}
+	if b > 0x1p120 || (b > 0 && b < 0x1p-100) || math.IsNaN(b) {
+		return invalidf("kernel values up to %g leave float32's range in float32 storage (store them in float64, apply the kernel matrix-free, or scale the data)", b)
+	}
+	return nil
+}
+
 // maxEntry is the largest |x_ij| whose rows' squared norms and squared
 // distances stay finite: with the rows shifted by their means (entries up
 // to 2·|x|) and ‖x‖² + ‖y‖² added, 8·d·|x|² must not overflow.

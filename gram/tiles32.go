@@ -6,6 +6,7 @@ import (
 
 	"github.com/kdual/kdual/linalg"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/bigmem"
@@ -220,8 +221,14 @@ func (src *Source) Tiles32(o GramOptions) (*SymTiles32, error) {
 	return src.Tiles32Band(o, 0, (n+TileSize-1)/TileSize)
 }
 
-// Tiles32Band is GramTiles32Band of the prepared rows.
+// Tiles32Band is GramTiles32Band of the prepared rows. Kernels whose
+// values may leave float32's range are refused (Store32Range).
 func (src *Source) Tiles32Band(o GramOptions, i0, i1 int) (*SymTiles32, error) {
+	if !src.s.em.distance() {
+		if err := Store32Range(src.s.em, floats.Max(append([]float64{0}, src.s.norms...))); err != nil {
+			return nil, err
+		}
+	}
 	n, _ := src.Dims()
 	st, err := NewSymTiles32Band(n, i0, i1)
 	if err != nil {

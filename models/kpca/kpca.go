@@ -215,7 +215,8 @@ func (k *KPCA) FitContext(ctx context.Context, xm mat.Matrix) error {
 		want = eig.OperatorFloat32
 	}
 	plan, err := eig.PlanOperator(eig.PlanInput{N: n, D: d, K: s, Tol: planTol(k.solverOf()), Budget: k.MemoryBudget,
-		Dense: k.solverOf().Name() == "dense", OneVector: oneVector(k.solverOf()), Want: want, NonNegative: k.Kernel.NonNegative()})
+		Dense: k.solverOf().Name() == "dense", OneVector: oneVector(k.solverOf()), Want: want, NonNegative: k.Kernel.NonNegative(),
+		NoFloat32: noFloat32(x, k.Kernel)})
 	if err != nil {
 		return fmt.Errorf("kpca: Fit: %w", err)
 	}

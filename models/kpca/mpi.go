@@ -59,7 +59,7 @@ func (k *KPCA) FitMPI(ctx context.Context, x *mat.Dense, o MPI) (*MPIFit, error)
 	}
 	n, d := x.Dims()
 	in := eig.PlanInput{N: n, D: d, K: k.Components, Tol: planTol(k.solverOf()), Budget: o.Budget,
-		Ranks: ranks, Want: o.Operator, Dense: k.solverOf().Name() == "dense"}
+		Ranks: ranks, Want: o.Operator, Dense: k.solverOf().Name() == "dense", NoFloat32: noFloat32(x, k.Kernel)}
 	if in.Budget <= 0 {
 		in.Budget = eig.DefaultBudget() / int64(max(o.LocalRanks, 1))
 	}

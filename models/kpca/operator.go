@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/gram"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
 	"gonum.org/v1/gonum/mat"
@@ -185,6 +187,26 @@ func (w *watchOp) SymMatrix() *mat.SymDense {
 		return m.SymMatrix()
 	}
 	return nil
+}
+
+// noFloat32 reports whether the kernel's values on the rows of x may leave
+// float32's range in float32 storage (gram.Store32Range: the linear and
+// polynomial kernels, from the rows' largest squared norm; the others are
+// bounded by 1).
+func noFloat32(x *mat.Dense, k kernel.Kernel) bool {
+	if k.Kind != kernel.Linear && k.Kind != kernel.Polynomial {
+		return false
+	}
+	n, d := x.Dims()
+	top := 0.0
+	for i := 0; i < n; i++ {
+		v := 0.0
+		for _, e := range x.RawRowView(i)[:d] {
+			v += e * e
+		}
+		top = math.Max(top, v)
+	}
+	return gram.Store32Range(k.ElementMap(d), top) != nil
 }
 
 // rankCheck returns a status.RankError naming matrix when the s-th of the

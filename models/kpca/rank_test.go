@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/approx"
+	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
@@ -99,4 +101,39 @@ func TestLinearKernelScaleInvariance(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Float32 storage cannot hold a linear or polynomial kernel far from 1:
+// where the plan would store float32 (a budget that float64 does not fit,
+// a loose tolerance) it applies the kernel matrix-free instead, with the
+// same eigenvalues as at scale 1 (scaled by c²), and a forced float32 is
+// refused naming float32's range (it stored zeros, rank 0, or NaN).
+func TestFloat32StorageRange(t *testing.T) {
+	x := gaussData(t, 300, 4, 77)
+	solver := Eigen{Solver: eig.BlockKrylov{Tol: 1e-5}}
+	base := &KPCA{Components: 2, Kernel: kernel.Kernel{Kind: kernel.Linear}, Solver: solver, MemoryBudget: 5 << 18}
+	require.NoError(t, base.Fit(x))
+	require.Equal(t, "float32", base.Info().Operator, base.Info().PlanReason)
+	bv, _ := base.Eigenvalues()
+	for _, p := range []int{-100, 100} {
+		xs := mat.DenseCopyOf(x)
+		xs.Scale(math.Ldexp(1, p), xs)
+		m := &KPCA{Components: 2, Kernel: kernel.Kernel{Kind: kernel.Linear}, Solver: solver, MemoryBudget: 5 << 18}
+		require.NoError(t, m.Fit(xs), "2^%d", p)
+		require.Equal(t, "matrix-free", m.Info().Operator, "2^%d: %s", p, m.Info().PlanReason)
+		require.Contains(t, m.Info().PlanReason, "float32's range")
+		v, _ := m.Eigenvalues()
+		for i := range v {
+			require.InDelta(t, bv[i], math.Ldexp(v[i], -2*p), 1e-5*bv[0], "2^%d", p)
+		}
+		forced := &KPCA{Components: 2, Kernel: kernel.Kernel{Kind: kernel.Linear}, Operator: eig.OperatorFloat32}
+		err := forced.Fit(xs)
+		require.ErrorIs(t, err, status.ErrInvalid, "2^%d", p)
+		require.ErrorContains(t, err, "float32's range")
+	}
+	// The storage itself refuses such values when asked directly.
+	xs := mat.DenseCopyOf(x)
+	xs.Scale(math.Ldexp(1, 100), xs)
+	_, err := eig.NewKernelOperator(xs, kernel.Kernel{Kind: kernel.Linear}, eig.OperatorFloat32, true, gram.GramOptions{})
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
