@@ -46,6 +46,16 @@ func TestEtaAndEigenEta(t *testing.T) {
 	require.False(t, math.IsNaN(eta))
 	_, err = (&KPCAProblem{Data: "nope", N: 10, S: 2, Kernel: "gaussian"}).Build()
 	require.Error(t, err)
+	// Seed 0 is the documented default seed 1: the same problem.
+	p0 := &KPCAProblem{Data: "randn", N: 100, D: 5, S: 3, Kernel: "gaussian", Bandwidth: "median"}
+	p1 := &KPCAProblem{Data: "randn", N: 100, D: 5, S: 3, Kernel: "gaussian", Bandwidth: "median", Seed: 1}
+	p2 := &KPCAProblem{Data: "randn", N: 100, D: 5, S: 3, Kernel: "gaussian", Bandwidth: "median", Seed: 2}
+	for _, q := range []*KPCAProblem{p0, p1, p2} {
+		_, err := q.Build()
+		require.NoError(t, err)
+	}
+	require.Equal(t, p1.DOpt, p0.DOpt)
+	require.NotEqual(t, p1.DOpt, p2.DOpt)
 }
 
 func TestTablesTinyTask(t *testing.T) {

@@ -276,3 +276,30 @@ func TestRows32FloatProducts(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, kr.Rows32(idx, make([]float32, len(idx)*n), n))
 }
+
+// gridOf's column ranges are the columns' true minima and maxima, with
+// the extremes in the first row of a later block of rows (where each
+// block's pass starts): lo is the minimum, and lo + step·span the maximum.
+func TestGridOfRanges(t *testing.T) {
+	const n, d = 700, 5
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, float64((i*7+j*3)%11)*0.5)
+		}
+	}
+	x.Set(256, 2, -20)  // first row of the second block
+	x.Set(512, 3, 37.5) // first row of the third
+	for _, workers := range []int{1, 3} {
+		g := gridOf(blasOf(x), workers, native.AVX2())
+		require.NotNil(t, g)
+		for j := 0; j < d; j++ {
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for i := 0; i < n; i++ {
+				lo, hi = math.Min(lo, x.At(i, j)), math.Max(hi, x.At(i, j))
+			}
+			require.Equal(t, lo, g.lo[j], "column %d minimum", j)
+			require.InDelta(t, hi, g.lo[j]+g.step*float64(g.span[j]), 1e-12, "column %d maximum", j)
+		}
+	}
+}

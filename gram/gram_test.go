@@ -420,6 +420,27 @@ func TestFloat32ProductsWithinBound(t *testing.T) {
 		}
 		require.Greater(t, worst, 1e-6, "%v: the bound is far from the error", k.Kind)
 		if k.Kind == Gaussian {
+			// The maps without a kernel of this package's own: the same
+			// bound, and not far from the error either.
+			for _, em := range []ElementMap{{Kind: MapCosine}, {Kind: MapTanh, Gamma: 0.01, Coef0: 0.2}} {
+				ref, err := GramMap(x, em, GramOptions{})
+				require.NoError(t, err)
+				kr, err := NewKernelRows(x, em, o)
+				require.NoError(t, err)
+				kr.Block(out, 400, 0, 400, 0, 400)
+				worst := 0.0
+				for i := 0; i < 400; i++ {
+					for j := 0; j < 400; j++ {
+						v := out[i*400+j]
+						b := kr.EntryBound(i, j, v) + 1e-13*math.Abs(v)
+						require.LessOrEqual(t, math.Abs(v-ref.At(i, j)), b, "map %d (%d,%d)", em.Kind, i, j)
+						if b > 0 && i != j {
+							worst = math.Max(worst, math.Abs(v-ref.At(i, j))/b)
+						}
+					}
+				}
+				require.Greater(t, worst, 1e-6, "map %d: the bound is far from the error", em.Kind)
+			}
 			s, err := GramTiles32(x, k.ElementMap(cols(x)), o)
 			require.NoError(t, err)
 			require.Less(t, s.EntryRel, 1e-2)

@@ -736,6 +736,7 @@ func TestFlagRanges(t *testing.T) {
 		{[]string{"kpca", "fit", "--input", csv, "--sigma", "1e-300"}, "--sigma"},
 		{[]string{"kpca", "fit", "--input", csv, "--kernel", "laplace", "--sigma", "-2"}, "--sigma"},
 		{[]string{"kpca", "fit", "--data", "fashion", "--n", "100000000"}, "--n"},
+		{[]string{"bench", "kpca", "--data", "randn", "--n", "50", "--delta", "1e-3,0"}, "--delta"},
 	} {
 		code, _, stderr := runCLI(t, c.args...)
 		require.Equal(t, 2, code, "%v: %s", c.args, stderr)

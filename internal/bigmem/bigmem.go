@@ -234,9 +234,15 @@ func Total() int64 { return total() }
 
 var total = sync.OnceValue(readTotal)
 
-func readTotal() int64 {
-	t := fileBytes("/proc/meminfo", "MemTotal:")
-	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
+func readTotal() int64 { return totalOf("/proc/meminfo", "/sys/fs/cgroup/memory.max") }
+
+// totalOf is readTotal on the given meminfo and cgroup memory.max files:
+// MemTotal, or the cgroup's limit when it is a positive number below it
+// (or MemTotal cannot be read); "max" or an unreadable file changes
+// nothing.
+func totalOf(meminfo, cgroupMax string) int64 {
+	t := fileBytes(meminfo, "MemTotal:")
+	if b, err := os.ReadFile(cgroupMax); err == nil {
 		if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && v > 0 && (t == 0 || v < t) {
 			t = v
 		}

@@ -49,6 +49,26 @@ func TestFileBytes(t *testing.T) {
 	require.Zero(t, fileBytes(p+".none", "MemTotal:"))
 }
 
+// The total is MemTotal, or a smaller positive cgroup limit; "max", a
+// larger limit, zero or an unreadable file leave MemTotal, and a limit
+// alone (no meminfo) is taken.
+func TestTotalOf(t *testing.T) {
+	dir := t.TempDir()
+	mem := filepath.Join(dir, "meminfo")
+	require.NoError(t, os.WriteFile(mem, []byte("MemTotal: 1000 kB\n"), 0o644))
+	limit := func(text string) string {
+		p := filepath.Join(dir, "max")
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	require.Equal(t, int64(1000*1024), totalOf(mem, limit("max\n")))
+	require.Equal(t, int64(5000), totalOf(mem, limit("5000\n")))
+	require.Equal(t, int64(1000*1024), totalOf(mem, limit("99999999\n")))
+	require.Equal(t, int64(1000*1024), totalOf(mem, limit("0\n")))
+	require.Equal(t, int64(1000*1024), totalOf(mem, filepath.Join(dir, "none")))
+	require.Equal(t, int64(7000), totalOf(filepath.Join(dir, "none"), limit("7000")))
+}
+
 func TestFloat32sAndMemoryFigures(t *testing.T) {
 	checkSlice(t, NewFloat32s)
 	require.Greater(t, PeakRSS(), int64(1<<20))

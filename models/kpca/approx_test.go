@@ -148,6 +148,8 @@ func TestApproxResiduals(t *testing.T) {
 	require.NoError(t, full.Fit(x))
 	res, l1, err := full.CheckResidualsWith(x)
 	require.NoError(t, err)
+	fv, _ := full.Eigenvalues()
+	require.Equal(t, fv[0], l1, "the scale returned is the model's λ₁")
 	for _, r := range res {
 		require.Less(t, r, 1e-8*l1)
 	}
