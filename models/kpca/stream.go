@@ -113,6 +113,8 @@ func (st Stream) check(n, d int) error {
 		return bad("Rank %d, want 1 … %d", st.Rank, n)
 	case st.Components < 1 || st.Components > st.Rank:
 		return bad("Components %d, want 1 … Rank = %d", st.Components, st.Rank)
+	case !st.NoCenter && st.Components >= n:
+		return bad("Components %d, want at most n − 1 = %d (a centred kernel of n rows has rank n − 1 at most)", st.Components, n-1)
 	case !(st.Step > 0) || math.IsInf(st.Step, 0):
 		return bad("Step %g, want a finite positive level", st.Step)
 	case st.Sample < 0 || st.Chunk < 0:

@@ -159,6 +159,16 @@ func TestStreamMemoryAndErrors(t *testing.T) {
 		_, err := bad.Fit(x)
 		require.ErrorIs(t, err, status.ErrInvalid, "%+v", bad)
 	}
+	// Two rows: a centred kernel of rank 1 at most, so one component
+	// (two gave float32 noise as a second eigenvalue); uncentred, two.
+	two := &linalg.Levels8{Rows: 2, Cols: 3, Step: x.Step, Data: []uint8{0, 0, 0, 255, 255, 255}}
+	_, err = Stream{Components: 2, Kernel: k, Rank: 2, Step: x.Step}.Fit(two)
+	require.ErrorIs(t, err, status.ErrInvalid)
+	require.ErrorContains(t, err, "n − 1")
+	_, err = Stream{Components: 1, Kernel: k, Rank: 2, Step: x.Step}.Fit(two)
+	require.NoError(t, err)
+	_, err = Stream{Components: 2, Kernel: k, Rank: 2, Step: x.Step, NoCenter: true}.Fit(two)
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = Stream{Components: s, Kernel: k, Rank: m, Step: x.Step, Context: ctx}.Fit(x)
