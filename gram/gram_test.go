@@ -399,48 +399,32 @@ func TestFloat32ProductsWithinBound(t *testing.T) {
 	x := randData(41, 400, 30)
 	x.Apply(func(_, j int, v float64) float64 { return v + float64(j%3) }, x)
 	o := GramOptions{Products: ProductsFloat32}
-	for _, k := range []Kernel{{Kind: Gaussian, Sigma: 6}, {Kind: Laplace, Sigma: 20}, {Kind: Polynomial, Degree: 2, Coef0: 1}} {
-		g, err := Gram(x, k)
-		require.NoError(t, err)
-		kr, err := NewKernelRows(x, k.ElementMap(cols(x)), o)
+	out := make([]float64, 400*400)
+	// within checks the float32 rows of em against the float64 matrix ref:
+	// every entry within its bound, and the bound not far from the error.
+	within := func(what string, em ElementMap, ref mat.Matrix) {
+		kr, err := NewKernelRows(x, em, o)
 		require.NoError(t, err)
 		require.Equal(t, ProductsFloat32, kr.Products())
-		out := make([]float64, 400*400)
 		kr.Block(out, 400, 0, 400, 0, 400)
 		worst := 0.0
 		for i := 0; i < 400; i++ {
 			for j := 0; j < 400; j++ {
 				v := out[i*400+j]
 				b := kr.EntryBound(i, j, v) + 1e-13*math.Abs(v)
-				require.LessOrEqual(t, math.Abs(v-g.At(i, j)), b, "%v (%d,%d)", k.Kind, i, j)
+				require.LessOrEqual(t, math.Abs(v-ref.At(i, j)), b, "%s (%d,%d)", what, i, j)
 				if b > 0 && i != j {
-					worst = math.Max(worst, math.Abs(v-g.At(i, j))/b)
+					worst = math.Max(worst, math.Abs(v-ref.At(i, j))/b)
 				}
 			}
 		}
-		require.Greater(t, worst, 1e-6, "%v: the bound is far from the error", k.Kind)
+		require.Greater(t, worst, 1e-6, "%s: the bound is far from the error", what)
+	}
+	for _, k := range []Kernel{{Kind: Gaussian, Sigma: 6}, {Kind: Laplace, Sigma: 20}, {Kind: Polynomial, Degree: 2, Coef0: 1}} {
+		g, err := Gram(x, k)
+		require.NoError(t, err)
+		within(k.Kind.String(), k.ElementMap(cols(x)), g)
 		if k.Kind == Gaussian {
-			// The maps without a kernel of this package's own: the same
-			// bound, and not far from the error either.
-			for _, em := range []ElementMap{{Kind: MapCosine}, {Kind: MapTanh, Gamma: 0.01, Coef0: 0.2}} {
-				ref, err := GramMap(x, em, GramOptions{})
-				require.NoError(t, err)
-				kr, err := NewKernelRows(x, em, o)
-				require.NoError(t, err)
-				kr.Block(out, 400, 0, 400, 0, 400)
-				worst := 0.0
-				for i := 0; i < 400; i++ {
-					for j := 0; j < 400; j++ {
-						v := out[i*400+j]
-						b := kr.EntryBound(i, j, v) + 1e-13*math.Abs(v)
-						require.LessOrEqual(t, math.Abs(v-ref.At(i, j)), b, "map %d (%d,%d)", em.Kind, i, j)
-						if b > 0 && i != j {
-							worst = math.Max(worst, math.Abs(v-ref.At(i, j))/b)
-						}
-					}
-				}
-				require.Greater(t, worst, 1e-6, "map %d: the bound is far from the error", em.Kind)
-			}
 			s, err := GramTiles32(x, k.ElementMap(cols(x)), o)
 			require.NoError(t, err)
 			require.Less(t, s.EntryRel, 1e-2)
@@ -451,6 +435,12 @@ func TestFloat32ProductsWithinBound(t *testing.T) {
 			}
 			s.Free()
 		}
+	}
+	// The maps without a kernel of this package's own.
+	for _, em := range []ElementMap{{Kind: MapCosine}, {Kind: MapTanh, Gamma: 0.01, Coef0: 0.2}} {
+		ref, err := GramMap(x, em, GramOptions{})
+		require.NoError(t, err)
+		within(fmt.Sprintf("map %d", em.Kind), em, ref)
 	}
 }
 

@@ -169,7 +169,7 @@ func (d *dualProblem) Func(x, grad []float64) float64 {
 }
 
 // scaleStart fixes the problem's unit, 4^shift, from the start Ω: shift =
-// round(log₂(τ)/2) for τ = Tr(ΩᵀGΩ)/‖Ω‖²_F (G's mean Rayleigh quotient,
+// ⌊log₂(τ)/2 + ½⌋ for τ = Tr(ΩᵀGΩ)/‖Ω‖²_F (G's mean Rayleigh quotient,
 // about Tr G/n), with the pass over G that the first evaluation would
 // make (Func then reuses it). L-BFGS then minimises the cost of G′ =
 // G/4^shift from Ω — its first step, of unit length, suits a problem of
@@ -177,7 +177,7 @@ func (d *dualProblem) Func(x, grad []float64) float64 {
 // the cost 4^shift·d′: the dual cost is homogeneous, d_{c²G}(c·H) =
 // c²·d_G(H), so that is G's solution, and powers of two change no
 // rounding. (Without it the linear kernel of data scaled by 2^±60 broke
-// down or stopped where it started.) Kernels of order 1 (τ in (½, 2))
+// down or stopped where it started.) Kernels of order 1 (τ in [½, 2))
 // keep shift 0: nothing changes for them.
 func (d *dualProblem) scaleStart(h0 *mat.Dense) error {
 	d.passes++
@@ -193,7 +193,7 @@ func (d *dualProblem) scaleStart(h0 *mat.Dense) error {
 	if !(tau > 0) || math.IsInf(tau, 0) {
 		return nil // G is zero or indefinite to rounding: valueGrad says so
 	}
-	d.shift = int(math.Round(math.Log2(tau) / 2))
+	d.shift = int(math.Floor(math.Log2(tau)/2 + 0.5))
 	d.unit(d.gh)
 	return nil
 }
@@ -504,7 +504,7 @@ func dualStart(op eig.Operator, s int, start Start, seed uint64, prob *dualProbl
 		// The problem's unit as scaleStart fixes it, from Ω's Rayleigh
 		// quotient; the start in G′'s unit.
 		if tau := tr / sums[2]; tau > 0 && !math.IsInf(tau, 0) {
-			prob.shift = int(math.Round(math.Log2(tau) / 2))
+			prob.shift = int(math.Floor(math.Log2(tau)/2 + 0.5))
 			ldexpAll(y, -prob.shift)
 		}
 	}

@@ -750,12 +750,12 @@ func TestDualStarts(t *testing.T) {
 			require.ErrorIs(t, err, ErrNotConverged)
 		}
 		// StartNormal is Ω in the problem's unit: 2^k·Ω with k =
-		// round(log₂(τ)/2), τ = Tr(ΩᵀGΩ)/‖Ω‖²_F.
+		// ⌊log₂(τ)/2 + ½⌋, τ = Tr(ΩᵀGΩ)/‖Ω‖²_F.
 		var g0, q mat.Dense
 		g0.Mul(a, omega)
 		q.Mul(omega.T(), &g0)
 		tau := mat.Trace(&q) / math.Pow(mat.Norm(omega, 2), 2)
-		e := int(math.Round(math.Log2(tau) / 2))
+		e := int(math.Floor(math.Log2(tau)/2 + 0.5))
 		var want mat.Dense
 		want.Scale(math.Ldexp(1, e), omega)
 		require.True(t, mat.Equal(&want, h0), "StartNormal is 2^%d·Ω (τ = %g)", e, tau)
