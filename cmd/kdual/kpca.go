@@ -165,8 +165,10 @@ func rowsOf(z *mat.Dense) [][]float64 {
 }
 
 // kpcaTransformModel projects the rows of input with a saved model; JSON
-// to jsonOut when it is not "".
-func kpcaTransformModel(modelPath, input string, csvOpt dataset.CSVOptions, scale float64, jsonOut string, inverse bool, stdout io.Writer) error {
+// to jsonOut when it is not "". The data are multiplied by the scale the
+// model was fitted with (its InputScale, from fit --scale); a --scale
+// given (scaleSet) must agree with it.
+func kpcaTransformModel(modelPath, input string, csvOpt dataset.CSVOptions, scale float64, scaleSet bool, jsonOut string, inverse bool, stdout io.Writer) error {
 	if input == "" {
 		return usagef("--input is required: the new data to project")
 	}
@@ -178,6 +180,12 @@ func kpcaTransformModel(modelPath, input string, csvOpt dataset.CSVOptions, scal
 	f.Close()
 	if err != nil {
 		return fmt.Errorf("%s: %w", modelPath, err)
+	}
+	if saved := m.InputScale; saved != 0 && saved != 1 {
+		if scaleSet && scale != saved {
+			return usagef("--scale %g: the model was fitted on data scaled by %g (leave --scale out to use it)", scale, saved)
+		}
+		scale = saved
 	}
 	x, err := readTable(input, csvOpt)
 	if err != nil {
@@ -396,6 +404,9 @@ func (f *kpcaFlags) report(cmd string, m *kpca.KPCA, x *mat.Dense, csvOpt datase
 		}
 	}
 	if *f.save != "" {
+		if *f.scale != 1 {
+			m.InputScale = *f.scale // transform --model scales new data the same way
+		}
 		if err := modelfile.WriteFile(*f.save, m.Save); err != nil {
 			return err
 		}
@@ -434,7 +445,7 @@ func (f *kpcaFlags) transformModel(set map[string]bool, csvOpt dataset.CSVOption
 			return usagef("--%s has no effect with --model (the saved model fixes the fit); leave it out", name)
 		}
 	}
-	return kpcaTransformModel(*f.modelPath, *f.input, csvOpt, *f.scale, *f.jsonOut, *f.inverse, stdout)
+	return kpcaTransformModel(*f.modelPath, *f.input, csvOpt, *f.scale, set["scale"], *f.jsonOut, *f.inverse, stdout)
 }
 
 // fitFlagsOK refuses flags that would have no effect: the exact

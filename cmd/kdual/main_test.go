@@ -1107,3 +1107,40 @@ func TestKPCAScale(t *testing.T) {
 	scaleData(x, 1)
 	require.Equal(t, []float64{1, 6, 9, 4, 5, 18, 21, 8, 9, 30, 33, 12}, x.RawMatrix().Data)
 }
+
+// fit --scale is saved with the model: transform --model scales new data
+// the same way without being told (the training data give the training
+// scores back), pre-images come back in the data's own units, and a
+// different --scale is a usage error.
+func TestKPCAScaleSavedWithModel(t *testing.T) {
+	dir := t.TempDir()
+	csv := writeTemp(t, dir, "d.csv", "1,2,0.5\n3,4,1\n5,7,2\n2,2,0\n0,1,1\n4,4,3\n6,1,2\n")
+	model := filepath.Join(dir, "m.npz")
+	code, fit, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--kernel", "rbf", "--gamma", "0.5", "--components", "2",
+		"--scale", "0.25", "--fit-inverse", "--save", model)
+	require.Equal(t, 0, code, stderr)
+	code, again, stderr := runCLI(t, "kpca", "transform", "--model", model, "--input", csv)
+	require.Equal(t, 0, code, stderr)
+	want, err := dataset.ReadTable(writeTemp(t, dir, "a.csv", fit), dataset.CSVOptions{})
+	require.NoError(t, err)
+	got, err := dataset.ReadTable(writeTemp(t, dir, "b.csv", again), dataset.CSVOptions{})
+	require.NoError(t, err)
+	require.True(t, mat.EqualApprox(want.X, got.X, 1e-12), "transform without --scale")
+	code, _, _ = runCLI(t, "kpca", "transform", "--model", model, "--input", csv, "--scale", "0.5")
+	require.Equal(t, 2, code)
+	code, _, stderr = runCLI(t, "kpca", "transform", "--model", model, "--input", csv, "--scale", "0.25")
+	require.Equal(t, 0, code, stderr)
+	// Pre-images of the training scores, in the data's units: near the
+	// data (the ridge map smooths), not near the data scaled by ¼.
+	code, pre, stderr := runCLI(t, "kpca", "transform", "--model", model, "--input", writeTemp(t, dir, "z.csv", fit), "--inverse")
+	require.Equal(t, 0, code, stderr)
+	p, err := dataset.ReadTable(writeTemp(t, dir, "p.csv", pre), dataset.CSVOptions{})
+	require.NoError(t, err)
+	x, err := dataset.ReadTable(csv, dataset.CSVOptions{})
+	require.NoError(t, err)
+	var d, q mat.Dense
+	d.Sub(p.X, x.X)
+	q.Scale(0.25, x.X)
+	q.Sub(p.X, &q)
+	require.Less(t, mat.Norm(&d, 2), mat.Norm(&q, 2))
+}

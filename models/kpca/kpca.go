@@ -52,6 +52,11 @@ type KPCA struct {
 	// ridge (0 means 1.0, scikit-learn's default).
 	FitInverse bool
 	Alpha      float64
+	// InputScale records a factor the caller multiplied the data by
+	// before Fit (0 or 1: none), kept in the model file so that new data
+	// can be scaled the same way; Fit, Transform and InverseTransform do
+	// not apply it (the CLI's --scale does).
+	InputScale float64
 	// InverseKernel, when not nil, is the pre-image map's kernel on the
 	// scores; nil means Kernel. scikit-learn evaluates its kernel there
 	// with γ's default taken at the scores' dimension s: its rbf with γ

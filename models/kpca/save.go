@@ -36,8 +36,9 @@ import (
 //
 // Version 2 added the sigmoid, cosine and laplacian kernels and c₀'s
 // default (kernel.Spec's coef0_set); version 3 the pre-image map's own
-// kernel (KPCA.InverseKernel). Load reads versions 1 to 3, a version-1
-// polynomial kernel with its c₀ as written (0: homogeneous).
+// kernel (KPCA.InverseKernel) and the data's scale (KPCA.InputScale).
+// Load reads versions 1 to 3, a version-1 polynomial kernel with its c₀ as
+// written (0: homogeneous).
 const (
 	modelFormat  = "kdual.kpca"
 	ModelVersion = 3
@@ -63,9 +64,11 @@ type modelHeader struct {
 	// InverseKernel is the pre-image map's kernel where it is not the
 	// fit's (version 3).
 	InverseKernel *kernel.Spec `json:"inverse_kernel,omitempty"`
-	Solver        string       `json:"solver"`
-	Status        string       `json:"status"`
-	Test          string       `json:"stopping_test,omitempty"`
+	// InputScale is KPCA.InputScale when it is not 0 or 1 (version 3).
+	InputScale float64 `json:"input_scale,omitempty"`
+	Solver     string  `json:"solver"`
+	Status     string  `json:"status"`
+	Test       string  `json:"stopping_test,omitempty"`
 	// Approx describes an approximate model's feature map (members
 	// landmarks and chol for nystrom, rff_w and rff_b for rff, with
 	// feature_mean and w; proj is absent).
@@ -89,6 +92,9 @@ func (k *KPCA) Save(w io.Writer) error {
 	}
 	if k.x != nil {
 		_, h.D = k.x.Dims()
+	}
+	if k.InputScale != 1 {
+		h.InputScale = k.InputScale
 	}
 	if k.inverse != nil && k.inverse.kern != k.fitKernel {
 		spec := k.inverse.kern.Spec()
@@ -219,6 +225,12 @@ func Load(r io.Reader) (*KPCA, error) {
 			k.InverseKernel = &ik
 		}
 		k.FitInverse = true
+	}
+	if h.InputScale != 0 {
+		if math.IsNaN(h.InputScale) || math.IsInf(h.InputScale, 0) {
+			return nil, mr.Errorf("input scale %g", h.InputScale)
+		}
+		k.InputScale = h.InputScale
 	}
 	k.info = Info{Solver: h.Solver, Operator: "loaded", Approx: h.Approx}
 	if err := k.info.Status.Code.UnmarshalText([]byte(h.Status)); err != nil {

@@ -295,3 +295,27 @@ func TestHeaderVariantsRefusedOrHarmless(t *testing.T) {
 		}
 	}
 }
+
+// InputScale is kept by the model file (1, its default, is not written)
+// and a header whose input_scale is not a number is refused.
+func TestInputScaleSaved(t *testing.T) {
+	x := gaussData(t, 30, 3, 5)
+	for _, sc := range []float64{0.25, 1, 0} {
+		m := &KPCA{Components: 2, Kernel: rbf, InputScale: sc}
+		require.NoError(t, m.Fit(x))
+		back := roundTrip(t, m)
+		want := sc
+		if sc == 1 {
+			want = 0
+		}
+		require.Equal(t, want, back.InputScale, "scale %g", sc)
+	}
+	m := &KPCA{Components: 2, Kernel: rbf, InputScale: 0.5}
+	require.NoError(t, m.Fit(x))
+	var buf bytes.Buffer
+	require.NoError(t, m.Save(&buf))
+	bad, err := modelfile.EditHeader(buf.Bytes(), func(h map[string]any) { h["input_scale"] = "NaN" })
+	require.NoError(t, err)
+	_, err = Load(bytes.NewReader(bad))
+	require.ErrorIs(t, err, ErrModelFile)
+}
