@@ -142,6 +142,12 @@ func TestRunMvExperiment(t *testing.T) {
 		}
 	}
 	require.Equal(t, 16, ex.Rows[2].M)
+	// Evaluate keeps an l equal to the model's directions and drops those
+	// past them.
+	m := &kmvda.Model{Kind: kmvda.Linear, Dim: 2, Reg: 1e-2}
+	sc, err := task.Evaluate(m, []int{1, 2, 3})
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 2}, sc.Ls)
 	require.Equal(t, ex.Rows[1].Accuracy, ex.RBFBest)
 	for i, sc := range ex.MCurve {
 		require.Equal(t, ms[i], sc.M)

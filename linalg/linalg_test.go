@@ -414,6 +414,15 @@ func TestQR(t *testing.T) {
 	require.ErrorIs(t, err, status.ErrInvalid)
 	var o Orthonormalizer
 	require.ErrorIs(t, o.InPlace(mat.NewDense(2, 3, nil)), status.ErrInvalid)
+	// A square matrix is the largest allowed: its Q is orthogonal.
+	sq := mat.NewDense(3, 3, []float64{2, 1, 0, 1, 3, 1, 0, 1, 4})
+	require.NoError(t, o.InPlace(sq))
+	var qtq mat.Dense
+	qtq.Mul(sq.T(), sq)
+	for i := 0; i < 3; i++ {
+		qtq.Set(i, i, qtq.At(i, i)-1)
+	}
+	require.Less(t, mat.Norm(&qtq, math.Inf(1)), 1e-14)
 }
 
 // TestReduceCongruent checks L·C·Lᵀ = A for C = L⁻¹·A·L⁻ᵀ (L lower

@@ -106,6 +106,8 @@ func TestOpenBLASProductsEqualGonum(t *testing.T) {
 	}
 	require.True(t, math.IsNaN(Norm2(mat.NewDense(1, 2, []float64{1, math.NaN()}))))
 	require.Equal(t, 1e300*math.Sqrt(2), Norm2(mat.NewDense(1, 2, []float64{1e300, 1e300})), "no overflow")
+	require.Zero(t, Norm2(&mat.Dense{}), "an empty matrix")
+	require.Zero(t, Norm2(&mat.VecDense{}), "an empty vector")
 
 	for _, m := range []mat.Matrix{a, a.T(), view, v, v.T(), col, sym} {
 		requireClose(t, mat.DenseCopyOf(m), CopyOf(m), "CopyOf")
