@@ -471,11 +471,15 @@ func shiftedFloat32(x *mat.Dense, k kernel.Kernel) (*linalg.Dense32, error) {
 	bigs := make([]float64, n) // each row's largest |x_ij − mean_j|
 	par.For(0, n, nil, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			dst := out.Row(i)
+			dst, big := out.Row(i), 0.0
 			for j, v := range x.RawRowView(i) {
-				dst[j] = float32(v - mean[j])
-				bigs[i] = math.Max(bigs[i], math.Abs(v-mean[j]))
+				e := v - mean[j]
+				dst[j] = float32(e)
+				if a := math.Abs(e); a > big {
+					big = a
+				}
 			}
+			bigs[i] = big
 		}
 	})
 	if err := gram.CheckFloat32Range("Nystrom: float32 features", floats.Max(bigs), d); err != nil {

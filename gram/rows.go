@@ -171,15 +171,13 @@ func NewKernelRows32(x *linalg.Dense32, em ElementMap, o GramOptions) (*KernelRo
 		s.shiftBy = make([]float64, d)
 	}
 	s.norms = make([]float64, n)
-	bigs := make([]float64, n)
 	par.For(o.Workers, n, nil, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			v, b := 0.0, 0.0
+			v := 0.0
 			for _, e := range s.x32[i*d : (i+1)*d] {
 				v += float64(e) * float64(e)
-				b = math.Max(b, math.Abs(float64(e)))
 			}
-			s.norms[i], bigs[i] = v, b
+			s.norms[i] = v
 		}
 	})
 	// A NaN or an infinity makes its row's norm NaN or +Inf (float32
@@ -189,7 +187,10 @@ func NewKernelRows32(x *linalg.Dense32, em ElementMap, o GramOptions) (*KernelRo
 			return nil, linalg.CheckFinite32("KernelRows32: x", x)
 		}
 	}
-	if err := CheckFloat32Range("KernelRows32", floats.Max(bigs), d); err != nil {
+	// The range from the norms (no pass of its own): every product and
+	// squared norm is at most the largest squared norm ν, so the rule on
+	// d·big² is applied to ν itself (big = √ν, d = 1).
+	if err := CheckFloat32Range("KernelRows32", math.Sqrt(floats.Max(s.norms)), 1); err != nil {
 		return nil, err
 	}
 	return &KernelRows{s: s}, nil

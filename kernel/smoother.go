@@ -20,12 +20,7 @@ import (
 // K_ii = (K_c)_ii + 2r_i − μ and the r_i average to μ, so tr(K)/n =
 // tr(K_c)/n + μ. It is Smoother's scale.
 func DiagonalMean(kc *mat.SymDense, c linalg.Centering) float64 {
-	n := kc.SymmetricDim()
-	t := 0.0
-	for i := 0; i < n; i++ {
-		t += kc.At(i, i)
-	}
-	return t/float64(n) + c.Mean
+	return mat.Trace(kc)/float64(kc.SymmetricDim()) + c.Mean
 }
 
 // Smoother maps centred kernel vectors back to input space with the kernel
