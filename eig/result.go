@@ -75,6 +75,11 @@ type Result struct {
 	Residuals []float64
 }
 
+// Direct reports whether LAPACK's dense solver computed r: DenseSolver,
+// or an iterative solver that handed it a problem too small for its
+// basis (its basis and next block would span every dimension).
+func (r *Result) Direct() bool { return r != nil && r.Status.Test == testDirect }
+
 // Solver computes the k largest eigenpairs of op.
 type Solver interface {
 	Solve(op Operator, k int) (*Result, error)

@@ -245,3 +245,25 @@ func TestRandomizedFixedScheduleReportsTrueResiduals(t *testing.T) {
 	require.Greater(t, worst, 1e-6, "a near-identity spectrum is not resolved by 7 power steps")
 	require.Less(t, res.NumConverged, k)
 }
+
+// Direct names what ran: LAPACK for the dense solver and for an iterative
+// solver handed a problem its basis would span, never for an iterative
+// solve of a problem large enough for it.
+func TestDirectNamesWhatRan(t *testing.T) {
+	lam := spectrum(200, func(i int) float64 { return math.Pow(0.9, float64(i)) })
+	for _, size := range []int{8, 200} {
+		a := symWithSpectrum(11, lam[:size])
+		d, err := NewDense(a)
+		require.NoError(t, err)
+		for _, s := range solvers {
+			res, err := s.make(1e-10).Solve(d, 3)
+			require.NoError(t, err, s.name)
+			wantDirect := s.dense || (size == 8 && s.name != "randomized" && s.name != "randomized-qr")
+			if s.name == "auto" {
+				wantDirect = size <= 600 // Auto's rule: dense up to 600 rows
+			}
+			require.Equal(t, wantDirect, res.Direct(), "%s at n = %d: %s", s.name, size, res.Status.Test)
+		}
+	}
+	require.False(t, (*Result)(nil).Direct())
+}

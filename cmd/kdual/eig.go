@@ -122,6 +122,11 @@ func runEig(args []string, stdout io.Writer) error {
 	}
 	rep.Seconds, rep.KernelSeconds, rep.ApplySeconds = bench.Median(solveS), bench.Median(kernSecs), bench.Median(applyS)
 	rep.K = len(res.Values)
+	if res.Direct() && *solver != "dense" {
+		// An iterative solver hands a problem too small for its basis
+		// to LAPACK: name what ran.
+		rep.Solver = "dense (from " + *solver + ": n too small for its basis)"
+	}
 	rep.Values = res.Values
 	rep.Passes, rep.MatVecs, rep.Iterations = res.Passes, res.MatVecs, res.Iterations
 	rep.Status, rep.StoppingTest = res.Status.Code.String(), res.Status.Test

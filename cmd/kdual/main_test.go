@@ -112,6 +112,15 @@ func TestEigRandSymJSON(t *testing.T) {
 	require.Greater(t, b.Passes, 0)
 	require.Greater(t, b.ApplySeconds, 0.0)
 	require.LessOrEqual(t, b.ApplySeconds, b.Seconds)
+	require.Equal(t, "block", b.Solver)
+	// Too small for a Krylov basis: LAPACK ran, and the report says so.
+	code, _, stderr = runCLI(t, "eig", "--matrix", "randsym", "--n", "8", "--components", "3", "--solver", "lanczos", "--json", path)
+	require.Equal(t, 0, code, stderr)
+	raw, err = os.ReadFile(path)
+	require.NoError(t, err)
+	var small eigReport
+	require.NoError(t, json.Unmarshal(raw, &small))
+	require.True(t, strings.HasPrefix(small.Solver, "dense (from lanczos"), small.Solver)
 	require.LessOrEqual(t, r.ResidualMax, 1e-13)
 	require.LessOrEqual(t, r.Orthogonality, 1e-13)
 	// randsym has λ_i = 1/i exactly.

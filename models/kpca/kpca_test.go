@@ -421,6 +421,24 @@ func TestStatusOfEverySolver(t *testing.T) {
 	require.Equal(t, status.Stopped, stopped.Info().Status.Code)
 }
 
+// Info names the solver that ran: an iterative solver hands a kernel
+// matrix too small for its basis to LAPACK, and the fit says so.
+func TestSolverNamesWhatRan(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{10, "dense"}, {120, "lanczos"}} {
+		m := &KPCA{Kernel: rbf, Components: 3, Solver: byName("lanczos")}
+		require.NoError(t, m.Fit(gaussData(t, c.n, 5, 3)))
+		info := m.Info()
+		require.Equal(t, c.want, info.Solver, "n = %d", c.n)
+		if c.want == "dense" {
+			require.Contains(t, info.SolverReason, "lanczos")
+			require.Contains(t, info.Status.Test, "LAPACK")
+		}
+	}
+}
+
 // Accuracy by default: the dual L-BFGS fit with its default stopping test
 // gives eigenvalues within 1e-8 relative and scores within 1e-6 of the
 // dense solver (same sign convention, compared entry by entry) on digits

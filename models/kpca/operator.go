@@ -156,6 +156,10 @@ func (k *KPCA) fitEig(op eig.Operator, solver eig.Solver, orig eig.Operator) err
 		return err
 	}
 	k.info.Iterations = res.Iterations
+	if name := eigName(solver); res.Direct() && name != "dense" {
+		k.info.Solver = "dense"
+		k.info.SolverReason = fmt.Sprintf("%s handed the problem to LAPACK: n = %d is too small for its basis", name, op.Dim())
+	}
 	k.setFromEigen(res.Values, res.Vectors)
 	k.info.Cost, _ = OptimalCost(res.Values) // λ_s > 0 was checked above
 	k.info.Status = res.Status
