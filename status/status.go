@@ -200,6 +200,9 @@ type RankError struct {
 }
 
 func (e *RankError) Error() string {
+	if e.Rank < 1 {
+		return fmt.Sprintf("%s has numerical rank 0 (no eigenvalue above its rounding level): no component can be fitted", e.Matrix)
+	}
 	return fmt.Sprintf("%s has numerical rank %d, below the %d components asked for; ask for at most %d", e.Matrix, e.Rank, e.Asked, e.Rank)
 }
 

@@ -232,6 +232,11 @@ func rankCheck(matrix string, values []float64, s int, floor float64) error {
 			rank++
 		}
 	}
+	if values[0] < -breakdownRatio*top {
+		// A kernel matrix is positive semi-definite: say why this one
+		// has nothing to fit.
+		matrix += fmt.Sprintf(", whose largest eigenvalue is %.3g (not positive semi-definite),", values[0])
+	}
 	return &status.RankError{Matrix: matrix, Rank: rank, Asked: s}
 }
 

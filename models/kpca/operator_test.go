@@ -2,6 +2,7 @@ package kpca
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/kdual/kdual/gram"
@@ -13,6 +14,7 @@ import (
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/status"
 )
 
 // Every operator the planner can choose fits the same model: eigenvalues
@@ -120,6 +122,29 @@ func TestFitGramKeepsInput(t *testing.T) {
 		require.InDelta(t, ref.Values[i], vals[i], 1e-9*ref.Values[0])
 	}
 	require.Equal(t, "precomputed", m.Info().Operator)
+}
+
+// A kernel matrix with no positive eigenvalue has nothing to fit: a typed
+// rank error that says rank 0 without asking for "at most 0" components,
+// and names a negative largest eigenvalue (not positive semi-definite).
+func TestFitGramWithoutPositiveEigenvalue(t *testing.T) {
+	g := mat.NewSymDense(3, []float64{-2, 0.1, 0, 0.1, -3, 0, 0, 0, -1})
+	for _, center := range []bool{true, false} {
+		m := &KPCA{Components: 2, NoCenter: !center}
+		err := m.FitGram(g)
+		var re *status.RankError
+		require.ErrorAs(t, err, &re, "centred %v", center)
+		require.Zero(t, re.Rank)
+		require.ErrorIs(t, err, status.ErrInvalid)
+		require.NotContains(t, err.Error(), "at most 0")
+		// Centred, the ones vector gives a zero eigenvalue: the top one
+		// is rounding, not negative.
+		require.Equal(t, !center, strings.Contains(err.Error(), "not positive semi-definite"), err.Error())
+		require.False(t, m.Fitted())
+	}
+	m := &KPCA{Components: 2, NoCenter: true}
+	err := m.FitGram(mat.NewSymDense(3, []float64{2, 0.1, 0, 0.1, -3, 0, 0, 0, -1}))
+	require.ErrorContains(t, err, "numerical rank 1, below the 2 components asked for; ask for at most 1")
 }
 
 // CheckResiduals measures the fit against the exact kernel: tiny for a
