@@ -153,5 +153,10 @@ func TestRunMvExperiment(t *testing.T) {
 		require.Equal(t, ms[i], sc.M)
 		require.Equal(t, []int{ex.Rows[2].Choice.L}, sc.Ls)
 		require.Len(t, sc.Accuracy, len(task.Pairs))
+		// The m curve's model is RFF's choice (σ, regularisation, l).
+		ch := ex.Rows[2].Choice
+		want, err := task.Evaluate(&kmvda.Model{Kind: kmvda.RFF, Sigma: ch.Sigma, Features: ms[i], Dim: ch.L, Reg: ch.Reg, Seed: 1}, []int{ch.L})
+		require.NoError(t, err)
+		require.Equal(t, want.Accuracy, sc.Accuracy)
 	}
 }

@@ -127,7 +127,10 @@ func TestAugment8RangesAndIDX8(t *testing.T) {
 	got := make([]uint8, 50*d)
 	require.NoError(t, x.ReadRows(120, got))
 	require.Equal(t, all[70020*d:70070*d], got)
+	require.NoError(t, x.ReadRows(250, got), "the last items")
+	require.Equal(t, all[70150*d:70200*d], got)
 	require.Error(t, x.ReadRows(290, got), "past the end")
+	require.Error(t, x.ReadRows(251, got), "one item past the end")
 	require.Error(t, x.ReadRows(0, got[:d+1]), "not whole items")
 	// Refused: gzip, a type other than bytes, a size the header does not say.
 	for name, body := range map[string][]byte{

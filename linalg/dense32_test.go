@@ -312,3 +312,24 @@ func TestAddOuterRows32(t *testing.T) {
 	require.Error(t, AddOuterRows32(got, data[ld:], w, ld, nil))
 	require.Error(t, AddOuterRows32(got, data, 0, ld, nil))
 }
+
+// Levels8 as a source of rows: values Step·level, whole rows up to the
+// last one read, anything past the end or not whole rows refused, and
+// Check's three refusals.
+func TestLevels8Rows(t *testing.T) {
+	x := &Levels8{Rows: 3, Cols: 2, Step: 0.5, Data: []uint8{1, 2, 3, 4, 5, 255}}
+	row := make([]float64, 2)
+	x.Row(2, row)
+	require.Equal(t, []float64{2.5, 127.5}, row)
+	got := make([]uint8, 4)
+	require.NoError(t, x.ReadRows(1, got), "the last two rows")
+	require.Equal(t, []uint8{3, 4, 5, 255}, got)
+	require.Error(t, x.ReadRows(2, got), "one row past the end")
+	require.Error(t, x.ReadRows(-1, got[:2]))
+	require.Error(t, x.ReadRows(0, got[:3]), "not whole rows")
+	require.NoError(t, x.Check("x"))
+	for _, bad := range []*Levels8{nil, {Rows: 0, Cols: 2, Step: 1}, {Rows: 4, Cols: 2, Step: 1, Data: x.Data},
+		{Rows: 3, Cols: 2, Step: 0, Data: x.Data}, {Rows: 3, Cols: 2, Step: math.Inf(1), Data: x.Data}, {Rows: 3, Cols: 2, Step: math.NaN(), Data: x.Data}} {
+		require.ErrorIs(t, bad.Check("x"), status.ErrInvalid)
+	}
+}

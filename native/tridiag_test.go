@@ -33,7 +33,7 @@ func TestSymTridiag(t *testing.T) {
 					}
 				}
 				orig := append([]float64(nil), a...)
-				d, e, tau := make([]float64, n), make([]float64, max(n-1, 1)), make([]float64, max(n-1, 1))
+				d, e, tau := make([]float64, n), make([]float64, n-1), make([]float64, n-1) // the lengths the doc comment asks, none at n = 1
 				b.SymTridiag(n, a, lda, d, e, tau)
 				for j := 0; j < n; j++ {
 					for i := 0; i < lda; i++ {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kdual/kdual/models/kpca"
+	"github.com/kdual/kdual/native"
 	"github.com/kdual/kdual/paths"
 	"gonum.org/v1/gonum/mat"
 
@@ -50,6 +51,33 @@ func TestSpinLine(t *testing.T) {
 	unknown := spinLine(-1, "openblas")
 	require.Contains(t, unknown, "unknown")
 	require.NotContains(t, unknown, "2^-1")
+}
+
+// The core's source: the environment's OPENBLAS_CORETYPE, or kdual's own
+// restart with it (after OpenBLAS had chosen its generic kernels), each
+// named in the JSON and in the text.
+func TestInfoCoreSource(t *testing.T) {
+	t.Setenv("OPENBLAS_CORETYPE", "Haswell")
+	t.Setenv(envRestarted, "")
+	code, out, _ := runCLI(t, "info", "--json")
+	require.Equal(t, 0, code)
+	var r infoReport
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Equal(t, "OPENBLAS_CORETYPE=Haswell", r.CoreSource)
+	_, text, _ := runCLI(t, "info")
+	require.Contains(t, text, "(set by the environment: OPENBLAS_CORETYPE=Haswell)")
+	t.Setenv(envRestarted, "Prescott")
+	code, out, _ = runCLI(t, "info", "--json")
+	require.Equal(t, 0, code)
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Equal(t, "kdual restart from Prescott", r.CoreSource)
+	_, text, _ = runCLI(t, "info")
+	require.Contains(t, text, "OpenBLAS had chosen its generic Prescott kernels")
+	_, text, _ = runCLI(t, "info", "--restarted-core")
+	require.Equal(t, native.CoreName()+"\n", text)
+	t.Setenv(envRestarted, "")
+	_, text, _ = runCLI(t, "info", "--restarted-core")
+	require.Empty(t, text)
 }
 
 func TestInfo(t *testing.T) {

@@ -291,11 +291,27 @@ func TestDgeconAgreesWithGonum(t *testing.T) {
 	if solvedInRange(ones) {
 		t.Fatal("the overflowing factors do not leave the plain solve's range")
 	}
+	// And the unit factor's solves overflowing too (its off-diagonal
+	// entries of order 1e60): both dlatrs calls scale, each with its own
+	// column norms, kept between the estimator's steps.
+	steep := append([]float64(nil), tiny...)
+	for i := 0; i < n; i++ {
+		for j := 0; j < i; j++ {
+			steep[i*lda+j] *= 1e60 // LAPACK's upper triangle, column-major
+		}
+	}
+	for i := range ones {
+		ones[i] = 1
+	}
+	klapack.Dtrsv('U', 'T', 'U', n, steep, lda, ones)
+	if solvedInRange(ones) {
+		t.Fatal("the steep unit factor does not leave the plain solve's range")
+	}
 	work, iwork := make([]float64, 4*n), make([]int, n)
 	for _, c := range []struct {
 		name string
 		a    []float64
-	}{{"lu", a}, {"overflowing", tiny}} {
+	}{{"lu", a}, {"overflowing", tiny}, {"both overflowing", steep}} {
 		for _, norm := range []lapack.MatrixNorm{lapack.MaxColumnSum, lapack.MaxRowSum} {
 			anorm := native.Implementation{}.Dlange(norm, n, n, c.a, lda, work)
 			before := append([]float64(nil), c.a...)

@@ -145,6 +145,17 @@ func TestFitGramWithoutPositiveEigenvalue(t *testing.T) {
 	m := &KPCA{Components: 2, NoCenter: true}
 	err := m.FitGram(mat.NewSymDense(3, []float64{2, 0.1, 0, 0.1, -3, 0, 0, 0, -1}))
 	require.ErrorContains(t, err, "numerical rank 1, below the 2 components asked for; ask for at most 1")
+	// One component is a fit, and n − 1 the most (centred or not).
+	pd := mat.NewSymDense(3, []float64{2, 0.1, 0, 0.1, 3, 0, 0, 0, 1})
+	for _, s := range []int{1, 2} {
+		m = &KPCA{Components: s, NoCenter: true}
+		require.NoError(t, m.FitGram(pd), "s = %d", s)
+		vals, err := m.Eigenvalues()
+		require.NoError(t, err)
+		require.Len(t, vals, s)
+	}
+	require.ErrorIs(t, (&KPCA{Components: 3, NoCenter: true}).FitGram(pd), status.ErrInvalid)
+	require.ErrorIs(t, (&KPCA{Components: 0, NoCenter: true}).FitGram(pd), status.ErrInvalid)
 }
 
 // CheckResiduals measures the fit against the exact kernel: tiny for a
