@@ -120,7 +120,7 @@ func (st Stream) check(n, d int) error {
 	case st.Sample < 0 || st.Chunk < 0:
 		return bad("Sample %d, Chunk %d: want 0 (the defaults) or more", st.Sample, st.Chunk)
 	case !st.Kernel.UnitDiagonal():
-		return bad("kernel %v: a streamed fit needs a unit diagonal (Gaussian, Laplace)", st.Kernel.Kind)
+		return bad("kernel %v: a streamed fit needs a unit diagonal: --kernel gaussian, rbf, laplace or laplacian", st.Kernel.Kind)
 	}
 	return st.Kernel.Check()
 }
