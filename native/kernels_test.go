@@ -29,9 +29,12 @@ func TestDotNTMatchesLoops(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	// Shapes around the 4×4 register block and the 8-wide vectors.
-	for _, s := range [][3]int{{1, 1, 1}, {4, 4, 8}, {5, 7, 13}, {9, 3, 64}, {13, 17, 7}, {8, 8, 0}} {
+	for c, s := range [][3]int{{1, 1, 1}, {4, 4, 8}, {5, 7, 13}, {9, 3, 64}, {13, 17, 7}, {8, 8, 0}, {5, 7, 13}, {4, 4, 8}} {
 		m, n, d := s[0], s[1], s[2]
 		lda, ldb, ldo := d+3, d+1, n+2
+		if c >= 6 {
+			lda, ldb, ldo = d, d, n // tight strides
+		}
 		a := make([]float64, m*lda)
 		b := make([]float64, n*ldb)
 		for i := range a {
@@ -142,8 +145,11 @@ func TestSymvBandMatchesProduct(t *testing.T) {
 		return
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{1, 3, 4, 5, 13, 37, 64} {
+	for c, n := range []int{1, 3, 4, 5, 13, 37, 64, 1, 13} {
 		lda := n + 2
+		if c >= 7 {
+			lda = n // tight stride
+		}
 		a := make([]float64, n*lda)
 		a32 := make([]float32, n*lda)
 		for i := 0; i < n; i++ {

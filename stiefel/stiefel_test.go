@@ -92,6 +92,31 @@ func TestConvergesBothMethods(t *testing.T) {
 	}
 }
 
+// A start off the manifold, even slightly (orthonormal columns moved by
+// 10⁻³), is orthonormalised first: the iterates stay on it and reach the
+// optimum.
+func TestStartOffTheManifold(t *testing.T) {
+	const m, s = 30, 3
+	lam := spectrum(m)
+	b := testmat.WithSpectrum(dataset.NewRand(4), lam)
+	r := dataset.NewRand(5)
+	a0 := mat.NewDense(m, s, nil)
+	for i := 0; i < s; i++ {
+		a0.Set(i, i, 1)
+	}
+	for i := 0; i < m; i++ {
+		for j := 0; j < s; j++ {
+			a0.Set(i, j, a0.At(i, j)+1e-3*r.NormFloat64())
+		}
+	}
+	require.Greater(t, Defect(a0), 1e-4)
+	res, err := Minimize(traceObjective{b}, m, s, a0, Settings{Method: Adam, Tol: 1e-7, Seed: 3})
+	require.NoError(t, err)
+	require.LessOrEqual(t, Defect(res.A), 1e-10)
+	want := lam[0] + lam[1] + lam[2]
+	require.InDelta(t, want, traceOf(b, res.A), 1e-8*want)
+}
+
 // diagObjective is −½Tr(AᵀDA) for a diagonal D, matrix-free.
 type diagObjective struct{ d []float64 }
 

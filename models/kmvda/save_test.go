@@ -13,7 +13,14 @@ import (
 // the linear, RBF and RFF (primal and dual form) kinds; every truncation
 // and flipped byte is an error wrapping ErrModelFile, never a panic.
 func TestSaveLoadBitForBit(t *testing.T) {
-	views, labels := multiView(t, 3, 5, 4, 6, 11)
+	// Two views (the fewest) and more, of one feature (the fewest) and more.
+	for _, vd := range [][2]int{{3, 6}, {2, 1}} {
+		saveLoadBitForBit(t, vd[0], vd[1])
+	}
+}
+
+func saveLoadBitForBit(t *testing.T, v, d int) {
+	views, labels := multiView(t, v, 5, 4, d, 11)
 	for _, m := range []*Model{
 		{Kind: Linear},
 		{Kind: RBF, Sigma: 3, Dim: 3},
