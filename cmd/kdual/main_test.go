@@ -20,6 +20,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kdual/kdual/bench"
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/kernel"
 )
@@ -1180,4 +1181,18 @@ func TestKPCAScaleSavedWithModel(t *testing.T) {
 	q.Scale(0.25, x.X)
 	q.Sub(p.X, &q)
 	require.Less(t, mat.Norm(&d, 2), mat.Norm(&q, 2))
+}
+
+// The text forecast: a header naming the columns, then one line a step,
+// the held-out value beside the steps that have one, an empty third field
+// past them, and two fields where nothing was held out.
+func TestPrintRKMColumns(t *testing.T) {
+	var b strings.Builder
+	printRKM(&b, &bench.RKMReport{Data: "x", Setting: "dual", Forecast: []float64{1.5, 2, 3}, Truth: []float64{1.25}})
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	require.Equal(t, []string{"step,forecast,actual", "1,1.5,1.25", "2,2,", "3,3,"}, lines[1:])
+	b.Reset()
+	printRKM(&b, &bench.RKMReport{Data: "x", Setting: "dual", Forecast: []float64{1.5, 2}})
+	lines = strings.Split(strings.TrimSpace(b.String()), "\n")
+	require.Equal(t, []string{"step,forecast", "1,1.5", "2,2"}, lines[1:])
 }
