@@ -38,8 +38,12 @@ type CPUFeatures struct {
 }
 
 // CPU returns this processor's features.
-func CPU() CPUFeatures {
-	f := int(C.kd_cpu_flags())
+func CPU() CPUFeatures { return cpuFeatures(int(C.kd_cpu_flags())) }
+
+// cpuFeatures decodes kd_cpu_flags's bits: 1 AVX2 and FMA, 2 AVX-512 F,
+// 4 VL, 8 BW, 16 DQ, 32 BF16, 64 VNNI, 128 an Intel processor, 256 an AMD
+// one.
+func cpuFeatures(f int) CPUFeatures {
 	c := CPUFeatures{
 		Vendor: "other", AVX2: f&1 != 0, AVX512F: f&2 != 0, AVX512VL: f&4 != 0, AVX512BW: f&8 != 0,
 		AVX512DQ: f&16 != 0, AVX512BF16: f&32 != 0, VNNI: f&64 != 0,
