@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -142,6 +143,8 @@ func TestAugment8RangesAndIDX8(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, body, 0o644))
 		_, err := OpenIDX8(p)
 		require.Error(t, err, name)
+		// A gzip file is named as such (the distributed files are).
+		require.Equal(t, name == "gz", strings.Contains(err.Error(), "gzip"), "%s: %v", name, err)
 	}
 }
 

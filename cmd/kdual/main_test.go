@@ -409,6 +409,21 @@ func TestPPCA(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, st.Size(), int64(1000))
 
+	// --gamma is scikit-learn's γ: σ = 1/√(2γ), the same fit as that σ
+	// (γ = 0.5 is σ = 1, γ = 2 is σ = 0.5).
+	for _, c := range [][2]string{{"0.5", "1"}, {"2", "0.5"}} {
+		_, byGamma, stderr := runCLI(t, "ppca", "--data", "toy", "--q", "2", "--gamma", c[0], "--json", "-")
+		require.Contains(t, stderr, "--gamma now means scikit-learn's γ")
+		_, bySigma, _ := runCLI(t, "ppca", "--data", "toy", "--q", "2", "--sigma", c[1], "--json", "-")
+		var g, s struct {
+			Values []float64 `json:"eigenvalues"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(byGamma), &g))
+		require.NoError(t, json.Unmarshal([]byte(bySigma), &s))
+		require.NotEmpty(t, g.Values)
+		require.Equal(t, s.Values, g.Values, "γ = %s", c[0])
+	}
+
 	digits := filepath.Join(dir, "digits.png")
 	code, out, stderr = runCLI(t, "ppca", "--data", "digits", "--classes", "0,1", "--sigma2", "0.0005", "--plot", digits)
 	require.Equal(t, 0, code, stderr)

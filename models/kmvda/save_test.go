@@ -24,6 +24,7 @@ func saveLoadBitForBit(t *testing.T, v, d int) {
 	for _, m := range []*Model{
 		{Kind: Linear},
 		{Kind: RBF, Sigma: 3, Dim: 3},
+		{Kind: RBF, Sigma: 0.5, Dim: 2}, // any σ > 0, below 1 too
 		{Kind: RFF, Sigma: 3, Features: 16, Dim: 3},
 		{Kind: RFF, Sigma: 3, Features: 16, Dim: 3, forcePrimal: true},
 	} {
