@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -133,6 +134,24 @@ func TestAugment8RangesAndIDX8(t *testing.T) {
 	require.Error(t, x.ReadRows(290, got), "past the end")
 	require.Error(t, x.ReadRows(251, got), "one item past the end")
 	require.Error(t, x.ReadRows(0, got[:d+1]), "not whole items")
+	// One dimension (a labels file: items of one byte) is a valid IDX file
+	// too; no dimension or a zero one is not.
+	labels := filepath.Join(t.TempDir(), "labels.idx")
+	lf, err := os.Create(labels)
+	require.NoError(t, err)
+	require.NoError(t, WriteIDX8Header(lf, 5))
+	_, err = lf.Write([]byte{3, 1, 4, 1, 5})
+	require.NoError(t, err)
+	require.NoError(t, lf.Close())
+	l, err := OpenIDX8(labels)
+	require.NoError(t, err)
+	defer l.Close()
+	require.Equal(t, [2]int{5, 1}, [2]int{l.N, l.D})
+	one := make([]uint8, 2)
+	require.NoError(t, l.ReadRows(3, one))
+	require.Equal(t, []uint8{1, 5}, one)
+	require.Error(t, WriteIDX8Header(io.Discard))
+	require.Error(t, WriteIDX8Header(io.Discard, 5, 0))
 	// Refused: gzip, a type other than bytes, a size the header does not say.
 	for name, body := range map[string][]byte{
 		"gz":    {0x1f, 0x8b, 8, 0},

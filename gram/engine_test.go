@@ -159,6 +159,10 @@ func TestKernelRows32(t *testing.T) {
 	require.Contains(t, err.Error(), "row 41 ")
 	_, err = NewKernelRows32(&linalg.Dense32{}, em, GramOptions{})
 	require.ErrorIs(t, err, status.ErrInvalid)
+	_, err = NewKernelRows32(&linalg.Dense32{Rows: 0, Cols: 20, Data: x32.Data}, em, GramOptions{})
+	require.ErrorIs(t, err, status.ErrInvalid, "no rows")
+	_, err = NewKernelRows32(nil, em, GramOptions{})
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // Float32 products through the native map go from sgemm's float32 block

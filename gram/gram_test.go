@@ -1,6 +1,8 @@
 package gram
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -936,4 +938,23 @@ func TestFloat32Range(t *testing.T) {
 			x32.Free()
 		}
 	}
+}
+
+// A cancelled build says where it stopped: the panel and how many there
+// are (⌈n/512⌉), with the context's cause.
+func TestGramMapCancelledNamesThePanel(t *testing.T) {
+	const n = 1300 // three panels of 512 rows
+	x := randData(31, n, 5)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cause := errors.New("enough")
+	var calls int
+	o := GramOptions{Context: ctx, Progress: func(done, tot int64) {
+		if calls++; calls == 1 {
+			cancel(cause)
+		}
+	}}
+	_, err := GramMap(x, testKernels[0].ElementMap(5), o)
+	require.ErrorIs(t, err, status.ErrStopped)
+	require.ErrorIs(t, err, cause)
+	require.Contains(t, err.Error(), "Gram panel 3 of 3")
 }

@@ -215,3 +215,13 @@ func TestSourceRelease(t *testing.T) {
 	lin.Release()
 	(*Source)(nil).Release()
 }
+
+// γ_d = d·u/(1 − d·u) for float32's u = 2⁻²⁴ (Higham's bound on a float32
+// inner product of length d): closed forms at d·u = ½ and ¼, and its
+// series d·u + (d·u)² + … for small d.
+func TestGammaF32ClosedForm(t *testing.T) {
+	require.Equal(t, 1.0, gammaF32(1<<23))
+	require.Equal(t, 1.0/3, gammaF32(1<<22))
+	du := 784.0 / (1 << 24)
+	require.InDelta(t, du+du*du, gammaF32(784), 2*du*du*du) // du + du² + du³ + …
+}

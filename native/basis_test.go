@@ -57,3 +57,19 @@ func TestBasisBuildsAgree(t *testing.T) {
 	require.PanicsWithValue(t, "native: BasisTMul: bad arguments n=2 c=3 b=2 ldv=3 ldx=2 ldy=2",
 		func() { AVX2().BasisTMul(2, 3, 2, make([]float64, 5), 3, make([]float64, 4), 2, make([]float64, 6), 2) })
 }
+
+// Empty shapes are no work, never a refusal: no rows (H unchanged, W
+// empty), no basis columns, no right-hand columns.
+func TestBasisEmptyShapes(t *testing.T) {
+	for _, bd := range []Build{Baseline(), AVX2()} {
+		h := []float64{1, 2, 3, 4}
+		bd.BasisTMul(0, 2, 2, nil, 2, nil, 2, h, 2)
+		require.Equal(t, []float64{1, 2, 3, 4}, h)
+		w := []float64{5, 6}
+		bd.BasisSubMul(1, 0, 2, nil, 1, nil, 2, w, 2)
+		bd.BasisSubMul(0, 2, 2, nil, 2, h, 2, nil, 2)
+		bd.BasisTMul(2, 2, 0, []float64{1, 2, 3, 4}, 2, nil, 1, nil, 1)
+		require.Equal(t, []float64{5, 6}, w)
+		require.Panics(t, func() { bd.BasisTMul(-1, 2, 2, nil, 2, nil, 2, h, 2) })
+	}
+}

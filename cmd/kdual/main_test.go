@@ -131,24 +131,23 @@ func TestEigRandSymJSON(t *testing.T) {
 	var r eigReport
 	require.NoError(t, json.Unmarshal(raw, &r))
 	require.Equal(t, 5, r.K)
+	eigJSON := func(args ...string) eigReport {
+		code, _, stderr := runCLI(t, append(append([]string{"eig", "--matrix", "randsym"}, args...), "--json", path)...)
+		require.Equal(t, 0, code, stderr)
+		raw, err := os.ReadFile(path)
+		require.NoError(t, err)
+		var rep eigReport
+		require.NoError(t, json.Unmarshal(raw, &rep))
+		return rep
+	}
 	// A Krylov solver's passes take part of its time, never more.
-	code, _, stderr = runCLI(t, "eig", "--matrix", "randsym", "--n", "120", "--k", "5", "--solver", "block", "--json", path)
-	require.Equal(t, 0, code, stderr)
-	raw, err = os.ReadFile(path)
-	require.NoError(t, err)
-	var b eigReport
-	require.NoError(t, json.Unmarshal(raw, &b))
+	b := eigJSON("--n", "120", "--k", "5", "--solver", "block")
 	require.Greater(t, b.Passes, 0)
 	require.Greater(t, b.ApplySeconds, 0.0)
 	require.LessOrEqual(t, b.ApplySeconds, b.Seconds)
 	require.Equal(t, "block", b.Solver)
 	// Too small for a Krylov basis: LAPACK ran, and the report says so.
-	code, _, stderr = runCLI(t, "eig", "--matrix", "randsym", "--n", "8", "--components", "3", "--solver", "lanczos", "--json", path)
-	require.Equal(t, 0, code, stderr)
-	raw, err = os.ReadFile(path)
-	require.NoError(t, err)
-	var small eigReport
-	require.NoError(t, json.Unmarshal(raw, &small))
+	small := eigJSON("--n", "8", "--components", "3", "--solver", "lanczos")
 	require.True(t, strings.HasPrefix(small.Solver, "dense (from lanczos"), small.Solver)
 	require.LessOrEqual(t, r.ResidualMax, 1e-13)
 	require.LessOrEqual(t, r.Orthogonality, 1e-13)

@@ -525,6 +525,7 @@ func TestDualFormulas(t *testing.T) {
 	require.InDelta(t, dopt, cost, 1e-12*math.Abs(dopt))
 	require.Less(t, Eta(cost, dopt), 1e-12)
 	require.InDelta(t, 0.5, Eta(-1.5, -1), 1e-15)
+	require.InDelta(t, 0.25, Eta(-2.5, -2), 1e-15) // relative to |d_opt|, not 1
 	_, err = OptimalCost([]float64{1, -0.5})
 	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = DualFromEigen([]float64{1}, h)
