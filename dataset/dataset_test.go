@@ -325,6 +325,18 @@ func TestImageTransforms(t *testing.T) {
 	// source p + shift).
 	moved := Affine(img, side, [2][2]float64{{1, 0}, {0, 1}}, [2]float64{1, 0})
 	require.InDelta(t, 1, moved[3*side+4], 1e-12)
+	// Half a pixel each way: bilinear weights of ¼ on the four neighbours,
+	// so the bright pixel spreads over the 2×2 outputs that read it.
+	half := Affine(img, side, [2][2]float64{{1, 0}, {0, 1}}, [2]float64{0.5, 0.5})
+	for y := 0; y < side; y++ {
+		for x := 0; x < side; x++ {
+			want := 0.0
+			if (x == 4 || x == 5) && (y == 2 || y == 3) {
+				want = 0.25
+			}
+			require.InDelta(t, want, half[y*side+x], 1e-12, "(%d, %d)", x, y)
+		}
+	}
 	// A 90° turn about the centre (3.5, 3.5) maps (5, 3) to (4, 5).
 	r := Rotate(img, side, 90)
 	require.InDelta(t, 1, r[5*side+4], 1e-9)

@@ -230,6 +230,10 @@ func TestRandomizedFixedScheduleReportsTrueResiduals(t *testing.T) {
 	require.Equal(t, status.FixedSchedule, res.Status.Code)
 	require.False(t, res.Status.Converged())
 	require.NoError(t, res.Status.Err())
+	// The documented cost: 2q + 2 passes, q = 7 (k < 0.1·n), of l = k + 10
+	// columns; nothing more without a tolerance.
+	require.Equal(t, 2*7+2, res.Passes)
+	require.Equal(t, (2*7+2)*(k+10), res.MatVecs)
 	var av mat.Dense
 	av.Mul(a, res.Vectors)
 	worst := 0.0

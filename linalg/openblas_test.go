@@ -80,6 +80,12 @@ func TestOpenBLASProductsEqualGonum(t *testing.T) {
 	wv.MulVec(big.T(), col)
 	MulVec(&gv, big.T(), col)
 	requireClose(t, &wv, &gv, "MulVec transposed, strided")
+	// One row and one column, into a used destination of the right length.
+	one := mat.NewVecDense(1, []float64{math.NaN()})
+	MulVec(one, mat.NewDense(1, 3, []float64{1, 2, 3}), mat.NewVecDense(3, []float64{4, 5, 6}))
+	require.Equal(t, 32.0, one.AtVec(0))
+	MulVec(one, mat.NewDense(1, 1, []float64{-2}), mat.NewVecDense(1, []float64{3}))
+	require.Equal(t, -6.0, one.AtVec(0))
 
 	var ws, gs mat.SymDense
 	ws.SymOuterK(0.5, a)

@@ -58,6 +58,12 @@ func TestColumnRange(t *testing.T) {
 				require.Equal(t, math.Float64bits(wantLo[j]), math.Float64bits(lo[j]), "%s d=%d lo[%d] %g %g", b.Name(), d, j, wantLo[j], lo[j])
 				require.Equal(t, math.Float64bits(wantHi[j]), math.Float64bits(hi[j]), "%s d=%d hi[%d]", b.Name(), d, j)
 			}
+			// No rows: lo and hi as they were, whatever x is.
+			b.ColumnRange(0, d, nil, ld, lo, hi)
+			for j := 0; j < d; j++ {
+				require.Equal(t, math.Float64bits(wantLo[j]), math.Float64bits(lo[j]), "%s d=%d: no rows changed lo", b.Name(), d)
+				require.Equal(t, math.Float64bits(wantHi[j]), math.Float64bits(hi[j]), "%s d=%d: no rows changed hi", b.Name(), d)
+			}
 		}
 	}
 }

@@ -1,0 +1,75 @@
+package eig
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+)
+
+// repairBlock on an expansion block whose middle column lies in the
+// basis's span (an invariant subspace): afterwards the basis and the block
+// are orthonormal together, and the block still reproduces W's part off
+// the basis through R (W − Q₀Q₀ᵀW = Q_block·R, upper triangular), the
+// replaced column with zero coupling.
+func TestRepairBlockKeepsQR(t *testing.T) {
+	const n, cur, b = 12, 3, 3
+	r := rand.New(rand.NewPCG(21, 22))
+	v := mat.NewDense(n, cur+b, nil)
+	basis := mat.NewDense(n, cur, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < cur; j++ {
+			basis.Set(i, j, r.NormFloat64())
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(basis)
+	var q mat.Dense
+	qr.QTo(&q)
+	for i := 0; i < n; i++ {
+		for j := 0; j < cur; j++ {
+			v.Set(i, j, q.At(i, j))
+		}
+		for j := cur; j < cur+b; j++ {
+			v.Set(i, j, math.NaN()) // the block before repair: unusable
+		}
+	}
+	w := mat.NewDense(n, b, nil)
+	for i := 0; i < n; i++ {
+		w.Set(i, 0, r.NormFloat64())
+		w.Set(i, 1, 2*v.At(i, 0)-v.At(i, 2)) // in the basis's span
+		w.Set(i, 2, r.NormFloat64())
+	}
+	rr := []float64{1, 0, 0, 0, 0, 0, 0, 0, 1} // the middle diagonal negligible
+	wk := mat.DenseCopyOf(w)
+	require.NoError(t, krylovSchur{}.repairBlock(v, cur, b, rr, 1, n, 0, Local{}, r, w))
+	require.Equal(t, wk, w, "w is read, not written")
+	var vtv mat.Dense
+	vtv.Mul(v.T(), v)
+	for i := 0; i < cur+b; i++ {
+		for j := 0; j < cur+b; j++ {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			require.InDelta(t, want, vtv.At(i, j), 1e-13, "VᵀV[%d][%d]", i, j)
+		}
+	}
+	// W's part off the basis, against the block times R.
+	q0 := v.Slice(0, n, 0, cur)
+	blk := v.Slice(0, n, cur, cur+b)
+	var coef, proj, off, qb mat.Dense
+	coef.Mul(q0.T(), w)
+	proj.Mul(q0, &coef)
+	off.Sub(w, &proj)
+	qb.Mul(blk, mat.NewDense(b, b, rr))
+	require.True(t, mat.EqualApprox(&off, &qb, 1e-12), "W − Q₀Q₀ᵀW ≠ Q_block·R")
+	for c := 0; c < b; c++ {
+		for row := c + 1; row < b; row++ {
+			require.Zero(t, rr[row*b+c], "R is upper triangular")
+		}
+	}
+	require.Zero(t, rr[1*b+1], "the replaced column: zero coupling")
+}
