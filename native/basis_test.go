@@ -71,5 +71,10 @@ func TestBasisEmptyShapes(t *testing.T) {
 		bd.BasisTMul(2, 2, 0, []float64{1, 2, 3, 4}, 2, nil, 1, nil, 1)
 		require.Equal(t, []float64{5, 6}, w)
 		require.Panics(t, func() { bd.BasisTMul(-1, 2, 2, nil, 2, nil, 2, h, 2) })
+		// One row is checked as any: W's stride below its columns, or V or
+		// W too short, is refused before any read.
+		require.Panics(t, func() { bd.BasisTMul(1, 2, 2, []float64{1, 2}, 2, []float64{1, 2}, 1, h, 2) })
+		require.Panics(t, func() { bd.BasisTMul(1, 2, 2, []float64{1}, 2, []float64{1, 2}, 2, h, 2) })
+		require.Panics(t, func() { bd.BasisSubMul(1, 2, 2, []float64{1, 2}, 2, h, 2, []float64{1}, 2) })
 	}
 }
