@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/internal/testmat"
 )
 
 // repairBlock on an expansion block whose middle column lies in the
@@ -18,16 +20,7 @@ func TestRepairBlockKeepsQR(t *testing.T) {
 	const n, cur, b = 12, 3, 3
 	r := rand.New(rand.NewPCG(21, 22))
 	v := mat.NewDense(n, cur+b, nil)
-	basis := mat.NewDense(n, cur, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < cur; j++ {
-			basis.Set(i, j, r.NormFloat64())
-		}
-	}
-	var qr mat.QR
-	qr.Factorize(basis)
-	var q mat.Dense
-	qr.QTo(&q)
+	q := testmat.RandOrthogonal(r, n) // its first cur columns: the basis
 	for i := 0; i < n; i++ {
 		for j := 0; j < cur; j++ {
 			v.Set(i, j, q.At(i, j))
