@@ -225,3 +225,11 @@ func TestGammaF32ClosedForm(t *testing.T) {
 	du := 784.0 / (1 << 24)
 	require.InDelta(t, du+du*du, gammaF32(784), 2*du*du*du) // du + du² + du³ + …
 }
+
+// BlockRel is γ_k for the float32 block's partial sums of k =
+// native.SymmSingleChunk products plus x's own rounding to float32, u.
+func TestBlockRelIsGammaPlusU(t *testing.T) {
+	const u = 1.0 / (1 << 24)
+	require.InDelta(t, gammaF32(native.SymmSingleChunk)+u, BlockRel, 1e-18)
+	require.Greater(t, BlockRel, gammaF32(native.SymmSingleChunk))
+}

@@ -990,3 +990,17 @@ func TestDpbconLaplacian(t *testing.T) {
 	require.NoError(t, Dpbtrf('U', 1, kd, one, ld))
 	require.InDelta(t, 0.5, Dpbcon('U', 1, kd, one, ld, 8), 1e-15) // a = 4, anorm 8: 1/(8·¼)
 }
+
+// Dtrcon: an empty matrix is perfectly conditioned (rcond 1, as LAPACK
+// sets for n = 0), and a 2×2 triangle gives 1/(‖A‖‖A⁻¹‖) in the 1- and
+// ∞-norms (the estimator reaches the inverse's norm on this one).
+func TestDtrconClosedForms(t *testing.T) {
+	require.Equal(t, 1.0, Dtrcon('O', 'U', 'N', 0, nil, 1))
+	// Row-major [[2, 1], [0, 4]]: column-major it is the lower triangle
+	// L = [[2, 0], [1, 4]], whose 1-norm is 4 (columns 3 and 4) and whose
+	// inverse [[0.5, 0], [−0.125, 0.25]] has 1-norm 0.625 (columns 0.625
+	// and 0.25); ∞-norms 5 (rows 2 and 5) and 0.5 (rows 0.5 and 0.375).
+	a := []float64{2, 1, 0, 4}
+	require.InDelta(t, 1/(4*0.625), Dtrcon('O', 'L', 'N', 2, a, 2), 1e-15)
+	require.InDelta(t, 1/(5*0.5), Dtrcon('I', 'L', 'N', 2, a, 2), 1e-15)
+}
