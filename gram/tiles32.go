@@ -6,7 +6,6 @@ import (
 
 	"github.com/kdual/kdual/linalg"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/bigmem"
@@ -225,7 +224,11 @@ func (src *Source) Tiles32(o GramOptions) (*SymTiles32, error) {
 // values may leave float32's range are refused (Store32Range).
 func (src *Source) Tiles32Band(o GramOptions, i0, i1 int) (*SymTiles32, error) {
 	if !src.s.em.distance() {
-		if err := Store32Range(src.s.em, floats.Max(append([]float64{0}, src.s.norms...))); err != nil {
+		top := 0.0 // the largest squared norm (none for empty norms)
+		for _, v := range src.s.norms {
+			top = max(top, v)
+		}
+		if err := Store32Range(src.s.em, top); err != nil {
 			return nil, err
 		}
 	}

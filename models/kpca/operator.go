@@ -157,8 +157,9 @@ func (k *KPCA) fitEig(op eig.Operator, solver eig.Solver, orig eig.Operator) err
 	}
 	k.info.Iterations = res.Iterations
 	if name := eigName(solver); res.Direct() && name != "dense" {
+		_, n, _, _ := eig.Parts(orig) // n over every rank of a distributed operator
 		k.info.Solver = "dense"
-		k.info.SolverReason = fmt.Sprintf("%s handed the problem to LAPACK: n = %d is too small for its basis", name, op.Dim())
+		k.info.SolverReason = fmt.Sprintf("%s handed the problem to LAPACK: n = %d is too small for its basis", name, n)
 	}
 	k.setFromEigen(res.Values, res.Vectors)
 	k.info.Cost, _ = OptimalCost(res.Values) // λ_s > 0 was checked above
