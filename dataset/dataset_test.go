@@ -632,6 +632,13 @@ func TestReadIDXGzipAndHugeHeaders(t *testing.T) {
 	_, err = ReadIDX(bytes.NewReader(badCRC), 0)
 	require.ErrorIs(t, err, ErrFormat)
 	require.Contains(t, err.Error(), "checksum")
+	// A bound of as many items as the file holds, or more, reads the
+	// whole stream: its trailer is checked too.
+	for _, bound := range []int{4, 5} {
+		_, err = ReadIDX(bytes.NewReader(badCRC), bound)
+		require.ErrorIs(t, err, ErrFormat, "maxItems %d", bound)
+		require.Contains(t, err.Error(), "checksum", "maxItems %d", bound)
+	}
 
 	badLen := append([]byte(nil), good...)
 	badLen[len(badLen)-1] ^= 0xff // last byte of the length

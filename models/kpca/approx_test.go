@@ -300,6 +300,13 @@ func TestKPCAFitFloat32(t *testing.T) {
 	exact := &KPCA{Components: 4, Kernel: rbf}
 	require.ErrorIs(t, exact.FitFloat32(context.Background(), x32), status.ErrInvalid)
 	require.ErrorIs(t, (&KPCA{Components: 400, Kernel: rbf, Approx: ny}).FitFloat32(context.Background(), x32), status.ErrInvalid)
+	// No rows is empty data; one row has no component to fit (s < n).
+	for rows, want := range map[int]string{0: "empty data", 1: "need 1 ≤ s < n = 1"} {
+		one := &linalg.Dense32{Rows: rows, Cols: x32.Cols, Data: x32.Data[:rows*x32.Cols]}
+		err := (&KPCA{Components: 1, Kernel: rbf, Approx: ny}).FitFloat32(context.Background(), one)
+		require.ErrorIs(t, err, status.ErrInvalid, "%d rows", rows)
+		require.Contains(t, err.Error(), want, "%d rows", rows)
+	}
 }
 
 // The small problem goes to Lanczos when it is large and s small against
