@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/kdual/kdual/gram"
@@ -63,6 +64,17 @@ func TestTriangleLayout(t *testing.T) {
 // refused; the solver is block Krylov in blocks of 8, or max(3k, 32)
 // matrix-free; more ranks need less per rank.
 func TestPlanRanks(t *testing.T) {
+	// Ranks 0 and 1 both plan one process's operator (the dense solver
+	// included, which needs one process).
+	for _, one := range []PlanInput{{N: 150, D: 5, K: 3, Budget: 1 << 30}, {N: 20000, D: 784, K: 20, Budget: 4 << 30},
+		{N: 3000, D: 10, K: 5, Budget: 1 << 30, Dense: true}} {
+		p0, err0 := PlanOperator(one)
+		one.Ranks = 1
+		p1, err1 := PlanOperator(one)
+		if err0 != nil || err1 != nil || !reflect.DeepEqual(p0, p1) {
+			t.Fatalf("n = %d: 0 ranks %+v (%v), 1 rank %+v (%v)", one.N, p0, err0, p1, err1)
+		}
+	}
 	in := PlanInput{N: 20000, D: 784, K: 20, Ranks: 2, Budget: 4 << 30}
 	p, err := PlanOperator(in)
 	if err != nil || p.Operator != OperatorFloat64 || p.Solver != (BlockKrylov{Block: 8}) {

@@ -84,6 +84,26 @@ func TestGramMatchesFormula(t *testing.T) {
 	}
 }
 
+// A Gram matrix whose last panel holds one row (n = 1, and one more than
+// a panel) has that row's entries by the formula like every other.
+func TestGramPanelOfOneRow(t *testing.T) {
+	for _, n := range []int{1, gramPanelRows + 1} {
+		x := randData(3, n, 4)
+		for _, k := range testKernels {
+			g, err := Gram(x, k)
+			require.NoError(t, err)
+			for _, i := range []int{0, n - 1} {
+				for j := 0; j < n; j += max(1, n/50) {
+					want := kernelFormula(k, x.RawRowView(i), x.RawRowView(j))
+					require.InDelta(t, want, g.At(i, j), 1e-12*math.Max(1, math.Abs(want)), "n = %d, %v (%d,%d)", n, k.Kind, i, j)
+				}
+				want := kernelFormula(k, x.RawRowView(i), x.RawRowView(n-1))
+				require.InDelta(t, want, g.At(i, n-1), 1e-12*math.Max(1, math.Abs(want)), "n = %d, %v (%d,%d)", n, k.Kind, i, n-1)
+			}
+		}
+	}
+}
+
 func TestGramBadInput(t *testing.T) {
 	x := randData(1, 5, 3)
 	// Element maps that cannot be applied (package kernel's tests cover

@@ -250,6 +250,25 @@ func TestKernelRowsBlocks(t *testing.T) {
 			}
 		}
 		require.ErrorIs(t, kr.Cross(cross, 300, randData(1, 2, 5), 0, 300), status.ErrInvalid)
+		// Blocks of one row or one column, on either inner path (the
+		// native tiles fall back to BLAS where the processor lacks them).
+		for _, inner := range []InnerPath{InnerBLAS, InnerNative} {
+			kr1, err := NewKernelRows(x, k.ElementMap(cols(x)), GramOptions{Inner: inner})
+			require.NoError(t, err)
+			row, col := make([]float64, 300), make([]float64, 40)
+			for _, i := range []int{0, 250, 299} {
+				kr1.Block(row, 300, i, i+1, 0, 300)
+				kr1.Block(col, 1, 250, 290, i, i+1)
+				for j := 0; j < 300; j++ {
+					want := g.At(i, j)
+					require.InDelta(t, want, row[j], 1e-12*math.Max(1, math.Abs(want)), "%v inner %v: row %d, column %d", k.Kind, inner, i, j)
+				}
+				for r := 0; r < 40; r++ {
+					want := g.At(250+r, i)
+					require.InDelta(t, want, col[r], 1e-12*math.Max(1, math.Abs(want)), "%v inner %v: row %d, column %d", k.Kind, inner, 250+r, i)
+				}
+			}
+		}
 	}
 }
 

@@ -611,6 +611,17 @@ func TestKernelRowsLevels8(t *testing.T) {
 	kr, err = NewKernelRowsLevels8(lv, Kernel{Kind: Polynomial, Degree: 2, Gamma: 1}.ElementMap(d), GramOptions{Int8: GridOn})
 	require.NoError(t, err)
 	require.Nil(t, kr, "not a distance kernel")
+	// Squared norms about the grid's middle (127) reach 2²⁴ from d = 1024
+	// columns of levels 255: the integer path stops just there.
+	for _, dd := range []int{1023, 1024} {
+		wide := &linalg.Levels8{Rows: 3, Cols: dd, Step: 1.0 / 255, Data: make([]uint8, 3*dd)}
+		for i := range wide.Data {
+			wide.Data[i] = uint8(255 * (i % 2))
+		}
+		kr, err = NewKernelRowsLevels8(wide, Kernel{Kind: Gaussian, Sigma: 9}.ElementMap(dd), GramOptions{Int8: GridOn})
+		require.NoError(t, err)
+		require.Equal(t, dd < 1024, kr != nil, "d = %d", dd)
+	}
 }
 
 // sqDist is the squared distance of two rows of integers.

@@ -375,6 +375,7 @@ func TestKPCAApprox(t *testing.T) {
 		{"--approx", "sketch", "--landmarks", "10"},
 		{"--approx", "nystrom", "--landmarks", "10", "--sampler", "leverage"},
 		{"--approx", "nystrom", "--landmarks", "10", "--trace-tol", "2"},
+		{"--approx", "nystrom", "--landmarks", "10", "--trace-tol", "1"},
 		{"--approx", "nystrom", "--landmarks", "10", "--features", "5"},
 		{"--approx", "rff", "--features", "10", "--landmarks", "5"},
 		{"--approx", "nystrom", "--landmarks", "10", "--operator", "float32"},
