@@ -155,3 +155,36 @@ func TestSolve(t *testing.T) {
 	err := Solve(&mat.Dense{}, ill, mat.NewDense(2, 1, []float64{1, 1}))
 	require.Error(t, err)
 }
+
+// empty is a matrix of r rows and c columns, one of them zero (gonum's
+// Dense cannot have a zero dimension; any mat.Matrix may).
+type empty struct{ r, c int }
+
+func (e empty) Dims() (int, int)    { return e.r, e.c }
+func (e empty) At(i, j int) float64 { panic(mat.ErrIndexOutOfRange) }
+func (e empty) T() mat.Matrix       { return mat.Transpose{Matrix: e} }
+
+// A product over an empty inner dimension is zero, written into dst's own
+// entries only: a view's parent keeps its other rows.
+func TestMulEmptyInner(t *testing.T) {
+	parent := mat.NewDense(4, 5, nil)
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 5; j++ {
+			parent.Set(i, j, 7)
+		}
+	}
+	view := parent.Slice(0, 3, 0, 4).(*mat.Dense)
+	Mul(view, empty{3, 0}, empty{0, 4})
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 5; j++ {
+			want := 7.0
+			if i < 3 && j < 4 {
+				want = 0
+			}
+			require.Equal(t, want, parent.At(i, j), "(%d,%d)", i, j)
+		}
+	}
+	var fresh mat.Dense
+	Mul(&fresh, empty{2, 0}, empty{0, 3})
+	require.True(t, mat.Equal(mat.NewDense(2, 3, nil), &fresh))
+}

@@ -413,6 +413,22 @@ func TestStatusOfEverySolver(t *testing.T) {
 	r, c := z.Dims()
 	require.Equal(t, [2]int{120, 4}, [2]int{r, c})
 
+	// DCA's iteration limit: the same, its objective still changing.
+	d := &KPCA{Kernel: rbf, Components: 4, Solver: DCA{Loss: Loss{Kind: Huber1, Param: 0.01}, MaxIter: 2}}
+	err = d.Fit(x)
+	require.ErrorIs(t, err, ErrNotConverged)
+	require.True(t, d.Fitted())
+	require.Equal(t, status.IterationLimit, d.Info().Status.Code)
+	require.Equal(t, testDCA, d.Info().Status.Test)
+	require.Equal(t, 2, d.Info().Iterations)
+	z, err = d.Transform(x)
+	require.NoError(t, err)
+	r, c = z.Dims()
+	require.Equal(t, [2]int{120, 4}, [2]int{r, c})
+	for _, v := range z.RawMatrix().Data {
+		require.False(t, math.IsNaN(v) || math.IsInf(v, 0))
+	}
+
 	stopped := &KPCA{Kernel: rbf, Components: 4, Solver: LBFGS{
 		Stop: func(iter int, _ float64) bool { return iter == 2 }}}
 	err = stopped.Fit(x)

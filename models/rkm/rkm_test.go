@@ -454,3 +454,15 @@ func TestTraceObjectiveClosedForm(t *testing.T) {
 	ba.Scale(-1, &ba)
 	require.True(t, mat.EqualApprox(&ba, grad, 1e-14))
 }
+
+// Errors are the means over the pairs both series have: squared and
+// absolute differences; NaN over no pair.
+func TestErrorsMeans(t *testing.T) {
+	mse, mae := Errors([]float64{1, 2, 3, 100}, []float64{1, 1, 1})
+	require.InDelta(t, 5.0/3, mse, 1e-15)
+	require.InDelta(t, 1.0, mae, 1e-15)
+	mse, mae = Errors([]float64{2}, []float64{-2, 50})
+	require.Equal(t, [2]float64{16, 4}, [2]float64{mse, mae})
+	mse, mae = Errors(nil, []float64{1})
+	require.True(t, math.IsNaN(mse) && math.IsNaN(mae))
+}

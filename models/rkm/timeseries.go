@@ -121,7 +121,9 @@ func Forecast(m *Model, history []float64, p, steps int) ([]float64, error) {
 	return out, nil
 }
 
-// Errors returns the mean squared and mean absolute errors of a forecast.
+// Errors returns the mean squared and mean absolute errors of a forecast
+// over its first min(len(forecast), len(truth)) values; with none, both
+// are NaN (a mean of nothing).
 func Errors(forecast, truth []float64) (mse, mae float64) {
 	n := min(len(forecast), len(truth))
 	for i := 0; i < n; i++ {
