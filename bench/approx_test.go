@@ -45,3 +45,21 @@ func eye(n int) *mat.Dense {
 	}
 	return m
 }
+
+// The log axis is labelled at 1, 2 and 5 times the powers of ten within
+// its range, in increasing order, each label its value.
+func TestTicks125(t *testing.T) {
+	var got []float64
+	var labels []string
+	for _, tk := range (ticks125{}).Ticks(0.5, 30) {
+		got = append(got, tk.Value)
+		labels = append(labels, tk.Label)
+	}
+	want := []float64{0.5, 1, 2, 5, 10, 20}
+	require.Len(t, got, len(want))
+	for i := range want {
+		require.InDelta(t, want[i], got[i], 1e-12*want[i])
+	}
+	require.Equal(t, []string{"0.5", "1", "2", "5", "10", "20"}, labels)
+	require.Empty(t, (ticks125{}).Ticks(3, 4.5))
+}

@@ -228,3 +228,11 @@ func TestEigenResidual(t *testing.T) {
 	require.True(t, e.Factorize(r, mat.EigenRight))
 	require.Less(t, eigenResidual(r, &e), 1e-13)
 }
+
+// meanSq is the mean of the squared entrywise differences.
+func TestMeanSq(t *testing.T) {
+	a := mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6})
+	b := mat.NewDense(2, 3, []float64{1, 0, 3, 4, 5, 9})
+	require.InDelta(t, (4.0+9)/6, meanSq(a, b), 1e-15)
+	require.Zero(t, meanSq(a, a))
+}

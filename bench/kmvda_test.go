@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -159,4 +160,23 @@ func TestRunMvExperiment(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want.Accuracy, sc.Accuracy)
 	}
+}
+
+// A choice reads its number of directions from "components", or from "l"
+// in tables written before that name; "components" wins when both are
+// there.
+func TestMvChoiceJSON(t *testing.T) {
+	for in, want := range map[string]MvChoice{
+		`{"sigma": 2, "components": 3, "reg": 0.1, "validation_accuracy": 0.9}`: {Sigma: 2, L: 3, Reg: 0.1, Accuracy: 0.9},
+		`{"sigma": 2, "l": 4}`:      {Sigma: 2, L: 4},
+		`{"l": 1}`:                  {L: 1},
+		`{"components": 5, "l": 4}`: {L: 5},
+		`{"sigma": 1.5}`:            {Sigma: 1.5},
+	} {
+		var c MvChoice
+		require.NoError(t, json.Unmarshal([]byte(in), &c), in)
+		require.Equal(t, want, c, in)
+	}
+	var c MvChoice
+	require.Error(t, json.Unmarshal([]byte(`{"l": "x"}`), &c))
 }

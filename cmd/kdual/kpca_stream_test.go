@@ -90,6 +90,22 @@ func TestKPCAStreamCLI(t *testing.T) {
 			require.InDelta(t, mem.Scores[i][j], sign*sc.At(i, j), 1e-3*math.Sqrt(mem.Eigenvalues[0]), "score (%d, %d)", i, j)
 		}
 	}
+	// Without --sigma the median bandwidth of the scaled rows (the first
+	// 1000: here every row), as the in-memory fit of the same file says.
+	small := writeLevels(t, 600, d)
+	median := []string{"kpca", "fit", "--approx", "nystrom", "--landmarks", "40", "--kernel", "gaussian", "--scale", scale, "--json", "-", "--quiet"}
+	code, out, stderr = runCLI(t, append(median, "--stream", small)...)
+	require.Equal(t, 0, code, stderr)
+	var sr streamReport
+	require.NoError(t, json.Unmarshal([]byte(out), &sr))
+	code, out, stderr = runCLI(t, append(median, "--input", small, "--approx-precision", "float32")...)
+	require.Equal(t, 0, code, stderr)
+	var ms struct {
+		Sigma float64 `json:"sigma"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &ms))
+	require.Greater(t, ms.Sigma, 0.0)
+	require.Equal(t, ms.Sigma, sr.Info.Sigma)
 	for _, bad := range [][]string{
 		{"kpca", "fit", "--stream", path, "--components", "2", "--kernel", "gaussian"},                          // no --approx
 		{"kpca", "fit", "--stream", path, "--approx", "nystrom", "--kernel", "gaussian", "--solver", "lanczos"}, // a solver

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -481,6 +482,44 @@ func TestRKMForecast(t *testing.T) {
 	require.Equal(t, 2, code)
 }
 
+// A forecasting model saved by --save forecasts the same values from the
+// same history with --model (its lag and scaling, no training); a --lag
+// other than the model's is refused naming both, the model's own is
+// accepted, and a model that is not a forecaster is refused.
+func TestRKMForecastSavedModel(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "r.npz")
+	type report struct {
+		Lag      int       `json:"lag"`
+		Model    string    `json:"model"`
+		Forecast []float64 `json:"forecast"`
+		NTrain   int       `json:"n_train"`
+	}
+	run := func(args ...string) report {
+		code, out, stderr := runCLI(t, append([]string{"rkm", "forecast", "--data", "sines", "--json", "-", "--quiet"}, args...)...)
+		require.Equal(t, 0, code, stderr)
+		var r report
+		require.NoError(t, json.Unmarshal([]byte(out), &r))
+		return r
+	}
+	trained := run("--save", model)
+	saved := run("--model", model)
+	require.Equal(t, model, saved.Model)
+	require.Equal(t, trained.Lag, saved.Lag)
+	require.Equal(t, trained.NTrain, saved.NTrain)
+	require.Equal(t, trained.Forecast, saved.Forecast)
+	own := run("--model", model, "--lag", strconv.Itoa(trained.Lag))
+	require.Equal(t, trained.Forecast, own.Forecast)
+	code, _, stderr := runCLI(t, "rkm", "forecast", "--data", "sines", "--model", model, "--lag", strconv.Itoa(trained.Lag-1), "--quiet")
+	require.NotEqual(t, 0, code)
+	require.Contains(t, stderr, fmt.Sprintf("--lag %d, the model's is %d", trained.Lag-1, trained.Lag))
+	kpcaModel := filepath.Join(dir, "k.npz")
+	code, _, stderr = runCLI(t, "kpca", "fit", "--input", waveCSV(t, 50), "--kernel", "gaussian", "--save", kpcaModel, "--quiet")
+	require.Equal(t, 0, code, stderr)
+	code, _, _ = runCLI(t, "rkm", "forecast", "--data", "sines", "--model", kpcaModel, "--quiet")
+	require.NotEqual(t, 0, code)
+}
+
 func TestKMvDA(t *testing.T) {
 	code, out, stderr := runCLI(t, "kmvda", "--data", "sketch", "--train", "60", "--test", "40", "--kernel", "rbf", "--json", "-")
 	require.Equal(t, 0, code, stderr)
@@ -604,11 +643,20 @@ func TestKPCAOperators(t *testing.T) {
 			Fit         float64   `json:"fit_seconds"`
 			Peak        int64     `json:"peak_rss_bytes"`
 			Check       struct {
-				MaxRelative float64 `json:"max_relative"`
+				MaxRelative float64   `json:"max_relative"`
+				Residuals   []float64 `json:"residuals"`
+				Lambda1     float64   `json:"lambda1"`
 			} `json:"check"`
 		}
 		require.NoError(t, json.Unmarshal([]byte(out), &r))
 		require.Equal(t, op, r.Operator)
+		require.Len(t, r.Check.Residuals, 4, "the check measured every pair")
+		require.InDelta(t, r.Eigenvalues[0], r.Check.Lambda1, 1e-9*r.Eigenvalues[0])
+		worst := 0.0
+		for _, v := range r.Check.Residuals {
+			worst = max(worst, v/r.Check.Lambda1)
+		}
+		require.Equal(t, worst, r.Check.MaxRelative)
 		require.Greater(t, r.Fit, 0.0)
 		require.GreaterOrEqual(t, r.Fit, r.Solve)
 		require.Greater(t, r.Peak, int64(0))
