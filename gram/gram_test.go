@@ -304,6 +304,21 @@ func TestTune(t *testing.T) {
 		require.Equal(t, tm.Symv512 < wideMargin*tm.Symv2, p.WideSymv)
 	}
 	require.NoError(t, p.Check(paths.Detect()))
+	require.Len(t, p.Reasons, len(paths.Known))
+	timed := map[string]float64{"inner": tm.InnerNative + tm.InnerBLAS, "map": tm.MapNative + tm.MapGo, "grid": tm.GridSgemm + tm.GridDgemm,
+		"int8": tm.Int8 + tm.Int8Sgemm, "symm": tm.SymmTiled + tm.SymmBLAS, "single": tm.SymmSingle + tm.Symm64,
+		"avx512": tm.Symm512 + tm.Symm2, "huge pages": tm.HugeSeconds + tm.SmallSeconds}
+	for i, path := range paths.Known {
+		c, _ := p.Choice(path)
+		require.Equal(t, path, p.Reasons[i].Path)
+		require.Equal(t, c, p.Reasons[i].Choice, "the tuned reasons follow the values")
+		if timed[path] > 0 {
+			require.Contains(t, p.Reasons[i].Why, "measured", path)
+		} else {
+			require.Contains(t, p.Reasons[i].Why, "not timed here", path)
+			require.NotContains(t, p.Reasons[i].Why, "measured", path)
+		}
+	}
 	require.Equal(t, "rules", paths.Current().Source, "Tune put its value in force")
 }
 

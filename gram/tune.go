@@ -76,23 +76,30 @@ func Tune() (paths.Paths, Timings) {
 		}
 	}
 	p.Source = "tuned"
-	ms := func(a, b float64) string { return fmt.Sprintf("measured %.3g ms against %.3g ms", 1e3*a, 1e3*b) }
-	on := func(b bool, yes, no string) string {
-		if b {
-			return yes
+	ms := func(a, b float64) string {
+		if a == 0 && b == 0 {
+			return "not timed here (the alternative does not run on this machine or system): the rules' choice"
 		}
-		return no
+		return fmt.Sprintf("measured %.3g ms against %.3g ms", 1e3*a, 1e3*b)
 	}
-	p.Reasons = []paths.Reason{
-		{Path: "inner", Choice: on(p.InnerNative, "native", "blas"), Why: "native against dgemm: " + ms(t.InnerNative, t.InnerBLAS)},
-		{Path: "map", Choice: on(p.MapNative, "native", "go"), Why: "native against math.Exp: " + ms(t.MapNative, t.MapGo)},
-		{Path: "grid", Choice: on(p.Grid, "on", "off"), Why: "sgemm and widening against dgemm: " + ms(t.GridSgemm, t.GridDgemm)},
-		{Path: "int8", Choice: on(p.Int8, "on", "off"), Why: "integer rows against sgemm and map: " + ms(t.Int8, t.Int8Sgemm)},
-		{Path: "symm", Choice: on(p.SymmNative, "native", "blas"), Why: "tile kernel against dsymm: " + ms(t.SymmTiled, t.SymmBLAS)},
-		{Path: "single", Choice: on(p.SingleBlocks, "on", "off"), Why: "float32 blocks against float64 blocks: " + ms(t.SymmSingle, t.Symm64)},
-		{Path: "avx512", Choice: fmt.Sprintf("float64 blocks %v, float32 blocks %v, one vector %v", p.WideSymm, p.WideSingle, p.WideSymv),
-			Why: fmt.Sprintf("AVX-512 against AVX2: %s; %s; %s", ms(t.Symm512, t.Symm2), ms(t.Single512, t.Single2), ms(t.Symv512, t.Symv2))},
-		{Path: "huge pages", Choice: on(p.HugePages, "on", "off"), Why: "first touch of 16 MB in huge against 4 KB pages: " + ms(t.HugeSeconds, t.SmallSeconds)},
+	wide := "AVX-512 against AVX2: " + ms(0, 0)
+	if t.Symm512 != 0 || t.Symm2 != 0 {
+		wide = fmt.Sprintf("AVX-512 against AVX2: %s; %s; %s", ms(t.Symm512, t.Symm2), ms(t.Single512, t.Single2), ms(t.Symv512, t.Symv2))
+	}
+	why := map[string]string{
+		"inner":      "native against dgemm: " + ms(t.InnerNative, t.InnerBLAS),
+		"map":        "native against math.Exp: " + ms(t.MapNative, t.MapGo),
+		"grid":       "sgemm and widening against dgemm: " + ms(t.GridSgemm, t.GridDgemm),
+		"int8":       "integer rows against sgemm and map: " + ms(t.Int8, t.Int8Sgemm),
+		"symm":       "tile kernel against dsymm: " + ms(t.SymmTiled, t.SymmBLAS),
+		"single":     "float32 blocks against float64 blocks: " + ms(t.SymmSingle, t.Symm64),
+		"avx512":     wide,
+		"huge pages": "first touch of 16 MB in huge against 4 KB pages: " + ms(t.HugeSeconds, t.SmallSeconds),
+	}
+	p.Reasons = nil
+	for _, path := range paths.Known {
+		c, _ := p.Choice(path)
+		p.Reasons = append(p.Reasons, paths.Reason{Path: path, Choice: c, Why: why[path]})
 	}
 	return p, t
 }

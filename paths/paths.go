@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/kdual/kdual/internal/bigmem"
@@ -80,6 +81,55 @@ type Reason struct {
 	Path   string `json:"path"`
 	Choice string `json:"choice"`
 	Why    string `json:"why"`
+}
+
+// Known are the paths Reasons records, in the order `kdual info` prints
+// them.
+var Known = []string{"inner", "map", "grid", "int8", "symm", "single", "avx512", "huge pages"}
+
+// Choice returns the choice Reasons records for path, read off p's
+// values: inner and symm "native" or "blas", map "native" or "go", grid,
+// int8, single and huge pages "on" or "off", avx512 the AVX-512 forms in
+// use ("float64 blocks", "float32 blocks", "one vector", joined by ", ")
+// or "none"; false for a path not in Known.
+func (p Paths) Choice(path string) (string, bool) {
+	on := func(b bool, yes, no string) string {
+		if b {
+			return yes
+		}
+		return no
+	}
+	switch path {
+	case "inner":
+		return on(p.InnerNative, "native", "blas"), true
+	case "map":
+		return on(p.MapNative, "native", "go"), true
+	case "grid":
+		return on(p.Grid, "on", "off"), true
+	case "int8":
+		return on(p.Int8, "on", "off"), true
+	case "symm":
+		return on(p.SymmNative, "native", "blas"), true
+	case "single":
+		return on(p.SingleBlocks, "on", "off"), true
+	case "huge pages":
+		return on(p.HugePages, "on", "off"), true
+	case "avx512":
+		var forms []string
+		for _, f := range []struct {
+			on   bool
+			name string
+		}{{p.WideSymm, "float64 blocks"}, {p.WideSingle, "float32 blocks"}, {p.WideSymv, "one vector"}} {
+			if f.on {
+				forms = append(forms, f.name)
+			}
+		}
+		if len(forms) == 0 {
+			return "none", true
+		}
+		return strings.Join(forms, ", "), true
+	}
+	return "", false
 }
 
 // Build is the native kernels' build these paths run: AVX2 (or SSE2)
@@ -165,7 +215,11 @@ func (p Paths) Save(w io.Writer) error {
 
 // Load reads a profile written by Save (at most 1 MiB; unknown fields and
 // other versions are errors wrapping ErrInvalid). The paths it returns
-// keep the profile's Source; Set puts them in force.
+// keep the profile's Source and values; Set puts them in force. A profile
+// edited by hand keeps its values, and its Reasons say so: every path of
+// Known has one reason, its Choice read off the values (Paths.Choice);
+// where that is not the choice the recorded reason was for, or the
+// profile records none, the reason says the value was set in the profile.
 func Load(r io.Reader) (Paths, error) {
 	dec := json.NewDecoder(io.LimitReader(r, 1<<20))
 	dec.DisallowUnknownFields()
@@ -176,5 +230,39 @@ func Load(r io.Reader) (Paths, error) {
 	if pr.Version != Version {
 		return Paths{}, fmt.Errorf("paths: profile version %d, this kdual reads %d: %w", pr.Version, Version, status.ErrInvalid)
 	}
-	return pr.Paths, nil
+	p := pr.Paths
+	p.reconcile(func(old Reason, recorded bool) string {
+		if !recorded {
+			return "set in the profile, which records no reason"
+		}
+		return fmt.Sprintf("set in the profile (its recorded reason was for %q: %s)", old.Choice, old.Why)
+	})
+	return p, nil
+}
+
+// reconcile gives every path of Known one reason whose Choice is read off
+// p's values (Choice), in Known's order, then the reasons of other paths:
+// a recorded reason for that choice stays; one for another choice, or
+// none, is replaced by a reason with why(the recorded one, whether there
+// was one).
+func (p *Paths) reconcile(why func(old Reason, recorded bool) string) {
+	recorded := map[string]Reason{}
+	var others []Reason
+	for _, r := range p.Reasons {
+		if _, ok := p.Choice(r.Path); ok {
+			recorded[r.Path] = r
+		} else {
+			others = append(others, r)
+		}
+	}
+	p.Reasons = nil
+	for _, path := range Known {
+		c, _ := p.Choice(path)
+		r, ok := recorded[path]
+		if !ok || r.Choice != c {
+			r = Reason{path, c, why(r, ok)}
+		}
+		p.Reasons = append(p.Reasons, r)
+	}
+	p.Reasons = append(p.Reasons, others...)
 }

@@ -91,6 +91,11 @@ func TestRules(t *testing.T) {
 			names[r.Path] = true
 		}
 		require.Len(t, names, 8)
+		for i, path := range Known {
+			c, ok := p.Choice(path)
+			require.True(t, ok)
+			require.Equal(t, Reason{path, c, p.Reasons[i].Why}, p.Reasons[i], "the rules' reasons follow the values")
+		}
 		g := Rules(Facts{CPU: cpu, Core: "Prescott"})
 		require.Len(t, g.Reasons, 8+btoi(cpu.AVX2), "a generic core adds its reason where a better one exists")
 	}
@@ -120,12 +125,31 @@ func TestCheck(t *testing.T) {
 func TestOverride(t *testing.T) {
 	p := Paths{Source: "rules"}
 	require.NoError(t, p.Override("inner=native,map=native,symm=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"))
+	reasons := p.Reasons
+	p.Reasons = nil
 	require.Equal(t, Paths{InnerNative: true, MapNative: true, SymmNative: true, SingleBlocks: true, Grid: true, Int8: true,
 		WideSymm: true, WideSingle: true, WideSymv: true, HugePages: true,
 		Source: "rules + inner=native,map=native,symm=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"}, p)
+	require.Len(t, reasons, len(Known))
+	for i, r := range reasons {
+		c, _ := p.Choice(Known[i])
+		require.Equal(t, Reason{Known[i], c, `set by the override "inner=native,map=native,symm=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"`}, r)
+	}
 	require.NoError(t, p.Override("inner=blas, map=go ,symm=blas,single=off,grid=off,int8=off,avx512=off,hugepages=off"))
-	p.Source = ""
+	p.Source, p.Reasons = "", nil
 	require.Equal(t, Paths{}, p)
+
+	// The rules' reasons stay where the override keeps their choice.
+	r := Rules(Facts{CPU: zen4})
+	require.NoError(t, r.Override("int8=off,grid=on"))
+	rules := Rules(Facts{CPU: zen4})
+	for i, why := range r.Reasons {
+		if why.Path == "int8" {
+			require.Equal(t, Reason{"int8", "off", `set by the override "int8=off,grid=on"`}, why)
+		} else {
+			require.Equal(t, rules.Reasons[i], why, why.Path)
+		}
+	}
 	require.NoError(t, p.Override(""))
 	for _, bad := range []string{"inner", "inner=fast", "speed=on", "avx512=maybe"} {
 		require.ErrorIs(t, p.Override(bad), status.ErrInvalid, bad)
@@ -136,12 +160,61 @@ func TestOverride(t *testing.T) {
 // garbage are refused.
 func TestSaveLoad(t *testing.T) {
 	p := Rules(Facts{CPU: sapphire, Core: "Prescott", THP: "madvise", ReportingOrder: -1})
-	p.HugePages = true
 	var buf bytes.Buffer
 	require.NoError(t, p.Save(&buf))
 	q, err := Load(bytes.NewReader(buf.Bytes()))
 	require.NoError(t, err)
 	require.Equal(t, p, q)
+
+	// Values changed after the reasons were recorded (a profile edited by
+	// hand): the values stand, and the reasons follow them and say so.
+	edited := p
+	edited.Reasons = append([]Reason(nil), p.Reasons...)
+	edited.HugePages, edited.Int8, edited.WideSymv = true, false, true
+	buf.Reset()
+	require.NoError(t, edited.Save(&buf))
+	q, err = Load(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	require.Equal(t, [3]bool{true, false, true}, [3]bool{q.HugePages, q.Int8, q.WideSymv})
+	require.Len(t, q.Reasons, len(p.Reasons))
+	for i, r := range q.Reasons {
+		was := p.Reasons[i]
+		require.Equal(t, was.Path, r.Path)
+		c, known := q.Choice(r.Path)
+		if !known {
+			require.Equal(t, was, r, "a reason of no known path is kept")
+			continue
+		}
+		require.Equal(t, c, r.Choice, r.Path)
+		if r.Choice == was.Choice {
+			require.Equal(t, was, r)
+		} else {
+			require.Contains(t, r.Why, "set in the profile", r.Path)
+			require.Contains(t, r.Why, was.Why, r.Path)
+		}
+	}
+	byPath := map[string]Reason{}
+	for _, r := range q.Reasons {
+		byPath[r.Path] = r
+	}
+	require.Equal(t, "on", byPath["huge pages"].Choice)
+	require.Equal(t, "off", byPath["int8"].Choice)
+	require.Equal(t, "float64 blocks, float32 blocks, one vector", byPath["avx512"].Choice)
+
+	// A profile without reasons gets one for every known path.
+	q, err = Load(bytes.NewReader([]byte(`{"version": 1, "paths": {"grid": true, "symm_native": true}}`)))
+	require.NoError(t, err)
+	require.Len(t, q.Reasons, len(Known))
+	for i, r := range q.Reasons {
+		c, _ := q.Choice(Known[i])
+		require.Equal(t, Reason{Known[i], c, "set in the profile, which records no reason"}, r)
+	}
+	require.Equal(t, "on", q.Reasons[2].Choice)
+	require.Equal(t, "off", q.Reasons[3].Choice)
+	require.Equal(t, "native", q.Reasons[4].Choice)
+	require.Equal(t, "none", q.Reasons[6].Choice)
+	_, known := q.Choice("turbo")
+	require.False(t, known)
 	for _, bad := range []string{`{"version": 2, "paths": {}}`, `{"version": 1, "paths": {"turbo": true}}`, `not json`, ``} {
 		_, err := Load(bytes.NewReader([]byte(bad)))
 		require.ErrorIs(t, err, status.ErrInvalid, bad)

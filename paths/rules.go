@@ -81,23 +81,27 @@ func Rules(f Facts) Paths {
 		}
 		return off
 	}
-	p.Reasons = []Reason{
-		{"inner", onOff(p.InnerNative, "native", "blas"), onOff(avx512,
+	why := map[string]string{
+		"inner": onOff(avx512,
 			"AVX-512: native 64×64 tiles were never more than 5 % behind dgemm and up to 1.6× ahead on four OpenBLAS cores",
-			"no AVX-512: OpenBLAS dgemm/dsyrk is the only path")},
-		{"map", "native", "the vectorised exponential was 5× math.Exp on every core measured"},
-		{"grid", "on", "exact float32 products of integer-grid data: sgemm and widening 1.5–3× faster than dgemm on every core measured"},
-		{"int8", onOff(p.Int8, "on", "off"), onOff(p.Int8,
+			"no AVX-512: OpenBLAS dgemm/dsyrk is the only path"),
+		"map":  "the vectorised exponential was 5× math.Exp on every core measured",
+		"grid": "exact float32 products of integer-grid data: sgemm and widening 1.5–3× faster than dgemm on every core measured",
+		"int8": onOff(p.Int8,
 			"AVX-512 VNNI: exact integer kernel rows 3–30× faster than sgemm and the map",
-			"no AVX-512 VNNI: 8-bit data take float32 products")},
-		{"symm", "native", "float64 blocks by the tile kernel 1.5–4× faster than dsymm"},
-		{"single", onOff(p.SingleBlocks, "on", "off"), onOff(p.SingleBlocks,
+			"no AVX-512 VNNI: 8-bit data take float32 products"),
+		"symm": "float64 blocks by the tile kernel 1.5–4× faster than dsymm",
+		"single": onOff(p.SingleBlocks,
 			"AVX2: float32 tiles in float32 arithmetic 1.4–3× faster than the float64 block product",
-			"no AVX2: the SSE2 float32 kernel is not used for speed")},
-		{"avx512", onOff(wide, "float64 and float32 blocks", "none"), onOff(wide,
+			"no AVX2: the SSE2 float32 kernel is not used for speed"),
+		"avx512": onOff(wide,
 			"AVX-512 F/VL/DQ: block kernels 1.3–2× faster in 512-bit form; the one-vector kernel 10–20 % slower, kept in AVX2",
-			"the processor lacks AVX-512 F/VL/DQ")},
-		{"huge pages", "off", hugeWhy(f)},
+			"the processor lacks AVX-512 F/VL/DQ"),
+		"huge pages": hugeWhy(f),
+	}
+	for _, path := range Known {
+		c, _ := p.Choice(path)
+		p.Reasons = append(p.Reasons, Reason{path, c, why[path]})
 	}
 	if p.Core.Generic && p.Core.Want != "" {
 		p.Reasons = append(p.Reasons, Reason{"openblas core", p.Core.Core, p.Core.Why})
@@ -211,7 +215,8 @@ func featureWords(c native.CPUFeatures) string {
 // single=on|off, grid=on|off, int8=on|off, avx512=on|off (all three
 // AVX-512 kernel forms),
 // hugepages=on|off. An unknown key or value is an error wrapping
-// ErrInvalid. Source gains the text applied.
+// ErrInvalid. Source gains the text applied, and the reason of every path
+// whose choice it changed says so (its Choice read off the new values).
 func (p *Paths) Override(spec string) error {
 	if strings.TrimSpace(spec) == "" {
 		return nil
@@ -247,5 +252,6 @@ func (p *Paths) Override(spec string) error {
 		}
 	}
 	p.Source += " + " + spec
+	p.reconcile(func(Reason, bool) string { return fmt.Sprintf("set by the override %q", spec) })
 	return nil
 }
