@@ -248,7 +248,8 @@ ppca: build
 RKM_OUT ?= docs
 rkm: build
 	@for st in primal dual; do for tr in eig stiefel; do \
-	  $(BIN) rkm forecast --data sines --setting $$st --train $$tr --rotate --plot $(RKM_OUT)/rkm_sines_$${st}_$$tr.png; done; done
+	  rot=; [ $$tr = stiefel ] && rot=--rotate; \
+	  $(BIN) rkm forecast --data sines --setting $$st --train $$tr $$rot --plot $(RKM_OUT)/rkm_sines_$${st}_$$tr.png; done; done
 	$(BIN) rkm forecast --data sines --setting primal --no-rescale --plot $(RKM_OUT)/rkm_sines_primal_norescale.png
 	$(BIN) rkm forecast --data santafe --setting dual --train eig --plot $(RKM_OUT)/rkm_santafe_dual_eig.png
 	$(BIN) rkm forecast --data santafe --setting primal --train eig --plot $(RKM_OUT)/rkm_santafe_primal_eig.png

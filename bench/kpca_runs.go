@@ -64,14 +64,18 @@ func RunLBFGS(p *KPCAProblem, b *Built, delta float64, repeat int, startOut stri
 			Tol:     1e-300, // only the oracle stops it
 			Stop:    func(_ int, cost float64) bool { return Eta(cost, p.DOpt) < delta },
 		}
+		var startErr error
 		if startOut != "" && rep == 0 {
-			opts.StartOut = func(h0 *mat.Dense) { _ = writeFloats(startOut, h0.RawMatrix().Data) }
+			opts.StartOut = func(h0 *mat.Dense) { startErr = writeFloats(startOut, h0.RawMatrix().Data) }
 		}
 		start := time.Now()
 		res, err := kpca.SolveDual(b.Op, p.S, opts)
 		if err != nil && !errors.Is(err, status.ErrStopped) {
 			// The oracle's stop (η < δ) is the expected end.
 			return r, err
+		}
+		if startErr != nil {
+			return r, fmt.Errorf("bench: the start H₀: %w", startErr)
 		}
 		el := time.Since(start).Seconds()
 		r.Eta, r.Passes, r.Iterations, r.Status = Eta(res.Cost, p.DOpt), res.Passes, res.Iterations, res.Status.Code

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,7 +60,7 @@ func runBench(args []string, stdout io.Writer) error {
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
-	if err := checkBenchKPCA(fs, p, *repeat); err != nil {
+	if err := checkBenchKPCA(fs, p, *repeat, *solvers); err != nil {
 		return err
 	}
 	ds, err := parseDeltas(*deltas)
@@ -333,16 +334,21 @@ type mpiBench struct {
 	memory  int64
 }
 
-// checkBenchKPCA refuses --decay-c without --data decay and sizes that
-// make no problem.
-func checkBenchKPCA(fs *flag.FlagSet, p *bench.KPCAProblem, repeat int) error {
-	decaySet := false
-	fs.Visit(func(f *flag.Flag) { decaySet = decaySet || f.Name == "decay-c" })
+// checkBenchKPCA refuses --decay-c without --data decay, --data-out with
+// it (a matrix, no data), --start-out without lbfgs among the solvers, and
+// sizes that make no problem.
+func checkBenchKPCA(fs *flag.FlagSet, p *bench.KPCAProblem, repeat int, solvers string) error {
+	set := givenFlags(fs)
 	if p.Data != "decay" {
-		if decaySet {
+		if set["decay-c"] {
 			return usagef("--decay-c is for --data decay")
 		}
 		p.Decay = 0
+	} else if set["data-out"] {
+		return usagef("--data-out writes the data matrix; --data decay is a kernel matrix with no data")
+	}
+	if set["start-out"] && !slices.Contains(strings.Split(strings.ReplaceAll(solvers, " ", ""), ","), "lbfgs") {
+		return usagef("--start-out writes the L-BFGS start: give lbfgs among --solvers (%s)", solvers)
 	}
 	if p.N < 2 || p.S < 1 || p.S >= p.N || repeat < 1 {
 		return usagef("need n ≥ 2, 1 ≤ s < n (--components), repeat ≥ 1")
@@ -389,8 +395,7 @@ func parseDeltas(list string) ([]float64, error) {
 // benchKPCAWithMPI checks the flags kdual bench kpca --mpi takes and runs
 // it (benchKPCAMPI).
 func benchKPCAWithMPI(fs *flag.FlagSet, p *bench.KPCAProblem, mb mpiBench, solvers string, stdout io.Writer) error {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := givenFlags(fs)
 	for _, f := range []string{"start-out", "data-out"} {
 		if set[f] {
 			return usagef("--%s is not available with --mpi", f)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,13 +36,12 @@ func runBenchApprox(args []string, stdout io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	var mlist []int
-	for _, f := range strings.Split(*ms, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < 1 {
-			return usagef("--m %q: want positive integers", *ms)
-		}
-		mlist = append(mlist, v)
+	if err := approxFlagsApply(fs, *large > 0); err != nil {
+		return err
+	}
+	mlist, err := parseRanks(*ms)
+	if err != nil {
+		return err
 	}
 	if *s < 1 || *repeat < 1 {
 		return usagef("--components %d, --repeat %d: want ≥ 1", *s, *repeat)
@@ -156,4 +156,38 @@ func readJSONFile(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// approxFlagsApply refuses a flag the run asked would ignore: the
+// comparison's with --large, --large's without it, --exact-tol with the
+// exact solution read from --exact.
+func approxFlagsApply(fs *flag.FlagSet, large bool) error {
+	set := givenFlags(fs)
+	for _, name := range []string{"n", "methods", "precision", "repeat", "exact", "exact-tol", "vectors-out"} {
+		if large && set[name] {
+			return usagef("--%s is for the comparison on Fashion-MNIST, not --large", name)
+		}
+	}
+	for _, name := range []string{"images", "block"} {
+		if !large && set[name] {
+			return usagef("--%s goes with --large", name)
+		}
+	}
+	if set["exact"] && set["exact-tol"] {
+		return usagef("--exact-tol is the tolerance of the exact solution computed here, not of one read from --exact")
+	}
+	return nil
+}
+
+// parseRanks reads --m: positive integers, comma-separated.
+func parseRanks(ms string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(ms, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return nil, usagef("--m %q: want positive integers", ms)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }

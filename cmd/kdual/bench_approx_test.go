@@ -29,6 +29,14 @@ func TestBenchApprox(t *testing.T) {
 		{"bench", "approx", "--large", "100", "--m", "10,20"},
 		{"bench", "approx", "--large", "100", "--m", "10", "--block", "-1"},
 		{"bench", "approx", "--large", "100", "--m", "10", "--images", "png"},
+		// Flags the run asked would ignore.
+		{"bench", "approx", "--large", "100", "--m", "10", "--n", "500"},
+		{"bench", "approx", "--large", "100", "--m", "10", "--repeat", "2"},
+		{"bench", "approx", "--large", "100", "--m", "10", "--methods", "uniform"},
+		{"bench", "approx", "--large", "100", "--m", "10", "--exact-tol", "1e-6"},
+		{"bench", "approx", "--n", "300", "--m", "20", "--images", "8bit"},
+		{"bench", "approx", "--n", "300", "--m", "20", "--block", "16"},
+		{"bench", "approx", "--n", "300", "--m", "20", "--exact", "e.json", "--exact-tol", "1e-6"},
 		{"bench", "approx-report"},
 	} {
 		code, _, _ := runCLI(t, bad...)

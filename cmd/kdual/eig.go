@@ -1,9 +1,12 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -81,6 +84,9 @@ func runEig(args []string, stdout io.Writer) error {
 	}
 	if *float32 && *solver == "dense" {
 		return usagef("--float32 goes with an iterative solver")
+	}
+	if err := eigFlagsApply(fs, *solver, *matrix); err != nil {
+		return err
 	}
 	rep := eigReport{Matrix: *matrix, N: *n, K: *k, Solver: *solver, Repeat: *repeat, Float32: *float32, Tol: *tol}
 	var (
@@ -217,4 +223,33 @@ func writeEig(rep eigReport, jsonOut string, stdout io.Writer) error {
 		return nil
 	}
 	return writeJSON(jsonOut, stdout, rep)
+}
+
+// eigFlagsApply refuses a flag that the solver or matrix asked would
+// ignore: --ncv but for lanczos and block, --block but for block,
+// --oversample, --power-iters and --normalizer but for randomized, --tol
+// for dense, --sigma but for the fashion matrix.
+func eigFlagsApply(fs *flag.FlagSet, solver, matrix string) error {
+	set := givenFlags(fs)
+	for _, c := range []struct {
+		flag    string
+		solvers []string
+	}{
+		{"ncv", []string{"lanczos", "block"}}, {"block", []string{"block"}}, {"oversample", []string{"randomized"}},
+		{"power-iters", []string{"randomized"}}, {"normalizer", []string{"randomized"}},
+		{"tol", []string{"lanczos", "block", "randomized", "auto"}},
+	} {
+		if set[c.flag] && !slices.Contains(c.solvers, solver) {
+			last := len(c.solvers) - 1
+			names := c.solvers[last]
+			if last > 0 {
+				names = strings.Join(c.solvers[:last], ", ") + " or " + names
+			}
+			return usagef("--%s is for --solver %s, not %s", c.flag, names, solver)
+		}
+	}
+	if set["sigma"] && matrix != "fashion" {
+		return usagef("--sigma is the fashion matrix's bandwidth, not %s's", matrix)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -45,6 +46,9 @@ func runKMvDA(args []string, stdout io.Writer) error {
 	}
 	if *data != "sketch" && *data != "poses" && len(strings.Split(*data, ",")) < 2 {
 		return usagef("--data %q: want sketch, poses, or at least two CSV files", *data)
+	}
+	if err := kmvdaFlagsApply(fs, kind, *data, *l, *sigma, *reg); err != nil {
+		return err
 	}
 	task, err := bench.MvTaskFor(*data, *train, *test, *testFrac, *seed)
 	if err != nil {
@@ -258,4 +262,28 @@ func kmvdaChoice(task *bench.MvTask, kind kmvda.Kind, m int, sigma float64, l in
 		}
 	}
 	return choice, nil
+}
+
+// kmvdaFlagsApply refuses a flag the run asked would ignore: --sigma with
+// the linear kernel, --m without random features, --test-frac on the
+// built-in sets and --train, --test on CSV files (which --test-frac
+// splits), --val when nothing is chosen on a validation split (the
+// directions, the bandwidth where the kernel has one, and the
+// regularisation all given).
+func kmvdaFlagsApply(fs *flag.FlagSet, kind kmvda.Kind, data string, l int, sigma, reg float64) error {
+	set := givenFlags(fs)
+	csv := data != "sketch" && data != "poses"
+	switch {
+	case set["sigma"] && kind == kmvda.Linear:
+		return usagef("--sigma is the Gaussian bandwidth: not with --kernel linear")
+	case set["m"] && kind != kmvda.RFF:
+		return usagef("--m is the random features per view: for --kernel rff, not %s", kind)
+	case set["test-frac"] && !csv:
+		return usagef("--test-frac splits CSV files; --data %s is split by --train and --test", data)
+	case (set["train"] || set["test"]) && csv:
+		return usagef("--train and --test count the built-in sets' identities; CSV files are split by --test-frac")
+	case set["val"] && l != 0 && reg != 0 && (sigma != 0 || kind == kmvda.Linear):
+		return usagef("--val: nothing is chosen on a validation split (--components, --reg and the bandwidth are given)")
+	}
+	return nil
 }

@@ -353,8 +353,7 @@ func (f *kpcaFlags) preflight(cmd string, fs *flag.FlagSet) (dataset.CSVOptions,
 	if err != nil {
 		return csvOpt, nil, err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := givenFlags(fs)
 	if *f.quiet {
 		diag = io.Discard
 	}
@@ -449,11 +448,20 @@ func (f *kpcaFlags) transformModel(set map[string]bool, csvOpt dataset.CSVOption
 }
 
 // fitFlagsOK refuses flags that would have no effect: the exact
-// operator's with --approx, --alpha without --fit-inverse, --inverse on
-// fit, a non-positive α.
+// operator's with --approx, --start-rank with a solver other than auto or
+// an operator other than matrix-free (or auto, which may plan it), --alpha
+// without --fit-inverse, --inverse on fit, a non-positive α.
 func (f *kpcaFlags) fitFlagsOK(cmd string, set map[string]bool, approximate bool) error {
 	if approximate && (set["operator"] || set["memory"] || set["products"] || set["start-rank"]) {
 		return usagef("--operator, --memory, --products and --start-rank choose the exact kernel operator and its solver: not with --approx")
+	}
+	if set["start-rank"] {
+		switch {
+		case *f.solver != "auto":
+			return usagef("--start-rank starts the auto solver on the matrix-free operator: not with --solver %s", *f.solver)
+		case *f.operator != "auto" && *f.operator != "matrix-free":
+			return usagef("--start-rank starts the auto solver on the matrix-free operator: not with --operator %s", *f.operator)
+		}
 	}
 	if (set["alpha"] && !*f.fitInverse) || *f.inverse && cmd == "fit" {
 		return usagef("--alpha goes with --fit-inverse, --inverse with transform --model")

@@ -239,6 +239,13 @@ func kpcaSolverWithLoss(solver string, tol float64, seed uint64, loss string, pa
 	if loss != "square" && sv.Name() != "dca" {
 		return nil, usagef("--loss %s needs --solver dca", loss)
 	}
+	huber := lk == kpca.Huber1 || lk == kpca.Huber2 || lk == kpca.HuberF
+	if param != 0 && lk == kpca.Square {
+		return nil, usagef("--param %g: the square loss has no parameter (give --solver dca with --loss huber1, huber2, huberf, epsinf or eps2)", param)
+	}
+	if relative && !huber {
+		return nil, usagef("--relative: a fraction of κ_max is for the Huber losses (--loss huber1, huber2 or huberf), not %s", loss)
+	}
 	return sv, nil
 }
 

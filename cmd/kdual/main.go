@@ -166,6 +166,13 @@ func newFlags(name string) *flag.FlagSet {
 	return fs
 }
 
+// givenFlags returns the names of the flags given on the command line.
+func givenFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
 // parse parses args; a bare --json (last, or followed by another flag)
 // means --json - (JSON on standard output).
 func parse(fs *flag.FlagSet, args []string) error {

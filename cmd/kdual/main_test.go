@@ -147,6 +147,14 @@ func TestEigRandSymJSON(t *testing.T) {
 	require.Greater(t, b.ApplySeconds, 0.0)
 	require.LessOrEqual(t, b.ApplySeconds, b.Seconds)
 	require.Equal(t, "block", b.Solver)
+	// Each solver's own flags are taken.
+	for _, args := range [][]string{{"--solver", "lanczos", "--ncv", "30", "--tol", "1e-12"}, {"--solver", "block", "--block", "6", "--ncv", "40"},
+		{"--solver", "randomized", "--oversample", "5", "--power-iters", "4", "--normalizer", "qr"}} {
+		rep := eigJSON(append([]string{"--n", "120", "--k", "5"}, args...)...)
+		for i, v := range rep.Values {
+			require.InDelta(t, 1/float64(i+1), v, 1e-3, "%v", args)
+		}
+	}
 	// Too small for a Krylov basis: LAPACK ran, and the report says so.
 	small := eigJSON("--n", "8", "--components", "3", "--solver", "lanczos")
 	require.True(t, strings.HasPrefix(small.Solver, "dense (from lanczos"), small.Solver)
@@ -194,6 +202,14 @@ func TestUsageErrors(t *testing.T) {
 		{"eig", "--repeat", "0"},
 		{"eig", "--bogus"},
 		{"eig", "extra"},
+		// Flags the solver or matrix asked would ignore.
+		{"eig", "--n", "50", "--solver", "dense", "--ncv", "30"},
+		{"eig", "--n", "50", "--solver", "lanczos", "--block", "4"},
+		{"eig", "--n", "50", "--solver", "lanczos", "--oversample", "5"},
+		{"eig", "--n", "50", "--solver", "block", "--power-iters", "2"},
+		{"eig", "--n", "50", "--normalizer", "qr"},
+		{"eig", "--n", "50", "--solver", "dense", "--tol", "1e-3"},
+		{"eig", "--n", "50", "--matrix", "randsym", "--sigma", "3"},
 	} {
 		code, _, stderr := runCLI(t, args...)
 		require.Equal(t, 2, code, "%v: %s", args, stderr)
@@ -241,6 +257,41 @@ func TestBenchKPCAJSON(t *testing.T) {
 				require.Greater(t, r["passes"].(float64), 0.0) // LAPACK reads the matrix itself
 			}
 		}
+	}
+}
+
+// --data-out and --start-out write the data (n×d) and L-BFGS's start
+// (n×s) as little-endian float64 for the peers; they are refused where
+// there is nothing to write (a matrix without data, no lbfgs run).
+func TestBenchKPCAPeerFiles(t *testing.T) {
+	dir := t.TempDir()
+	xf, hf := filepath.Join(dir, "x.bin"), filepath.Join(dir, "h.bin")
+	code, _, stderr := runCLI(t, "bench", "kpca", "--data", "randn", "--n", "60", "--d", "5", "--s", "3", "--solvers", "lanczos,lbfgs",
+		"--repeat", "1", "--data-out", xf, "--start-out", hf, "--json", filepath.Join(dir, "r.json"))
+	require.Equal(t, 0, code, stderr)
+	for _, c := range []struct {
+		path string
+		size int
+	}{{xf, 60 * 5}, {hf, 60 * 3}} {
+		raw, err := os.ReadFile(c.path)
+		require.NoError(t, err)
+		require.Len(t, raw, 8*c.size, c.path)
+		nonzero := 0
+		for i := 0; i < c.size; i++ {
+			v := math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+			require.False(t, math.IsNaN(v) || math.IsInf(v, 0), c.path)
+			if v != 0 {
+				nonzero++
+			}
+		}
+		require.Equal(t, c.size, nonzero, c.path)
+	}
+	for _, args := range [][]string{
+		{"--data", "decay", "--n", "60", "--data-out", xf},
+		{"--data", "randn", "--n", "60", "--solvers", "lanczos,block", "--start-out", hf},
+	} {
+		code, _, stderr := runCLI(t, append([]string{"bench", "kpca", "--repeat", "1"}, args...)...)
+		require.Equal(t, 2, code, "%v: %s", args, stderr)
 	}
 }
 
@@ -409,6 +460,35 @@ func TestPPCA(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, st.Size(), int64(1000))
 
+	// --nearest keeps the pre-image smoother's k largest weights: the fit
+	// is the same, the reconstructions differ, and k beyond N is refused.
+	recon := func(args ...string) (float64, float64) {
+		code, out, stderr := runCLI(t, append([]string{"ppca", "--data", "toy", "--components", "2", "--json", "-"}, args...)...)
+		require.Equal(t, 0, code, stderr)
+		var p struct {
+			MSE    float64 `json:"reconstruction_mse"`
+			Sigma2 float64 `json:"sigma2"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &p))
+		return p.MSE, p.Sigma2
+	}
+	all, s2 := recon()
+	one, s2one := recon("--nearest", "1")
+	every, _ := recon("--nearest", "20")
+	require.Equal(t, s2, s2one)
+	require.NotEqual(t, all, one)
+	require.InDelta(t, all, every, 1e-12*all, "the 20 largest of 20 weights are all of them")
+	for _, bad := range []string{"21", "-1"} {
+		code, _, stderr := runCLI(t, "ppca", "--data", "toy", "--components", "2", "--nearest", bad)
+		require.NotEqual(t, 0, code, bad)
+		require.Contains(t, stderr, "nearest", bad)
+	}
+	// Flags the fit would ignore.
+	for _, bad := range [][]string{{"--kernel", "linear", "--sigma", "3"}, {"--kernel", "linear", "--gamma", "0.5"}, {"--classes", "3,4"}} {
+		code, _, stderr := runCLI(t, append([]string{"ppca", "--data", "toy", "--components", "2"}, bad...)...)
+		require.Equal(t, 2, code, "%v: %s", bad, stderr)
+	}
+
 	// --gamma is scikit-learn's γ: σ = 1/√(2γ), the same fit as that σ
 	// (γ = 0.5 is σ = 1, γ = 2 is σ = 0.5).
 	for _, c := range [][2]string{{"0.5", "1"}, {"2", "0.5"}} {
@@ -478,6 +558,20 @@ func TestRKMForecast(t *testing.T) {
 	require.NoError(t, err)
 	code, _, _ = runCLI(t, "rkm", "forecast", "--setting", "sideways")
 	require.Equal(t, 2, code)
+	// Flags the training asked would ignore: Stiefel's without --train
+	// stiefel, the features' bandwidth without random features.
+	for _, c := range []struct {
+		flag string
+		args []string
+	}{{"--lr", []string{"--lr", "0.5"}}, {"--max-iter", []string{"--max-iter", "5"}}, {"--tol", []string{"--tol", "1e-3"}},
+		{"--rotate", []string{"--rotate"}}, {"--rotate", []string{"--train", "eig", "--rotate"}},
+		{"--sigma", []string{"--sigma", "3"}}, {"--sigma", []string{"--rff", "0", "--sigma", "3"}}} {
+		code, _, stderr := runCLI(t, append([]string{"rkm", "forecast", "--data", "sines"}, c.args...)...)
+		require.Equal(t, 2, code, "%v", c.args)
+		require.Contains(t, stderr, c.flag, "%v", c.args)
+	}
+	code, _, stderr = runCLI(t, "rkm", "forecast", "--data", "sines", "--rff", "50", "--sigma", "3", "--horizon", "5", "--quiet")
+	require.Equal(t, 0, code, stderr)
 	code, _, _ = runCLI(t, "rkm")
 	require.Equal(t, 2, code)
 }
@@ -574,6 +668,10 @@ func TestKMvDAFlags(t *testing.T) {
 	for _, bad := range [][]string{
 		{"--components", "-3"}, {"--val", "-2"}, {"--train", "-5"}, {"--test", "-5"}, {"--sigma", "-3"},
 		{"--sigma", "NaN"}, {"--sigma", "Inf"}, {"--reg", "NaN"}, {"--test-frac", "2"}, {"--kernel", "rff", "--m", "0"},
+		// Flags the run would ignore.
+		{"--kernel", "linear", "--sigma", "2"}, {"--m", "100"}, {"--test-frac", "0.3"},
+		{"--kernel", "rbf", "--sigma", "3", "--components", "4", "--reg", "0.01", "--val", "3"},
+		{"--kernel", "linear", "--components", "4", "--reg", "0.01", "--val", "3"},
 	} {
 		code, _, stderr = runCLI(t, append(base, bad...)...)
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)
@@ -623,6 +721,13 @@ func TestKMvDACSV(t *testing.T) {
 	}
 	code, _, _ = runCLI(t, "kmvda", "--data", pa)
 	require.Equal(t, 2, code) // one view
+	// CSV files are split by --test-frac, not by identity counts.
+	for _, bad := range [][]string{{"--train", "6"}, {"--test", "4"}} {
+		code, _, stderr = runCLI(t, append([]string{"kmvda", "--data", pa + "," + pb, "--kernel", "linear"}, bad...)...)
+		require.Equal(t, 2, code, "%v: %s", bad, stderr)
+	}
+	code, _, stderr = runCLI(t, "kmvda", "--data", pa+","+pb, "--kernel", "linear", "--l", "3", "--reg", "0.001", "--test-frac", "0.3")
+	require.Equal(t, 0, code, stderr)
 }
 
 // The kernel operators through the CLI: every operator gives the same
@@ -712,6 +817,12 @@ func TestCLIRefusesWhatItWouldIgnore(t *testing.T) {
 		{"kpca", "fit", "--input", csv, "--components", "1", "--tol", "-1"},
 		{"kpca", "fit", "--input", csv, "--components", "1", "--tol", "NaN"},
 		{"kpca", "fit", "--input", csv, "--components", "1", "--loss", "huber1"},
+		{"kpca", "fit", "--input", csv, "--components", "1", "--param", "0.1"},
+		{"kpca", "fit", "--input", csv, "--components", "1", "--start-rank", "2", "--solver", "lanczos"},
+		{"kpca", "fit", "--input", csv, "--components", "1", "--start-rank", "2", "--operator", "float32"},
+		{"kpca", "fit", "--input", csv, "--components", "1", "--relative"},
+		{"kpca", "fit", "--input", csv, "--components", "1", "--solver", "dca", "--param", "0.1"},
+		{"kpca", "fit", "--input", csv, "--components", "1", "--solver", "dca", "--loss", "eps2", "--param", "0.1", "--relative"},
 		{"kpca", "fit", "--input", csv, "--components", "1", "--solver", "magic"},
 		{"kpca", "fit", "--input", csv, "--components", "1", "--scale", "0"},
 		{"kpca", "fit", "--input", csv, "--components", "1", "--scale", "NaN"},

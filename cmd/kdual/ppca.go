@@ -41,6 +41,13 @@ func runPPCA(args []string, stdout io.Writer) error {
 	if *kern != "rbf" && *kern != "gaussian" && *kern != "linear" {
 		return usagef("--kernel %q: want rbf or linear", *kern)
 	}
+	set := givenFlags(fs)
+	if (set["sigma"] || set["gamma"]) && *kern == "linear" {
+		return usagef("--sigma and --gamma are the Gaussian kernel's bandwidth: not with --kernel linear")
+	}
+	if set["classes"] && *data != "fashion" && *data != "digits" {
+		return usagef("--classes picks classes of fashion and digits, not of --data %s", *data)
+	}
 	rep, err := bench.RunPPCA(bench.PPCAOptions{Context: runCtx, Data: *data, Classes: *classes, N: *n, Q: *q, Sigma2: *sigma2,
 		Kernel: *kern, Sigma: *sigma, Sample: *sample, Nearest: *nearest, Seed: *seed, Plot: *plotOut, Save: *save})
 	if err != nil {

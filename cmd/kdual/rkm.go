@@ -61,6 +61,15 @@ func runRKM(args []string, stdout io.Writer) error {
 	case *train != "eig" && *train != "stiefel":
 		return usagef("--train %q: want eig or stiefel", *train)
 	}
+	set := givenFlags(fs)
+	for _, name := range []string{"rotate", "max-iter", "tol", "lr"} {
+		if set[name] && *train != "stiefel" {
+			return usagef("--%s is for --train stiefel, not %s", name, *train)
+		}
+	}
+	if set["sigma"] && *model == "" && (*rff == 0 || (*rff < 0 && *data != "santafe")) {
+		return usagef("--sigma is the bandwidth of the random Fourier features: give --rff N (N > 0) with it")
+	}
 	update, endLine := progressLine(*quiet)
 	var progress func(int)
 	if update != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/internal/probe"
 	"github.com/kdual/kdual/paths"
@@ -246,5 +247,110 @@ func TestParseBytes(t *testing.T) {
 	for _, bad := range []string{"lots", "-1GiB", "0", "0MB", "NaN", "Inf", "1e30TB", "5XB", "GiB"} {
 		_, err := parseBytes(bad)
 		require.ErrorIs(t, err, errUsage, "%q", bad)
+	}
+}
+
+// --profile puts a profile's paths in force: kdual info names the file and
+// reports its values, with reasons that follow them (a hand-written
+// profile records none); a fit on the portable paths it asks for gives the
+// default paths' eigenvalues to rounding; a profile with an unknown field
+// or a missing file is a usage error naming the flag.
+func TestProfileFlag(t *testing.T) {
+	t.Cleanup(func() { require.NoError(t, applyPaths(paths.Rules(coreFacts()))) })
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "portable.json")
+	require.NoError(t, os.WriteFile(prof, []byte(`{"version": 1, "paths": {"grid": true}}`), 0o644))
+	code, out, stderr := runCLI(t, "info", "--profile", prof, "--json")
+	require.Equal(t, 0, code, stderr)
+	var r infoReport
+	require.NoError(t, json.Unmarshal([]byte(out), &r))
+	require.Equal(t, "profile "+prof, r.Paths.Source)
+	require.True(t, r.Paths.Grid)
+	require.False(t, r.Paths.InnerNative || r.Paths.MapNative || r.Paths.Int8 || r.Paths.SymmNative || r.Paths.WideSymm)
+	reasons := map[string]paths.Reason{}
+	for _, why := range r.Paths.Reasons {
+		reasons[why.Path] = why
+	}
+	require.Equal(t, "off", reasons["int8"].Choice)
+	require.Equal(t, "go", reasons["map"].Choice)
+	require.Equal(t, "on", reasons["grid"].Choice)
+	require.Contains(t, reasons["int8"].Why, "set in the profile")
+	_, text, _ := runCLI(t, "info", "--profile", prof)
+	require.Contains(t, text, "paths:      profile "+prof)
+	require.Contains(t, text, "int8:       off — set in the profile")
+
+	csv := waveCSV(t, 200)
+	fit := func(args ...string) []float64 {
+		code, out, stderr := runCLI(t, append([]string{"kpca", "fit", "--input", csv, "--kernel", "gaussian", "--components", "4", "--json", "-", "--quiet"}, args...)...)
+		require.Equal(t, 0, code, stderr)
+		var res struct {
+			Eigenvalues []float64 `json:"eigenvalues"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &res))
+		return res.Eigenvalues
+	}
+	portable := fit("--profile", prof)
+	require.NoError(t, applyPaths(paths.Rules(coreFacts())))
+	rules := fit()
+	require.Len(t, portable, 4)
+	for i := range rules {
+		require.InDelta(t, rules[i], portable[i], 1e-12*rules[0], "eigenvalue %d", i)
+	}
+
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"version": 1, "paths": {"turbo": true}}`), 0o644))
+	for _, file := range []string{bad, filepath.Join(dir, "none.json")} {
+		code, _, stderr := runCLI(t, "info", "--profile", file)
+		require.Equal(t, 2, code, file)
+		require.Contains(t, stderr, "--profile", file)
+	}
+}
+
+// --no-center fits the kernel matrix as it is: for the linear kernel its
+// eigenvalues are the squared singular values of X, where the centred
+// fit's are those of X less its column means.
+func TestKPCANoCenter(t *testing.T) {
+	x := mat.NewDense(5, 3, []float64{1, 2, 0.5, 3, 4, 1, 5, 7, 2, 2, 2, 3, 0, 1, 1})
+	path := filepath.Join(t.TempDir(), "x.csv")
+	var b strings.Builder
+	for i := 0; i < 5; i++ {
+		fmt.Fprintf(&b, "%g,%g,%g\n", x.At(i, 0), x.At(i, 1), x.At(i, 2))
+	}
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	fit := func(args ...string) []float64 {
+		code, out, stderr := runCLI(t, append([]string{"kpca", "fit", "--input", path, "--components", "3", "--json", "-", "--quiet"}, args...)...)
+		require.Equal(t, 0, code, stderr)
+		var r struct {
+			Eigenvalues []float64 `json:"eigenvalues"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &r))
+		return r.Eigenvalues
+	}
+	squares := func(a mat.Matrix) []float64 {
+		var svd mat.SVD
+		require.True(t, svd.Factorize(a, mat.SVDNone))
+		v := svd.Values(nil)
+		for i := range v {
+			v[i] *= v[i]
+		}
+		return v
+	}
+	var xc mat.Dense
+	xc.CloneFrom(x)
+	for j := 0; j < 3; j++ {
+		m := mat.Sum(xc.ColView(j)) / 5
+		for i := 0; i < 5; i++ {
+			xc.Set(i, j, xc.At(i, j)-m)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want []float64
+	}{{[]string{"--no-center"}, squares(x)}, {nil, squares(&xc)}} {
+		got := fit(c.args...)
+		require.Len(t, got, 3)
+		for i := range got {
+			require.InDelta(t, c.want[i], got[i], 1e-12*c.want[0], "%v value %d", c.args, i)
+		}
 	}
 }

@@ -32,7 +32,9 @@ const (
 )
 
 // Loss is a loss with its parameter: κ for the Huber losses, ε for the
-// ε-insensitive ones (unused for Square).
+// ε-insensitive ones, 0 for Square (which has none). Fit refuses a
+// parameter on Square and Relative on a loss other than Huber's: either
+// would be ignored.
 type Loss struct {
 	Kind  LossKind
 	Param float64
@@ -48,8 +50,15 @@ func (l Loss) check() error {
 	if l.Kind != Square && (!(l.Param >= 0) || math.IsInf(l.Param, 0)) {
 		return fmt.Errorf("kpca: loss parameter %g must be finite and ≥ 0: %w", l.Param, status.ErrInvalid)
 	}
-	if (l.Kind == Huber1 || l.Kind == Huber2 || l.Kind == HuberF) && l.Param == 0 {
+	huber := l.Kind == Huber1 || l.Kind == Huber2 || l.Kind == HuberF
+	if huber && l.Param == 0 {
 		return fmt.Errorf("kpca: Huber κ must be positive: %w", status.ErrInvalid)
+	}
+	if l.Kind == Square && l.Param != 0 {
+		return fmt.Errorf("kpca: loss parameter %g: the square loss has none: %w", l.Param, status.ErrInvalid)
+	}
+	if l.Relative && !huber {
+		return fmt.Errorf("kpca: a relative loss parameter is a fraction of the Huber losses' κ_max; this loss is not Huber's: %w", status.ErrInvalid)
 	}
 	return nil
 }

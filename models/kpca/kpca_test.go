@@ -247,6 +247,25 @@ func TestDCA(t *testing.T) {
 		prev = zero
 	}
 	require.Greater(t, prev, 0, "the largest ε zeroes some rows")
+	// A relative κ is that fraction of κ_max of the square-loss start.
+	for _, kind := range []LossKind{Huber1, Huber2, HuberF} {
+		rel := &KPCA{Components: 3, Kernel: rbf, Solver: DCA{Loss: Loss{Kind: kind, Param: 0.6, Relative: true}}}
+		require.NoError(t, rel.Fit(x))
+		abs := &KPCA{Components: 3, Kernel: rbf, Solver: DCA{Loss: Loss{Kind: kind, Param: 0.6 * KappaMax(hsq, kind)}}}
+		require.NoError(t, abs.Fit(x))
+		rv, _ := rel.Eigenvalues()
+		av, _ := abs.Eigenvalues()
+		for i := range rv {
+			require.InDelta(t, av[i], rv[i], 1e-9*av[0], "kind %d", kind)
+		}
+	}
+	// What would be ignored is refused: a parameter of the square loss, a
+	// relative parameter of a loss other than Huber's; and bad values.
+	for _, bad := range []Loss{{Kind: Square, Param: 0.5}, {Kind: Eps2, Param: 0.1, Relative: true}, {Kind: EpsInf, Relative: true},
+		{Kind: Square, Relative: true}, {Kind: Huber1}, {Kind: Eps2, Param: -1}, {Kind: Huber2, Param: math.Inf(1)}, {Kind: LossKind(9), Param: 1}} {
+		k := &KPCA{Components: 3, Kernel: rbf, Solver: DCA{Loss: bad}}
+		require.ErrorIs(t, k.Fit(x), status.ErrInvalid, "%+v", bad)
+	}
 }
 
 func TestPreimage(t *testing.T) {
