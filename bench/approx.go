@@ -180,8 +180,12 @@ func Approx(cfg ApproxConfig, progress func(string)) (*ApproxReport, *mat.Dense,
 	return rep, u, nil
 }
 
-// readExact reads eigenvalues and scores from `kdual kpca fit --json`.
-func readExact(path string, n, s int) ([]float64, *mat.Dense, error) {
+// readExact reads eigenvalues and scores from `kdual kpca fit --json` on
+// the same n points and Gaussian kernel of bandwidth sigma: at least s
+// eigenvalues, n rows of at least s scores (JSON numbers are finite), and
+// the file's "sigma" equal to sigma (to 1e-12 relative) — a fit of another
+// kernel would be compared against as if exact.
+func readExact(path string, n, s int, sigma float64) ([]float64, *mat.Dense, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
@@ -189,15 +193,25 @@ func readExact(path string, n, s int) ([]float64, *mat.Dense, error) {
 	var v struct {
 		Eigenvalues []float64   `json:"eigenvalues"`
 		Scores      [][]float64 `json:"scores"`
+		Sigma       float64     `json:"sigma"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, nil, fmt.Errorf("bench approx: %s: %w", path, err)
 	}
-	if len(v.Eigenvalues) < s || len(v.Scores) != n || len(v.Scores[0]) < s {
-		return nil, nil, fmt.Errorf("bench approx: %s has %d eigenvalues and %d score rows; want ≥ %d and %d", path, len(v.Eigenvalues), len(v.Scores), s, n)
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("bench approx: %s: "+format+": %w", append(append([]any{path}, args...), status.ErrInvalid)...)
+	}
+	if len(v.Eigenvalues) < s || len(v.Scores) != n {
+		return nil, nil, bad("%d eigenvalues and %d score rows; want ≥ %d and %d", len(v.Eigenvalues), len(v.Scores), s, n)
+	}
+	if math.Abs(v.Sigma-sigma) > 1e-12*sigma {
+		return nil, nil, bad("a fit with σ = %g; this comparison's kernel has σ = %g", v.Sigma, sigma)
 	}
 	sc := mat.NewDense(n, s, nil)
 	for i, row := range v.Scores {
+		if len(row) < s {
+			return nil, nil, bad("score row %d has %d values; want ≥ %d", i, len(row), s)
+		}
 		copy(sc.RawRowView(i), row[:s])
 	}
 	return v.Eigenvalues[:s], sc, nil
@@ -461,7 +475,7 @@ func ApproxTable(w io.Writer, rep *ApproxReport, rows []ApproxRow) {
 // cfg.ExactTol, 1e-8 by default), and the exact scores' unit columns.
 func approxExact(cfg ApproxConfig, x *mat.Dense, k kernel.Kernel, progress func(string)) (ApproxExact, *mat.Dense, error) {
 	if cfg.ExactFrom != "" {
-		vals, scores, err := readExact(cfg.ExactFrom, cfg.N, cfg.S)
+		vals, scores, err := readExact(cfg.ExactFrom, cfg.N, cfg.S, k.Sigma)
 		if err != nil {
 			return ApproxExact{}, nil, err
 		}

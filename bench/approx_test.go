@@ -1,11 +1,16 @@
 package bench
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/status"
 )
 
 // The largest principal angle of a known rotation, and of the same space
@@ -62,4 +67,39 @@ func TestTicks125(t *testing.T) {
 	}
 	require.Equal(t, []string{"0.5", "1", "2", "5", "10", "20"}, labels)
 	require.Empty(t, (ticks125{}).Ticks(3, 4.5))
+}
+
+// readExact takes a kpca fit's JSON of the same n points and bandwidth,
+// and refuses one of other sizes, another σ, or ragged scores.
+func TestReadExact(t *testing.T) {
+	dir := t.TempDir()
+	write := func(body string) string {
+		p := filepath.Join(dir, fmt.Sprintf("e%d.json", len(body)))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	good := write(`{"eigenvalues": [3, 2, 1], "scores": [[1, 2, 9], [3, 4, 9], [5, 6, 9]], "sigma": 2.5}`)
+	vals, sc, err := readExact(good, 3, 2, 2.5)
+	require.NoError(t, err)
+	require.Equal(t, []float64{3, 2}, vals)
+	require.Equal(t, []float64{1, 2, 3, 4, 5, 6}, sc.RawMatrix().Data)
+	for _, c := range []struct {
+		path string
+		n, s int
+		want string
+	}{
+		{good, 4, 2, "3 score rows"},
+		{good, 3, 4, "3 eigenvalues"},
+		{write(`{"eigenvalues": [3, 2], "scores": [[1, 2], [3], [5, 6]], "sigma": 2.5}`), 3, 2, "score row 1 has 1 values"},
+		{write(`{"eigenvalues": [3, 2], "scores": [[1, 2], [3, 4], [5, 6]], "sigma": 2.6}`), 3, 2, "σ = 2.6"},
+		{write(`{"eigenvalues": [3, 2], "scores": [[1, 2], [3, 4], [5, 6]]}`), 3, 2, "σ = 0"},
+	} {
+		_, _, err := readExact(c.path, c.n, c.s, 2.5)
+		require.ErrorIs(t, err, status.ErrInvalid, c.want)
+		require.Contains(t, err.Error(), c.want)
+	}
+	_, _, err = readExact(write(`not json`), 3, 2, 2.5)
+	require.Error(t, err)
+	_, _, err = readExact(filepath.Join(dir, "none.json"), 3, 2, 2.5)
+	require.Error(t, err)
 }

@@ -236,3 +236,30 @@ func TestMeanSq(t *testing.T) {
 	require.InDelta(t, (4.0+9)/6, meanSq(a, b), 1e-15)
 	require.Zero(t, meanSq(a, a))
 }
+
+// Compare lists every row of both sides per δ, largest δ first, then per
+// δ the fastest of each side, their ratio, and the paper's speed-up
+// (randomized SVD over L-BFGS); rows without seconds are listed but never
+// the fastest.
+func TestCompare(t *testing.T) {
+	sec := func(v float64) *float64 { return &v }
+	ours := &Report{Problem: KPCAProblem{Data: "randn", N: 100}, Results: []KPCAResult{
+		{Solver: "lbfgs", Delta: 1e-2, Seconds: sec(1.0), Eta: 5e-3, Passes: 7, MatVecs: 14},
+		{Solver: "lanczos", Delta: 1e-2, Seconds: sec(0.5)},
+		{Solver: "block", Delta: 1e-2},
+		{Solver: "lbfgs", Delta: 1e-4, Seconds: sec(3.0)},
+	}}
+	peers := &Report{Results: []KPCAResult{
+		{Solver: "randomized_svd", Delta: 1e-2, Seconds: sec(2.0)},
+		{Solver: "eigsh", Delta: 1e-2, Seconds: sec(1.5)},
+		{Solver: "eigsh", Delta: 1e-4, Seconds: sec(6.0)},
+	}}
+	var b strings.Builder
+	Compare(&b, ours, peers)
+	out := b.String()
+	require.Contains(t, out, "| 0.01 | kdual | lbfgs | 1.000 | 5.0e-03 | 7 | 14 |")
+	require.Contains(t, out, "| 0.01 | kdual | block | - |")
+	require.Contains(t, out, "δ=0.01: kdual best lanczos 0.500s, peer best eigsh 1.500s, kdual-best/peer-best 0.33; speed-up RSVD/L-BFGS (the paper's) 2.00")
+	require.Contains(t, out, "δ=0.0001: kdual best lbfgs 3.000s, peer best eigsh 6.000s, kdual-best/peer-best 0.50;")
+	require.Less(t, strings.Index(out, "| 0.01 |"), strings.Index(out, "| 0.0001 |"), "the largest δ first")
+}

@@ -180,3 +180,12 @@ func TestMvChoiceJSON(t *testing.T) {
 	var c MvChoice
 	require.Error(t, json.Unmarshal([]byte(`{"l": "x"}`), &c))
 }
+
+// A stand-in task needs two training identities (two classes) and one
+// test identity, no fewer.
+func TestTaskCounts(t *testing.T) {
+	require.NoError(t, taskCounts(2, 1))
+	for _, c := range [][2]int{{1, 1}, {2, 0}, {0, 5}, {-1, -1}} {
+		require.ErrorIs(t, taskCounts(c[0], c[1]), status.ErrInvalid, "%v", c)
+	}
+}

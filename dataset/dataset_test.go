@@ -30,6 +30,13 @@ func TestReadCSV(t *testing.T) {
 	require.Nil(t, tb.Header)
 	r, c := tb.X.Dims()
 	require.Equal(t, [2]int{2, 2}, [2]int{r, c})
+	// MaxRows counts data rows (a header is not one): the first k, for
+	// every k, and all of them from k = 3 on.
+	for k := 1; k <= 4; k++ {
+		tb, err = ReadCSV(strings.NewReader("x;y\n1;2\n3;4\n5;6\n"), CSVOptions{Comma: ';', MaxRows: k})
+		require.NoError(t, err)
+		require.Equal(t, []float64{1, 2, 3, 4, 5, 6}[:2*min(k, 3)], tb.X.RawMatrix().Data, "MaxRows %d", k)
+	}
 
 	tb, err = ReadCSV(strings.NewReader("  1.5   2\n3\t 4\n"), CSVOptions{Comma: ' '})
 	require.NoError(t, err)

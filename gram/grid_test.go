@@ -2,9 +2,11 @@ package gram
 
 import (
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/kdual/kdual/linalg"
+	"github.com/kdual/kdual/native"
 	"github.com/kdual/kdual/paths"
 	"github.com/kdual/kdual/status"
 
@@ -713,5 +715,30 @@ func TestGridWholeBlocks(t *testing.T) {
 		require.Equal(t, c.on, kr.OnGrid())
 		require.Equal(t, ProductsFloat64, kr.Products())
 		require.Zero(t, kr.EntryBound(0, 1, 0.5), "grid %v", c.grid)
+	}
+}
+
+// int8Ranges partitions [j0, j1): every point once, each range's ends at
+// packed-block boundaries but for j0 and j1, on any number of workers.
+func TestInt8RangesPartition(t *testing.T) {
+	const blk = native.Int8Block
+	for _, c := range [][2]int{{0, 1}, {0, blk}, {3, blk + 1}, {blk - 1, blk + 1}, {5, 7*blk + 3}, {2 * blk, 9 * blk}, {17, 40*blk - 5}} {
+		for _, workers := range []int{1, 2, 3, 8} {
+			var mu sync.Mutex
+			seen := make([]int, c[1]-c[0])
+			int8Ranges(workers, c[0], c[1], func(p0, p1 int) {
+				mu.Lock()
+				defer mu.Unlock()
+				require.Less(t, p0, p1)
+				require.True(t, p0 == c[0] || p0%blk == 0, "range [%d, %d) of %v", p0, p1, c)
+				require.True(t, p1 == c[1] || p1%blk == 0, "range [%d, %d) of %v", p0, p1, c)
+				for p := p0; p < p1; p++ {
+					seen[p-c[0]]++
+				}
+			})
+			for i, k := range seen {
+				require.Equal(t, 1, k, "%v, %d workers: point %d", c, workers, c[0]+i)
+			}
+		}
 	}
 }

@@ -418,7 +418,11 @@ func TestSmootherClosedForm(t *testing.T) {
 // kernel set by γ.
 func TestCheckGammaAndTinySigma(t *testing.T) {
 	for _, g := range []float64{-1, math.Inf(1), math.NaN()} {
-		require.ErrorIs(t, Kernel{Kind: Gaussian, Gamma: g}.Check(), status.ErrInvalid, "γ = %g", g)
+		for _, kind := range []Kind{Gaussian, Laplace} {
+			err := Kernel{Kind: kind, Gamma: g}.Check()
+			require.ErrorIs(t, err, status.ErrInvalid, "γ = %g", g)
+			require.Contains(t, err.Error(), fmt.Sprintf("γ = %g must be positive and finite", g), "the message names γ, not the σ it would give")
+		}
 	}
 	require.ErrorIs(t, Kernel{Kind: Gaussian, Sigma: 1e-300}.Check(), status.ErrInvalid)
 	require.NoError(t, Kernel{Kind: Gaussian, Sigma: 1e-100}.Check())

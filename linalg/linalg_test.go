@@ -851,3 +851,55 @@ func TestTopTridiagBothForms(t *testing.T) {
 		}
 	}
 }
+
+// PermutedLInPlace leaves P·L of Y = P·L·U (partial pivoting): Y = Z·U for
+// an upper triangular U, every |Z_ij| ≤ 1, and Z's rows, put in pivot
+// order, a unit lower trapezoid; the buffers are reused across shapes.
+func TestPermutedL(t *testing.T) {
+	var lu LUNormalizer
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, shape := range [][2]int{{7, 3}, {5, 5}, {40, 8}, {3, 1}} {
+		n, l := shape[0], shape[1]
+		y := mat.NewDense(n, l, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < l; j++ {
+				y.Set(i, j, r.NormFloat64())
+			}
+		}
+		z := mat.DenseCopyOf(y)
+		lu.PermutedLInPlace(z)
+		for _, v := range z.RawMatrix().Data {
+			require.LessOrEqual(t, math.Abs(v), 1+1e-15, "%v", shape)
+		}
+		// U = Z⁺·Y, then Y − Z·U and U's strict lower triangle vanish.
+		var u, res mat.Dense
+		require.NoError(t, u.Solve(z, y))
+		res.Mul(z, &u)
+		res.Sub(&res, y)
+		require.Less(t, mat.Norm(&res, 2), 1e-12*mat.Norm(y, 2), "%v", shape)
+		for i := 0; i < l; i++ {
+			for j := 0; j < i; j++ {
+				require.InDelta(t, 0, u.At(i, j), 1e-12*mat.Norm(y, 2), "%v: U(%d,%d)", shape, i, j)
+			}
+		}
+		// Column j has a 1 in a row whose entries right of j are 0: the
+		// pivot rows, each used once.
+		used := map[int]bool{}
+		for j := 0; j < l; j++ {
+			row := -1
+			for i := 0; i < n && row < 0; i++ {
+				if used[i] || z.At(i, j) != 1 {
+					continue
+				}
+				row = i
+				for c := j + 1; c < l; c++ {
+					if z.At(i, c) != 0 {
+						row = -1
+					}
+				}
+			}
+			require.GreaterOrEqual(t, row, 0, "%v: no pivot row for column %d", shape, j)
+			used[row] = true
+		}
+	}
+}

@@ -131,4 +131,28 @@ func TestBenchApprox(t *testing.T) {
 	st, err = os.Stat(png)
 	require.NoError(t, err)
 	require.Greater(t, st.Size(), int64(1000))
+
+	// --exact takes kpca fit's JSON of the same images and bandwidth as the
+	// exact solution (as make bench-approx does at n = 70 000); one of
+	// another bandwidth is refused.
+	exact := filepath.Join(dir, "exact.json")
+	code, _, stderr = runCLI(t, "kpca", "fit", "--data", "fashion", "--n", "600", "--components", "5", "--kernel", "gaussian",
+		"--sigma", "median", "--json", exact, "--quiet")
+	require.Equal(t, 0, code, stderr)
+	approxArgs := []string{"bench", "approx", "--n", "600", "--m", "30", "--components", "5", "--repeat", "1", "--methods", "rpcholesky", "--quiet"}
+	code, js, stderr := runCLI(t, append(approxArgs, "--exact", exact)...)
+	require.Equal(t, 0, code, stderr)
+	var fromFile bench.ApproxReport
+	require.NoError(t, json.Unmarshal([]byte(js), &fromFile))
+	require.Equal(t, exact, fromFile.Exact.Source)
+	for i, v := range fromFile.Exact.Eigenvalues {
+		require.InDelta(t, rep.Exact.Eigenvalues[i], v, 1e-7*v, "eigenvalue %d", i)
+	}
+	other := filepath.Join(dir, "other.json")
+	code, _, stderr = runCLI(t, "kpca", "fit", "--data", "fashion", "--n", "600", "--components", "5", "--kernel", "gaussian",
+		"--sigma", "5", "--json", other, "--quiet")
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = runCLI(t, append(approxArgs, "--exact", other)...)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "σ = 5")
 }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sbinet/npyio/npy"
@@ -106,6 +108,19 @@ func TestKPCAStreamCLI(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &ms))
 	require.Greater(t, ms.Sigma, 0.0)
 	require.Equal(t, ms.Sigma, sr.Info.Sigma)
+	// Without --json: a line on the fit, then λ1 … λs as in the JSON.
+	code, text, stderr := runCLI(t, "kpca", "fit", "--approx", "nystrom", "--landmarks", "40", "--kernel", "gaussian", "--scale", scale,
+		"--stream", small, "--quiet")
+	require.Equal(t, 0, code, stderr)
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	require.Len(t, lines, 1+len(sr.Eigenvalues))
+	require.True(t, strings.HasPrefix(lines[0], "streamed Nyström KPCA: n = 600, d = 16, m = 40 landmarks"), lines[0])
+	for i, l := range lines[1:] {
+		var v float64
+		_, err := fmt.Sscanf(l, fmt.Sprintf("λ%d = %%g", i+1), &v)
+		require.NoError(t, err, l)
+		require.InDelta(t, sr.Eigenvalues[i], v, 1e-9*sr.Eigenvalues[0], l)
+	}
 	for _, bad := range [][]string{
 		{"kpca", "fit", "--stream", path, "--components", "2", "--kernel", "gaussian"},                          // no --approx
 		{"kpca", "fit", "--stream", path, "--approx", "nystrom", "--kernel", "gaussian", "--solver", "lanczos"}, // a solver

@@ -295,6 +295,37 @@ func TestBenchKPCAPeerFiles(t *testing.T) {
 	}
 }
 
+// Without --json, bench kpca prints the problem line and one row per
+// solver and δ; bench compare sets two reports side by side with the
+// fastest of each and their ratio; a missing or bad report is an error.
+func TestBenchKPCATextAndCompare(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"bench", "kpca", "--data", "randn", "--n", "80", "--d", "4", "--s", "2", "--repeat", "1", "--solvers", "lbfgs,lanczos", "--quiet"}
+	code, out, stderr := runCLI(t, args...)
+	require.Equal(t, 0, code, stderr)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.True(t, strings.HasPrefix(lines[0], "randn n=80 d=4 s=2 laplace"), lines[0])
+	require.True(t, strings.HasPrefix(lines[1], "solver"), lines[1])
+	require.Len(t, lines, 2+2*2, "a row per solver and δ")
+	for _, l := range lines[2:] {
+		require.Regexp(t, `^(lbfgs|lanczos) +0\.(01|0001) `, l)
+	}
+	ours := filepath.Join(dir, "ours.json")
+	code, _, stderr = runCLI(t, append(args, "--json", ours)...)
+	require.Equal(t, 0, code, stderr)
+	code, out, stderr = runCLI(t, "bench", "compare", ours, ours)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "| 0.01 | kdual | lbfgs |")
+	require.Contains(t, out, "| 0.01 | peer | lanczos |")
+	require.Regexp(t, `δ=0\.01: kdual best \w+ [0-9.]+s, peer best \w+ [0-9.]+s, kdual-best/peer-best 1\.00;`, out)
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte("not json"), 0o644))
+	for _, c := range [][]string{{ours}, {ours, bad}, {filepath.Join(dir, "none.json"), ours}} {
+		code, _, _ = runCLI(t, append([]string{"bench", "compare"}, c...)...)
+		require.NotEqual(t, 0, code, "%v", c)
+	}
+}
+
 func TestBenchKPCAFloat32Centred(t *testing.T) {
 	code, out, stderr := runCLI(t, "bench", "kpca", "--data", "randn", "--n", "120", "--d", "6", "--s", "3",
 		"--kernel", "laplace", "--float32", "--center", "--delta", "1e-3", "--solvers", "lbfgs,lanczos,block",
@@ -1016,6 +1047,15 @@ func TestReadLineAndQuiet(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stderr, "kdual: read 4×2 from "+csv+" (header row; label column 3 left out)\n")
 	require.Contains(t, stderr, "kdual: operator ")
+	// No header, no label column, no columns chosen: the shape alone.
+	plain := filepath.Join(dir, "plain.csv")
+	require.NoError(t, os.WriteFile(plain, []byte("1,2\n3,4\n5,7\n2,2\n"), 0o644))
+	code, _, stderr = runCLI(t, "kpca", "fit", "--input", plain, "--components", "1")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "kdual: read 4×2 from "+plain+"\n")
+	code, _, stderr = runCLI(t, "kpca", "fit", "--input", csv, "--columns", "b,a", "--components", "1")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "kdual: read 4×2 from "+csv+" (header row; columns b,a)\n")
 	code, out, stderr := runCLI(t, "kpca", "fit", "--input", csv, "--label-column", "3", "--components", "1", "--quiet")
 	require.Equal(t, 0, code, stderr)
 	require.Empty(t, stderr)
@@ -1368,4 +1408,33 @@ func TestPrintRKMColumns(t *testing.T) {
 	printRKM(&b, &bench.RKMReport{Data: "x", Setting: "dual", Forecast: []float64{1.5, 2}})
 	lines = strings.Split(strings.TrimSpace(b.String()), "\n")
 	require.Equal(t, []string{"step,forecast", "1,1.5", "2,2"}, lines[1:])
+}
+
+// bench lapack times gonum's decompositions on kdual's LAPACK or gonum's
+// own, each row with a small relative residual; an unknown op or
+// implementation is a usage error.
+func TestBenchLAPACKCLI(t *testing.T) {
+	for _, impl := range []string{"openblas", "gonum"} {
+		code, out, stderr := runCLI(t, "bench", "lapack", "--n", "40", "--impl", impl)
+		require.Equal(t, 0, code, stderr)
+		var rows []struct {
+			Op      string  `json:"op"`
+			N       int     `json:"n"`
+			Impl    string  `json:"impl"`
+			Seconds float64 `json:"seconds"`
+			Check   float64 `json:"check"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &rows))
+		require.Len(t, rows, 6, impl)
+		for _, r := range rows {
+			require.Equal(t, impl, r.Impl)
+			require.Equal(t, 40, r.N)
+			require.Greater(t, r.Seconds, 0.0, r.Op)
+			require.Less(t, r.Check, 1e-12, "%s on %s", r.Op, impl)
+		}
+	}
+	for _, bad := range [][]string{{"--ops", "magic"}, {"--impl", "fortran"}} {
+		code, _, _ := runCLI(t, append([]string{"bench", "lapack", "--n", "20"}, bad...)...)
+		require.Equal(t, 2, code, "%v", bad)
+	}
 }

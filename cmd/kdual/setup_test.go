@@ -297,6 +297,24 @@ func TestProfileFlag(t *testing.T) {
 		require.InDelta(t, rules[i], portable[i], 1e-12*rules[0], "eigenvalue %d", i)
 	}
 
+	// kdual tune writes a profile that loads back as what it printed.
+	tuned := filepath.Join(dir, "tuned.json")
+	code, out, stderr = runCLI(t, "tune", "--out", tuned)
+	require.Equal(t, 0, code, stderr)
+	code, js, stderr := runCLI(t, "info", "--profile", tuned, "--json")
+	require.Equal(t, 0, code, stderr)
+	var tr infoReport
+	require.NoError(t, json.Unmarshal([]byte(js), &tr))
+	require.Equal(t, "profile "+tuned, tr.Paths.Source)
+	require.GreaterOrEqual(t, len(tr.Paths.Reasons), len(paths.Known))
+	for i, path := range paths.Known {
+		why := tr.Paths.Reasons[i]
+		c, _ := tr.Paths.Choice(path)
+		require.Equal(t, c, why.Choice, path)
+		require.NotContains(t, why.Why, "set in the profile", path)
+		require.Contains(t, out, fmt.Sprintf("%-11s %-40s %s", path+":", c, why.Why), "tune printed what it saved")
+	}
+
 	bad := filepath.Join(dir, "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"version": 1, "paths": {"turbo": true}}`), 0o644))
 	for _, file := range []string{bad, filepath.Join(dir, "none.json")} {
@@ -352,5 +370,42 @@ func TestKPCANoCenter(t *testing.T) {
 		for i := range got {
 			require.InDelta(t, c.want[i], got[i], 1e-12*c.want[0], "%v value %d", c.args, i)
 		}
+	}
+}
+
+// The command's environment switches (KDUAL_GRAM, KDUAL_AVX512,
+// KDUAL_HUGEPAGES) override the rules' paths, and a profile's when one is
+// loaded; kdual info shows the values with their reasons; a bad value
+// stops the command with exit 2 naming the variable.
+func TestEnvironmentOverrides(t *testing.T) {
+	env := []string{envGram + "=int8=off,map=go", envAVX512 + "=off", envHuge + "=on"}
+	info := func(env []string, args ...string) infoReport {
+		code, out, stderr := cliProcess(t, env, append([]string{"info", "--json"}, args...)...)
+		require.Equal(t, 0, code, stderr)
+		var r infoReport
+		require.NoError(t, json.Unmarshal(out, &r))
+		return r
+	}
+	r := info(env)
+	p := r.Paths
+	require.False(t, p.Int8 || p.MapNative || p.WideSymm || p.WideSingle || p.WideSymv)
+	require.True(t, p.HugePages)
+	require.Equal(t, "rules + int8=off,map=go,avx512=off,hugepages=on", p.Source)
+	rules := paths.Rules(coreFacts())
+	require.Equal(t, rules.Grid, p.Grid, "a path not named keeps the rules' value")
+	for i, path := range paths.Known {
+		c, _ := p.Choice(path)
+		require.Equal(t, c, p.Reasons[i].Choice, path)
+	}
+	prof := filepath.Join(t.TempDir(), "p.json")
+	require.NoError(t, os.WriteFile(prof, []byte(`{"version": 1, "paths": {"grid": true, "map_native": true}}`), 0o644))
+	r = info([]string{envGram + "=map=go"}, "--profile", prof)
+	require.Equal(t, "profile "+prof+" + map=go", r.Paths.Source)
+	require.False(t, r.Paths.MapNative, "the environment on top of the profile")
+	require.True(t, r.Paths.Grid)
+	for _, bad := range []string{envGram + "=turbo=on", envGram + "=int8=maybe", envAVX512 + "=maybe", envHuge + "=1"} {
+		code, _, stderr := cliProcess(t, []string{bad}, "info")
+		require.Equal(t, 2, code, bad)
+		require.Contains(t, stderr, strings.SplitN(bad, "=", 2)[0], bad)
 	}
 }

@@ -179,10 +179,11 @@ func TestPanicsMatchGonum(t *testing.T) {
 		"Dgesvd overwrite": func(l lapack.Float64) {
 			l.Dgesvd(lapack.SVDOverwrite, lapack.SVDNone, 4, 4, a, 4, w, a, 4, a, 4, w, 64)
 		},
-		"Dgesvd ldu":    func(l lapack.Float64) { l.Dgesvd(lapack.SVDAll, lapack.SVDNone, 4, 4, a, 4, w, a, 3, a, 4, w, 64) },
-		"Dgesvd lwork":  func(l lapack.Float64) { l.Dgesvd(lapack.SVDNone, lapack.SVDNone, 4, 4, a, 4, w, a, 4, a, 4, w, 3) },
-		"Dsyev job":     func(l lapack.Float64) { l.Dsyev('x', blas.Upper, 4, a, 4, w, w, 64) },
-		"Dsyev short a": func(l lapack.Float64) { l.Dsyev(lapack.EVNone, blas.Upper, 4, a[:14], 4, w[:4], w, 64) },
+		"Dgesvd ldu":        func(l lapack.Float64) { l.Dgesvd(lapack.SVDAll, lapack.SVDNone, 4, 4, a, 4, w, a, 3, a, 4, w, 64) },
+		"Dgesvd lwork":      func(l lapack.Float64) { l.Dgesvd(lapack.SVDNone, lapack.SVDNone, 4, 4, a, 4, w, a, 4, a, 4, w, 3) },
+		"Dgesvd lwork wide": func(l lapack.Float64) { l.Dgesvd(lapack.SVDNone, lapack.SVDNone, 2, 8, a, 8, w, nil, 1, nil, 1, w, 12) },
+		"Dsyev job":         func(l lapack.Float64) { l.Dsyev('x', blas.Upper, 4, a, 4, w, w, 64) },
+		"Dsyev short a":     func(l lapack.Float64) { l.Dsyev(lapack.EVNone, blas.Upper, 4, a[:14], 4, w[:4], w, 64) },
 		"Dgesvd short a": func(l lapack.Float64) {
 			l.Dgesvd(lapack.SVDNone, lapack.SVDNone, 4, 4, a[:14], 4, w[:4], nil, 1, nil, 1, w, 64)
 		},
