@@ -819,3 +819,44 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	r.n -= k
 	return k, nil
 }
+
+// The sum of sines is sin(2πt) + 0.2·sin(40πt) at t = i/100: 0 at t = 0,
+// 1 at a quarter period, −1 at three quarters (the fast term is 0 there).
+func TestSumOfSines(t *testing.T) {
+	x := SumOfSines(101)
+	require.Len(t, x, 101)
+	for i, want := range map[int]float64{0: 0, 25: 1, 50: 0, 75: -1, 100: 0} {
+		require.InDelta(t, want, x[i], 1e-13, "x[%d]", i)
+	}
+	require.InDelta(t, math.Sin(2*math.Pi*0.03)+0.2*math.Sin(2*math.Pi*20*0.03), x[3], 1e-15)
+	require.Empty(t, SumOfSines(0))
+	require.Empty(t, SumOfSines(-4))
+}
+
+// ReadMatrix is ReadTable's matrix, its rows bounded when asked.
+func TestReadMatrix(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.csv")
+	require.NoError(t, os.WriteFile(path, []byte("a,b\n1,2\n3,4\n5,6\n"), 0o644))
+	for maxRows, want := range map[int][]float64{0: {1, 2, 3, 4, 5, 6}, 2: {1, 2, 3, 4}, 9: {1, 2, 3, 4, 5, 6}} {
+		x, err := ReadMatrix(path, maxRows)
+		require.NoError(t, err)
+		require.Equal(t, want, x.RawMatrix().Data, "maxRows %d", maxRows)
+	}
+	_, err := ReadMatrix(filepath.Join(t.TempDir(), "none.csv"), 0)
+	require.Error(t, err)
+}
+
+// Columns chosen by name make the first row a header even where one of
+// its fields reads as a number (a year); by number only (a spec that
+// reads as a number is a column number) they leave the detection as it
+// is.
+func TestColumnsByNameMeanAHeader(t *testing.T) {
+	tb, err := ReadCSV(strings.NewReader("x,2019\n1,2\n3,4\n"), CSVOptions{Columns: []string{"x", "2"}})
+	require.NoError(t, err)
+	require.Equal(t, []string{"x", "2019"}, tb.Header)
+	require.Equal(t, []float64{1, 2, 3, 4}, tb.X.RawMatrix().Data)
+	tb, err = ReadCSV(strings.NewReader("5,2019\n1,2\n3,4\n"), CSVOptions{Columns: []string{"2"}})
+	require.NoError(t, err)
+	require.Nil(t, tb.Header)
+	require.Equal(t, []float64{2019, 2, 4}, tb.X.RawMatrix().Data)
+}

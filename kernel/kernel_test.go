@@ -431,3 +431,86 @@ func TestCheckGammaAndTinySigma(t *testing.T) {
 	require.InDelta(t, 0.1, Kernel{Kind: Gaussian, Gamma: 50}.Bandwidth(), 1e-15)
 	require.Equal(t, 2.0, Kernel{Kind: Gaussian, Sigma: 2}.Bandwidth())
 }
+
+// The kernels' properties hold on data, and where a kernel is said not
+// to have one, data show it: entries ≥ 0 (NonNegative), k(x, x) = 1
+// (UnitDiagonal), k(x + c, y + c) = k(x, y) (ShiftInvariant), Gram
+// matrices without negative eigenvalues (PSD; the sigmoid's has one).
+func TestKernelPropertiesOnData(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	const n, d = 30, 4
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, 2*r.NormFloat64())
+		}
+	}
+	for j := 0; j < d; j++ {
+		x.Set(0, j, 0) // the cosine kernel is 0 at x = 0
+	}
+	shift := []float64{3, -1, 0.5, 7}
+	kernels := []Kernel{{Kind: Linear}, {Kind: Gaussian, Sigma: 2}, {Kind: Laplace, Sigma: 3}, {Kind: Polynomial, Degree: 3, Gamma: 0.5},
+		{Kind: Sigmoid, Gamma: 2, Coef0: -1}, {Kind: Cosine}, {Kind: Laplacian, Gamma: 0.3}}
+	for _, k := range kernels {
+		neg, diag, shifted := false, true, true
+		for i := 0; i < n; i++ {
+			xi := x.RawRowView(i)
+			if math.Abs(k.Eval(xi, xi)-1) > 1e-15 {
+				diag = false
+			}
+			xs := make([]float64, d)
+			for j := range xs {
+				xs[j] = xi[j] + shift[j]
+			}
+			for l := 0; l < n; l++ {
+				xl := x.RawRowView(l)
+				v := k.Eval(xi, xl)
+				neg = neg || v < 0
+				ls := make([]float64, d)
+				for j := range ls {
+					ls[j] = xl[j] + shift[j]
+				}
+				if math.Abs(k.Eval(xs, ls)-v) > 1e-12*math.Max(1, math.Abs(v)) {
+					shifted = false
+				}
+			}
+		}
+		require.Equal(t, k.NonNegative(), !neg, "%v NonNegative", k.Kind)
+		require.Equal(t, k.UnitDiagonal(), diag, "%v UnitDiagonal", k.Kind)
+		require.Equal(t, k.ShiftInvariant(), shifted, "%v ShiftInvariant", k.Kind)
+		g, err := Gram(x, k)
+		require.NoError(t, err)
+		var es mat.EigenSym
+		require.True(t, es.Factorize(g, false))
+		vals := es.Values(nil)
+		top := math.Max(math.Abs(vals[0]), math.Abs(vals[n-1]))
+		require.Equal(t, k.PSD(), vals[0] >= -1e-10*top, "%v PSD: smallest eigenvalue %g of %g", k.Kind, vals[0], top)
+	}
+}
+
+// A kernel written as a model file's Spec reads back as the same kernel,
+// c₀ of the polynomial and sigmoid kernels resolved and marked set.
+func TestSpecRoundTrip(t *testing.T) {
+	for _, k := range []Kernel{{Kind: Linear}, {Kind: Gaussian, Sigma: 2}, {Kind: Gaussian, Gamma: 0.5}, {Kind: Laplace, Sigma: 3},
+		{Kind: Polynomial, Degree: 2, Gamma: 0.5}, {Kind: Polynomial, Degree: 3, Coef0: 0, Coef0Set: true}, {Kind: Sigmoid, Gamma: 1, Coef0: 2, Coef0Set: true},
+		{Kind: Cosine}, {Kind: Laplacian, Gamma: 0.3}} {
+		s := k.Spec()
+		require.Equal(t, k.Kind.String(), s.Kind)
+		back, err := s.Kernel()
+		require.NoError(t, err, "%+v", k)
+		x, y := []float64{1, 2, -0.5}, []float64{0.3, -1, 2}
+		require.Equal(t, k.Eval(x, y), back.Eval(x, y), "%+v", k)
+		if k.Kind == Polynomial || k.Kind == Sigmoid {
+			require.True(t, s.Coef0Set)
+			require.Equal(t, k.C0(), s.Coef0)
+		}
+	}
+	// An old file's polynomial kernel without coef0_set: c₀ as written.
+	old, err := Spec{Kind: "polynomial", Degree: 2, Gamma: 1}.Kernel()
+	require.NoError(t, err)
+	require.Equal(t, 9.0, old.Eval([]float64{1, 2}, []float64{1, 1}), "(1·3 + 0)²")
+	_, err = Spec{Kind: "gaussian", Sigma: -1}.Kernel()
+	require.ErrorIs(t, err, status.ErrInvalid)
+	_, err = Spec{Kind: "wavelet"}.Kernel()
+	require.ErrorIs(t, err, status.ErrInvalid)
+}

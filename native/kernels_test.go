@@ -328,6 +328,16 @@ func TestTileRowSymmMatchesLoops(t *testing.T) {
 		require.Panics(t, func() {
 			b.TileRowSymm32(TileRow{M: 3, T: 4, Tiles: 1, Last: 4, Lda: 4, Diag: true}, make([]float32, 16), 4, v, v, v, v)
 		})
+		// Each operand one value short of its rows × bp: refused before the
+		// kernel reads past it; exactly long enough: taken.
+		row := TileRow{M: 4, T: 4, Tiles: 2, Last: 4, Step: 16, Lda: 4}
+		ok := func(k int) []float64 { return make([]float64, k) }
+		for arg := 0; arg < 4; arg++ {
+			ops := [4][]float64{ok(4 * 8), ok(8 * 8), ok(4 * 8), ok(8 * 8)}
+			ops[arg] = ops[arg][:len(ops[arg])-1]
+			require.Panics(t, func() { b.TileRowSymm64(row, make([]float64, 32), 8, ops[0], ops[1], ops[2], ops[3]) }, "operand %d short", arg)
+		}
+		require.NotPanics(t, func() { b.TileRowSymm64(row, make([]float64, 32), 8, ok(32), ok(64), ok(32), ok(64)) })
 	}
 }
 

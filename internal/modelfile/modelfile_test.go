@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"testing"
@@ -53,6 +54,10 @@ func TestRoundTripAndRefusals(t *testing.T) {
 	w.Vec("v", []float64{1, -2.5, 3})
 	w.Mat("m", mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6}))
 	w.Vec("bad", []float64{1, math.NaN()})
+	for i, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		w.Vec(fmt.Sprintf("badv%d", i), []float64{1, x})
+		w.Mat(fmt.Sprintf("badm%d", i), mat.NewDense(1, 2, []float64{x, 1}))
+	}
 	w.Vec("long", make([]float64, 20000))
 	require.NoError(t, w.Close())
 	var h head
@@ -73,6 +78,12 @@ func TestRoundTripAndRefusals(t *testing.T) {
 		func() error { _, err := r.Vec("missing", 1); return err }(),
 	} {
 		require.ErrorIs(t, e, errBad)
+	}
+	for i := 0; i < 3; i++ {
+		_, err := r.Vec(fmt.Sprintf("badv%d", i), 2)
+		require.ErrorIs(t, err, errBad, "vector %d", i)
+		_, err = r.Mat(fmt.Sprintf("badm%d", i), 1, 2)
+		require.ErrorIs(t, err, errBad, "matrix %d", i)
 	}
 	// 20 000 values: 160 000 bytes and a header, past the limit for 1000
 	// values (8 000 + 65 536 bytes); read whole as 20 000.
