@@ -992,3 +992,19 @@ func TestGramMapCancelledNamesThePanel(t *testing.T) {
 	require.ErrorIs(t, err, cause)
 	require.Contains(t, err.Error(), "Gram panel 3 of 3")
 }
+
+// KernelRows.Bytes counts its float64 copy of the data and the norms, and
+// the float32 copy where the products are float32.
+func TestKernelRowsBytes(t *testing.T) {
+	const n, d = 300, 6
+	x := randData(5, n, d)
+	em := Kernel{Kind: Gaussian, Sigma: 2}.ElementMap(d)
+	for _, c := range []struct {
+		o    GramOptions
+		want int64
+	}{{GramOptions{}, 8 * (n*d + n)}, {GramOptions{Products: ProductsFloat32}, 8*(n*d+n) + 4*n*d}} {
+		kr, err := NewKernelRows(x, em, c.o)
+		require.NoError(t, err)
+		require.Equal(t, c.want, kr.Bytes(), "%+v", c.o)
+	}
+}

@@ -259,10 +259,22 @@ func (p *Paths) reconcile(why func(old Reason, recorded bool) string) {
 	for _, path := range Known {
 		c, _ := p.Choice(path)
 		r, ok := recorded[path]
-		if !ok || r.Choice != c {
+		switch {
+		case ok && r.Choice != c && r.Choice == p.avx512Before(path):
+			r.Choice = c // the same values, as profiles wrote them before
+		case !ok || r.Choice != c:
 			r = Reason{path, c, why(r, ok)}
 		}
 		p.Reasons = append(p.Reasons, r)
 	}
 	p.Reasons = append(p.Reasons, others...)
+}
+
+// avx512Before is the avx512 choice as profiles tuned before Choice
+// existed wrote it for p's values; "" for other paths.
+func (p Paths) avx512Before(path string) string {
+	if path != "avx512" {
+		return ""
+	}
+	return fmt.Sprintf("float64 blocks %v, float32 blocks %v, one vector %v", p.WideSymm, p.WideSingle, p.WideSymv)
 }

@@ -2,6 +2,7 @@ package paths
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -200,6 +201,18 @@ func TestSaveLoad(t *testing.T) {
 	require.Equal(t, "on", byPath["huge pages"].Choice)
 	require.Equal(t, "off", byPath["int8"].Choice)
 	require.Equal(t, "float64 blocks, float32 blocks, one vector", byPath["avx512"].Choice)
+
+	// A profile tuned before the choices were read off the values wrote
+	// avx512's its own way: the same values keep their measured reason.
+	old := `{"version": 1, "paths": {"avx512_float64_blocks": true, "avx512_float32_blocks": true, "reasons": [` +
+		`{"path": "avx512", "choice": "float64 blocks true, float32 blocks true, one vector false", "why": "measured 1 ms against 2 ms"}]}}`
+	q, err = Load(bytes.NewReader([]byte(old)))
+	require.NoError(t, err)
+	require.Equal(t, Reason{"avx512", "float64 blocks, float32 blocks", "measured 1 ms against 2 ms"}, q.Reasons[6])
+	stale := strings.Replace(old, "one vector false", "one vector true", 1)
+	q, err = Load(bytes.NewReader([]byte(stale)))
+	require.NoError(t, err)
+	require.Contains(t, q.Reasons[6].Why, "set in the profile")
 
 	// A profile without reasons gets one for every known path.
 	q, err = Load(bytes.NewReader([]byte(`{"version": 1, "paths": {"grid": true, "symm_native": true}}`)))

@@ -468,6 +468,18 @@ func TestKPCAFitLevels8(t *testing.T) {
 		require.InDelta(t, av[i], cv[i], 1e-4*av[0], "eigenvalue %d (float32 rows)", i)
 	}
 	require.Equal(t, "float32", b.Info().Approx.Precision)
+	// Landmarks chosen among a sample of the rows: the same sample, the
+	// same fit as the float64 data's.
+	as := &KPCA{Components: 5, Kernel: k, Approx: approx.Nystrom{Rank: 60, Block: 16, Seed: 2, Float32: true, Sample: 150}}
+	require.NoError(t, as.Fit(x))
+	bs := &KPCA{Components: 5, Kernel: k, Approx: approx.Nystrom{Rank: 60, Block: 16, Seed: 2, Sample: 150}}
+	require.NoError(t, bs.FitLevels8(context.Background(), lv))
+	require.Equal(t, 150, bs.Info().Approx.Sample)
+	asv, _ := as.Eigenvalues()
+	bsv, _ := bs.Eigenvalues()
+	for i := range asv {
+		require.InDelta(t, asv[i], bsv[i], 1e-5*asv[0], "eigenvalue %d, landmarks on a sample", i)
+	}
 	require.Equal(t, a.Info().Approx.Products, b.Info().Approx.Products)
 	require.Equal(t, a.Info().Approx.Rank, b.Info().Approx.Rank)
 	// The model transforms float64 points like the one fitted on them.
