@@ -189,3 +189,29 @@ func TestReadNumPyManyChunks(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, mat.Equal(x.Slice(0, 1500, 0, 3), tb.X))
 }
+
+// Every integer dtype decodes to its values, signs and byte order
+// included: a 2×2 array of each, written byte by byte.
+func TestReadNumPyIntegerDtypes(t *testing.T) {
+	for _, c := range []struct {
+		descr string
+		data  []byte
+		want  []float64
+	}{
+		{"|i1", []byte{0xfd, 5, 0x7f, 0x80}, []float64{-3, 5, 127, -128}},
+		{"|u1", []byte{0xfd, 5, 0x7f, 0x80}, []float64{253, 5, 127, 128}},
+		{"<i2", []byte{0xfe, 0xff, 1, 1, 0, 0x80, 0xff, 0x7f}, []float64{-2, 257, -32768, 32767}},
+		{">i2", []byte{0xff, 0xfe, 1, 1, 0x80, 0, 0x7f, 0xff}, []float64{-2, 257, -32768, 32767}},
+		{"<u2", []byte{0xfe, 0xff, 1, 1, 0, 0x80, 0xff, 0x7f}, []float64{65534, 257, 32768, 32767}},
+		{"<i4", []byte{0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0, 0, 0, 0, 0x80, 2, 1, 0, 0}, []float64{-1, 1, -2147483648, 258}},
+		{"<u4", []byte{0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0, 0, 0, 0, 0x80, 2, 1, 0, 0}, []float64{4294967295, 1, 2147483648, 258}},
+		{"<i8", append(append(append([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 7, 0, 0, 0, 0, 0, 0, 0), make([]byte, 8)...), 0, 1, 0, 0, 0, 0, 0, 0), []float64{-1, 7, 0, 256}},
+		{"<u8", append(append(append([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, 7, 0, 0, 0, 0, 0, 0, 0), make([]byte, 8)...), 0, 1, 0, 0, 0, 0, 0, 0), []float64{18446744073709551615, 7, 0, 256}},
+	} {
+		in := npyHeader(c.descr, "(2, 2)", 0)
+		in = append(in, c.data...)
+		tb, err := ReadNPY(bytes.NewReader(in), CSVOptions{})
+		require.NoError(t, err, c.descr)
+		require.Equal(t, c.want, tb.X.RawMatrix().Data, c.descr)
+	}
+}

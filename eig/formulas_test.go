@@ -121,6 +121,11 @@ func TestCeilTo(t *testing.T) {
 // basis of 3k + 2·max(3k, 32) and its pass's padded blocks; an unset tolerance is 1e-10, so float32
 // storage (whose bound u·√n exceeds it) is never planned for accuracy.
 func TestPlanSizesAndDefaultTol(t *testing.T) {
+	// The both-sides update holds X, Y and the accumulators, each of b + 1
+	// columns (the first pass's row means) padded to a multiple of 4.
+	for b, want := range map[int]int{1: 12, 3: 12, 4: 24, 7: 24, 8: 36, 32: 108} {
+		require.Equal(t, want, updateVectors(b), "b = %d", b)
+	}
 	const n, d, k = 5000, 10, 4
 	big := int64(1) << 40
 	for _, c := range []struct {

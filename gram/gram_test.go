@@ -1008,3 +1008,40 @@ func TestKernelRowsBytes(t *testing.T) {
 		require.Equal(t, c.want, kr.Bytes(), "%+v", c.o)
 	}
 }
+
+// EntryBound is the closed form its doc comment states, on float32
+// products: with β = 2γ_d·√(ni·nj) + 2.01u(√ni + √nj)², v·(e^{|C|β} − 1)
+// for the Gaussian map, v·(e^{|C|√β} − 1) for the Laplace one,
+// 2(γ_d + 2.01u) for the cosine and |γ|(γ_d + 2.01u)·√(ni·nj) for the
+// sigmoid; 0 on float64 products.
+func TestEntryBoundClosedForms(t *testing.T) {
+	const n, d = 40, 7
+	x := randData(8, n, d)
+	const u = 1.0 / (1 << 24)
+	gd := float64(d) * u / (1 - float64(d)*u)
+	for _, em := range []ElementMap{{Kind: MapExpSq, C: -0.2}, {Kind: MapExpDist, C: -0.4}, {Kind: MapCosine}, {Kind: MapTanh, Gamma: -0.3, Coef0: 0.1}} {
+		kr, err := NewKernelRows(x, em, GramOptions{Products: ProductsFloat32, Grid: GridOff, Int8: GridOff})
+		require.NoError(t, err)
+		f64, err := NewKernelRows(x, em, GramOptions{})
+		require.NoError(t, err)
+		for _, p := range [][2]int{{0, 1}, {5, 5}, {3, 39}} {
+			ni, nj := kr.s.norms[p[0]], kr.s.norms[p[1]]
+			ri, rj := math.Sqrt(ni), math.Sqrt(nj)
+			beta := 2*gd*ri*rj + 2.01*u*(ri+rj)*(ri+rj)
+			v := 0.7
+			var want float64
+			switch em.Kind {
+			case MapExpSq:
+				want = v * math.Expm1(0.2*beta)
+			case MapExpDist:
+				want = v * math.Expm1(0.4*math.Sqrt(beta))
+			case MapCosine:
+				want = 2 * (gd + 2.01*u)
+			case MapTanh:
+				want = 0.3 * (gd + 2.01*u) * ri * rj
+			}
+			require.InDelta(t, want, kr.EntryBound(p[0], p[1], v), 1e-14*want, "map %d, rows %v", em.Kind, p)
+			require.Zero(t, f64.EntryBound(p[0], p[1], v))
+		}
+	}
+}
