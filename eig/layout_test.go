@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kdual/kdual/gram"
@@ -50,6 +51,11 @@ func TestTriangleLayout(t *testing.T) {
 	}
 	if _, err := NewTriangleLayout(512, 3); err == nil {
 		t.Error("512 rows (2 tile rows) over 3 ranks accepted")
+	} else if !strings.Contains(err.Error(), "at least 513 rows") {
+		t.Errorf("512 rows over 3 ranks: %v, want the 513 rows it needs named", err)
+	}
+	if _, err := NewTriangleLayout(513, 3); err != nil {
+		t.Errorf("513 rows over 3 ranks (the least it needs): %v", err)
 	}
 	for _, p := range []int{0, -1} {
 		if _, err := NewTriangleLayout(1000, p); !errors.Is(err, status.ErrInvalid) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/gram"
@@ -84,6 +85,19 @@ func TestRFFApproachesGaussian(t *testing.T) {
 		require.InDelta(t, 1, scaled/base, 0.5, "D=%d", d)
 	}
 	require.Less(t, errAt(4096), errAt(64)/5)
+
+	// The draws themselves: phases uniform on [0, 2π) (mean π, variance
+	// (2π)²/12), frequencies N(0, 1/σ²).
+	big, err := NewRFF(3, 20000, sigma, 7)
+	require.NoError(t, err)
+	for _, b := range big.B {
+		require.True(t, b >= 0 && b < 2*math.Pi, "phase %g", b)
+	}
+	require.InDelta(t, math.Pi, stat.Mean(big.B, nil), 0.05)
+	require.InDelta(t, 4*math.Pi*math.Pi/12, stat.Variance(big.B, nil), 0.05*4*math.Pi*math.Pi/12)
+	w := big.W.RawMatrix().Data
+	require.InDelta(t, 0, stat.Mean(w, nil), 0.02/sigma)
+	require.InDelta(t, 1/sigma, math.Sqrt(stat.Variance(w, nil)), 0.02/sigma)
 
 	r, err := NewRFF(3, 100, sigma, 2)
 	require.NoError(t, err)

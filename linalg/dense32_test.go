@@ -333,3 +333,19 @@ func TestLevels8Rows(t *testing.T) {
 		require.ErrorIs(t, bad.Check("x"), status.ErrInvalid)
 	}
 }
+
+// Dense32Of rounds every entry of x, a view with a wider stride included,
+// to float32 once, in a matrix of its own; non-finite data are refused.
+func TestDense32Of(t *testing.T) {
+	parent := mat.NewDense(3, 5, []float64{1.1, 2, 3, -99, -99, 4, 5.5, 6, -99, -99, 7, 8, 1e-40, -99, -99})
+	x := parent.Slice(0, 3, 0, 3).(*mat.Dense)
+	y, err := Dense32Of(x)
+	require.NoError(t, err)
+	require.Equal(t, [2]int{3, 3}, [2]int{y.Rows, y.Cols})
+	require.Equal(t, []float32{1.1, 2, 3, 4, 5.5, 6, 7, 8, float32(1e-40)}, y.Data)
+	parent.Set(0, 0, 0)
+	require.Equal(t, float32(1.1), y.Data[0], "its own storage")
+	parent.Set(2, 1, math.NaN())
+	_, err = Dense32Of(x)
+	require.ErrorIs(t, err, status.ErrInvalid)
+}

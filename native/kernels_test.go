@@ -137,6 +137,13 @@ func TestRBFTileMatchesMathExp(t *testing.T) {
 		}
 		require.InDelta(t, w, out[0], 2.5e-16*w, "x=%g", x)
 	}
+	// Empty tiles write nothing; negative sizes are refused.
+	out := []float64{7, 7}
+	require.NotPanics(t, func() { RBFTile(0, 2, out, 2, nil, []float64{0, 0}, -1, false) })
+	require.NotPanics(t, func() { RBFTile(2, 0, out, 1, []float64{0, 0}, nil, -1, true) })
+	require.Equal(t, []float64{7, 7}, out)
+	require.Panics(t, func() { RBFTile(-1, 1, out, 1, ni, ni, -1, false) })
+	require.Panics(t, func() { RBFTile(1, -1, out, 1, ni, ni, -1, false) })
 }
 
 func TestSymvBandMatchesProduct(t *testing.T) {
