@@ -860,3 +860,40 @@ func TestColumnsByNameMeanAHeader(t *testing.T) {
 	require.Nil(t, tb.Header)
 	require.Equal(t, []float64{2019, 2, 4}, tb.X.RawMatrix().Data)
 }
+
+// The sketch's warp moves a centred blob's edges by at most its stated
+// shift (±1.5 pixels) plus what rotation, scale and shear move them
+// (about 0.6 pixel at the blob's edge here), and by nothing on average.
+func TestSketchViewsShiftBound(t *testing.T) {
+	const side, n = 24, 400
+	x := mat.NewDense(n, side*side, nil)
+	for i := 0; i < n; i++ {
+		for r := 9; r < 15; r++ {
+			for c := 9; c < 15; c++ {
+				x.Set(i, r*side+c, 1)
+			}
+		}
+	}
+	centroid := func(img []float64) (float64, float64) {
+		var sx, sy, w float64
+		for k, v := range img {
+			sx += v * float64(k%side)
+			sy += v * float64(k/side)
+			w += v
+		}
+		return sx / w, sy / w
+	}
+	photos, sketches, err := SketchViews(x, side, 3)
+	require.NoError(t, err)
+	px, py := centroid(Sobel(photos.RawRowView(0), side))
+	var mx, my float64
+	for i := 0; i < n; i++ {
+		sx, sy := centroid(sketches.RawRowView(i))
+		require.LessOrEqual(t, math.Abs(sx-px), 2.1, "identity %d", i)
+		require.LessOrEqual(t, math.Abs(sy-py), 2.1, "identity %d", i)
+		mx += (sx - px) / n
+		my += (sy - py) / n
+	}
+	require.Less(t, math.Abs(mx), 0.3)
+	require.Less(t, math.Abs(my), 0.3)
+}

@@ -2,7 +2,9 @@ package dataset
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,5 +215,28 @@ func TestReadNumPyIntegerDtypes(t *testing.T) {
 		tb, err := ReadNPY(bytes.NewReader(in), CSVOptions{})
 		require.NoError(t, err, c.descr)
 		require.Equal(t, c.want, tb.X.RawMatrix().Data, c.descr)
+	}
+}
+
+// A non-finite value is named by its row and column in either order of
+// storage.
+func TestReadNumPyNamesNonFinite(t *testing.T) {
+	for _, fortran := range []bool{false, true} {
+		in := npyHeader("<f8", "(3, 2)", 0)
+		if fortran {
+			// The same header with True and one space less of padding.
+			in = bytes.Replace(in, []byte("False, 'shape': (3, 2), } "), []byte("True, 'shape': (3, 2), }  "), 1)
+		}
+		// Row 2, column 2 holds the NaN: index 3 in C order, 4 in Fortran.
+		vals := []float64{1, 4, 2, math.NaN(), 3, 6}
+		if fortran {
+			vals = []float64{1, 2, 3, 4, math.NaN(), 6}
+		}
+		for _, v := range vals {
+			in = binary.LittleEndian.AppendUint64(in, math.Float64bits(v))
+		}
+		_, err := ReadNPY(bytes.NewReader(in), CSVOptions{})
+		require.ErrorIs(t, err, ErrFormat, "fortran %v", fortran)
+		require.ErrorContains(t, err, "value NaN at row 2 column 2", "fortran %v", fortran)
 	}
 }

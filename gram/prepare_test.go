@@ -103,11 +103,18 @@ func TestPrepareReadsOnce(t *testing.T) {
 	require.ErrorIs(t, err, status.ErrInvalid)
 	require.ErrorContains(t, err, "x[120,3] = -Inf is not finite")
 	require.LessOrEqual(t, c.maxReads(), 2) // the row named is read once more for its value
-	for _, x := range []Data{nil, (*mat.Dense)(nil), &mat.Dense{}} {
+	for _, x := range []Data{nil, (*mat.Dense)(nil), &mat.Dense{}, emptyData{4, 0}, emptyData{0, 3}} {
 		_, err := Prepare(x, ElementMap{}, GramOptions{}, false)
-		require.ErrorIs(t, err, status.ErrInvalid)
+		require.ErrorIs(t, err, status.ErrInvalid, "%v", x)
 	}
 }
+
+// emptyData is Data of r rows and c columns, one of them zero (a mat.Dense
+// cannot have a zero dimension).
+type emptyData struct{ r, c int }
+
+func (e emptyData) Dims() (int, int)         { return e.r, e.c }
+func (e emptyData) RawRowView(int) []float64 { return nil }
 
 // TestPrepareNonFiniteBlocks: the first non-finite entry in row-major
 // order is named whichever block of rows it lies in, on data read in place

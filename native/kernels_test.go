@@ -446,7 +446,7 @@ func TestRBFMap32EqualsWidenThenMap(t *testing.T) {
 		})
 		// No columns (or no rows): nothing to read, nothing written.
 		out := []float64{9, 9, 9}
-		require.NotPanics(t, func() { b.RBFMap32(3, 0, make([]float32, 2), 5, out, 1, make([]float64, 3), nil, -1, false) })
+		require.NotPanics(t, func() { b.RBFMap32(3, 0, make([]float32, 2), 5, out, 5, make([]float64, 3), nil, -1, false) })
 		require.NotPanics(t, func() { b.RBFMap32(0, 3, nil, 3, nil, 3, nil, make([]float64, 3), -1, false) })
 		require.Equal(t, []float64{9, 9, 9}, out)
 	}

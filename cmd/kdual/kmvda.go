@@ -139,13 +139,9 @@ func runKMvDATable(args []string, stdout io.Writer) error {
 	if *mTable < 1 || *crossM < 1 || *mMax < 64 {
 		return usagef("--m %d, --crossover-m %d, --m-max %d: want ≥ 1 random features, and --m-max ≥ 64 (the m curve's first point)", *mTable, *crossM, *mMax)
 	}
-	var ids []int
-	for _, f := range strings.Split(*cross, ",") {
-		var v int
-		if _, err := fmt.Sscan(strings.TrimSpace(f), &v); err != nil || v < 3 {
-			return usagef("--crossover %q: want training identities, each ≥ 3, comma-separated", *cross)
-		}
-		ids = append(ids, v)
+	ids, err := parseCrossover(*cross)
+	if err != nil {
+		return err
 	}
 	sketchTrain, sketchTest, poseTrain, poseTest := 650, 544, 100, 100
 	ls := []int{10, 20, 50, 100, 200, 400}
@@ -286,4 +282,18 @@ func kmvdaFlagsApply(fs *flag.FlagSet, kind kmvda.Kind, data string, l int, sigm
 		return usagef("--val: nothing is chosen on a validation split (--components, --reg and the bandwidth are given)")
 	}
 	return nil
+}
+
+// parseCrossover reads --crossover: training identities, each at least 3
+// (two to train on and one to validate), comma-separated.
+func parseCrossover(list string) ([]int, error) {
+	var ids []int
+	for _, f := range strings.Split(list, ",") {
+		var v int
+		if _, err := fmt.Sscan(strings.TrimSpace(f), &v); err != nil || v < 3 {
+			return nil, usagef("--crossover %q: want training identities, each ≥ 3, comma-separated", list)
+		}
+		ids = append(ids, v)
+	}
+	return ids, nil
 }

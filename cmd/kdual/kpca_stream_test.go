@@ -133,4 +133,13 @@ func TestKPCAStreamCLI(t *testing.T) {
 	}
 	code, _, _ = runCLI(t, "kpca", "fit", "--stream", filepath.Join(dir, "none.idx"), "--approx", "nystrom", "--kernel", "gaussian")
 	require.Equal(t, 1, code, "a missing file")
+	// A fit that fails after the scores file was opened leaves nothing
+	// behind: no scores, no partial file.
+	failed := t.TempDir()
+	code, _, _ = runCLI(t, "kpca", "fit", "--stream", path, "--approx", "nystrom", "--landmarks", "10", "--components", "20",
+		"--kernel", "gaussian", "--sigma", "0.7", "--scale", scale, "--scores-out", filepath.Join(failed, "s.npy"), "--quiet")
+	require.NotEqual(t, 0, code)
+	left, err := os.ReadDir(failed)
+	require.NoError(t, err)
+	require.Empty(t, left)
 }

@@ -716,6 +716,13 @@ func TestKMvDAFlags(t *testing.T) {
 	code, _, stderr = runCLI(t, append(base, "--train", "3")...)
 	require.Equal(t, 0, code, "three identities leave one to validate on: %s", stderr)
 	dir := t.TempDir()
+	ids, err := parseCrossover(" 3, 10,400")
+	require.NoError(t, err)
+	require.Equal(t, []int{3, 10, 400}, ids)
+	for _, bad := range []string{"2", "3,2", "", "x", "4,,5"} {
+		_, err := parseCrossover(bad)
+		require.ErrorIs(t, err, errUsage, "%q", bad)
+	}
 	for _, bad := range [][]string{{"--m", "0"}, {"--m-max", "0"}, {"--crossover-m", "0"}, {"--crossover", "0"}, {"--crossover", "-5,x"}} {
 		code, _, stderr = runCLI(t, append([]string{"kmvda", "table", "--quick", "--out", dir}, bad...)...)
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)

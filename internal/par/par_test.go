@@ -54,6 +54,22 @@ func TestEveryIndexOnce(t *testing.T) {
 	if count != 50 {
 		t.Fatalf("Each ran %d items", count)
 	}
+	// Every worker count, one worker included, hands out scratch of the
+	// length asked (none for 0), and runs every item once.
+	for _, workers := range []int{1, 2, 5} {
+		for _, length := range []int{0, 1, 3} {
+			var ran int32
+			Each(workers, 7, length, func(i int, scratch []float64) {
+				if len(scratch) != length {
+					t.Errorf("workers %d: scratch of %d, want %d", workers, len(scratch), length)
+				}
+				atomic.AddInt32(&ran, 1)
+			})
+			if ran != 7 {
+				t.Errorf("workers %d, scratch %d: ran %d of 7", workers, length, ran)
+			}
+		}
+	}
 	var order []int
 	inFlight, maxInFlight := int32(0), int32(0)
 	Pipeline(20, 3, func(c int) {

@@ -2,6 +2,7 @@ package kpca
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -158,6 +159,12 @@ func TestStreamMemoryAndErrors(t *testing.T) {
 	} {
 		_, err := bad.Fit(x)
 		require.ErrorIs(t, err, status.ErrInvalid, "%+v", bad)
+	}
+	// No columns, or one row: refused before anything is read.
+	for _, empty := range []*linalg.Levels8{{Rows: 5, Cols: 0, Step: x.Step}, {Rows: 1, Cols: 3, Step: x.Step, Data: []uint8{1, 2, 3}}} {
+		_, err := Stream{Components: 1, Kernel: k, Rank: 1, Step: x.Step}.Fit(empty)
+		require.ErrorIs(t, err, status.ErrInvalid, "%d×%d", empty.Rows, empty.Cols)
+		require.ErrorContains(t, err, fmt.Sprintf("%d rows of %d levels", empty.Rows, empty.Cols))
 	}
 	// Two rows: a centred kernel of rank 1 at most, so one component
 	// (two gave float32 noise as a second eigenvalue); uncentred, two.
