@@ -861,9 +861,10 @@ func TestColumnsByNameMeanAHeader(t *testing.T) {
 	require.Equal(t, []float64{2019, 2, 4}, tb.X.RawMatrix().Data)
 }
 
-// The sketch's warp moves a centred blob's edges by at most its stated
-// shift (±1.5 pixels) plus what rotation, scale and shear move them
-// (about 0.6 pixel at the blob's edge here), and by nothing on average.
+// The sketch's warp moves the edges' centroid of a centred blob by its
+// shift, documented as at most ±1.5 pixels, and by nothing on average;
+// rotation, scale and shear about the image's centre move that centroid
+// little (the bound allows 0.6 pixel for them and the edges' rounding).
 func TestSketchViewsShiftBound(t *testing.T) {
 	const side, n = 24, 400
 	x := mat.NewDense(n, side*side, nil)

@@ -93,27 +93,21 @@ var Known = []string{"inner", "map", "grid", "int8", "symm", "single", "avx512",
 // use ("float64 blocks", "float32 blocks", "one vector", joined by ", ")
 // or "none"; false for a path not in Known.
 func (p Paths) Choice(path string) (string, bool) {
-	on := func(b bool, yes, no string) string {
-		if b {
-			return yes
-		}
-		return no
-	}
 	switch path {
 	case "inner":
-		return on(p.InnerNative, "native", "blas"), true
+		return onOff(p.InnerNative, "native", "blas"), true
 	case "map":
-		return on(p.MapNative, "native", "go"), true
+		return onOff(p.MapNative, "native", "go"), true
 	case "grid":
-		return on(p.Grid, "on", "off"), true
+		return onOff(p.Grid, "on", "off"), true
 	case "int8":
-		return on(p.Int8, "on", "off"), true
+		return onOff(p.Int8, "on", "off"), true
 	case "symm":
-		return on(p.SymmNative, "native", "blas"), true
+		return onOff(p.SymmNative, "native", "blas"), true
 	case "single":
-		return on(p.SingleBlocks, "on", "off"), true
+		return onOff(p.SingleBlocks, "on", "off"), true
 	case "huge pages":
-		return on(p.HugePages, "on", "off"), true
+		return onOff(p.HugePages, "on", "off"), true
 	case "avx512":
 		var forms []string
 		for _, f := range []struct {
@@ -130,6 +124,14 @@ func (p Paths) Choice(path string) (string, bool) {
 		return strings.Join(forms, ", "), true
 	}
 	return "", false
+}
+
+// onOff is on when b holds, off otherwise.
+func onOff(b bool, on, off string) string {
+	if b {
+		return on
+	}
+	return off
 }
 
 // Build is the native kernels' build these paths run: AVX2 (or SSE2)

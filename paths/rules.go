@@ -75,12 +75,6 @@ func Rules(f Facts) Paths {
 		Source:       "rules",
 		Core:         CheckCore(f),
 	}
-	onOff := func(b bool, on, off string) string {
-		if b {
-			return on
-		}
-		return off
-	}
 	why := map[string]string{
 		"inner": onOff(avx512,
 			"AVX-512: native 64×64 tiles were never more than 5 % behind dgemm and up to 1.6× ahead on four OpenBLAS cores",
