@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/status"
 )
 
@@ -102,4 +105,46 @@ func TestReadExact(t *testing.T) {
 	require.Error(t, err)
 	_, _, err = readExact(filepath.Join(dir, "none.json"), 3, 2, 2.5)
 	require.Error(t, err)
+}
+
+// A large run at a small size, on each image set: the report describes the
+// fit it made (the data's bytes, the rank asked for, eigenvalues in
+// decreasing order and positive), its eigenvalue bound is the trace error
+// times the Gaussian kernel's trace n, and a second run with the same
+// configuration gives the same bits. Without Fashion-MNIST the run is an
+// error naming what is missing.
+func TestApproxLargeSmall(t *testing.T) {
+	const n, m, s = 300, 24, 4
+	for _, images := range []string{"float32", "8bit"} {
+		cfg := ApproxLargeConfig{N: n, M: m, S: s, Seed: 3, Images: images, Block: 8}
+		rep, err := ApproxLarge(context.Background(), cfg, nil)
+		if errors.Is(err, dataset.ErrMissing) {
+			require.Contains(t, err.Error(), "dataset-fashion-mnist")
+			return
+		}
+		require.NoError(t, err, images)
+		require.Equal(t, images, rep.Images)
+		require.Equal(t, 784, rep.D)
+		bytes := int64(n * 784)
+		if images == "float32" {
+			bytes *= 4
+		}
+		require.Equal(t, bytes, rep.DataBytes, images)
+		require.Equal(t, m, rep.Rank, images)
+		require.Len(t, rep.Eigenvalues, s)
+		for i, v := range rep.Eigenvalues {
+			require.Greater(t, v, 0.0, "%s λ%d", images, i+1)
+			if i > 0 {
+				require.LessOrEqual(t, v, rep.Eigenvalues[i-1], "%s λ%d", images, i+1)
+			}
+		}
+		require.True(t, rep.TraceError > 0 && rep.TraceError < 1, "%s: trace error %g", images, rep.TraceError)
+		require.InEpsilon(t, rep.TraceError*n, rep.EigenvalueBound, 1e-12, images)
+		again, err := ApproxLarge(context.Background(), cfg, nil)
+		require.NoError(t, err)
+		require.Equal(t, rep.Eigenvalues, again.Eigenvalues, images)
+		require.Equal(t, rep.TraceError, again.TraceError, images)
+	}
+	_, err := ApproxLarge(context.Background(), ApproxLargeConfig{N: n, M: m, S: s, Images: "png"}, nil)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }

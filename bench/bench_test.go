@@ -1,9 +1,13 @@
 package bench
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +16,7 @@ import (
 
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/eig/eigtest"
+	"github.com/kdual/kdual/models/kpca"
 )
 
 func TestRandSymSpectrum(t *testing.T) {
@@ -262,4 +267,36 @@ func TestCompare(t *testing.T) {
 	require.Contains(t, out, "δ=0.01: kdual best lanczos 0.500s, peer best eigsh 1.500s, kdual-best/peer-best 0.33; speed-up RSVD/L-BFGS (the paper's) 2.00")
 	require.Contains(t, out, "δ=0.0001: kdual best lbfgs 3.000s, peer best eigsh 6.000s, kdual-best/peer-best 0.50;")
 	require.Less(t, strings.Index(out, "| 0.01 |"), strings.Index(out, "| 0.0001 |"), "the largest δ first")
+}
+
+// RunLBFGS's startOut receives the run's start H₀ — exactly the matrix
+// kpca.SolveDual starts from at the problem's seed, n×s little-endian
+// float64 row-major — with one repeat as with several; without a path
+// nothing is written.
+func TestRunLBFGSStartOut(t *testing.T) {
+	p := &KPCAProblem{Data: "randn", N: 120, D: 5, S: 3, Kernel: "gaussian", Bandwidth: "median", Operator: "float64", Seed: 7}
+	b, err := p.Build()
+	require.NoError(t, err)
+	var want []float64
+	_, err = kpca.SolveDual(b.Op, p.S, kpca.DualOptions{Seed: p.Seed,
+		StartOut: func(h0 *mat.Dense) { want = append([]float64(nil), h0.RawMatrix().Data...) }})
+	require.NoError(t, err)
+	require.Len(t, want, p.N*p.S)
+	dir := t.TempDir()
+	for _, repeat := range []int{1, 2} {
+		path := filepath.Join(dir, fmt.Sprintf("h0-%d", repeat))
+		r, err := RunLBFGS(p, b, 1e-3, repeat, path)
+		require.NoError(t, err)
+		require.Less(t, r.Eta, 1e-3)
+		raw, err := os.ReadFile(path)
+		require.NoError(t, err, "repeat %d", repeat)
+		got := make([]float64, len(raw)/8)
+		require.NoError(t, binary.Read(bytes.NewReader(raw), binary.LittleEndian, got))
+		require.Equal(t, want, got, "repeat %d", repeat)
+	}
+	_, err = RunLBFGS(p, b, 1e-3, 1, "")
+	require.NoError(t, err)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 2)
 }

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
@@ -773,6 +774,28 @@ func TestCSVLineCap(t *testing.T) {
 		runtime.ReadMemStats(&ms1)
 		require.Error(t, err, "separator %q", comma)
 		require.Less(t, ms1.TotalAlloc-ms0.TotalAlloc, uint64(12*maxLine), "separator %q", comma)
+	}
+}
+
+// lineCap's bound is on the bytes between newlines: lines of exactly max
+// bytes pass (the newline not counted, the count starting again after
+// it), and max + 1 bytes is an error, read in pieces or at once.
+func TestLineCapBoundary(t *testing.T) {
+	const max = 8
+	read := func(s string, piece int) error {
+		l := &lineCap{r: iotest.OneByteReader(strings.NewReader(s)), max: max, comma: ','}
+		if piece > 1 {
+			l.r = strings.NewReader(s)
+		}
+		_, err := io.ReadAll(l)
+		return err
+	}
+	for _, piece := range []int{1, 64} {
+		require.NoError(t, read("12345678\n12345678\n1234,678", piece), "piece %d", piece)
+		err := read("12345678\n123456789\n", piece)
+		require.ErrorIs(t, err, ErrFormat, "piece %d", piece)
+		require.Contains(t, err.Error(), "longer than", "piece %d", piece)
+		require.ErrorIs(t, read("123456789", piece), ErrFormat, "piece %d", piece)
 	}
 }
 

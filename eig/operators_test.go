@@ -364,6 +364,9 @@ func TestSolversReturnTheOperatorsError(t *testing.T) {
 	}
 	// Shapes that do not fit are an error, not a panic.
 	require.ErrorIs(t, d.Apply(mat.NewDense(300, 2, nil), mat.NewDense(300, 3, nil)), status.ErrInvalid)
+	// No vectors (an n×0 view) is a shape error too, not an empty product.
+	none := mat.NewDense(300, 2, nil).Slice(0, 300, 0, 0).(*mat.Dense)
+	require.ErrorIs(t, d.Apply(none, none), status.ErrInvalid)
 }
 
 // countdownCtx is a context whose Err turns to context.Canceled at its

@@ -122,3 +122,38 @@ func TestGramInt8(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, mat.EqualApprox(a, b, 1e-14))
 }
+
+// The integer levels are packed once: a source prepared with the integer
+// path on keeps the levels Prepare packed through its Gram builds, and one
+// prepared with it off packs them on the first build that asks for the
+// integer path — the same matrix either way, to rounding of the float32
+// grid path it would otherwise take.
+func TestGramInt8PacksOnFirstUse(t *testing.T) {
+	const n, d = 130, 21
+	x := pixelData(pixelInts(21, n, d), n, d, false)
+	em := Kernel{Kind: Gaussian, Sigma: 2.5}.ElementMap(d)
+	on := GramOptions{Grid: GridOn, Int8: GridOn}
+	off := GramOptions{Grid: GridOn, Int8: GridOff}
+	gram := func(src *Source, o GramOptions) []float64 {
+		out := make([]float64, n*n)
+		require.NoError(t, src.GramInto(o, out, n))
+		return out
+	}
+	packed, err := Prepare(x, em, on, false)
+	require.NoError(t, err)
+	levels := packed.s.i8
+	require.NotNil(t, levels)
+	want := gram(packed, on)
+	require.Same(t, levels, packed.s.i8, "levels packed again")
+	lazy, err := Prepare(x, em, off, false)
+	require.NoError(t, err)
+	require.Nil(t, lazy.s.i8)
+	float := gram(lazy, off)
+	require.Nil(t, lazy.s.i8, "levels packed for a build without the integer path")
+	got := gram(lazy, on)
+	require.NotNil(t, lazy.s.i8, "the integer path asked for, no levels packed")
+	require.Equal(t, want, got)
+	for i := range want {
+		require.InDelta(t, want[i], float[i], 4e-15*want[i]+1e-300, "entry %d", i)
+	}
+}
