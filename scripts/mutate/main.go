@@ -122,9 +122,16 @@ func main() {
 	seed := flag.Uint64("seed", 1, "the random run's seed")
 	pkgs := flag.String("pkgs", "./models/... ./approx/... ./eig ./lbfgs/... ./stiefel/... ./lapack/gonum/...", "the random run's packages")
 	equivalents := flag.String("equivalents", "scripts/mutate/equivalent.txt", "the random run's equivalent mutants, each with its argument")
+	companions := flag.String("companions", "lapack=./lapack/gonum bench=./cmd/kdual eig/eigtest=./eig",
+		"the random run's companion test packages, DIR=PATTERN: a mutant of package DIR that its own tests leave alive is tested again with PATTERN's tests")
 	flag.Parse()
 	if *random > 0 {
-		os.Exit(runRandom(strings.Fields(*pkgs), *random, *seed, *equivalents))
+		comp, err := parseCompanions(*companions)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mutate:", err)
+			os.Exit(2)
+		}
+		os.Exit(runRandom(strings.Fields(*pkgs), *random, *seed, *equivalents, comp))
 	}
 	ms, err := parse(*list)
 	if err != nil {

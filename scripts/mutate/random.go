@@ -27,16 +27,19 @@ package main
 // outside any function body), and a mutant no test executes survives
 // without a run ("not covered"). A mutant is killed when those tests fail or
 // run past the time limit (twice the unmutated package's time plus 30 s); it
-// survives when they pass. Mutants listed in the equivalents file (one
-// per line: the mutant's stable name, a tab, the one-line argument) are reported
-// but not counted. A mutant's stable name (file:function#k:old→new, k the
+// survives when they pass — unless its package has a companion (code
+// whose tests live in another package: the LAPACK wrappers' in the gonum
+// adapter's suite, the benchmarks' in the command's), whose whole suite
+// then runs with the mutant in place and kills it when it fails (or runs
+// past twice its unmutated time plus 30 s). Mutants listed in the
+// equivalents file (one per line: the mutant's stable name, a tab, the
+// one-line argument) are reported but not counted. A mutant's stable name (file:function#k:old→new, k the
 // like sites before it in that function) keys both the sample order (a
 // seeded hash, so edits elsewhere leave the sample alone) and the
 // equivalents file.
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"go/ast"
@@ -399,48 +402,7 @@ func readEquivalents(path string) (map[string]string, error) {
 // tally counts one package's mutants.
 type tally struct{ killed, survived, equivalent int }
 
-type verdict int
-
-const (
-	survived verdict = iota
-	killed
-	unbuildable
-)
-
-// runTests runs pkg's tests (only the named ones, when tests is not nil)
-// once and says how it went.
-func runTests(pkg string, tests []string, limit time.Duration) (verdict, string, time.Duration) {
-	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	args := []string{"test", "-count=1", "-failfast", "-vet=off"}
-	if tests != nil {
-		args = append(args, "-run", "^("+strings.Join(tests, "|")+")$")
-	}
-	cmd := exec.CommandContext(ctx, "go", append(args, pkg)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	out, err := cmd.CombinedOutput()
-	took := time.Since(start)
-	if ctx.Err() != nil {
-		return killed, "timeout", took
-	}
-	if err == nil {
-		return survived, "", took
-	}
-	text := string(out)
-	if strings.Contains(text, "[build failed]") || strings.Contains(text, "[setup failed]") {
-		return unbuildable, "", took
-	}
-	for _, l := range strings.Split(text, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(l), "--- FAIL") || strings.HasPrefix(l, "panic:") {
-			return killed, strings.TrimSpace(l), took
-		}
-	}
-	return killed, "go test failed", took
-}
-
-func runRandom(patterns []string, n int, seed uint64, eqPath string) int {
+func runRandom(patterns []string, n int, seed uint64, eqPath string, companions map[string]string) int {
 	all, err := allSites(patterns)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
@@ -477,6 +439,7 @@ func runRandom(patterns []string, n int, seed uint64, eqPath string) int {
 	}()
 
 	cov := map[string]*coverage{}
+	comp := map[string]*companion{}
 	per := map[string]*tally{}
 	var survivors []string
 	tested := 0
@@ -491,8 +454,16 @@ func runRandom(patterns []string, n int, seed uint64, eqPath string) int {
 				return 2
 			}
 			cov[s.pkg] = c
+			if pattern, ok := companions[filepath.Dir(s.file)]; ok {
+				v, why, took := runTests(pattern, nil, time.Hour)
+				if v != survived {
+					fmt.Fprintf(os.Stderr, "mutate: companion %s of %s fails without a mutant: %s\n", pattern, s.pkg, why)
+					return 2
+				}
+				comp[s.pkg] = &companion{pattern: pattern, base: took}
+			}
 		}
-		v, why, took, err := testMutant(s, cov[s.pkg], func(path string, orig []byte) { current.path, current.orig = path, orig })
+		v, why, took, err := testMutant(s, cov[s.pkg], comp[s.pkg], func(path string, orig []byte) { current.path, current.orig = path, orig })
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mutate:", err)
 			return 2
@@ -526,10 +497,11 @@ func runRandom(patterns []string, n int, seed uint64, eqPath string) int {
 }
 
 // testMutant applies the mutant of site s, runs the tests that execute it
-// (c says which), and restores the file; mutating is told the file and
+// (c says which) and, where they leave it alive, the companion's suite
+// (cp, nil for none), and restores the file; mutating is told the file and
 // its original text while the mutant is in place (to restore it on an
 // interrupt).
-func testMutant(s site, c *coverage, mutating func(path string, orig []byte)) (verdict, string, time.Duration, error) {
+func testMutant(s site, c *coverage, cp *companion, mutating func(path string, orig []byte)) (verdict, string, time.Duration, error) {
 	orig, err := os.ReadFile(s.file)
 	if err != nil {
 		return 0, "", 0, err
@@ -553,6 +525,13 @@ func testMutant(s site, c *coverage, mutating func(path string, orig []byte)) (v
 		}
 	} else {
 		v, why, took = runTests(s.pkg, tests, 2*c.base+30*time.Second)
+	}
+	if v == survived && cp != nil {
+		cv, cwhy, ctook := runTests(cp.pattern, nil, 2*cp.base+30*time.Second)
+		took += ctook
+		if cv == killed {
+			v, why = killed, "by "+cp.pattern+": "+cwhy
+		}
 	}
 	if err := os.WriteFile(s.file, orig, 0o644); err != nil {
 		return 0, "", 0, fmt.Errorf("restoring %s: %v", s.file, err)
