@@ -17,6 +17,7 @@ import (
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/eig/eigtest"
 	"github.com/kdual/kdual/models/kpca"
+	"github.com/kdual/kdual/status"
 )
 
 func TestRandSymSpectrum(t *testing.T) {
@@ -299,4 +300,58 @@ func TestRunLBFGSStartOut(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, entries, 2)
+}
+
+// The synth1 problem's data is what its comment says: normal columns with
+// variances 1/j (j = 1…d), centred — each column's sample variance within
+// sampling error (four standard errors at n = 4000) of 1/j.
+func TestSynth1Data(t *testing.T) {
+	p := &KPCAProblem{Data: "synth1", N: 4000, D: 6, Seed: 2}
+	x, err := p.data()
+	require.NoError(t, err)
+	r, c := x.Dims()
+	require.Equal(t, [2]int{4000, 6}, [2]int{r, c})
+	for j := 0; j < c; j++ {
+		col := mat.Col(nil, j, x)
+		mean, ss := 0.0, 0.0
+		for _, v := range col {
+			mean += v
+		}
+		require.InDelta(t, 0, mean/float64(r), 1e-12, "column %d is centred", j)
+		for _, v := range col {
+			ss += v * v
+		}
+		want := 1 / float64(j+1)
+		require.InEpsilon(t, want, ss/float64(r-1), 4*math.Sqrt(2.0/float64(r)), "column %d", j)
+	}
+}
+
+// RunPPCA with samples drawn and pre-imaged writes its plot and reports
+// the samples; the toy data's plot is a PNG file.
+func TestRunPPCASamplesPlot(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "toy.png")
+	rep, err := RunPPCA(PPCAOptions{Data: "toy", Classes: "0,1", N: 20, Q: 1, Kernel: "rbf", Sigma: 2, Sample: 5, Seed: 1, Plot: path})
+	require.NoError(t, err)
+	require.NotNil(t, rep)
+	require.Equal(t, 5, rep.Samples)
+	require.Equal(t, path, rep.PlotPath)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.True(t, bytes.HasPrefix(b, []byte("\x89PNG")), "a PNG file")
+}
+
+// PlotScores draws with labels or without them (nil: one colour) and
+// refuses fewer than two components or a label count other than the rows'.
+func TestPlotScores(t *testing.T) {
+	dir := t.TempDir()
+	scores := mat.NewDense(4, 3, []float64{1, 2, 0, 3, 1, 0, -1, 0.5, 0, 2, -2, 0})
+	for name, labels := range map[string][]string{"none": nil, "four": {"a", "b", "a", "c"}} {
+		path := filepath.Join(dir, name+".png")
+		require.NoError(t, PlotScores(path, scores, labels, name), name)
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.True(t, bytes.HasPrefix(b, []byte("\x89PNG")), name)
+	}
+	require.ErrorIs(t, PlotScores(filepath.Join(dir, "x.png"), scores, []string{"a"}, ""), status.ErrInvalid)
+	require.ErrorIs(t, PlotScores(filepath.Join(dir, "y.png"), mat.NewDense(4, 1, nil), nil, ""), status.ErrInvalid)
 }

@@ -3,8 +3,12 @@ package status
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestErrMatchesCode(t *testing.T) {
@@ -85,4 +89,51 @@ func TestCancelledAndLastCode(t *testing.T) {
 	if _, err := Code(len(names)).MarshalText(); !errors.Is(err, ErrInvalid) {
 		t.Errorf("code %d: %v", len(names), err)
 	}
+}
+
+// NumericalRank counts the values strictly above rel times the largest
+// magnitude — negative values and NaN never count, the largest value is
+// counted whatever its sign among the others — and does not change when
+// every value is scaled by a positive number.
+func TestNumericalRank(t *testing.T) {
+	nan := math.NaN()
+	cases := []struct {
+		v    []float64
+		rel  float64
+		want int
+	}{
+		{nil, 1e-12, 0},
+		{[]float64{0, 0}, 1e-12, 0},
+		{[]float64{nan, nan}, 1e-12, 0},
+		{[]float64{3, 2, 1}, 1e-12, 3},
+		{[]float64{3, 2, 1}, 0.5, 2},             // 1 is not above 1.5
+		{[]float64{4, 2, 1}, 0.5, 1},             // 2 is not above 2: strictly above
+		{[]float64{3, -5, 1e-20, nan}, 1e-12, 1}, // top 5 from the negative value; only 3 counts
+		{[]float64{-1, -2}, 1e-12, 0},
+		{[]float64{1, 1e-13, 1e-11}, 1e-12, 2},
+	}
+	for _, c := range cases {
+		require.Equal(t, c.want, NumericalRank(c.v, c.rel), "%v rel %g", c.v, c.rel)
+		for _, s := range []float64{0x1p-600, 3, 0x1p600} {
+			w := make([]float64, len(c.v))
+			for i, x := range c.v {
+				w[i] = s * x
+			}
+			require.Equal(t, c.want, NumericalRank(w, c.rel), "%v scaled by %g", c.v, s)
+		}
+	}
+}
+
+// A RankError wraps ErrInvalid, carries its numbers through errors.As,
+// and says what to ask for (or that nothing can be fitted at rank 0).
+func TestRankError(t *testing.T) {
+	err := fmt.Errorf("fit: %w", &RankError{Matrix: "the matrix", Rank: 3, Asked: 5})
+	require.ErrorIs(t, err, ErrInvalid)
+	var re *RankError
+	require.True(t, errors.As(err, &re))
+	require.Equal(t, [2]int{3, 5}, [2]int{re.Rank, re.Asked})
+	require.Contains(t, err.Error(), "the matrix has numerical rank 3, below the 5 components asked for; ask for at most 3")
+	zero := (&RankError{Matrix: "the matrix", Rank: 0, Asked: 2}).Error()
+	require.Contains(t, zero, "numerical rank 0")
+	require.Contains(t, zero, "no component can be fitted")
 }

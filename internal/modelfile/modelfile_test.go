@@ -5,7 +5,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -141,4 +144,121 @@ func TestEditHeaderAndVariants(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []float64{1, -2.5, 3}, got)
 	}
+}
+
+// The writer's other members: a matrix view (its stride wider than its
+// columns) is written as its values, a symmetric matrix as the full square
+// that Sym reads back, and Has tells written members from others. A nil
+// matrix, or a header that cannot be encoded, is Close's error, and the
+// first error stays.
+func TestWriterViewsSymAndErrors(t *testing.T) {
+	type head struct{ Format string }
+	big := mat.NewDense(3, 4, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	view := big.Slice(1, 3, 1, 3).(*mat.Dense) // [[6 7] [10 11]], stride 4
+	sym := mat.NewSymDense(3, []float64{1, 2, 3, 0, 4, 5, 0, 0, 6})
+	var buf bytes.Buffer
+	w := NewWriter(&buf, head{Format: "t"})
+	w.Mat("view", view)
+	w.Sym("sym", sym)
+	require.NoError(t, w.Close())
+	var h head
+	r, err := Open(bytes.NewReader(buf.Bytes()), errBad, &h)
+	require.NoError(t, err)
+	got, err := r.Mat("view", 2, 2)
+	require.NoError(t, err)
+	require.Equal(t, []float64{6, 7, 10, 11}, got.RawMatrix().Data)
+	s, err := r.Sym("sym", 3)
+	require.NoError(t, err)
+	require.True(t, mat.Equal(sym, s))
+	full, err := r.Mat("sym", 3, 3)
+	require.NoError(t, err)
+	require.Equal(t, []float64{1, 2, 3, 2, 4, 5, 3, 5, 6}, full.RawMatrix().Data, "the full square")
+	_, err = r.Sym("sym", 2)
+	require.ErrorIs(t, err, errBad)
+	require.True(t, r.Has("view"))
+	require.True(t, r.Has("sym"))
+	require.False(t, r.Has("header.npy"), "Has adds .npy")
+	require.False(t, r.Has("absent"))
+
+	for name, write := range map[string]func(w *Writer){
+		"nil matrix":     func(w *Writer) { w.Mat("m", nil) },
+		"nil symmetric":  func(w *Writer) { w.Sym("s", nil) },
+		"first error on": func(w *Writer) { w.Mat("m", nil); w.Vec("v", []float64{1}) },
+	} {
+		buf.Reset()
+		w := NewWriter(&buf, head{Format: "t"})
+		write(w)
+		err := w.Close()
+		require.Error(t, err, name)
+		require.Contains(t, err.Error(), "no matrix", name)
+	}
+	buf.Reset()
+	w = NewWriter(&buf, map[string]any{"c": make(chan int)})
+	w.Vec("v", []float64{1})
+	require.Error(t, w.Close(), "a header JSON cannot encode")
+}
+
+// Check accepts exactly the format and version wanted, CheckVersions
+// every version from the oldest to the newest; each refusal wraps the
+// reader's kind and names what it found.
+func TestCheckVersions(t *testing.T) {
+	r := &Reader{kind: errBad}
+	require.NoError(t, r.Check("f", 3, "f", 3))
+	for _, c := range []struct {
+		format  string
+		version int
+		says    string
+	}{{"g", 3, `format "g", want "f"`}, {"f", 2, "version 2"}, {"f", 4, "version 4"}} {
+		err := r.Check(c.format, c.version, "f", 3)
+		require.ErrorIs(t, err, errBad)
+		require.Contains(t, err.Error(), c.says)
+	}
+	for v := 2; v <= 5; v++ {
+		require.NoError(t, r.CheckVersions("f", v, "f", 2, 5), "version %d", v)
+	}
+	for _, c := range []struct {
+		format  string
+		version int
+		says    string
+	}{{"g", 3, `format "g"`}, {"f", 1, "version 1, this kdual reads versions 2 to 5"}, {"f", 6, "version 6"}} {
+		err := r.CheckVersions(c.format, c.version, "f", 2, 5)
+		require.ErrorIs(t, err, errBad)
+		require.Contains(t, err.Error(), c.says)
+	}
+}
+
+// WriteFile leaves path holding exactly what save wrote and nothing else
+// in its directory; a save that fails returns its error, leaves no file
+// (no temporary either) and does not replace an existing one.
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.npz")
+	require.NoError(t, WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write([]byte("first"))
+		return err
+	}))
+	listing := func() []string {
+		es, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		var names []string
+		for _, e := range es {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	require.Equal(t, []string{"m.npz"}, listing())
+	boom := errors.New("boom")
+	err := WriteFile(path, func(w io.Writer) error {
+		_, _ = w.Write([]byte("partial"))
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, "first", string(b), "the existing file is kept")
+	require.Equal(t, []string{"m.npz"}, listing())
+	other := filepath.Join(dir, "n.npz")
+	require.ErrorIs(t, WriteFile(other, func(io.Writer) error { return boom }), boom)
+	require.Equal(t, []string{"m.npz"}, listing(), "no file from a failed save")
+	require.Error(t, WriteFile(filepath.Join(dir, "no", "such", "dir.npz"), func(io.Writer) error { return nil }))
 }

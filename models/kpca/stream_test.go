@@ -92,6 +92,28 @@ func streamAgrees(t *testing.T) {
 	}
 }
 
+// The sample's landmarks are chosen among every row of the sample, as its
+// documentation says, also at a size where Nyström's default rule would
+// choose them on a sub-sample (n ≥ 16·m and (n − 2m)·m²/2 ≥ 2·10⁹
+// multiply-adds saved): the streamed fit whose sample is every row has the
+// landmarks of FitLevels8 with Sample −1 on the same rows, and not those
+// of the default rule's sub-sample.
+func TestStreamSampleIsWhole(t *testing.T) {
+	const n, d, m = 110000, 8, 200
+	x := levelsData(n, d, 9)
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 0.8}
+	res, err := Stream{Components: 3, Kernel: k, Rank: m, Step: x.Step, Sample: n, Seed: 4}.Fit(x)
+	require.NoError(t, err)
+	require.Equal(t, n, res.Sample)
+	whole, err := approx.Nystrom{Rank: m, Seed: 4, Sample: -1}.FitLevels8(x, k)
+	require.NoError(t, err)
+	require.Equal(t, whole.Landmarks, res.Landmarks)
+	rule, err := approx.Nystrom{Rank: m, Seed: 4}.FitLevels8(x, k)
+	require.NoError(t, err)
+	require.Equal(t, 2*m, rule.Info().Sample, "the default rule takes a sub-sample at this size")
+	require.NotEqual(t, rule.Landmarks, res.Landmarks)
+}
+
 // The streamed fit's memory does not grow with n: the heap's high-water
 // mark over the passes (sampled every half millisecond) stays within the
 // stated formula (Stream.Bytes) plus the Go runtime's slack, for n and
