@@ -189,3 +189,12 @@ func TestTaskCounts(t *testing.T) {
 		require.ErrorIs(t, taskCounts(c[0], c[1]), status.ErrInvalid, "%v", c)
 	}
 }
+
+// The pose stand-in's seven views are Multi-PIE's poses: −45° to 45° in
+// steps of 15°, 0° (the gallery) among them.
+func TestPoseAngles(t *testing.T) {
+	require.Len(t, PoseAngles, 7)
+	for i, a := range PoseAngles {
+		require.Equal(t, -45+15*float64(i), a, "view %d", i)
+	}
+}

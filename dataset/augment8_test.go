@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -244,4 +245,16 @@ func bilinear(img []uint8, side int, y, x float64) float64 {
 		}
 	}
 	return (1-fy)*((1-fx)*a+fx*b) + fy*((1-fx)*e+fx*f)
+}
+
+// An IDX header is the magic (two zero bytes, 0x08 for bytes, the number
+// of dimensions) and each dimension as a big-endian 32-bit count: the
+// largest is written, one more is an error rather than a truncated header.
+func TestWriteIDX8Header(t *testing.T) {
+	var head bytes.Buffer
+	require.NoError(t, WriteIDX8Header(&head, 1<<32-1, 1))
+	require.Equal(t, []byte{0, 0, 8, 2, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1}, head.Bytes())
+	require.ErrorIs(t, WriteIDX8Header(io.Discard, 1<<32, 1), ErrFormat)
+	require.ErrorIs(t, WriteIDX8Header(io.Discard, 0), ErrFormat)
+	require.ErrorIs(t, WriteIDX8Header(io.Discard, make([]int, 256)...), ErrFormat)
 }

@@ -577,6 +577,25 @@ func TestGramTiles64Bands(t *testing.T) {
 		_, err := NewSymTiles64Band(530, bad[0], bad[1], bad[2])
 		require.ErrorIs(t, err, status.ErrInvalid, "%v", bad)
 	}
+	// A band's tiles: (I, J) for I a stored row and I ≤ J < NT, each its
+	// own T² entries in order; any other (I, J) is refused, also past the
+	// last column on a row whose next row's tiles would follow.
+	b, err := NewSymTiles64Band(1000, 128, 2, 5) // NT = 8: rows 2, 3, 4
+	require.NoError(t, err)
+	next := 0
+	for I := 2; I < 5; I++ {
+		for J := I; J < 8; J++ {
+			tile := b.Tile(I, J)
+			require.Len(t, tile, 128*128)
+			require.Equal(t, &b.Data[next], &tile[0], "tile (%d, %d)", I, J)
+			next += 128 * 128
+		}
+	}
+	require.Equal(t, len(b.Data), next)
+	for _, ij := range [][2]int{{2, 8}, {3, 8}, {4, 8}, {1, 3}, {5, 6}, {3, 2}} {
+		require.PanicsWithValue(t, fmt.Sprintf("linalg: SymTiles64: tile (%d, %d) is not stored (tile rows [2, 5))", ij[0], ij[1]),
+			func() { b.Tile(ij[0], ij[1]) }, "tile %v", ij)
+	}
 }
 
 func testGramTiles64Bands(t *testing.T, x *mat.Dense, o GramOptions) {

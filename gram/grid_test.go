@@ -685,6 +685,35 @@ func TestPrepareInt8PacksInOnePass(t *testing.T) {
 	require.Nil(t, src.s.grid)
 }
 
+// A row exactly at every column's middle level has a shifted squared norm
+// of 0, a valid value: the integer path packs it like any other row (the
+// same levels as snapped), the matrix's diagonal entry for it 1.
+func TestPrepareInt8RowAtTheMiddle(t *testing.T) {
+	const n, d = 200, 16
+	k := pixelInts(6, n, d)
+	for j := 0; j < d; j++ {
+		k[j], k[d+j] = 0, 254 // every column spans 0…254: middle 127
+	}
+	for j := 0; j < d; j++ {
+		k[7*d+j] = 127
+	}
+	x := pixelData(k, n, d, false)
+	em := ElementMap{Kind: MapExpSq, C: -1 / (2 * 1.3 * 1.3)}
+	src, err := Prepare(x, em, GramOptions{Grid: GridOn, Int8: GridOn}, true)
+	require.NoError(t, err)
+	require.NotNil(t, src.s.grid)
+	for j := 0; j < d; j++ {
+		require.Equal(t, int32(127), src.s.grid.mid[j], "column %d", j)
+	}
+	require.NotNil(t, src.s.i8, "a row at the middle took the source off the integer path")
+	require.Zero(t, src.s.norms[7])
+	buf := make([]uint8, d)
+	src.s.i8.Levels(7, buf)
+	for j, v := range buf {
+		require.Equal(t, uint8(127), v, "column %d", j)
+	}
+}
+
 // The grid search takes its column ranges by blocks of 256 rows: at row
 // counts on either side of a whole number of blocks it finds the grid and
 // snaps every entry back to its value; and the kernel rows of data whose
@@ -715,6 +744,34 @@ func TestGridWholeBlocks(t *testing.T) {
 		require.Equal(t, c.on, kr.OnGrid())
 		require.Equal(t, ProductsFloat64, kr.Products())
 		require.Zero(t, kr.EntryBound(0, 1, 0.5), "grid %v", c.grid)
+	}
+}
+
+// Images scaled by 1/255 have every column's range at most 1, and the
+// border pixels are often constant: the grid is found whichever columns
+// are constant or narrow (the widest column refines the step), and every
+// entry snaps back.
+func TestGridUnitRangeConstantColumns(t *testing.T) {
+	const n, d = 400, 12
+	ints := pixelInts(8, n, d)
+	for _, dead := range [][]int{{0}, {0, 1, 2}, {0, 11}} {
+		k := append([]int64(nil), ints...)
+		for i := 0; i < n; i++ {
+			for _, j := range dead {
+				k[i*d+j] = 0
+			}
+			k[i*d+5] = min(k[i*d+5], 17) // a narrow column: 0…17 of 255
+		}
+		x := pixelData(k, n, d, false)
+		g, snapped, _ := findGrid(blasOf(x), 2)
+		require.NotNil(t, g, "constant columns %v", dead)
+		require.InDelta(t, 1.0/255, g.step, 1e-15, "constant columns %v", dead)
+		for i := 0; i < n; i++ {
+			for j := 0; j < d; j++ {
+				back := g.lo[j] + g.step*float64(snapped[i*d+j]+float32(g.mid[j]))
+				require.InDelta(t, x.At(i, j), back, 1e-12, "entry (%d, %d)", i, j)
+			}
+		}
 	}
 }
 

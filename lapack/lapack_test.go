@@ -888,6 +888,10 @@ func TestDsterfDsteinSecondDifference(t *testing.T) {
 	}
 	require.Panics(t, func() { _, _, _ = Dstebz('I', 'E', n, 0, 0, 0, 2, 0, d, e, bw, bb, bs) }, "il < 1")
 	require.Panics(t, func() { _, _, _ = Dstebz('X', 'E', n, 0, 0, 1, 2, 0, d, e, bw, bb, bs) }, "range")
+	// LAPACK's convention for no rows: il = 1, iu = 0 by index, no values.
+	m, ns, err = Dstebz('I', 'E', 0, 0, 0, 1, 0, 0, nil, nil, nil, nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, [2]int{0, 0}, [2]int{m, ns})
 }
 
 // The smallest systems are solved, not skipped: Dpotrf and Dpotrs on
