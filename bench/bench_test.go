@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/eig/eigtest"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/models/kpca"
 	"github.com/kdual/kdual/status"
 )
@@ -354,4 +356,79 @@ func TestPlotScores(t *testing.T) {
 	}
 	require.ErrorIs(t, PlotScores(filepath.Join(dir, "x.png"), scores, []string{"a"}, ""), status.ErrInvalid)
 	require.ErrorIs(t, PlotScores(filepath.Join(dir, "y.png"), mat.NewDense(4, 1, nil), nil, ""), status.ErrInvalid)
+}
+
+// RobustIris's rows: one per τ, every error a mean of squares or of
+// k(x,x) − ‖z(x)‖² over test points — non-negative, and the feature errors
+// below k(x,x) = 1 — and the same numbers when run again. featureError is
+// 0 on the training points when the components span them all.
+func TestRobustIrisRows(t *testing.T) {
+	taus := []float64{0, 2}
+	rows, err := RobustIris(context.Background(), taus, 2, 2, 0.1)
+	require.NoError(t, err)
+	require.Len(t, rows, len(taus))
+	for i, r := range rows {
+		require.Equal(t, taus[i], r.Tau)
+		require.Equal(t, 2, r.Seeds)
+		for name, v := range map[string]float64{"square": r.Square, "huber2": r.Huber2, "huber1": r.Huber1} {
+			require.Greater(t, v, 0.0, "τ = %g %s", r.Tau, name)
+		}
+		for name, v := range map[string]float64{"square": r.FeatureSquare, "huber2": r.FeatureHuber2, "huber1": r.FeatureHuber1} {
+			require.True(t, v > 0 && v < 1, "τ = %g feature %s = %g", r.Tau, name, v)
+		}
+	}
+	again, err := RobustIris(context.Background(), taus, 2, 2, 0.1)
+	require.NoError(t, err)
+	require.Equal(t, rows, again)
+
+	// On the training points the mean residual is what the top s
+	// eigenvalues of the (uncentred) kernel matrix leave of its trace n.
+	x := mat.NewDense(6, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1, 2, 1, 0.5, 2})
+	for s := 1; s < 6; s++ {
+		m := &kpca.KPCA{Components: s, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1}, NoCenter: true}
+		require.NoError(t, m.Fit(x))
+		fe, err := featureError(m, x)
+		require.NoError(t, err)
+		vals, _ := m.Eigenvalues()
+		want := 6.0
+		for _, v := range vals {
+			want -= v
+		}
+		require.InDelta(t, want/6, fe, 1e-12, "s = %d", s)
+	}
+}
+
+// RKM's defaults by data set (sines: s = 4, lag 40; santafe: s = 144, lag
+// 70, 5000 random features; others: 10, 10, none): S and Lag 0 and RFF < 0
+// take them, any value given is kept — RFF 0 too (the exact kernel).
+func TestRKMDefaults(t *testing.T) {
+	for data, want := range map[string][3]int{"sines": {4, 40, 0}, "santafe": {144, 70, 5000}, "file.csv": {10, 10, 0}} {
+		o := RKMOptions{Data: data, RFF: -1}.withDefaults()
+		require.Equal(t, want, [3]int{o.S, o.Lag, o.RFF}, data)
+		o = RKMOptions{Data: data, S: 3, Lag: 5, RFF: 0}.withDefaults()
+		require.Equal(t, [3]int{3, 5, 0}, [3]int{o.S, o.Lag, o.RFF}, data)
+		o = RKMOptions{Data: data, RFF: 7}.withDefaults()
+		require.Equal(t, 7, o.RFF, data)
+	}
+}
+
+// The randomized search tries oversampling 10, 20, 40, … up to 640 while
+// s + oversampling columns fit in n (all n of them included).
+func TestSearchRandomizedSettings(t *testing.T) {
+	for _, c := range []struct {
+		s, n int
+		want []float64
+	}{
+		{4, 14, []float64{10}},
+		{4, 13, nil},
+		{5, 45, []float64{10, 20, 40}},
+		{10, 100000, []float64{10, 20, 40, 80, 160, 320, 640}},
+	} {
+		_, params := SearchRandomized.Settings(&KPCAProblem{S: c.s, N: c.n, Seed: 1})
+		var got []float64
+		for _, p := range params {
+			got = append(got, p["oversample"])
+		}
+		require.Equal(t, c.want, got, "s = %d, n = %d", c.s, c.n)
+	}
 }

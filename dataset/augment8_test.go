@@ -153,19 +153,6 @@ func TestAugment8RangesAndIDX8(t *testing.T) {
 	require.Equal(t, []uint8{1, 5}, one)
 	require.Error(t, WriteIDX8Header(io.Discard))
 	require.Error(t, WriteIDX8Header(io.Discard, 5, 0))
-	// Refused: gzip, a type other than bytes, a size the header does not say.
-	for name, body := range map[string][]byte{
-		"gz":    {0x1f, 0x8b, 8, 0},
-		"float": {0, 0, 0x0D, 1, 0, 0, 0, 1, 0, 0, 0, 0},
-		"short": {0, 0, 0x08, 2, 0, 0, 0, 3, 0, 0, 0, 2, 1, 2, 3},
-	} {
-		p := filepath.Join(t.TempDir(), name)
-		require.NoError(t, os.WriteFile(p, body, 0o644))
-		_, err := OpenIDX8(p)
-		require.Error(t, err, name)
-		// A gzip file is named as such (the distributed files are).
-		require.Equal(t, name == "gz", strings.Contains(err.Error(), "gzip"), "%s: %v", name, err)
-	}
 }
 
 // movedPlain is moved as first written: each pixel's source point
@@ -249,7 +236,8 @@ func bilinear(img []uint8, side int, y, x float64) float64 {
 
 // An IDX header is the magic (two zero bytes, 0x08 for bytes, the number
 // of dimensions) and each dimension as a big-endian 32-bit count: the
-// largest is written, one more is an error rather than a truncated header.
+// largest is written, one more is an error rather than a truncated header;
+// OpenIDX8 refuses a file of any other magic, type or size.
 func TestWriteIDX8Header(t *testing.T) {
 	var head bytes.Buffer
 	require.NoError(t, WriteIDX8Header(&head, 1<<32-1, 1))
@@ -257,4 +245,18 @@ func TestWriteIDX8Header(t *testing.T) {
 	require.ErrorIs(t, WriteIDX8Header(io.Discard, 1<<32, 1), ErrFormat)
 	require.ErrorIs(t, WriteIDX8Header(io.Discard, 0), ErrFormat)
 	require.ErrorIs(t, WriteIDX8Header(io.Discard, make([]int, 256)...), ErrFormat)
+	// Refused: gzip, a type other than bytes, a size the header does not say.
+	for name, body := range map[string][]byte{
+		"gz":    {0x1f, 0x8b, 8, 0},
+		"magic": {0, 1, 0x08, 1, 0, 0, 0, 1, 7}, // a valid file but for its second byte
+		"float": {0, 0, 0x0D, 1, 0, 0, 0, 1, 0, 0, 0, 0},
+		"short": {0, 0, 0x08, 2, 0, 0, 0, 3, 0, 0, 0, 2, 1, 2, 3},
+	} {
+		p := filepath.Join(t.TempDir(), name)
+		require.NoError(t, os.WriteFile(p, body, 0o644))
+		_, err := OpenIDX8(p)
+		require.ErrorIs(t, err, ErrFormat, name)
+		// A gzip file is named as such (the distributed files are).
+		require.Equal(t, name == "gz", strings.Contains(err.Error(), "gzip"), "%s: %v", name, err)
+	}
 }

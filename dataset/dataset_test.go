@@ -55,6 +55,16 @@ func TestReadCSV(t *testing.T) {
 		_, err := ReadCSV(strings.NewReader(in), CSVOptions{})
 		require.ErrorIs(t, err, ErrFormat, name)
 	}
+	// A row of another length names its line and both counts, longer or
+	// shorter, after a header or not.
+	for in, says := range map[string]string{
+		"1,2\n3\n":          "line 2 has 1 fields, earlier rows have 2",
+		"a,b\n1,2\n3,4,5\n": "line 3 has 3 fields, earlier rows have 2",
+	} {
+		_, err := ReadCSV(strings.NewReader(in), CSVOptions{})
+		require.ErrorIs(t, err, ErrFormat, in)
+		require.Contains(t, err.Error(), says, in)
+	}
 	tb, err = ReadCSV(strings.NewReader("1,NaN\n"), CSVOptions{AllowNonFinite: true})
 	require.NoError(t, err)
 	require.True(t, math.IsNaN(tb.X.At(0, 1)))

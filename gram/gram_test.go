@@ -1064,3 +1064,44 @@ func TestEntryBoundClosedForms(t *testing.T) {
 		}
 	}
 }
+
+// SqDistances holds ‖x_i − x_j‖² in both triangles, a zero diagonal, no
+// negative entry (rounding of the norms' formula clamped), at any scale —
+// also where every distance is far below 1 — within the formula's
+// rounding, 2·d·ε·(‖x_i‖² + ‖x_j‖²), of the direct sum; bad data is a
+// typed error.
+func TestSqDistances(t *testing.T) {
+	const n, d = 40, 6
+	base := randData(41, n, d)
+	for c := 0; c < d; c++ {
+		base.Set(7, c, base.At(3, c))
+	}
+	for _, scale := range []float64{1e-4, 1, 1e3} {
+		x := mat.NewDense(n, d, nil)
+		x.Scale(scale, base)
+		d2, err := SqDistances(x)
+		require.NoError(t, err)
+		require.Equal(t, n, d2.SymmetricDim())
+		for i := 0; i < n; i++ {
+			require.Zero(t, d2.At(i, i))
+			for j := 0; j < n; j++ {
+				want, ni, nj := 0.0, 0.0, 0.0
+				for c := 0; c < d; c++ {
+					e := x.At(i, c) - x.At(j, c)
+					want += e * e
+					ni += x.At(i, c) * x.At(i, c)
+					nj += x.At(j, c) * x.At(j, c)
+				}
+				got := d2.At(i, j)
+				require.GreaterOrEqual(t, got, 0.0)
+				require.Equal(t, got, d2.RawSymmetric().Data[j*n+i], "both triangles (%d, %d)", i, j)
+				require.InDelta(t, want, got, 4*d*0x1p-52*(ni+nj), "scale %g (%d, %d)", scale, i, j)
+			}
+		}
+		require.InDelta(t, 0, d2.At(3, 7), 4*d*0x1p-52*2*mat.Norm(x.RowView(3), 2)*mat.Norm(x.RowView(3), 2))
+	}
+	_, err := SqDistances(mat.NewDense(2, 2, []float64{1, math.NaN(), 0, 1}))
+	require.ErrorIs(t, err, status.ErrInvalid)
+	_, err = SqDistances(&mat.Dense{})
+	require.ErrorIs(t, err, status.ErrInvalid)
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -76,6 +77,16 @@ func TestKPCAStreamCLI(t *testing.T) {
 		require.InDelta(t, v, rep.Eigenvalues[i], 1e-5*mem.Eigenvalues[0], "eigenvalue %d", i)
 	}
 	require.InDelta(t, mem.Info.Approx.TraceError, rep.Info.TraceError, 1e-5)
+	// NPY 1.0 as NumPy writes it: the header (after the magic, version and
+	// its length) padded with spaces to a newline that ends a multiple of
+	// 64 bytes, the data float64 little-endian after it.
+	raw, err := os.ReadFile(scores)
+	require.NoError(t, err)
+	require.Equal(t, "\x93NUMPY\x01\x00", string(raw[:8]))
+	hl := int(binary.LittleEndian.Uint16(raw[8:10]))
+	require.Zero(t, (10+hl)%64, "header length %d", hl)
+	require.Equal(t, byte('\n'), raw[10+hl-1])
+	require.Equal(t, 10+hl+8*n*3, len(raw))
 	f, err := os.Open(scores)
 	require.NoError(t, err)
 	defer f.Close()

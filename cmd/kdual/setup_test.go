@@ -238,13 +238,13 @@ func TestNoProbeInDefaultRuns(t *testing.T) {
 func TestParseBytes(t *testing.T) {
 	for s, want := range map[string]int64{
 		"": 0, "4096": 4096, "12B": 12, "5KB": 5000, "5 KB": 5000, "3MB": 3e6, "2GB": 2e9, "1TB": 1e12,
-		"5KiB": 5 << 10, "3MiB": 3 << 20, "1.5GiB": 3 << 29, "2TiB": 2 << 40, " 8GiB": 8 << 30,
+		"5KiB": 5 << 10, "3MiB": 3 << 20, "1.5GiB": 3 << 29, "2TiB": 2 << 40, " 8GiB": 8 << 30, "4e6TB": 4e18,
 	} {
 		got, err := parseBytes(s)
 		require.NoError(t, err, "%q", s)
 		require.Equal(t, want, got, "%q", s)
 	}
-	for _, bad := range []string{"lots", "-1GiB", "0", "0MB", "NaN", "Inf", "1e30TB", "5XB", "GiB"} {
+	for _, bad := range []string{"lots", "-1GiB", "0", "0MB", "NaN", "Inf", "1e30TB", "1e7TB", "5XB", "GiB"} {
 		_, err := parseBytes(bad)
 		require.ErrorIs(t, err, errUsage, "%q", bad)
 	}

@@ -334,10 +334,15 @@ func TestDgeconAgreesWithGonum(t *testing.T) {
 // tests do.
 func TestLangeParallelAgreesWithGonum(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	for _, sh := range [][2]int{{700, 401}, {257, 1100}, {1, langeParallelFrom + 3}} {
-		m, n := sh[0], sh[1]
+	// Entries of order 1 and far below (every norm under 1: no sum may
+	// start from anything but 0).
+	for _, sh := range [][3]float64{{700, 401, 1}, {257, 1100, 1}, {1, langeParallelFrom + 3, 1}, {300, 200, 1e-5}} {
+		m, n := int(sh[0]), int(sh[1])
 		lda := n + 3
 		a := randomMatrix(r, m, n, lda)
+		for i := range a {
+			a[i] *= sh[2]
+		}
 		for i := 0; i < m-1; i++ {
 			for j := n; j < lda; j++ {
 				a[i*lda+j] = math.NaN()

@@ -319,3 +319,20 @@ func TestInputScaleSaved(t *testing.T) {
 	_, err = Load(bytes.NewReader(bad))
 	require.ErrorIs(t, err, ErrModelFile)
 }
+
+// A header with as many components as points (or more) describes no model
+// a fit can make: refused by its counts, before any array is read.
+func TestLoadRefusesComponentsAtN(t *testing.T) {
+	x := mat.NewDense(6, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1, 2, 1, 0.5, 2})
+	m := &KPCA{Components: 2, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1}}
+	require.NoError(t, m.Fit(x))
+	var buf bytes.Buffer
+	require.NoError(t, m.Save(&buf))
+	for _, s := range []float64{6, 7} {
+		edited, err := modelfile.EditHeader(buf.Bytes(), func(h map[string]any) { h["components"] = s })
+		require.NoError(t, err)
+		_, err = Load(bytes.NewReader(edited))
+		require.ErrorIs(t, err, ErrModelFile)
+		require.ErrorContains(t, err, fmt.Sprintf("n = 6, s = %d", int(s)))
+	}
+}
