@@ -284,3 +284,44 @@ func TestSquaresIsThePlainLoop(t *testing.T) {
 		}
 	}
 }
+
+// FitLevels8 on 8-bit levels with the integer kernel rows and without them
+// (the float32 copy, centred for the shift-invariant kernel) takes the
+// float64 fit's landmarks on the same values, its trace error to float32
+// rounding, and the residual K − K̂ of its features checks out against the
+// explicit float64 kernel of the levels.
+func TestFitLevels8Paths(t *testing.T) {
+	const n, d = 160, 24
+	lv := &linalg.Levels8{Rows: n, Cols: d, Step: 1.0 / 255, Data: make([]uint8, n*d)}
+	seed := uint32(9)
+	for i := range lv.Data {
+		seed = seed*1664525 + 1013904223
+		lv.Data[i] = uint8(min(255, int(seed>>24)/((i/d)%3+1)+40*((i/d)%3)))
+	}
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, float64(lv.Data[i*d+j])*lv.Step)
+		}
+	}
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1.1}
+	ref, err := Nystrom{Rank: 30, Seed: 2, Sample: -1}.Fit(x, k)
+	require.NoError(t, err)
+	p := paths.Current()
+	defer func() { require.NoError(t, paths.Set(p)) }()
+	for _, int8On := range []bool{true, false} {
+		q := p
+		q.Int8 = int8On
+		require.NoError(t, paths.Set(q))
+		m, err := Nystrom{Rank: 30, Seed: 2, Sample: -1}.FitLevels8(lv, k)
+		require.NoError(t, err, "int8 %v", int8On)
+		require.Equal(t, ref.Landmarks, m.Landmarks, "int8 %v", int8On)
+		require.InDelta(t, ref.Info().TraceError, m.Info().TraceError, 1e-6, "int8 %v", int8On)
+		e := residual(t, x, k, m.Train())
+		tr := 0.0
+		for i := 0; i < n; i++ {
+			tr += e.At(i, i)
+		}
+		require.InDelta(t, tr/float64(n), m.Info().TraceError, 1e-6, "int8 %v", int8On)
+	}
+}

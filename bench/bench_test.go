@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -431,4 +432,17 @@ func TestSearchRandomizedSettings(t *testing.T) {
 		}
 		require.Equal(t, c.want, got, "s = %d, n = %d", c.s, c.n)
 	}
+}
+
+// A problem written before the components were called so ("s") reads
+// back with its S; where both keys are present, "components" wins.
+func TestKPCAProblemOldKey(t *testing.T) {
+	var p KPCAProblem
+	require.NoError(t, json.Unmarshal([]byte(`{"data": "randn", "n": 50, "s": 4}`), &p))
+	require.Equal(t, 4, p.S)
+	require.Equal(t, 50, p.N)
+	var q KPCAProblem
+	require.NoError(t, json.Unmarshal([]byte(`{"components": 3, "s": 4}`), &q))
+	require.Equal(t, 3, q.S)
+	require.Error(t, json.Unmarshal([]byte(`{"s": "four"}`), &q))
 }

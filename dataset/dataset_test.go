@@ -224,6 +224,10 @@ func TestGenerators(t *testing.T) {
 	c, err := StandardNormal(2000, 3, 8)
 	require.NoError(t, err)
 	require.False(t, mat.Equal(a, c))
+	for _, sh := range [][2]int{{0, 3}, {3, 0}, {-1, 2}, {2, -1}} {
+		_, err := StandardNormal(sh[0], sh[1], 1)
+		require.ErrorIs(t, err, ErrFormat, "shape %v", sh)
+	}
 	// Moments within sampling error: the mean of 6000 N(0,1) has sd 0.013.
 	require.InDelta(t, 0, stat.Mean(a.RawMatrix().Data, nil), 0.06)
 	require.InDelta(t, 1, stat.Variance(a.RawMatrix().Data, nil), 0.08)

@@ -66,3 +66,42 @@ func TestRepairBlockKeepsQR(t *testing.T) {
 	}
 	require.Zero(t, rr[1*b+1], "the replaced column: zero coupling")
 }
+
+// The start block (no basis before it, w nil): a column with a negligible
+// R diagonal is replaced by a random unit vector orthogonal to the
+// block's other columns, before and after it; the good columns stay as
+// they were and the replaced column's row of R is zero from the diagonal.
+func TestRepairStartBlock(t *testing.T) {
+	const n, b = 12, 4
+	r := rand.New(rand.NewPCG(23, 24))
+	q := testmat.RandOrthogonal(r, n)
+	v := mat.NewDense(n, b, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < b; j++ {
+			v.Set(i, j, q.At(i, j))
+		}
+		v.Set(i, 1, math.NaN()) // the bad column: unusable as it is
+	}
+	before := mat.DenseCopyOf(v)
+	rr := make([]float64, b*b)
+	for c := 0; c < b; c++ {
+		rr[c*b+c] = 1
+	}
+	rr[1*b+1], rr[1*b+2] = 1e-30, 0.5 // negligible diagonal, some coupling
+	require.NoError(t, krylovSchur{}.repairBlock(v, 0, b, rr, 1, n, 0, Local{}, r, nil))
+	var vtv mat.Dense
+	vtv.Mul(v.T(), v)
+	for i := 0; i < b; i++ {
+		for j := 0; j < b; j++ {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			require.InDelta(t, want, vtv.At(i, j), 1e-13, "VᵀV[%d][%d]", i, j)
+		}
+	}
+	for _, j := range []int{0, 2, 3} {
+		require.Equal(t, mat.Col(nil, j, before), mat.Col(nil, j, v), "good column %d", j)
+	}
+	require.Equal(t, []float64{0, 0, 0}, rr[1*b+1:2*b])
+}

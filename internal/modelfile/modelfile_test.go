@@ -262,3 +262,20 @@ func TestWriteFile(t *testing.T) {
 	require.Equal(t, []string{"m.npz"}, listing(), "no file from a failed save")
 	require.Error(t, WriteFile(filepath.Join(dir, "no", "such", "dir.npz"), func(io.Writer) error { return nil }))
 }
+
+// Members of at most 1 MiB each escape the ratio test, but not the total:
+// 65 537 of them declaring 1 MiB (64 GiB and one more MiB, nothing stored)
+// are refused by their declared sum, before anything is inflated.
+func TestDeclaredTotal(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for i := 0; i <= maxTotal>>20; i++ {
+		_, err := zw.CreateRaw(&zip.FileHeader{Name: fmt.Sprintf("m%d.npy", i), Method: zip.Deflate, UncompressedSize64: 1 << 20})
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	var head struct{}
+	_, err := Open(bytes.NewReader(buf.Bytes()), errBad, &head)
+	require.ErrorIs(t, err, errBad)
+	require.ErrorContains(t, err, "members declare over 64 GiB in all")
+}

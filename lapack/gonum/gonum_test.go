@@ -410,3 +410,38 @@ func TestDgelsSmallAgreesWithGonum(t *testing.T) {
 		}
 	}
 }
+
+// Calls of order zero succeed at once, as gonum's own routines do, with
+// work[0] = 1 — the least workspace, which reference LAPACK writes there
+// for N = 0 (gonum's Dsyev leaves work alone) — whatever work held.
+func TestZeroOrderWorkspace(t *testing.T) {
+	calls := map[string]func(l lapack.Float64, work []float64) bool{
+		"Dsyev": func(l lapack.Float64, w []float64) bool {
+			return l.Dsyev(lapack.EVCompute, blas.Upper, 0, nil, 1, nil, w, 1)
+		},
+		"Dgesvd": func(l lapack.Float64, w []float64) bool {
+			return l.Dgesvd(lapack.SVDNone, lapack.SVDNone, 0, 3, nil, 3, nil, nil, 1, nil, 1, w, 1)
+		},
+		"Dgetri": func(l lapack.Float64, w []float64) bool { return l.Dgetri(0, nil, 1, nil, w, 1) },
+		"Dgeqrf": func(l lapack.Float64, w []float64) bool { l.Dgeqrf(0, 0, nil, 1, nil, w, 1); return true },
+		"Dgelqf": func(l lapack.Float64, w []float64) bool { l.Dgelqf(0, 0, nil, 1, nil, w, 1); return true },
+		"Dorgqr": func(l lapack.Float64, w []float64) bool { l.Dorgqr(0, 0, 0, nil, 1, nil, w, 1); return true },
+		"Dorglq": func(l lapack.Float64, w []float64) bool { l.Dorglq(0, 0, 0, nil, 1, nil, w, 1); return true },
+		"Dormqr": func(l lapack.Float64, w []float64) bool {
+			l.Dormqr(blas.Left, blas.NoTrans, 0, 0, 0, nil, 1, nil, nil, 1, w, 1)
+			return true
+		},
+		"Dormlq": func(l lapack.Float64, w []float64) bool {
+			l.Dormlq(blas.Left, blas.NoTrans, 0, 0, 0, nil, 1, nil, nil, 1, w, 1)
+			return true
+		},
+	}
+	for name, call := range calls {
+		ours, theirs := []float64{-7}, []float64{-7}
+		okO := call(impl, ours)
+		okT := call(native.Implementation{}, theirs)
+		require.Equal(t, okT, okO, name)
+		require.True(t, okO, name)
+		require.Equal(t, 1.0, ours[0], name)
+	}
+}

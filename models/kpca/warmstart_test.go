@@ -58,6 +58,9 @@ func TestMatrixFreeNystromStart(t *testing.T) {
 		require.Empty(t, fit(m).Info().Start)
 	}
 	require.Equal(t, 450, (&KPCA{}).startRank(900, 32))
+	// The start's bytes as documented: n×r features and n×b scores, a copy
+	// of the n×d data, three r×r matrices, float64 each.
+	require.Equal(t, int64(8*(1000*(100+8)+1000*10+3*100*100)), startBytes(1000, 10, 100, 8))
 	require.Equal(t, 2000, (&KPCA{}).startRank(100000, 60))
 	require.Equal(t, 3000, (&KPCA{}).startRank(100000, 300))
 	// The start's time is part of the solve's.
