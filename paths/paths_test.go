@@ -103,6 +103,16 @@ func TestRules(t *testing.T) {
 	require.Contains(t, hugeWhy(Facts{THP: "madvise", ReportingOrder: 9}), "free page reporting")
 	require.Contains(t, hugeWhy(Facts{THP: "never"}), "never")
 	require.Contains(t, hugeWhy(Facts{THP: "always"}), "always")
+	// A machine that reports no free pages has the order −1, and the huge
+	// pages rule then does not name free page reporting; the other facts
+	// are Detect's.
+	none := detect(func() (int, bool) { return 0, false })
+	require.Equal(t, -1, none.ReportingOrder)
+	require.NotContains(t, hugeWhy(Facts{THP: "madvise", ReportingOrder: none.ReportingOrder}), "free page reporting")
+	require.Equal(t, 9, detect(func() (int, bool) { return 9, true }).ReportingOrder)
+	here := Detect()
+	none.ReportingOrder = here.ReportingOrder
+	require.Equal(t, here, none)
 }
 
 func btoi(b bool) int {

@@ -28,9 +28,13 @@ type Facts struct {
 }
 
 // Detect reads the facts of this machine and process.
-func Detect() Facts {
+func Detect() Facts { return detect(bigmem.ReportingOrder) }
+
+// detect is Detect with the free page reporting order read by order (ok
+// false: the machine reports no free pages).
+func detect(order func() (int, bool)) Facts {
 	f := Facts{CPU: native.CPU(), Core: native.CoreName(), THP: bigmem.THPSetting(), ReportingOrder: -1}
-	if o, ok := bigmem.ReportingOrder(); ok {
+	if o, ok := order(); ok {
 		f.ReportingOrder = o
 	}
 	return f
