@@ -446,3 +446,24 @@ func TestKPCAProblemOldKey(t *testing.T) {
 	require.Equal(t, 3, q.S)
 	require.Error(t, json.Unmarshal([]byte(`{"s": "four"}`), &q))
 }
+
+// SparseRows: one row per ε in order; ε = 0 is the square loss itself (no
+// zero rows, ratios 1); a larger ε zeroes some rows of H and cannot
+// capture more variance than the square loss's top s directions, nor
+// reconstruct better; every fraction within [0, 1].
+func TestSparseRows(t *testing.T) {
+	eps := []float64{0, 0.3}
+	rows, err := SparseRows(context.Background(), 120, 10, 3, eps, 2)
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	require.Equal(t, 0.0, rows[0].ZeroRows)
+	require.InDelta(t, 1, rows[0].ErrorRate, 1e-9)
+	require.InDelta(t, 1, rows[0].Captured, 1e-9)
+	r := rows[1]
+	require.Equal(t, 0.3, r.Eps)
+	require.True(t, r.ZeroRows > 0 && r.ZeroRows <= 1, "zero rows %g", r.ZeroRows)
+	require.Equal(t, r.ZeroRows*120, math.Round(r.ZeroRows*120), "a fraction of the 120 rows")
+	require.GreaterOrEqual(t, r.ErrorRate, 1-1e-9)
+	require.True(t, r.Captured > 0 && r.Captured <= 1+1e-9, "captured %g", r.Captured)
+	require.InDelta(t, rows[0].Error*r.ErrorRate, r.Error, 1e-9*r.Error)
+}

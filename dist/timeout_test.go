@@ -18,4 +18,10 @@ func TestDefaultTimeout(t *testing.T) {
 	if DefaultTimeout(40000, 784, 1) <= DefaultTimeout(40000, 784, 4) {
 		t.Error("one rank does not wait longer than four")
 	}
+	// No ranks counted (a caller's zero) is one rank, not a division by 0.
+	for _, r := range []int{0, -3} {
+		if got, one := DefaultTimeout(40000, 784, r), DefaultTimeout(40000, 784, 1); got != one {
+			t.Errorf("%d ranks: %v, want one rank's %v", r, got, one)
+		}
+	}
 }

@@ -49,6 +49,22 @@ func TestTriangleLayout(t *testing.T) {
 			t.Errorf("rank %d: %d tiles, mean %.0f (starts %v)", r, tiles, mean, l.Starts)
 		}
 	}
+	// The cut rule itself: rank r's first tile row is the first whose
+	// middle lies past r/p of the triangle's tiles, so the tiles before
+	// it, acc, satisfy target − (next row)/2 < acc ≤ target + (last row)/2.
+	total := 100 * 101 / 2
+	for r := 1; r < 8; r++ {
+		cut := l.Starts[r] / 256
+		acc := 0
+		for I := 0; I < cut; I++ {
+			acc += 100 - I
+		}
+		target := float64(total) * float64(r) / 8
+		next, last := float64(100-cut), float64(100-cut+1)
+		if !(target-next/2 < float64(acc) && float64(acc) <= target+last/2) {
+			t.Errorf("rank %d starts at tile row %d: %d tiles before it, target %.1f (starts %v)", r, cut, acc, target, l.Starts)
+		}
+	}
 	if _, err := NewTriangleLayout(512, 3); err == nil {
 		t.Error("512 rows (2 tile rows) over 3 ranks accepted")
 	} else if !strings.Contains(err.Error(), "at least 513 rows") {

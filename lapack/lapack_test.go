@@ -664,6 +664,8 @@ func TestProgrammerErrorsPanicWithPrefix(t *testing.T) {
 			f()
 		})
 	}
+	// Checked here, before LAPACK sees it: ldz ≥ 1 without vectors too.
+	require.PanicsWithValue(t, "lapack: dstevr: ldz = 0 < 1", func() { _, _ = Dstevr('N', 'A', 2, w, w, 0, 0, 0, 0, 0, w, nil, 0, nil) })
 }
 
 func TestZeroSizesAreNoOps(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -1093,6 +1094,18 @@ func TestFlagTypoSuggestion(t *testing.T) {
 	require.Equal(t, 1, editDistance("compnents", "components"))
 	require.Equal(t, 3, editDistance("kitten", "sitting"))
 	require.Equal(t, 0, editDistance("", ""))
+	// The nearest flag within a third of the name's length (rounded down),
+	// or the first one edit further when that is at most two edits:
+	// sigam → sigma (a transposition, two edits), m → n,
+	// componentsxyzw → components (4 of 14), not with 8 more letters.
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	for _, name := range []string{"sigma", "seed", "components", "n"} {
+		fs.Int(name, 0, "")
+	}
+	for name, want := range map[string]string{"sigam": "sigma", "sed": "seed", "componentsxyz": "components",
+		"componentsxyzw": "components", "componentsabcdefgh": "", "m": "n", "xyzzy": "", "sigmaaaa": ""} {
+		require.Equal(t, want, closestFlag(fs, name), "%q", name)
+	}
 }
 
 // Output paths are checked before any work: a missing or unwritable
@@ -1445,4 +1458,15 @@ func TestBenchLAPACKCLI(t *testing.T) {
 		code, _, _ := runCLI(t, append([]string{"bench", "lapack", "--n", "20"}, bad...)...)
 		require.Equal(t, 2, code, "%v", bad)
 	}
+}
+
+// kpca sparse's table names its setting: the defaults d = 20 and s = 5
+// (Fig. 4's), one row per ε in the order given, ε = 0 (the square loss
+// itself) with no zero rows and error ratio 1.
+func TestKPCASparseDefaults(t *testing.T) {
+	code, out, stderr := runCLI(t, "kpca", "sparse", "--n", "80", "--eps", "0,0.2")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "ℓ²_ε, n=80, d=20, s=5")
+	require.Contains(t, out, "| 0 | 0.0% | 1.0000 | 1.0000 |")
+	require.Contains(t, out, "| 0.2 | ")
 }

@@ -134,3 +134,21 @@ func TestHeaderVariantsRefusedOrHarmless(t *testing.T) {
 		}
 	}
 }
+
+// A model of one view (kernel PCA in RKM's form) fits, and saves and
+// loads to the same Γ and Info, as a model of several views does.
+func TestSaveLoadOneView(t *testing.T) {
+	x, _, _, _ := sines(t)
+	for _, v := range []View{{Features: Identity{}}, {Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}}} {
+		m := &Model{Views: []View{v}, Components: 2}
+		require.NoError(t, m.Fit([]*mat.Dense{x}))
+		var buf bytes.Buffer
+		require.NoError(t, m.Save(&buf))
+		l, err := Load(bytes.NewReader(buf.Bytes()))
+		require.NoError(t, err)
+		g1, _ := m.Gamma()
+		g2, _ := l.Gamma()
+		require.True(t, mat.Equal(g1, g2))
+		require.Equal(t, m.Info(), l.Info())
+	}
+}
