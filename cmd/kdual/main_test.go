@@ -762,7 +762,8 @@ func TestKMvDACSV(t *testing.T) {
 	code, _, _ = runCLI(t, "kmvda", "--data", pa)
 	require.Equal(t, 2, code) // one view
 	// CSV files are split by --test-frac, not by identity counts.
-	for _, bad := range [][]string{{"--train", "6"}, {"--test", "4"}} {
+	// The test fraction lies strictly between 0 and 1.
+	for _, bad := range [][]string{{"--train", "6"}, {"--test", "4"}, {"--test-frac", "0"}, {"--test-frac", "1"}} {
 		code, _, stderr = runCLI(t, append([]string{"kmvda", "--data", pa + "," + pb, "--kernel", "linear"}, bad...)...)
 		require.Equal(t, 2, code, "%v: %s", bad, stderr)
 	}
@@ -1292,6 +1293,14 @@ func TestBenchSmall(t *testing.T) {
 	require.Equal(t, "dense", rows[0].Solver)
 	require.Greater(t, rows[0].First, 0.0)
 	require.Greater(t, rows[0].Lambda1, 0.0)
+	// The default setting: the first n Fashion-MNIST training images, the
+	// Gaussian kernel of σ = 11.5, 5 components, the library's defaults.
+	f, err := dataset.LoadFashion("", "train", 30)
+	require.NoError(t, err)
+	m := &kpca.KPCA{Components: 5, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 11.5}}
+	require.NoError(t, m.Fit(f.X))
+	vals, _ := m.Eigenvalues()
+	require.Equal(t, vals[0], rows[0].Lambda1)
 	code, _, _ = runCLI(t, "bench", "small", "--n", "3", "--components", "5")
 	require.Equal(t, 2, code)
 }
@@ -1469,4 +1478,14 @@ func TestKPCASparseDefaults(t *testing.T) {
 	require.Contains(t, out, "ℓ²_ε, n=80, d=20, s=5")
 	require.Contains(t, out, "| 0 | 0.0% | 1.0000 | 1.0000 |")
 	require.Contains(t, out, "| 0.2 | ")
+}
+
+// kpca robust's table names its setting: Iris, ω = 0.08 and s = 4 (= d)
+// by default, one row per τ.
+func TestKPCARobustDefaults(t *testing.T) {
+	code, out, stderr := runCLI(t, "kpca", "robust", "--tau", "10,50", "--seeds", "1")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "Iris, ω=0.08, s=4, means over 1 seeds")
+	require.Contains(t, out, "\n| 10 | ")
+	require.Contains(t, out, "\n| 50 | ")
 }

@@ -102,9 +102,10 @@ func TestPrecomputedKernel(t *testing.T) {
 	code, _, _ = runCLI(t, "kpca", "fit", "--input", xcsv, "--kernel", "precomputed")
 	require.Equal(t, 1, code)
 	asym := mat.DenseCopyOf(k)
-	asym.Set(0, 1, asym.At(0, 1)+0.1)
-	code, _, _ = runCLI(t, "kpca", "fit", "--input", writeCSV("asym.csv", asym), "--kernel", "precomputed")
+	asym.Set(1, 2, asym.At(1, 2)+0.1)
+	code, _, stderr = runCLI(t, "kpca", "fit", "--input", writeCSV("asym.csv", asym), "--kernel", "precomputed")
 	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "K[2,3] and K[3,2] differ by", "the pair named from 1, as the file's rows and columns are counted")
 	code, _, _ = runCLI(t, "kpca", "fit", "--input", kcsv, "--kernel", "precomputed", "--gamma", "1")
 	require.Equal(t, 2, code)
 }

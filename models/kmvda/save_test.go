@@ -110,3 +110,18 @@ func TestHeaderVariantsRefusedOrHarmless(t *testing.T) {
 		}
 	}
 }
+
+// The file's header names its format and version as the package
+// documents them: "kdual.kmvda", version 1.
+func TestModelFileHeader(t *testing.T) {
+	views, labels := multiView(t, 2, 5, 4, 3, 11)
+	m := &Model{Kind: Linear}
+	require.NoError(t, m.Fit(views, labels))
+	var buf bytes.Buffer
+	require.NoError(t, m.Save(&buf))
+	var format, version any
+	_, err := modelfile.EditHeader(buf.Bytes(), func(h map[string]any) { format, version = h["format"], h["version"] })
+	require.NoError(t, err)
+	require.Equal(t, "kdual.kmvda", format)
+	require.Equal(t, 1.0, version)
+}

@@ -2,6 +2,7 @@ package kpca
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -770,10 +771,16 @@ func TestComponentsBelowNRefusedFirst(t *testing.T) {
 		require.ErrorIs(t, err, status.ErrInvalid, "FitFloat32, s = %d", s)
 		require.Contains(t, err.Error(), "Components")
 	}
+	// FitGram too refuses the count first: before it reads the matrix (a
+	// NaN in it is not what the error names).
+	bad := mat.NewSymDense(6, nil)
+	bad.SetSym(2, 4, math.NaN())
 	for _, s := range []int{0, 6} {
-		err := (&KPCA{Components: s}).FitGram(g)
-		require.ErrorIs(t, err, status.ErrInvalid, "FitGram, s = %d", s)
-		require.Contains(t, err.Error(), "Components")
+		for _, m := range []*mat.SymDense{g, bad} {
+			err := (&KPCA{Components: s}).FitGram(m)
+			require.ErrorIs(t, err, status.ErrInvalid, "FitGram, s = %d", s)
+			require.Contains(t, err.Error(), fmt.Sprintf("Components = %d, need 1 ≤ s < n = 6", s))
+		}
 	}
 	require.NoError(t, (&KPCA{Components: 2, Kernel: rbf}).Fit(x.Slice(0, 3, 0, 3)))
 }
