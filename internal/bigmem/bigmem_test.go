@@ -169,6 +169,8 @@ func TestPopulateRange(t *testing.T) {
 	require.False(t, f.PopulateRange(5, 5))
 	require.False(t, f.PopulateRange(-1, 5))
 	require.False(t, f.PopulateRange(0, n+1))
+	require.True(t, f.PopulateRange(0, 1), "a range from the first entry")
+	require.True(t, f.PopulateRange(n-1, n), "a range to the last entry")
 }
 
 // Size picks the largest unit the count reaches, on either sign, with the
@@ -212,4 +214,6 @@ func TestFits(t *testing.T) {
 		require.Contains(t, err.Error(), Size(total))
 	}
 	require.ErrorIs(t, Fits("x", 8, 10, -1), status.ErrInvalid)
+	// The size asked for, in GiB: 8 bytes × 2⁴⁰ × 2¹⁰ = 2²³ GiB.
+	require.ErrorContains(t, Fits("x", 8, 1<<40, 1<<10), "x: 8.39e+06 GiB, more than")
 }
