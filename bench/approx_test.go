@@ -70,6 +70,14 @@ func TestTicks125(t *testing.T) {
 	}
 	require.Equal(t, []string{"0.5", "1", "2", "5", "10", "20"}, labels)
 	require.Empty(t, (ticks125{}).Ticks(3, 4.5))
+	// Both ends count, a power of ten at the top too.
+	for hi, want := range map[float64][]float64{50: {2, 5, 10, 20, 50}, 100: {2, 5, 10, 20, 50, 100}} {
+		var ends []float64
+		for _, tk := range (ticks125{}).Ticks(2, hi) {
+			ends = append(ends, tk.Value)
+		}
+		require.Equal(t, want, ends, "2 to %g", hi)
+	}
 }
 
 // readExact takes a kpca fit's JSON of the same n points and bandwidth,

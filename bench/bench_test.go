@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -16,9 +17,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/eig"
 	"github.com/kdual/kdual/eig/eigtest"
 	"github.com/kdual/kdual/kernel"
+	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/models/kpca"
 	"github.com/kdual/kdual/status"
 )
@@ -476,4 +479,28 @@ func TestSparseRows(t *testing.T) {
 	require.GreaterOrEqual(t, r.ErrorRate, 1-1e-9)
 	require.True(t, r.Captured > 0 && r.Captured <= 1+1e-9, "captured %g", r.Captured)
 	require.InDelta(t, rows[0].Error*r.ErrorRate, r.Error, 1e-9*r.Error)
+}
+
+// FashionGram's default σ is the median pairwise distance of the first
+// 1000 (centred) images, not of all n; a σ given is kept.
+func TestFashionGramMedian(t *testing.T) {
+	k, err := FashionGram(1100, 0)
+	if errors.Is(err, dataset.ErrMissing) {
+		require.Contains(t, err.Error(), "dataset-fashion-mnist")
+		return
+	}
+	require.NoError(t, err)
+	f, err := dataset.LoadFashion("", "train", 1100)
+	require.NoError(t, err)
+	linalg.CenterColumns(f.X)
+	want, err := kernel.MedianDistance(f.X, 1000)
+	require.NoError(t, err)
+	require.Equal(t, want, k.Sigma)
+	all, err := kernel.MedianDistance(f.X, 1100)
+	require.NoError(t, err)
+	require.NotEqual(t, all, k.Sigma, "the premise: all 1100 give another median")
+	require.Equal(t, 1100, k.G.SymmetricDim())
+	given, err := FashionGram(50, 7)
+	require.NoError(t, err)
+	require.Equal(t, 7.0, given.Sigma)
 }

@@ -1010,3 +1010,17 @@ func TestDtrconClosedForms(t *testing.T) {
 	require.InDelta(t, 1/(4*0.625), Dtrcon('O', 'L', 'N', 2, a, 2), 1e-15)
 	require.InDelta(t, 1/(5*0.5), Dtrcon('I', 'L', 'N', 2, a, 2), 1e-15)
 }
+
+// DsyevdWork is at least LAPACK's documented minimum workspace: 1 for
+// n ≤ 1 (n = 0 answered without asking LAPACK), else 2n + 1 without
+// vectors and 1 + 6n + 2n² with them.
+func TestDsyevdWorkMinimum(t *testing.T) {
+	for _, job := range []byte{'N', 'V'} {
+		require.Equal(t, 1, DsyevdWork(job, 0))
+		require.GreaterOrEqual(t, DsyevdWork(job, 1), 1)
+	}
+	for _, n := range []int{2, 5, 40} {
+		require.GreaterOrEqual(t, DsyevdWork('V', n), 1+6*n+2*n*n, "n = %d, vectors", n)
+		require.GreaterOrEqual(t, DsyevdWork('N', n), 2*n+1, "n = %d", n)
+	}
+}
