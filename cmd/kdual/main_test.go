@@ -1469,23 +1469,23 @@ func TestBenchLAPACKCLI(t *testing.T) {
 	}
 }
 
-// kpca sparse's table names its setting: the defaults d = 20 and s = 5
-// (Fig. 4's), one row per ε in the order given, ε = 0 (the square loss
-// itself) with no zero rows and error ratio 1.
-func TestKPCASparseDefaults(t *testing.T) {
-	code, out, stderr := runCLI(t, "kpca", "sparse", "--n", "80", "--eps", "0,0.2")
-	require.Equal(t, 0, code, stderr)
-	require.Contains(t, out, "ℓ²_ε, n=80, d=20, s=5")
-	require.Contains(t, out, "| 0 | 0.0% | 1.0000 | 1.0000 |")
-	require.Contains(t, out, "| 0.2 | ")
-}
-
-// kpca robust's table names its setting: Iris, ω = 0.08 and s = 4 (= d)
-// by default, one row per τ.
-func TestKPCARobustDefaults(t *testing.T) {
-	code, out, stderr := runCLI(t, "kpca", "robust", "--tau", "10,50", "--seeds", "1")
-	require.Equal(t, 0, code, stderr)
-	require.Contains(t, out, "Iris, ω=0.08, s=4, means over 1 seeds")
-	require.Contains(t, out, "\n| 10 | ")
-	require.Contains(t, out, "\n| 50 | ")
+// The papers' experiments name their setting in the table: kpca sparse's
+// defaults d = 20 and s = 5 (Fig. 4's), ε = 0 (the square loss itself)
+// with no zero rows and ratios 1; kpca robust's Iris, ω = 0.08 and s = 4
+// (= d); one row per ε or τ in the order given.
+func TestExperimentDefaults(t *testing.T) {
+	for _, c := range []struct {
+		args, want []string
+	}{
+		{[]string{"kpca", "sparse", "--n", "80", "--eps", "0,0.2"},
+			[]string{"ℓ²_ε, n=80, d=20, s=5", "| 0 | 0.0% | 1.0000 | 1.0000 |", "\n| 0.2 | "}},
+		{[]string{"kpca", "robust", "--tau", "10,50", "--seeds", "1"},
+			[]string{"Iris, ω=0.08, s=4, means over 1 seeds", "\n| 10 | ", "\n| 50 | "}},
+	} {
+		code, out, stderr := runCLI(t, c.args...)
+		require.Equal(t, 0, code, "%v: %s", c.args, stderr)
+		for _, w := range c.want {
+			require.Contains(t, out, w, "%v", c.args)
+		}
+	}
 }
