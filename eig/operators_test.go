@@ -14,6 +14,7 @@ import (
 
 	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/bigmem"
+	"github.com/kdual/kdual/internal/scratch"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
@@ -517,18 +518,25 @@ func TestReleaseKernelOperator(t *testing.T) {
 	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1.5}
 	defer func() { forceLayout = "" }()
 	forceLayout = "full"
-	for _, n := range []int{300, 362, 363} {
+	// n = 512: mapped storage of 2¹⁸ entries, a size class of package
+	// scratch — unmapped at Release, it must never be lent again.
+	for _, n := range []int{300, 362, 363, 512} {
 		x := randData(5, n, 4)
 		op, err := NewKernelOperator(x, k, OperatorFloat64, true, gram.GramOptions{})
 		require.NoError(t, err)
 		full := op.(*Centered).op.(*Float64Full)
 		require.Equal(t, n > 362, full.mem != nil, "n = %d: mapped", n)
 		require.NotNil(t, full.d.a)
-		mem := full.mem
+		mem, first := full.mem, &full.d.a.RawSymmetric().Data[0]
 		Release(op)
 		require.Nil(t, full.d.a)
 		if mem != nil {
 			require.Nil(t, mem.Data)
+			for range 4 {
+				b := scratch.Float64s(n * n)
+				require.NotSame(t, first, &b[0], "n = %d: unmapped storage lent by package scratch", n)
+				defer scratch.Put(b)
+			}
 		}
 	}
 	x := randData(5, 300, 4)

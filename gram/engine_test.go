@@ -261,7 +261,8 @@ func newGramSource(x *mat.Dense, em ElementMap, o GramOptions, _ []float64) (*gr
 // Rows32 on float32 data (NewKernelRows32) gives the rows Cross gives for
 // the same points, rounded to float32 (the same products and map; within
 // a float32 rounding), across a chunk of rows32Chunk points, without
-// writing past a row's n entries; on the Go map path, and for data kept in
+// writing past a row's n entries (an output too short or a stride below
+// n panics before any write); on the Go map path, and for data kept in
 // float64 (whose Cross takes float64 products), it declines.
 func TestRows32FloatProducts(t *testing.T) {
 	const n, d = rows32Chunk + 301, 6
@@ -276,7 +277,11 @@ func TestRows32FloatProducts(t *testing.T) {
 		for i := range out {
 			out[i] = -7
 		}
-		require.True(t, kr.Rows32(idx, out, ld))
+		// Too short by one entry, or a stride below n: refused before a write.
+		require.Panics(t, func() { kr.Rows32(idx, out[:(len(idx)-1)*ld+n-1], ld) })
+		require.Panics(t, func() { kr.Rows32(idx, out, n-1) })
+		require.Equal(t, float32(-7), out[0])
+		require.True(t, kr.Rows32(idx, out[:(len(idx)-1)*ld+n], ld))
 		y := mat.NewDense(len(idx), d, nil)
 		for j, i := range idx {
 			y.SetRow(j, x.RawRowView(i))

@@ -240,3 +240,36 @@ func TestBlockRelIsGammaPlusU(t *testing.T) {
 	require.InDelta(t, gammaF32(native.SymmSingleChunk)+u, BlockRel, 1e-18)
 	require.Greater(t, BlockRel, gammaF32(native.SymmSingleChunk))
 }
+
+// Store32Range bounds |k(x, y)| by maxNorm (linear) or (|γ|·maxNorm +
+// |c₀|)^degree (polynomial) and refuses bounds above 2¹²⁰ or positive
+// below 2⁻¹⁰⁰; the maps bounded by 1 always pass.
+func TestStore32Range(t *testing.T) {
+	lin := ElementMap{Kind: MapIdentity}
+	poly := func(g, c float64, deg int) ElementMap {
+		return ElementMap{Kind: MapPower, Gamma: g, Coef0: c, Degree: deg}
+	}
+	for _, c := range []struct {
+		em      ElementMap
+		maxNorm float64
+		ok      bool
+	}{
+		{lin, 0x1p120, true}, {lin, 0x1p121, false}, {lin, 0, true}, {lin, 0x1p-100, true},
+		{lin, 0x1p-101, false}, {lin, math.NaN(), false},
+		{poly(0x1p30, 0, 2), 0x1p30, true}, {poly(0x1p30, 0, 2), 0x1p31, false},
+		{poly(-0x1p40, 0, 2), 0x1p40, false}, {poly(0, -0x1p70, 2), 1, false}, {poly(0, 0x1p50, 3), 1, false},
+		{poly(0x1p-30, 0, 2), 0x1p-10, true}, {poly(0x1p-30, 0, 3), 0x1p-10, false},
+		{poly(0x1p-30, 1, 3), 0x1p-10, true}, {poly(0x1p100, 0x1p100, 0), 0x1p100, true},
+		{poly(1, 1, 3), 0x1p39, true}, {poly(1, 1, 3), 0x1p41, false},
+		{ElementMap{Kind: MapExpSq, C: -1}, 0x1p200, true}, {ElementMap{Kind: MapTanh, Gamma: 1}, 0x1p200, true},
+		{ElementMap{Kind: MapCosine}, 0x1p200, true},
+	} {
+		err := Store32Range(c.em, c.maxNorm)
+		if c.ok {
+			require.NoError(t, err, "%+v at %g", c.em, c.maxNorm)
+		} else {
+			require.ErrorIs(t, err, status.ErrInvalid, "%+v at %g", c.em, c.maxNorm)
+			require.ErrorContains(t, err, "float32's range")
+		}
+	}
+}

@@ -698,6 +698,12 @@ func TestKMvDAFlags(t *testing.T) {
 	code, out, stderr = runCLI(t, append(base, "--kernel", "rbf", "--sigma", "3", "--components", "4", "--reg", "0.01")...)
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, out, "σ=3 reg=0.01 l=4 (given)")
+	// σ and l given, the regularisation not: it alone is chosen, among
+	// bench.MvRegs (never left at 0).
+	code, out, stderr = runCLI(t, append(base, "--kernel", "rbf", "--sigma", "3", "--components", "4")...)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, "(validation ")
+	require.Regexp(t, `σ=3 reg=(0\.001|0\.01|0\.1) l=4 `, out)
 	for _, bad := range [][]string{
 		{"--components", "-3"}, {"--val", "-2"}, {"--train", "-5"}, {"--test", "-5"}, {"--sigma", "-3"},
 		{"--sigma", "NaN"}, {"--sigma", "Inf"}, {"--reg", "NaN"}, {"--test-frac", "2"}, {"--kernel", "rff", "--m", "0"},
@@ -1196,6 +1202,33 @@ func TestRKMForecastPrinted(t *testing.T) {
 	code, out, stderr = runCLI(t, "rkm", "forecast", "--data", series, "--test", "10", "--components", "4")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, out, "step,forecast,actual\n1,")
+	// One step with a held-out value is scored (MSE and MAE of that step);
+	// steps past the series' end are not.
+	var rep struct {
+		NTest    int       `json:"n_test"`
+		MSE      *float64  `json:"mse"`
+		MAE      *float64  `json:"mae"`
+		Forecast []float64 `json:"forecast"`
+		Truth    []float64 `json:"truth"`
+	}
+	code, out, stderr = runCLI(t, "rkm", "forecast", "--data", series, "--test", "10", "--horizon", "1", "--components", "4", "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Equal(t, 1, rep.NTest)
+	require.Len(t, rep.Forecast, 1)
+	require.Len(t, rep.Truth, 1)
+	require.NotNil(t, rep.MSE)
+	require.NotNil(t, rep.MAE)
+	e := rep.Forecast[0] - rep.Truth[0]
+	require.InDelta(t, e*e, *rep.MSE, 1e-12*(1+e*e))
+	require.InDelta(t, math.Abs(e), *rep.MAE, 1e-12*(1+math.Abs(e)))
+	rep.MSE, rep.MAE = nil, nil
+	code, out, stderr = runCLI(t, "rkm", "forecast", "--data", series, "--test", "0", "--horizon", "4", "--components", "4", "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Nil(t, rep.MSE)
+	require.Nil(t, rep.MAE)
+	require.Len(t, rep.Forecast, 4)
 }
 
 // kpca fit --fit-inverse saves the pre-image map; transform --inverse maps
@@ -1300,6 +1333,19 @@ func TestBenchSmall(t *testing.T) {
 	m := &kpca.KPCA{Components: 5, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 11.5}}
 	require.NoError(t, m.Fit(f.X))
 	vals, _ := m.Eigenvalues()
+	require.Equal(t, vals[0], rows[0].Lambda1)
+	// Above eig.Auto's dense limit the library's default is block Krylov
+	// at its default tolerance: the same bits.
+	code, out, stderr = runCLI(t, "bench", "small", "--n", "700", "--repeat", "1", "--json", "-")
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(out), &rows))
+	require.Len(t, rows, 1)
+	require.NotEqual(t, "dense", rows[0].Solver)
+	f, err = dataset.LoadFashion("", "train", 700)
+	require.NoError(t, err)
+	m = &kpca.KPCA{Components: 5, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 11.5}}
+	require.NoError(t, m.Fit(f.X))
+	vals, _ = m.Eigenvalues()
 	require.Equal(t, vals[0], rows[0].Lambda1)
 	code, _, _ = runCLI(t, "bench", "small", "--n", "3", "--components", "5")
 	require.Equal(t, 2, code)

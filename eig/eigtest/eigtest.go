@@ -76,7 +76,7 @@ func Spectrum(n int, f func(i int) float64) []float64 {
 
 // Problems are Run's matrices: fast and slow decay, a tight cluster,
 // repeated eigenvalues, negative and indefinite spectra, k = 1 and
-// k = n − 1, tiny n.
+// k = n − 1, a spectrum of scale 10⁻⁶, tiny n.
 var Problems = []Problem{
 	{Name: "fast decay", Lambda: Spectrum(300, func(i int) float64 { return math.Pow(0.7, float64(i)) }), K: 10},
 	{Name: "slow decay", Lambda: Spectrum(300, func(i int) float64 { return 1 / float64(i+1) }), K: 8},
@@ -110,6 +110,9 @@ var Problems = []Problem{
 	}), K: 3},
 	{Name: "k=1", Lambda: Spectrum(150, func(i int) float64 { return 1 / math.Sqrt(float64(i+1)) }), K: 1},
 	{Name: "k=n-1", Lambda: Spectrum(40, func(i int) float64 { return float64(40 - i) }), K: 39},
+	// The checks scale with max|λ|: an absolute threshold in a solver's
+	// stopping test or deflation shows here.
+	{Name: "small scale", Lambda: Spectrum(200, func(i int) float64 { return 1e-6 * math.Pow(0.8, float64(i)) }), K: 6},
 	{Name: "tiny n=1", Lambda: []float64{2.5}, K: 1},
 	{Name: "tiny n=3", Lambda: []float64{1, -2, 0.5}, K: 2},
 }
@@ -423,7 +426,7 @@ func RunParts(a *mat.SymDense, bounds []int, f func(id int, op *Part)) {
 // decreasing): true residuals within the tolerance and not above the
 // reported ones beyond rounding, orthonormal vectors, the values, their
 // order and the vectors' signs.
-func checkPairs(t *testing.T, a *mat.SymDense, res *eig.Result, want []float64, anorm float64) {
+func checkPairs(t testing.TB, a *mat.SymDense, res *eig.Result, want []float64, anorm float64) {
 	t.Helper()
 	n, k := a.SymmetricDim(), len(res.Values)
 	// True residuals: within the tolerance, and not above the reported

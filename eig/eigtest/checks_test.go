@@ -1,0 +1,76 @@
+package eigtest
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/eig"
+)
+
+// recorder is a testing.TB that keeps the errors reported to it.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+// The checks scale with the spectrum: on every problem the exact pairs
+// pass, and an eigenvalue off by a millionth of itself fails — at the
+// scale 10⁻⁶ as at the scale 1 (an absolute tolerance would let it
+// through there).
+func TestChecksScaleWithTheSpectrum(t *testing.T) {
+	for pi, pr := range Problems {
+		if pr.DominatedByNegative {
+			continue
+		}
+		a := WithSpectrum(uint64(len(pr.Lambda)+pi), pr.Lambda)
+		n, k := len(pr.Lambda), pr.K
+		var es mat.EigenSym
+		if !es.Factorize(a, true) {
+			t.Fatal("EigenSym failed")
+		}
+		vals := es.Values(nil)
+		var vecs mat.Dense
+		es.VectorsTo(&vecs)
+		res := &eig.Result{Values: make([]float64, k), Vectors: mat.NewDense(n, k, nil), Residuals: make([]float64, k)}
+		for j := 0; j < k; j++ {
+			res.Values[j] = vals[n-1-j]
+			col := mat.Col(nil, n-1-j, &vecs)
+			best := 0.0
+			for _, x := range col {
+				if math.Abs(x) > math.Abs(best) {
+					best = x
+				}
+			}
+			for i, x := range col {
+				res.Vectors.Set(i, j, math.Copysign(1, best)*x)
+			}
+			res.Residuals[j] = math.Abs(vals[n-1-j]) * 1e-12
+		}
+		want := append([]float64(nil), vals...)
+		for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
+			want[i], want[j] = want[j], want[i]
+		}
+		anorm := maxAbs(pr.Lambda)
+		r := &recorder{}
+		checkPairs(r, a, res, want, anorm)
+		if len(r.errs) > 0 {
+			t.Fatalf("%s: the exact pairs fail: %v", pr.Name, r.errs)
+		}
+		bad := *res
+		bad.Values = append([]float64(nil), res.Values...)
+		bad.Values[0] *= 1 + 1e-6
+		r = &recorder{}
+		checkPairs(r, a, &bad, want, anorm)
+		if len(r.errs) == 0 {
+			t.Errorf("%s: λ₁ off by 10⁻⁶·λ₁ passes the checks", pr.Name)
+		}
+	}
+}
