@@ -142,7 +142,12 @@ type Info struct {
 	Status status.Status `json:"status"`
 }
 
-// Fit trains on one n_j×d_j matrix per view with one label per row.
+// MaxViews is the most views a model has: Fit refuses more, and a model
+// file declaring more is refused before anything is allocated for them.
+const MaxViews = 1024
+
+// Fit trains on one n_j×d_j matrix per view (1 to MaxViews views; one
+// view is kernel discriminant analysis) with one label per row.
 func (m *Model) Fit(views []*mat.Dense, labels [][]int) error {
 	start := time.Now()
 	m.fitted = false
@@ -334,8 +339,8 @@ func Rank1(gallery, probe *mat.Dense, galleryLabels, probeLabels []int) (float64
 // classes.
 func (m *Model) checkViews(views []*mat.Dense, labels [][]int) (int, map[int]int, []float64, error) {
 	v := len(views)
-	if v == 0 || len(labels) != v {
-		return 0, nil, nil, invalidf("%d views with %d label lists", v, len(labels))
+	if v == 0 || v > MaxViews || len(labels) != v {
+		return 0, nil, nil, invalidf("%d views with %d label lists (1 to %d views)", v, len(labels), MaxViews)
 	}
 	counts := map[int]int{}
 	n := 0

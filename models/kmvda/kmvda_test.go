@@ -360,7 +360,7 @@ func TestRFFDualFormEqualsPrimal(t *testing.T) {
 	}
 }
 
-// Boundaries: two views save and load (the fewest there are), a gallery
+// Boundaries: a two-view RBF model saves and loads, a gallery
 // and a probe of one item each score 0 or 1, kinds print their names and
 // an unknown kind its number.
 func TestBoundaries(t *testing.T) {

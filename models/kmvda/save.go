@@ -98,7 +98,7 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, mr.Errorf("%v", err)
 	}
 	v, l := len(h.Dims), h.Components
-	if v < 2 || v > 1024 || l < 1 || l > 1<<20 {
+	if v < 1 || v > MaxViews || l < 1 || l > 1<<20 {
 		return nil, mr.Errorf("%d views, l = %d", v, l)
 	}
 	for _, d := range h.Dims {

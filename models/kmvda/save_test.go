@@ -3,6 +3,7 @@ package kmvda
 import (
 	"bytes"
 	"github.com/kdual/kdual/internal/modelfile"
+	"github.com/kdual/kdual/status"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,8 +14,9 @@ import (
 // the linear, RBF and RFF (primal and dual form) kinds; every truncation
 // and flipped byte is an error wrapping ErrModelFile, never a panic.
 func TestSaveLoadBitForBit(t *testing.T) {
-	// Two views (the fewest) and more, of one feature (the fewest) and more.
-	for _, vd := range [][2]int{{3, 6}, {2, 1}} {
+	// One view (the fewest: kernel discriminant analysis) and more, of one
+	// feature (the fewest) and more.
+	for _, vd := range [][2]int{{3, 6}, {2, 1}, {1, 4}} {
 		saveLoadBitForBit(t, vd[0], vd[1])
 	}
 }
@@ -124,4 +126,25 @@ func TestModelFileHeader(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "kdual.kmvda", format)
 	require.Equal(t, 1.0, version)
+}
+
+// MaxViews bounds both sides of the file: a model of MaxViews views saves
+// and loads; Fit refuses one view more.
+func TestMaxViews(t *testing.T) {
+	views, labels := multiView(t, MaxViews, 2, 2, 1, 5)
+	m := &Model{Kind: Linear, Dim: 1}
+	require.NoError(t, m.Fit(views, labels))
+	var buf bytes.Buffer
+	require.NoError(t, m.Save(&buf))
+	l, err := Load(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	a, err := m.Transform(MaxViews-1, views[MaxViews-1])
+	require.NoError(t, err)
+	b, err := l.Transform(MaxViews-1, views[MaxViews-1])
+	require.NoError(t, err)
+	require.True(t, mat.Equal(a, b))
+	views, labels = append(views, views[0]), append(labels, labels[0])
+	err = (&Model{Kind: Linear}).Fit(views, labels)
+	require.ErrorIs(t, err, status.ErrInvalid)
+	require.ErrorContains(t, err, "1025 views")
 }

@@ -91,7 +91,8 @@ func LoadDual(r io.Reader) (*Dual, error) {
 	if err := mr.Check(h.Format, h.Version, formatDual, ModelVersion); err != nil {
 		return nil, err
 	}
-	if err := h.checkLatent(mr, h.N); err != nil {
+	// N sizes the dual's arrays (an N×N kernel): at most 2²⁴.
+	if err := h.checkLatent(mr, h.N, 1<<24); err != nil {
 		return nil, err
 	}
 	kern, err := h.Kernel.Kernel()
@@ -153,10 +154,10 @@ func positiveTop(mr *modelfile.Reader, values []float64, q int) error {
 	return nil
 }
 
-// checkLatent checks the header's N, q, σ² and eigenvalue count (at most
-// maxValues) before any array is read.
-func (h modelHeader) checkLatent(mr *modelfile.Reader, maxValues int) error {
-	if h.N < 2 || h.Q < 1 || h.Values < h.Q || h.Values > maxValues || h.N > 1<<24 {
+// checkLatent checks the header's N (2 to maxN), q, σ² and eigenvalue
+// count (at most maxValues) before any array is read.
+func (h modelHeader) checkLatent(mr *modelfile.Reader, maxValues, maxN int) error {
+	if h.N < 2 || h.Q < 1 || h.Values < h.Q || h.Values > maxValues || h.N > maxN {
 		return mr.Errorf("N = %d, q = %d, %d eigenvalues", h.N, h.Q, h.Values)
 	}
 	if !(h.Sigma2 >= 0) || math.IsInf(h.Sigma2, 0) || !(h.Trace >= 0) || math.IsInf(h.Trace, 0) {
@@ -197,7 +198,8 @@ func LoadPrimal(r io.Reader) (*Primal, error) {
 	if h.D < 1 || h.D > 1<<16 || h.Values != h.D {
 		return nil, mr.Errorf("d = %d, %d eigenvalues", h.D, h.Values)
 	}
-	if err := h.checkLatent(mr, h.D); err != nil {
+	// The primal's N is a count of training points, no array's size.
+	if err := h.checkLatent(mr, h.D, math.MaxInt); err != nil {
 		return nil, err
 	}
 	m := &Primal{Q: h.Q, Sigma2: h.Sigma2, d: h.D}

@@ -231,3 +231,37 @@ func TestSaveLoadNoiseFree(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, mat.Equal(h1, h2))
 }
+
+// The fewest points a model has, two, save and load, primal and dual; a
+// primal model of more points than a dual one could hold (2²⁵: its N only
+// counts them) loads too.
+func TestSaveLoadTwoPoints(t *testing.T) {
+	x := randData(t, 2, 3, 8)
+	p := &Primal{Q: 1}
+	require.NoError(t, p.Fit(x))
+	var buf bytes.Buffer
+	require.NoError(t, p.Save(&buf))
+	lp, err := LoadPrimal(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	h1, err := p.Transform(x)
+	require.NoError(t, err)
+	h2, err := lp.Transform(x)
+	require.NoError(t, err)
+	require.True(t, mat.Equal(h1, h2))
+	many, err := modelfile.EditHeader(buf.Bytes(), func(h map[string]any) { h["n"] = 1 << 25 })
+	require.NoError(t, err)
+	lp, err = LoadPrimal(bytes.NewReader(many))
+	require.NoError(t, err)
+	require.Equal(t, 1<<25, lp.n)
+	d := &Dual{Q: 1, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}}
+	require.NoError(t, d.Fit(x))
+	buf.Reset()
+	require.NoError(t, d.Save(&buf))
+	ld, err := LoadDual(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	h1, err = d.Transform(x)
+	require.NoError(t, err)
+	h2, err = ld.Transform(x)
+	require.NoError(t, err)
+	require.True(t, mat.Equal(h1, h2))
+}

@@ -191,7 +191,11 @@ type fitView struct {
 	dim      int
 }
 
-// Fit trains the model on one n×d_v matrix per view.
+// MaxViews is the most views a model has: Fit refuses more, and a model
+// file declaring more is refused before anything is allocated for them.
+const MaxViews = 1024
+
+// Fit trains the model on one n×d_v matrix per view (1 to MaxViews views).
 func (m *Model) Fit(xs []*mat.Dense) error { return m.FitContext(context.Background(), xs) }
 
 // FitContext is Fit that stops when ctx ends: after the Stiefel step in
@@ -204,8 +208,8 @@ func (m *Model) FitContext(ctx context.Context, xs []*mat.Dense) error {
 	defer func() { m.ctx = nil }()
 	start := time.Now()
 	m.fitted, m.targets = false, nil
-	if len(m.Views) == 0 || len(xs) != len(m.Views) {
-		return invalidf("%d views configured, %d data matrices given", len(m.Views), len(xs))
+	if len(m.Views) == 0 || len(m.Views) > MaxViews || len(xs) != len(m.Views) {
+		return invalidf("%d views configured, %d data matrices given (1 to %d views)", len(m.Views), len(xs), MaxViews)
 	}
 	n := 0
 	for v, x := range xs {

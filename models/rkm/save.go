@@ -115,7 +115,7 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, err
 	}
 	n, s, nv := h.N, h.Components, len(h.Views)
-	if n < 2 || n > 1<<24 || s < 1 || s >= n || nv < 1 || nv > 1024 {
+	if n < 2 || n > 1<<24 || s < 1 || s >= n || nv < 1 || nv > MaxViews {
 		return nil, mr.Errorf("n = %d, s = %d, %d views", n, s, nv)
 	}
 	m := &Model{Components: s, NoRescale: h.NoRescale, n: n, s: s, info: h.Info}

@@ -152,3 +152,26 @@ func TestSaveLoadOneView(t *testing.T) {
 		require.Equal(t, m.Info(), l.Info())
 	}
 }
+
+// MaxViews bounds both sides of the file: a model of MaxViews views saves
+// and loads; Fit refuses one view more before any work.
+func TestMaxViews(t *testing.T) {
+	xs := make([]*mat.Dense, MaxViews)
+	views := make([]View, MaxViews)
+	for v := range xs {
+		xs[v] = mat.NewDense(4, 1, []float64{0, 1, float64(v % 3), 3})
+		views[v] = View{Features: Identity{}}
+	}
+	m := &Model{Views: views, Components: 1}
+	require.NoError(t, m.Fit(xs))
+	var buf bytes.Buffer
+	require.NoError(t, m.Save(&buf))
+	l, err := Load(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	g1, _ := m.Gamma()
+	g2, _ := l.Gamma()
+	require.True(t, mat.Equal(g1, g2))
+	err = (&Model{Views: append(views, views[0]), Components: 1}).Fit(append(xs, xs[0]))
+	require.ErrorIs(t, err, status.ErrInvalid)
+	require.ErrorContains(t, err, "1025 views")
+}
