@@ -198,3 +198,27 @@ func TestPlanCheckEachBlockRule(t *testing.T) {
 		}
 	}
 }
+
+// The budget's edge: float64 storage is chosen at a budget of exactly its
+// bytes, and not one byte below; likewise float32 half storage where its
+// bound meets the tolerance, and the matrix-free operator where nothing
+// stored fits.
+func TestPlanBudgetEdge(t *testing.T) {
+	const n, d, k = 60000, 784, 20
+	for _, c := range []struct {
+		want OperatorKind
+		tol  float64
+	}{{OperatorFloat64, 1e-8}, {OperatorFloat32, 1e-4}, {OperatorMatrixFree, 1e-8}} {
+		forced, err := PlanOperator(PlanInput{N: n, D: d, K: k, Tol: c.tol, Budget: 1 << 40, Want: c.want})
+		require.NoError(t, err)
+		p, err := PlanOperator(PlanInput{N: n, D: d, K: k, Tol: c.tol, Budget: forced.Bytes})
+		require.NoError(t, err)
+		require.Equal(t, c.want, p.Operator, p.Reason)
+		require.Equal(t, forced.Bytes, p.Bytes)
+		p, err = PlanOperator(PlanInput{N: n, D: d, K: k, Tol: c.tol, Budget: forced.Bytes - 1})
+		if err == nil {
+			require.NotEqual(t, c.want, p.Operator, p.Reason)
+			require.LessOrEqual(t, p.Bytes, forced.Bytes-1)
+		}
+	}
+}

@@ -69,6 +69,10 @@ func TestBasisEmptyShapes(t *testing.T) {
 		bd.BasisSubMul(1, 0, 2, nil, 1, nil, 2, w, 2)
 		bd.BasisSubMul(0, 2, 2, nil, 2, h, 2, nil, 2)
 		bd.BasisTMul(2, 2, 0, []float64{1, 2, 3, 4}, 2, nil, 1, nil, 1)
+		// An empty operand's stride is never read, whatever it is.
+		bd.BasisSubMul(1, 0, 2, nil, 0, nil, 0, w, 2)
+		bd.BasisTMul(0, 2, 2, nil, 0, nil, 0, h, 2)
+		require.Equal(t, []float64{1, 2, 3, 4}, h)
 		require.Equal(t, []float64{5, 6}, w)
 		require.Panics(t, func() { bd.BasisTMul(-1, 2, 2, nil, 2, nil, 2, h, 2) })
 		// One row is checked as any: W's stride below its columns, or V or
