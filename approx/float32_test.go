@@ -72,15 +72,17 @@ func TestNystromFloat32(t *testing.T) {
 	// Uniform landmarks are the same in both precisions: F agrees — for
 	// the Gaussian (kernel rows straight in float32, KernelRows.Rows32)
 	// and a polynomial kernel (through the float64 panel; rank 10, below
-	// the 15 of a quadratic on 4 features).
+	// the 15 of a quadratic on 4 features), and the Laplacian's in blocks of
+	// 100 landmarks (more rows at once than the float64 panel holds).
 	for _, c := range []struct {
-		k kernel.Kernel
-		m int
-	}{{gauss, 20}, {kernel.Kernel{Kind: kernel.Polynomial, Degree: 2, Gamma: 0.05, Coef0: 1}, 10}} {
+		k        kernel.Kernel
+		m, block int
+	}{{gauss, 20, 8}, {kernel.Kernel{Kind: kernel.Polynomial, Degree: 2, Gamma: 0.05, Coef0: 1}, 10, 8},
+		{kernel.Kernel{Kind: kernel.Laplacian, Gamma: 0.1}, 100, 100}} {
 		k := c.k
-		a, err := Nystrom{Rank: c.m, Sampler: Uniform, Block: 8, Seed: 5}.Fit(x, k)
+		a, err := Nystrom{Rank: c.m, Sampler: Uniform, Block: c.block, Seed: 5}.Fit(x, k)
 		require.NoError(t, err)
-		b, err := Nystrom{Rank: c.m, Sampler: Uniform, Block: 8, Seed: 5, Float32: true}.Fit(x, k)
+		b, err := Nystrom{Rank: c.m, Sampler: Uniform, Block: c.block, Seed: 5, Float32: true}.Fit(x, k)
 		require.NoError(t, err)
 		require.Equal(t, a.Landmarks, b.Landmarks)
 		var d mat.Dense

@@ -504,3 +504,28 @@ func TestFashionGramMedian(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 7.0, given.Sigma)
 }
+
+// The decay problem (Fig. 1) has the prescribed spectrum e^{−c·i} up to
+// its perturbation 0.01(X + Xᵀ), whose norm is about 0.003 (Weyl: every
+// eigenvalue within it); the same seed, the same matrix; the reference
+// cost is that of its top s eigenvalues.
+func TestDecayProblemSpectrum(t *testing.T) {
+	const n, c = 60, 0.1
+	p := &KPCAProblem{Data: "decay", N: n, S: 5, Decay: c}
+	b, err := p.Build()
+	require.NoError(t, err)
+	require.NotNil(t, b.G)
+	var es mat.EigenSym
+	require.True(t, es.Factorize(b.G, false))
+	vals := es.Values(nil) // ascending
+	for i := 0; i < n; i++ {
+		require.InDelta(t, math.Exp(-c*float64(i)), vals[n-1-i], 0.01, "λ_%d", i+1)
+	}
+	again, err := (&KPCAProblem{Data: "decay", N: n, S: 5, Decay: c}).Build()
+	require.NoError(t, err)
+	require.True(t, mat.Equal(b.G, again.G))
+	// The optimal dual cost is that of the top s eigenvalues.
+	want, err := kpca.OptimalCost([]float64{vals[n-1], vals[n-2], vals[n-3], vals[n-4], vals[n-5]})
+	require.NoError(t, err)
+	require.InDelta(t, want, p.DOpt, 1e-10*math.Abs(want))
+}

@@ -62,7 +62,8 @@ func TestFixSignsDistributedMatchesLocal(t *testing.T) {
 }
 
 // Randomized's default MaxIter is 500 subspace steps: a run that cannot
-// converge stops after exactly q + 500 iterations.
+// converge stops after exactly q + 500 iterations. Its blocks have k + p
+// columns (p = 0 for a negative Oversample).
 func TestRandomizedDefaultMaxIter(t *testing.T) {
 	a := symWithSpectrum(3, spectrum(60, func(i int) float64 { return 1 + 1e-9*float64(60-i) }))
 	d, err := NewDense(a)
@@ -70,6 +71,10 @@ func TestRandomizedDefaultMaxIter(t *testing.T) {
 	res, err := Randomized{Tol: 1e-15, PowerIters: 2, Oversample: -1}.Solve(d, 5)
 	require.ErrorIs(t, err, ErrNotConverged)
 	require.Equal(t, 2+500, res.Iterations)
+	// A negative Oversample means none: every pass is a block of k.
+	require.Equal(t, 5*res.Passes, res.MatVecs)
+	res, _ = Randomized{Tol: 1e-15, PowerIters: 2, Oversample: 3, MaxIter: 4}.Solve(d, 5)
+	require.Equal(t, 8*res.Passes, res.MatVecs)
 }
 
 // The planner's memory estimates against the operators' own storage

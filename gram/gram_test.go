@@ -956,6 +956,18 @@ func TestElementMapsMatchFormulas(t *testing.T) {
 				require.InDelta(t, want, c.At(i, j), 1e-12*math.Max(1, math.Abs(want)), "map %d cross (%d, %d)", em.Kind, i, j)
 			}
 		}
+		// A block away from the first row and column.
+		kr, err := NewKernelRows(x, em, GramOptions{})
+		require.NoError(t, err)
+		const i0, i1, j0, j1 = 10, 50, 30, 120
+		out := make([]float64, (i1-i0)*(j1-j0))
+		kr.Block(out, j1-j0, i0, i1, j0, j1)
+		for i := i0; i < i1; i++ {
+			for j := j0; j < j1; j++ {
+				want := formula(em, x.RawRowView(i), x.RawRowView(j))
+				require.InDelta(t, want, out[(i-i0)*(j1-j0)+j-j0], 1e-12*math.Max(1, math.Abs(want)), "map %d block (%d, %d)", em.Kind, i, j)
+			}
+		}
 	}
 }
 

@@ -578,6 +578,10 @@ func TestKernelRowsLevels8(t *testing.T) {
 			require.NoError(t, err)
 			require.NotNil(t, kr)
 			require.True(t, kr.Int8())
+			// It keeps the packed levels (rows padded), not x: at least
+			// n·d bytes, and under half the 8·n·d of a float64 copy.
+			require.GreaterOrEqual(t, kr.Bytes(), int64(n*d))
+			require.Less(t, kr.Bytes(), int64(4*n*d))
 			ref, err := NewKernelRowsInt8(pixelData(k, n, d, false), kern.ElementMap(d), o)
 			require.NoError(t, err)
 			require.NotNil(t, ref)

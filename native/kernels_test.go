@@ -824,6 +824,25 @@ func TestSliceChecksAtTheBoundary(t *testing.T) {
 		la, lb, lo := (m-1)*lda+d, (n-1)*ldb+d, (m-1)*ldo+n
 		DotNT(m, n, d, make([]float64, la), lda, make([]float64, lb), ldb, make([]float64, lo), ldo)
 		DotNT32(m, n, d, make([]float32, la), lda, make([]float64, lb), ldb, make([]float64, lo), ldo)
+		// No rows of A or of B: no work, whatever the slices; no columns:
+		// every product is the empty sum 0.
+		DotNT(0, n, d, nil, lda, nil, ldb, nil, ldo)
+		DotNT(m, 0, d, nil, lda, nil, ldb, nil, ldo)
+		DotNT32(0, n, d, nil, lda, nil, ldb, nil, ldo)
+		DotNT32(m, 0, d, nil, lda, nil, ldb, nil, ldo)
+		for _, f := range []func(out []float64){
+			func(out []float64) { DotNT(m, n, 0, nil, 0, nil, 0, out, ldo) },
+			func(out []float64) { DotNT32(m, n, 0, nil, 0, nil, 0, out, ldo) },
+		} {
+			out := make([]float64, lo)
+			for i := range out {
+				out[i] = 7
+			}
+			f(out)
+			for i := 0; i < m; i++ {
+				require.Equal(t, make([]float64, n), out[i*ldo:i*ldo+n], "d = 0, row %d", i)
+			}
+		}
 		for k := 0; k < 3; k++ {
 			l := [3]int{la, lb, lo}
 			l[k]--

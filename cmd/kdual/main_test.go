@@ -1155,8 +1155,9 @@ func TestModelFileAsInputRefused(t *testing.T) {
 	require.Contains(t, stderr, "--model")
 }
 
-// kpca fit --plot draws the first two components to a PNG; one component
-// is a usage error found before the fit.
+// kpca fit --plot draws the first two components to a PNG and says so; a
+// plot that cannot be written is an error; one component is a usage error
+// found before the fit.
 func TestKPCAPlot(t *testing.T) {
 	dir := t.TempDir()
 	csv := filepath.Join(dir, "d.csv")
@@ -1167,6 +1168,11 @@ func TestKPCAPlot(t *testing.T) {
 	raw, err := os.ReadFile(png)
 	require.NoError(t, err)
 	require.True(t, bytes.HasPrefix(raw, []byte("\x89PNG")), "a PNG file")
+	require.Contains(t, stderr, "plot written to "+png)
+	// A plot that cannot be written fails the command, never silently.
+	code, _, stderr = runCLI(t, "kpca", "fit", "--input", csv, "--components", "2", "--plot", dir)
+	require.NotEqual(t, 0, code, stderr)
+	require.NotContains(t, stderr, "plot written")
 	code, _, stderr = runCLI(t, "kpca", "fit", "--input", csv, "--components", "1", "--plot", png)
 	require.Equal(t, 2, code, stderr)
 	require.Contains(t, stderr, "--plot")

@@ -22,9 +22,9 @@ func (r *recorder) Errorf(format string, args ...any) {
 }
 
 // The checks scale with the spectrum: on every problem the exact pairs
-// pass, and an eigenvalue off by a millionth of itself fails — at the
-// scale 10⁻⁶ as at the scale 1 (an absolute tolerance would let it
-// through there).
+// pass, and an eigenvalue off by a millionth of itself, or the first
+// vector turned by 10⁻³, fails — at the scale 10⁻⁶ as at the scale 1 (an
+// absolute tolerance would let them through there).
 func TestChecksScaleWithTheSpectrum(t *testing.T) {
 	for pi, pr := range Problems {
 		if pr.DominatedByNegative {
@@ -71,6 +71,24 @@ func TestChecksScaleWithTheSpectrum(t *testing.T) {
 		checkPairs(r, a, &bad, want, anorm)
 		if len(r.errs) == 0 {
 			t.Errorf("%s: λ₁ off by 10⁻⁶·λ₁ passes the checks", pr.Name)
+		}
+		if k == n {
+			continue
+		}
+		// The first vector turned by 10⁻³ towards an eigenvector not
+		// returned: still orthonormal, values exact, but its residual
+		// 10⁻³·|λ₁ − λ_{k+1}| is far above the tolerance.
+		bad = *res
+		bad.Vectors = mat.DenseCopyOf(res.Vectors)
+		c, s := math.Cos(1e-3), math.Sin(1e-3)
+		outside := mat.Col(nil, n-1-k, &vecs)
+		for i := 0; i < n; i++ {
+			bad.Vectors.Set(i, 0, c*res.Vectors.At(i, 0)+s*outside[i])
+		}
+		r = &recorder{}
+		checkPairs(r, a, &bad, want, anorm)
+		if len(r.errs) == 0 {
+			t.Errorf("%s: the first vector turned by 10⁻³ passes the checks", pr.Name)
 		}
 	}
 }
