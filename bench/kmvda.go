@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/kdual/kdual/status"
 	"io"
 	"math"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	"github.com/kdual/kdual/dataset"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/models/kmvda"
+	"github.com/kdual/kdual/status"
 )
 
 // MvTask is a cross-view recognition task: training and test views of

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/kdual/kdual/internal/bigmem"
 	"io"
 	"math"
 	"path"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/sbinet/npyio/npy"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/internal/bigmem"
 )
 
 // maxNPYHeader bounds the header of an .npy file (NumPy writes a few
