@@ -6,10 +6,13 @@ Usage: sklearn_kernels.py OUT.json         (run from the repository root)
 
 For Iris (dataset/data/iris.csv) and the first 500 digits
 (dataset/data/digits.csv.gz), KernelPCA(n_components=3, eigen_solver="dense")
-with each kernel below: its eigenvalues and the scores of the first 5 training
-rows. cmd/kdual's TestScikitLearnKernels runs `kdual kpca fit` with the same
-kernel flags on the same data and compares (eigenvalues to 1e-8 relative,
-scores to 1e-8 after aligning each component's sign). With --check the same
+with each kernel below: its eigenvalues, the scores of the first 5 training
+rows, and the transform of 5 points that are not training rows (0.7 times
+rows 1-5 plus 0.3 times rows 6-10, stored too). cmd/kdual's
+TestScikitLearnKernels runs `kdual kpca fit` with the same kernel flags on
+the same data, then `kdual kpca transform` on the 5 new points, and compares
+(eigenvalues to 1e-8 relative, scores and transforms to 1e-8 after aligning
+each component's sign on the training scores). With --check the same
 comparison runs live against this machine's scikit-learn, every training
 score compared, and the largest differences are printed per kernel; it exits
 1 when one is over 1e-8.
@@ -61,6 +64,13 @@ def fit(x, args):
     return k, k.fit_transform(x)
 
 
+def transform(k, x, new, args):
+    """The fitted KernelPCA k (on x) applied to the points new."""
+    if args["kernel"] == "laplacian":
+        return k.transform(laplacian_kernel(new, x, gamma=args.get("gamma")))
+    return k.transform(new)
+
+
 def cases():
     for data, x in (("iris", iris()), ("digits500", digits())):
         for name, flags, args in KERNELS:
@@ -103,8 +113,10 @@ def main():
     out = {"sklearn": sklearn.__version__, "cases": []}
     for data, x, name, flags, args in cases():
         k, z = fit(x, args)
+        new = 0.7 * x[:5] + 0.3 * x[5:10]
         out["cases"].append({"data": data, "kernel": name, "flags": flags,
-                             "eigenvalues": k.eigenvalues_.tolist(), "scores": z[:5].tolist()})
+                             "eigenvalues": k.eigenvalues_.tolist(), "scores": z[:5].tolist(),
+                             "new": new.tolist(), "transformed": transform(k, x, new, args).tolist()})
     json.dump(out, open(sys.argv[1], "w"), indent=1)
 
 

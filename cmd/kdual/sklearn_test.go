@@ -17,8 +17,10 @@ import (
 )
 
 // kdual's kernels named the scikit-learn way give KernelPCA's numbers:
-// eigenvalues to 1e-8 relative and the first five rows' scores to 1e-8
-// (each component's sign aligned), for Iris and 500 digits, against the
+// eigenvalues to 1e-8 relative, the first five rows' scores and the
+// transform of five points that are not training rows (through a saved
+// model) to 1e-8 (each component's sign aligned on the scores), for Iris
+// and 500 digits, against the
 // references bench/peers/sklearn_kernels.py stored in testdata (scikit-learn
 // 1.2.1, eigen_solver="dense"): linear, rbf, poly, sigmoid, cosine and
 // laplacian (scikit-learn's L1 form), with their defaults and with
@@ -32,6 +34,8 @@ func TestScikitLearnKernels(t *testing.T) {
 			Flags        []string
 			Eigenvalues  []float64
 			Scores       [][]float64
+			New          [][]float64
+			Transformed  [][]float64
 		}
 	}
 	require.NoError(t, json.Unmarshal(raw, &ref))
@@ -54,7 +58,8 @@ func TestScikitLearnKernels(t *testing.T) {
 	}
 	for _, c := range ref.Cases {
 		what := fmt.Sprintf("%s %s", c.Data, c.Kernel)
-		args := append([]string{"kpca", "fit", "--input", files[c.Data], "--components", "3", "--solver", "dense", "--json", "-"}, c.Flags...)
+		model := filepath.Join(dir, "m.npz")
+		args := append([]string{"kpca", "fit", "--input", files[c.Data], "--components", "3", "--solver", "dense", "--json", "-", "--save", model}, c.Flags...)
 		code, out, stderr := runCLI(t, args...)
 		require.Equal(t, 0, code, "%s: %s", what, stderr)
 		var got struct {
@@ -65,10 +70,24 @@ func TestScikitLearnKernels(t *testing.T) {
 		for i, want := range c.Eigenvalues {
 			require.InDelta(t, want, got.Eigenvalues[i], 1e-8*math.Abs(c.Eigenvalues[0]), "%s: λ_%d", what, i+1)
 		}
+		// Points that are not training rows, through the saved model.
+		require.Len(t, c.New, 5, what)
+		newX := mat.NewDense(len(c.New), len(c.New[0]), nil)
+		for i, row := range c.New {
+			newX.SetRow(i, row)
+		}
+		code, out, stderr = runCLI(t, "kpca", "transform", "--model", model, "--input", writeMatrix(t, dir, "new.csv", newX))
+		require.Equal(t, 0, code, "%s: %s", what, stderr)
+		tr := csvNumbers(t, out)
+		require.Len(t, tr, 5, what)
+		scale := 1e-8 * math.Max(1, math.Abs(c.Scores[0][0]))
 		for j := 0; j < 3; j++ {
 			sign := math.Copysign(1, got.Scores[0][j]*c.Scores[0][j])
 			for i := range c.Scores {
-				require.InDelta(t, c.Scores[i][j], sign*got.Scores[i][j], 1e-8*math.Max(1, math.Abs(c.Scores[0][0])), "%s: score (%d, %d)", what, i, j)
+				require.InDelta(t, c.Scores[i][j], sign*got.Scores[i][j], scale, "%s: score (%d, %d)", what, i, j)
+			}
+			for i := range c.Transformed {
+				require.InDelta(t, c.Transformed[i][j], sign*tr[i][j], scale, "%s: new point %d, component %d", what, i, j)
 			}
 		}
 	}
@@ -129,29 +148,33 @@ func kernelOf(t *testing.T, a, b *mat.Dense) *mat.Dense {
 	return k
 }
 
-// requireCSVClose compares two CSV tables of numbers entry by entry, each
-// column's sign aligned on its first row.
-func requireCSVClose(t *testing.T, a, b string, tol float64) {
+// csvNumbers parses a CSV table of numbers, one row a line.
+func csvNumbers(t *testing.T, text string) [][]float64 {
 	t.Helper()
-	ra, rb := strings.Split(strings.TrimSpace(a), "\n"), strings.Split(strings.TrimSpace(b), "\n")
-	require.Equal(t, len(ra), len(rb))
-	parse := func(line string) []float64 {
+	var rows [][]float64
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
 		var v []float64
 		for _, f := range strings.Split(line, ",") {
 			x, err := strconv.ParseFloat(f, 64)
 			require.NoError(t, err)
 			v = append(v, x)
 		}
-		return v
+		rows = append(rows, v)
 	}
-	first := parse(ra[0])
-	firstB := parse(rb[0])
+	return rows
+}
+
+// requireCSVClose compares two CSV tables of numbers entry by entry, each
+// column's sign aligned on its first row.
+func requireCSVClose(t *testing.T, a, b string, tol float64) {
+	t.Helper()
+	ra, rb := csvNumbers(t, a), csvNumbers(t, b)
+	require.Equal(t, len(ra), len(rb))
 	for i := range ra {
-		va, vb := parse(ra[i]), parse(rb[i])
-		require.Len(t, vb, len(va))
-		for j := range va {
-			sign := math.Copysign(1, first[j]*firstB[j])
-			require.InDelta(t, va[j], sign*vb[j], tol*math.Max(1, math.Abs(va[j])), "row %d col %d", i, j)
+		require.Len(t, rb[i], len(ra[i]))
+		for j := range ra[i] {
+			sign := math.Copysign(1, ra[0][j]*rb[0][j])
+			require.InDelta(t, ra[i][j], sign*rb[i][j], tol*math.Max(1, math.Abs(ra[i][j])), "row %d col %d", i, j)
 		}
 	}
 }
