@@ -358,6 +358,15 @@ func TestPlotScores(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, bytes.HasPrefix(b, []byte("\x89PNG")), name)
 	}
+	// Component 1 across, component 2 up: an SVG's tick labels show each
+	// axis's range (here [0, 1] and [1000, 3000]).
+	wide := mat.NewDense(3, 2, []float64{0, 1000, 0.5, 3000, 1, 2000})
+	svg := filepath.Join(dir, "axes.svg")
+	require.NoError(t, PlotScores(svg, wide, nil, "axes"))
+	b, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	require.Contains(t, string(b), ">2000<")
+	require.Contains(t, string(b), ">0.5<")
 	require.ErrorIs(t, PlotScores(filepath.Join(dir, "x.png"), scores, []string{"a"}, ""), status.ErrInvalid)
 	require.ErrorIs(t, PlotScores(filepath.Join(dir, "y.png"), mat.NewDense(4, 1, nil), nil, ""), status.ErrInvalid)
 }

@@ -48,6 +48,8 @@ func TestReadCSV(t *testing.T) {
 		"not number":  "1,2\n3,x\n",
 		"nan":         "1,NaN\n",
 		"inf":         "1,2\n+Inf,3\n",
+		"minus inf":   "1,2\n3,-inf\n",
+		"overflow":    "1,2\n3,-1e999\n",
 		"empty":       "",
 		"header only": "a,b\n",
 	}

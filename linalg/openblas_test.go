@@ -68,6 +68,11 @@ func TestOpenBLASProductsEqualGonum(t *testing.T) {
 	want.Mul(s, s)
 	Mul(s, s, s)
 	requireClose(t, want, s, "aliased")
+	// A single shared entry is an overlap too: dst the first entry of a.
+	row := mat.NewDense(1, 3, []float64{1, 2, 3})
+	first := row.Slice(0, 1, 0, 1).(*mat.Dense)
+	Mul(first, row, mat.NewDense(3, 1, []float64{4, 5, 6}))
+	require.Equal(t, 32.0, first.At(0, 0), "dst aliasing one entry of a")
 	require.Panics(t, func() { Mul(mat.NewDense(2, 2, nil), a, b) }, "wrong destination shape")
 	require.Panics(t, func() { Mul(&mat.Dense{}, a, a) }, "inner dimensions differ")
 

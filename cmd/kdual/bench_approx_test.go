@@ -29,6 +29,8 @@ func TestBenchApprox(t *testing.T) {
 		{"bench", "approx", "--large", "100", "--m", "10,20"},
 		{"bench", "approx", "--large", "100", "--m", "10", "--block", "-1"},
 		{"bench", "approx", "--large", "100", "--m", "10", "--images", "png"},
+		{"bench", "approx", "--n", "300", "--m", "20", "--components", "0"},
+		{"bench", "approx", "--n", "300", "--m", "20", "--repeat", "0"},
 		// Flags the run asked would ignore.
 		{"bench", "approx", "--large", "100", "--m", "10", "--n", "500"},
 		{"bench", "approx", "--large", "100", "--m", "10", "--repeat", "2"},

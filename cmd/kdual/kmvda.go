@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/kdual/kdual/bench"
@@ -23,7 +24,7 @@ func runKMvDA(args []string, stdout io.Writer) error {
 	data := fs.String("data", "sketch", "sketch, poses, or comma-separated CSV files (one per view, label in the last column)")
 	kern := fs.String("kernel", "rbf", "linear, rbf or rff")
 	m := fs.Int("m", 2048, "rff: random features per view")
-	l := fs.Int("components", 0, "directions (0: chosen on a validation split)")
+	l := fs.Int("components", 0, "directions (0: chosen on a validation split among "+joinInts(kmvdaLs)+")")
 	alias(fs, "l", "components")
 	sigma := fs.Float64("sigma", 0, "Gaussian bandwidth (0: chosen on a validation split among 0.5, 1, 2 × the median distance)")
 	reg := fs.Float64("reg", 0, "regularisation ε = reg·tr(S)/dim (0: chosen on the validation split among 1e-3, 1e-2, 1e-1; negative: none)")
@@ -144,7 +145,7 @@ func runKMvDATable(args []string, stdout io.Writer) error {
 		return err
 	}
 	sketchTrain, sketchTest, poseTrain, poseTest := 650, 544, 100, 100
-	ls := []int{10, 20, 50, 100, 200, 400}
+	ls := kmvdaLs
 	if *quick {
 		sketchTrain, sketchTest, poseTrain, poseTest = 60, 40, 16, 12
 		ls = []int{5, 10, 20}
@@ -238,14 +239,27 @@ func kmvdaFlags(m, l, train, test, val int, sigma, reg, testFrac float64) error 
 	return nil
 }
 
+// kmvdaLs are the direction counts l tried on validation when --components
+// is not given (the full table's too).
+var kmvdaLs = []int{10, 20, 50, 100, 200, 400}
+
+// joinInts writes v as "a, b, c".
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
+
 // kmvdaChoice returns σ, l and the regularisation: those given, the others
 // chosen on a validation split of val identities (σ among 0.5, 1, 2 × the
-// median distance; l among 10 … 400; reg among bench.MvRegs).
+// median distance; l among kmvdaLs; reg among bench.MvRegs).
 func kmvdaChoice(task *bench.MvTask, kind kmvda.Kind, m int, sigma float64, l int, reg float64, val int, seed uint64) (bench.MvChoice, error) {
 	var err error
 	ls := []int{l}
 	if l == 0 {
-		ls = []int{10, 20, 50, 100, 200, 400}
+		ls = kmvdaLs
 	}
 	choice := bench.MvChoice{Sigma: sigma, L: l, Reg: reg}
 	if (kind != kmvda.Linear && sigma == 0) || l == 0 || reg == 0 {

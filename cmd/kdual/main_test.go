@@ -698,6 +698,9 @@ func TestKMvDAFlags(t *testing.T) {
 	code, out, stderr = runCLI(t, append(base, "--kernel", "rbf", "--sigma", "3", "--components", "4", "--reg", "0.01")...)
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, out, "σ=3 reg=0.01 l=4 (given)")
+	// The l grid is the one the help names.
+	_, _, help := runCLI(t, "kmvda", "-h")
+	require.Contains(t, help, "validation split among 10, 20, 50, 100, 200, 400)")
 	// σ and l given, the regularisation not: it alone is chosen, among
 	// bench.MvRegs (never left at 0).
 	code, out, stderr = runCLI(t, append(base, "--kernel", "rbf", "--sigma", "3", "--components", "4")...)

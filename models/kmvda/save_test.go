@@ -2,12 +2,13 @@ package kmvda
 
 import (
 	"bytes"
-	"github.com/kdual/kdual/internal/modelfile"
-	"github.com/kdual/kdual/status"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/internal/modelfile"
+	"github.com/kdual/kdual/status"
 )
 
 // save → load transforms every view bit for bit like the saved model, for

@@ -2,7 +2,6 @@ package ppca
 
 import (
 	"bytes"
-	"github.com/kdual/kdual/internal/modelfile"
 	"math"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/internal/modelfile"
 	"github.com/kdual/kdual/kernel"
 )
 
