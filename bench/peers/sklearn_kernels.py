@@ -14,8 +14,8 @@ the same data, then `kdual kpca transform` on the 5 new points, and compares
 (eigenvalues to 1e-8 relative, scores and transforms to 1e-8 after aligning
 each component's sign on the training scores). With --check the same
 comparison runs live against this machine's scikit-learn, every training
-score compared, and the largest differences are printed per kernel; it exits
-1 when one is over 1e-8.
+score and the 5 new points' transforms compared, and the largest differences
+are printed per kernel; it exits 1 when one is over 1e-8.
 """
 import gzip
 import json
@@ -93,16 +93,26 @@ def check(kdual):
             path = os.path.join(tmp, data + ".csv")
             np.savetxt(path, x, delimiter=",", fmt="%.17g")
             k, z = fit(x, args)
+            model = os.path.join(tmp, "m.npz")
             run = subprocess.run([kdual, "kpca", "fit", "--input", path, "--components", "3", "--solver", "dense",
-                                  "--json", "-", "--quiet"] + flags, capture_output=True, text=True, check=True)
+                                  "--json", "-", "--quiet", "--save", model] + flags, capture_output=True, text=True, check=True)
             got = json.loads(run.stdout)
             lam = np.array(got["eigenvalues"])
             s = np.array(got["scores"])
-            s *= np.sign((s * z).sum(axis=0))
+            sign = np.sign((s * z).sum(axis=0))
+            s *= sign
+            new = 0.7 * x[:5] + 0.3 * x[5:10]
+            newpath = os.path.join(tmp, "new.csv")
+            np.savetxt(newpath, new, delimiter=",", fmt="%.17g")
+            run = subprocess.run([kdual, "kpca", "transform", "--model", model, "--input", newpath],
+                                 capture_output=True, text=True, check=True)
+            t = np.loadtxt(run.stdout.strip().split("\n"), delimiter=",", ndmin=2) * sign
+            want = transform(k, x, new, args)
             dl = np.abs(lam - k.eigenvalues_).max() / k.eigenvalues_[0]
             ds = np.abs(s - z).max() / max(1.0, np.abs(z).max())
-            worst = max(worst, dl, ds)
-            print(f"{data:10s} {name:16s} eigenvalues {dl:.1e}  scores {ds:.1e}")
+            dt = np.abs(t - want).max() / max(1.0, np.abs(z).max())
+            worst = max(worst, dl, ds, dt)
+            print(f"{data:10s} {name:16s} eigenvalues {dl:.1e}  scores {ds:.1e}  new points {dt:.1e}")
     print(f"scikit-learn {sklearn.__version__}: largest relative difference {worst:.1e}")
     sys.exit(0 if worst <= 1e-8 else 1)
 
