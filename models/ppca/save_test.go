@@ -221,15 +221,23 @@ func TestSaveLoadNoiseFree(t *testing.T) {
 	p := &Primal{Q: 2}
 	require.NoError(t, p.Fit(x))
 	require.Zero(t, p.sigma2, "σ² of exact rank-2 data")
+	primalRoundTrip(t, p, x)
+}
+
+// primalRoundTrip saves p, loads it back and requires the same transform
+// of x; it returns the file and the loaded model.
+func primalRoundTrip(t *testing.T, p *Primal, x *mat.Dense) ([]byte, *Primal) {
+	t.Helper()
 	var buf bytes.Buffer
 	require.NoError(t, p.Save(&buf))
 	l, err := LoadPrimal(bytes.NewReader(buf.Bytes()))
-	require.NoError(t, err, "a noise-free model loads")
+	require.NoError(t, err)
 	h1, err := p.Transform(x)
 	require.NoError(t, err)
 	h2, err := l.Transform(x)
 	require.NoError(t, err)
 	require.True(t, mat.Equal(h1, h2))
+	return buf.Bytes(), l
 }
 
 // The fewest points a model has, two, save and load, primal and dual; a
@@ -239,29 +247,21 @@ func TestSaveLoadTwoPoints(t *testing.T) {
 	x := randData(t, 2, 3, 8)
 	p := &Primal{Q: 1}
 	require.NoError(t, p.Fit(x))
-	var buf bytes.Buffer
-	require.NoError(t, p.Save(&buf))
-	lp, err := LoadPrimal(bytes.NewReader(buf.Bytes()))
+	raw, _ := primalRoundTrip(t, p, x)
+	many, err := modelfile.EditHeader(raw, func(h map[string]any) { h["n"] = 1 << 25 })
 	require.NoError(t, err)
-	h1, err := p.Transform(x)
-	require.NoError(t, err)
-	h2, err := lp.Transform(x)
-	require.NoError(t, err)
-	require.True(t, mat.Equal(h1, h2))
-	many, err := modelfile.EditHeader(buf.Bytes(), func(h map[string]any) { h["n"] = 1 << 25 })
-	require.NoError(t, err)
-	lp, err = LoadPrimal(bytes.NewReader(many))
+	lp, err := LoadPrimal(bytes.NewReader(many))
 	require.NoError(t, err)
 	require.Equal(t, 1<<25, lp.n)
 	d := &Dual{Q: 1, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}}
 	require.NoError(t, d.Fit(x))
-	buf.Reset()
+	var buf bytes.Buffer
 	require.NoError(t, d.Save(&buf))
 	ld, err := LoadDual(bytes.NewReader(buf.Bytes()))
 	require.NoError(t, err)
-	h1, err = d.Transform(x)
+	h1, err := d.Transform(x)
 	require.NoError(t, err)
-	h2, err = ld.Transform(x)
+	h2, err := ld.Transform(x)
 	require.NoError(t, err)
 	require.True(t, mat.Equal(h1, h2))
 }

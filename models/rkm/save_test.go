@@ -142,15 +142,21 @@ func TestSaveLoadOneView(t *testing.T) {
 	for _, v := range []View{{Features: Identity{}}, {Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}}} {
 		m := &Model{Views: []View{v}, Components: 2}
 		require.NoError(t, m.Fit([]*mat.Dense{x}))
-		var buf bytes.Buffer
-		require.NoError(t, m.Save(&buf))
-		l, err := Load(bytes.NewReader(buf.Bytes()))
-		require.NoError(t, err)
-		g1, _ := m.Gamma()
-		g2, _ := l.Gamma()
-		require.True(t, mat.Equal(g1, g2))
-		require.Equal(t, m.Info(), l.Info())
+		gammaRoundTrip(t, m)
 	}
+}
+
+// gammaRoundTrip saves m, loads it back and requires the same Γ and info.
+func gammaRoundTrip(t *testing.T, m *Model) {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, m.Save(&buf))
+	l, err := Load(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	g1, _ := m.Gamma()
+	g2, _ := l.Gamma()
+	require.True(t, mat.Equal(g1, g2))
+	require.Equal(t, m.Info(), l.Info())
 }
 
 // MaxViews bounds both sides of the file: a model of MaxViews views saves
@@ -164,14 +170,8 @@ func TestMaxViews(t *testing.T) {
 	}
 	m := &Model{Views: views, Components: 1}
 	require.NoError(t, m.Fit(xs))
-	var buf bytes.Buffer
-	require.NoError(t, m.Save(&buf))
-	l, err := Load(bytes.NewReader(buf.Bytes()))
-	require.NoError(t, err)
-	g1, _ := m.Gamma()
-	g2, _ := l.Gamma()
-	require.True(t, mat.Equal(g1, g2))
-	err = (&Model{Views: append(views, views[0]), Components: 1}).Fit(append(xs, xs[0]))
+	gammaRoundTrip(t, m)
+	err := (&Model{Views: append(views, views[0]), Components: 1}).Fit(append(xs, xs[0]))
 	require.ErrorIs(t, err, status.ErrInvalid)
 	require.ErrorContains(t, err, "1025 views")
 }
