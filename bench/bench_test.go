@@ -538,3 +538,15 @@ func TestDecayProblemSpectrum(t *testing.T) {
 	require.NoError(t, err)
 	require.InDelta(t, want, p.DOpt, 1e-10*math.Abs(want))
 }
+
+// The toy figure of dual probabilistic PCA puts each set's first column
+// across and its second up: an SVG's tick labels show both ranges.
+func TestPlotPPCAToyAxes(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "toy.svg")
+	x := mat.NewDense(3, 2, []float64{0, 1000, 0.5, 3000, 1, 2000})
+	require.NoError(t, plotPPCAToy(svg, x, x, nil, x, &PPCAReport{Q: 1}))
+	b, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	require.Contains(t, string(b), ">2000<")
+	require.Contains(t, string(b), ">0.5<")
+}

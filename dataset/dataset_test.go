@@ -484,6 +484,12 @@ func TestFashionAugmented(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, train.X.RawRowView(0), x.RawRowView(0))
 	require.Equal(t, test.X.RawRowView(0), x.RawRowView(60000))
+	// One row past the training set is the first test image.
+	x1 := make([]float32, 60001*784)
+	require.NoError(t, FashionAugmented32("", 60001, 5, nil, x1))
+	for j, v := range test.X.RawRowView(0) {
+		require.Equal(t, float32(v), x1[60000*784+j])
+	}
 	var sum, sq float64
 	count := 0
 	for k := 0; k < 3; k++ {

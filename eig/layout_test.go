@@ -209,3 +209,19 @@ func TestPlanPairing(t *testing.T) {
 		}
 	}
 }
+
+// TileSide64 is gram.TileSize while n has at least p tile rows of it (the
+// row count rounded up), and otherwise the largest multiple of 4 at most
+// n/p, never below 4.
+func TestTileSide64(t *testing.T) {
+	const T = gram.TileSize
+	for _, c := range []struct{ n, p, want int }{
+		{2 * T, 2, T}, {2*T - 1, 2, T}, {T + 1, 2, T}, {T, 2, T / 2},
+		{2*T - 1, 3, (2*T - 1) / 3 / 4 * 4}, {2*T - 2, 3, (2*T - 2) / 3 / 4 * 4}, {2*T + 1, 3, T},
+		{10, 4, 4}, {3, 2, 4}, {5 * T, 1, T}, {100, 0, T},
+	} {
+		if got := TileSide64(c.n, c.p); got != c.want {
+			t.Errorf("n = %d, p = %d: %d, want %d", c.n, c.p, got, c.want)
+		}
+	}
+}

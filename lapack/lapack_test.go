@@ -888,6 +888,11 @@ func TestDsterfDsteinSecondDifference(t *testing.T) {
 	for j := 1; j <= n; j++ {
 		require.InDelta(t, vals[j-1], bw[j-1], 1e-13)
 	}
+	// Every vector (m = n) passes the same checks; m = n + 1 is refused.
+	z = make([]float64, n*n)
+	require.NoError(t, Dstein(n, d, e, n, bw, bb, bs, z, n))
+	check(d, e, bw, z)
+	require.Panics(t, func() { _ = Dstein(n, d, e, n+1, bw, bb, bs, z, n) })
 	require.Panics(t, func() { _, _, _ = Dstebz('I', 'E', n, 0, 0, 0, 2, 0, d, e, bw, bb, bs) }, "il < 1")
 	require.Panics(t, func() { _, _, _ = Dstebz('X', 'E', n, 0, 0, 1, 2, 0, d, e, bw, bb, bs) }, "range")
 	// LAPACK's convention for no rows: il = 1, iu = 0 by index, no values.

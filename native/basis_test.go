@@ -73,6 +73,10 @@ func TestBasisEmptyShapes(t *testing.T) {
 		bd.BasisSubMul(1, 0, 2, nil, 0, nil, 0, w, 2)
 		bd.BasisTMul(0, 2, 2, nil, 0, nil, 0, h, 2)
 		require.Equal(t, []float64{1, 2, 3, 4}, h)
+		// Dimensions up to C's int range are taken (here with nothing to
+		// do); one more is refused.
+		bd.BasisTMul(math.MaxInt32, 0, 0, nil, 0, nil, 0, nil, 0)
+		require.Panics(t, func() { bd.BasisTMul(math.MaxInt32+1, 0, 0, nil, 0, nil, 0, nil, 0) })
 		require.Equal(t, []float64{5, 6}, w)
 		require.Panics(t, func() { bd.BasisTMul(-1, 2, 2, nil, 2, nil, 2, h, 2) })
 		// One row is checked as any: W's stride below its columns, or V or

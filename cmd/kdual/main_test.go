@@ -760,11 +760,16 @@ func TestKMvDACSV(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	var r struct {
 		Pairs []struct {
+			Gallery  string  `json:"gallery"`
+			Probe    string  `json:"probe"`
 			Accuracy float64 `json:"rank1"`
 		} `json:"pairs"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &r))
 	require.Len(t, r.Pairs, 2)
+	// Each view against the other, both ways.
+	require.Equal(t, [2]string{"a.csv", "b.csv"}, [2]string{r.Pairs[0].Gallery, r.Pairs[0].Probe})
+	require.Equal(t, [2]string{"b.csv", "a.csv"}, [2]string{r.Pairs[1].Gallery, r.Pairs[1].Probe})
 	for _, p := range r.Pairs {
 		require.Greater(t, p.Accuracy, 0.5) // 6 test classes: chance is 1/6
 	}
