@@ -82,9 +82,8 @@ func (f *Slice[T]) Populate() bool {
 		return false
 	}
 	b := *f.mem
-	parts := max(1, min(runtime.GOMAXPROCS(0), len(b)/(64<<20)))
-	step := (len(b)/parts + 4095) / 4096 * 4096
-	errs := make(chan error, parts)
+	step := populateStep(len(b), runtime.GOMAXPROCS(0))
+	errs := make(chan error, (len(b)+step-1)/step)
 	for lo := 0; lo < len(b); lo += step {
 		part := b[lo:min(lo+step, len(b))]
 		go func() { errs <- syscall.Madvise(part, madvPopulateWrite) }()
@@ -96,6 +95,14 @@ func (f *Slice[T]) Populate() bool {
 		}
 	}
 	return ok
+}
+
+// populateStep is the length of each of Populate's parts of a mapping of
+// size > 0 bytes with procs workers: whole 4 KB pages, and as many parts
+// as there are 64 MB in it, at least one and at most procs.
+func populateStep(size, procs int) int {
+	parts := max(1, min(procs, size/(64<<20)))
+	return ((size+parts-1)/parts + 4095) / 4096 * 4096
 }
 
 // PopulateRange is Populate for the pages holding Data[lo:hi] only; it

@@ -149,6 +149,23 @@ func TestPopulate(t *testing.T) {
 	require.False(t, nilSlice.Populate())
 }
 
+// Populate's parts are whole pages, one per 64 MB of the mapping, at least
+// one and at most one per worker, and they cover it.
+func TestPopulateStep(t *testing.T) {
+	const mb = 1 << 20
+	for _, size := range []int{1, 400, 4095, 4096, 4097, 64*mb - 1, 64 * mb, 128*mb + 12<<10, 1<<30 + 1} {
+		for _, procs := range []int{1, 2, 16} {
+			step := populateStep(size, procs)
+			parts := (size + step - 1) / step
+			want := max(1, min(procs, size/(64*mb)))
+			require.Positive(t, step, "%d bytes, %d workers", size, procs)
+			require.Zero(t, step%4096, "%d bytes, %d workers", size, procs)
+			require.LessOrEqual(t, parts, want, "%d bytes, %d workers", size, procs)
+			require.Greater(t, step*want, size-4096*want, "%d bytes, %d workers: parts of about size/%d", size, procs, want)
+		}
+	}
+}
+
 // PopulateRange makes resident the pages of one range only.
 func TestPopulateRange(t *testing.T) {
 	const n = 64 << 20 / 8
