@@ -289,8 +289,8 @@ func TestSquaresIsThePlainLoop(t *testing.T) {
 
 // FitLevels8 on 8-bit levels with the integer kernel rows and without them
 // (the float32 copy, centred for the shift-invariant kernel) takes the
-// float64 fit's landmarks on the same values, its trace error to float32
-// rounding, and the residual K − K̂ of its features checks out against the
+// float64 fit's landmarks on the same values (on every row, or on a sample
+// of them), its trace error to float32 rounding, and the residual K − K̂ of its features checks out against the
 // explicit float64 kernel of the levels.
 func TestFitLevels8Paths(t *testing.T) {
 	const n, d = 160, 24
@@ -309,6 +309,8 @@ func TestFitLevels8Paths(t *testing.T) {
 	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 1.1}
 	ref, err := Nystrom{Rank: 30, Seed: 2, Sample: -1}.Fit(x, k)
 	require.NoError(t, err)
+	sampled, err := Nystrom{Rank: 30, Seed: 2, Sample: 100, Float32: true}.Fit(x, k)
+	require.NoError(t, err)
 	p := paths.Current()
 	defer func() { require.NoError(t, paths.Set(p)) }()
 	for _, int8On := range []bool{true, false} {
@@ -325,5 +327,10 @@ func TestFitLevels8Paths(t *testing.T) {
 			tr += e.At(i, i)
 		}
 		require.InDelta(t, tr/float64(n), m.Info().TraceError, 1e-6, "int8 %v", int8On)
+		// Landmarks chosen on a sample of 100 rows: the float64 fit's too.
+		sm, err := Nystrom{Rank: 30, Seed: 2, Sample: 100}.FitLevels8(lv, k)
+		require.NoError(t, err, "int8 %v, sampled", int8On)
+		require.Equal(t, sampled.Landmarks, sm.Landmarks, "int8 %v, sampled", int8On)
+		require.InDelta(t, sampled.Info().TraceError, sm.Info().TraceError, 1e-6, "int8 %v, sampled", int8On)
 	}
 }

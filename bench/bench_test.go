@@ -114,6 +114,24 @@ func TestFullDenseSharedSuite(t *testing.T) {
 		MaxPasses: func(int, int, float64) int { return 1 }})
 }
 
+// RunEigen with repeats times the chosen setting that many times again: a
+// median is reported, with the search's η and setting (the same as with
+// one run, whose search run is the timed one).
+func TestRunEigenRepeats(t *testing.T) {
+	p := &KPCAProblem{Data: "randn", N: 300, D: 6, S: 4, Kernel: "laplace", Bandwidth: "paper", Seed: 1}
+	b, err := p.Build()
+	require.NoError(t, err)
+	one, err := RunEigen(SearchBlock, p, b, 1e-3, 1)
+	require.NoError(t, err)
+	three, err := RunEigen(SearchBlock, p, b, 1e-3, 3)
+	require.NoError(t, err)
+	require.NotNil(t, three.Seconds)
+	require.Positive(t, *three.Seconds)
+	require.Less(t, three.Eta, 1e-3)
+	require.Equal(t, one.Params, three.Params)
+	require.Equal(t, one.Eta, three.Eta)
+}
+
 // ScoreOn reproduces each row's own η when it scores the answers on the
 // operator they came from, scores a float32 run's answers on the float64
 // matrix within δ, and Compare shows those columns and the float64 ratio.

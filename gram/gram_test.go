@@ -883,6 +883,11 @@ func TestPrepareHugeEntries(t *testing.T) {
 		require.ErrorIs(t, err, status.ErrInvalid, "%v", em.Kind)
 		require.ErrorContains(t, err, "overflow float64", "%v", em.Kind)
 	}
+	// An entry just below the documented bound √(max/8d) builds.
+	edge := mat.DenseCopyOf(x)
+	edge.Set(2, 3, -math.Sqrt(math.MaxFloat64/(8*d))*(1-1e-12))
+	_, err := GramMap(edge, gauss, GramOptions{})
+	require.NoError(t, err)
 	g, err := GramMap(scale(limit/4), gauss, GramOptions{})
 	require.NoError(t, err)
 	for i := 0; i < n; i++ {

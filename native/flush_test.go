@@ -56,6 +56,19 @@ func TestFloat32StoresHaveNoSubnormals(t *testing.T) {
 		for i, v := range vals {
 			require.Equal(t, flushed(v), dst[i], "Narrow(%g)", v)
 		}
+		// As one column of strided rows (stride 3 in, 2 out), and no
+		// columns at all.
+		col := make([]float64, 3*len(vals))
+		for i, v := range vals {
+			col[3*i] = v
+		}
+		dst2 := make([]float32, 2*len(vals))
+		b.Narrow(len(vals), 1, col, 3, dst2, 2)
+		for i, v := range vals {
+			require.Equal(t, flushed(v), dst2[2*i], "Narrow(%g) in a column", v)
+			require.Zero(t, dst2[2*i+1])
+		}
+		b.Narrow(len(vals), 0, nil, 1, nil, 1)
 	}
 	// Int8Map32: one landmark against points at growing distances.
 	const d = 8

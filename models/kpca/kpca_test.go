@@ -457,6 +457,31 @@ func TestStatusOfEverySolver(t *testing.T) {
 	require.Equal(t, status.Stopped, stopped.Info().Status.Code)
 }
 
+// SolveDual's Stop sees the dual cost in G's unit at any kernel scale (the
+// solver works in a unit 4^shift of its own): the last cost it is shown is
+// the result's, and it decreases.
+func TestSolveDualStopSeesTheCost(t *testing.T) {
+	const n, s = 40, 3
+	for _, c := range []float64{1e6, 1, 1e-6} {
+		lambda := make([]float64, n)
+		for i := range lambda {
+			lambda[i] = c / float64(i+1)
+		}
+		op, err := eig.NewDense(eigtest.WithSpectrum(3, lambda))
+		require.NoError(t, err)
+		var costs []float64
+		res, err := SolveDual(op, s, DualOptions{Start: StartNormal, Seed: 4,
+			Stop: func(_ int, cost float64) bool { costs = append(costs, cost); return false }})
+		require.NoError(t, err, "c = %g", c)
+		require.NotEmpty(t, costs)
+		require.InDelta(t, res.Cost, costs[len(costs)-1], 1e-12*math.Abs(res.Cost), "c = %g", c)
+		require.LessOrEqual(t, costs[len(costs)-1], costs[0], "c = %g", c)
+		want, err := OptimalCost(lambda[:s])
+		require.NoError(t, err)
+		require.InDelta(t, want, res.Cost, 1e-6*math.Abs(want), "c = %g", c)
+	}
+}
+
 // Info names the solver that ran: an iterative solver hands a kernel
 // matrix too small for its basis to LAPACK, and the fit says so.
 func TestSolverNamesWhatRan(t *testing.T) {
