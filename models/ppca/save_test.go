@@ -2,6 +2,7 @@ package ppca
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"testing"
 
@@ -221,23 +222,26 @@ func TestSaveLoadNoiseFree(t *testing.T) {
 	p := &Primal{Q: 2}
 	require.NoError(t, p.Fit(x))
 	require.Zero(t, p.sigma2, "σ² of exact rank-2 data")
-	primalRoundTrip(t, p, x)
+	roundTrip(t, p, LoadPrimal, x)
 }
 
-// primalRoundTrip saves p, loads it back and requires the same transform
-// of x; it returns the file and the loaded model.
-func primalRoundTrip(t *testing.T, p *Primal, x *mat.Dense) ([]byte, *Primal) {
+// roundTrip saves m, loads it back with load and requires the same
+// transform of x; it returns the file.
+func roundTrip[M interface {
+	Save(io.Writer) error
+	Transform(mat.Matrix) (*mat.Dense, error)
+}](t *testing.T, m M, load func(io.Reader) (M, error), x *mat.Dense) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, p.Save(&buf))
-	l, err := LoadPrimal(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, m.Save(&buf))
+	l, err := load(bytes.NewReader(buf.Bytes()))
 	require.NoError(t, err)
-	h1, err := p.Transform(x)
+	h1, err := m.Transform(x)
 	require.NoError(t, err)
 	h2, err := l.Transform(x)
 	require.NoError(t, err)
 	require.True(t, mat.Equal(h1, h2))
-	return buf.Bytes(), l
+	return buf.Bytes()
 }
 
 // The fewest points a model has, two, save and load, primal and dual; a
@@ -247,7 +251,7 @@ func TestSaveLoadTwoPoints(t *testing.T) {
 	x := randData(t, 2, 3, 8)
 	p := &Primal{Q: 1}
 	require.NoError(t, p.Fit(x))
-	raw, _ := primalRoundTrip(t, p, x)
+	raw := roundTrip(t, p, LoadPrimal, x)
 	many, err := modelfile.EditHeader(raw, func(h map[string]any) { h["n"] = 1 << 25 })
 	require.NoError(t, err)
 	lp, err := LoadPrimal(bytes.NewReader(many))
@@ -255,13 +259,5 @@ func TestSaveLoadTwoPoints(t *testing.T) {
 	require.Equal(t, 1<<25, lp.n)
 	d := &Dual{Q: 1, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2}}
 	require.NoError(t, d.Fit(x))
-	var buf bytes.Buffer
-	require.NoError(t, d.Save(&buf))
-	ld, err := LoadDual(bytes.NewReader(buf.Bytes()))
-	require.NoError(t, err)
-	h1, err := d.Transform(x)
-	require.NoError(t, err)
-	h2, err := ld.Transform(x)
-	require.NoError(t, err)
-	require.True(t, mat.Equal(h1, h2))
+	roundTrip(t, d, LoadDual, x)
 }
