@@ -261,7 +261,8 @@ func TestResidualNormAllRows(t *testing.T) {
 	}
 }
 
-// A tiny residual sample still gives a lower bound.
+// A tiny residual sample still gives a lower bound; a sample of one row
+// gives that row's residual diagonal k(x,x) − ‖f(x)‖².
 func TestResidualNormSmallSample(t *testing.T) {
 	x := data(t, 40, 2, 9)
 	ny, err := Nystrom{Rank: 5, ResidualSample: 3}.Fit(x, gauss)
@@ -270,6 +271,15 @@ func TestResidualNormSmallSample(t *testing.T) {
 	ev, err := linalg.SymEig(linalg.SymPart(e), 1)
 	require.NoError(t, err)
 	require.LessOrEqual(t, ny.Info().ResidualNormLower, ev.Values[0]*(1+1e-10))
+	one, err := Nystrom{Rank: 5, ResidualSample: 1}.Fit(x, gauss)
+	require.NoError(t, err)
+	e = residual(t, x, gauss, one.Train())
+	lower, found := one.Info().ResidualNormLower, false
+	for i := 0; i < 40; i++ {
+		found = found || math.Abs(e.At(i, i)-lower) <= 1e-12
+	}
+	require.Positive(t, lower)
+	require.True(t, found, "%g is no row's residual diagonal", lower)
 }
 
 // Kernels without a unit diagonal (linear, polynomial): the diagonal comes

@@ -72,6 +72,16 @@ func TestReadCSV(t *testing.T) {
 	require.True(t, math.IsNaN(tb.X.At(0, 1)))
 }
 
+// ParseIris's header: n, d and the class names, one name the fewest.
+func TestParseIrisHeader(t *testing.T) {
+	l, err := ParseIris(strings.NewReader("2,2,only\n1,2,0\n3,4,0\n"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"only"}, l.Classes)
+	require.Equal(t, []int{0, 0}, l.Labels)
+	_, err = ParseIris(strings.NewReader("2,2\n1,2\n3,4\n"))
+	require.ErrorIs(t, err, ErrFormat)
+}
+
 func TestIris(t *testing.T) {
 	d, err := Iris()
 	require.NoError(t, err)

@@ -178,6 +178,10 @@ func TestPlanForcedOperatorWithinBudget(t *testing.T) {
 	_, err = PlanOperator(in)
 	require.ErrorIs(t, err, status.ErrInvalid)
 	require.Contains(t, err.Error(), "nothing fits")
+	// A budget of one byte is a budget.
+	in.Budget = 1
+	_, err = PlanOperator(in)
+	require.ErrorIs(t, err, status.ErrInvalid)
 }
 
 // The stored pairing checks after every block from checkEachMin rows, the

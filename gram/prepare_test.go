@@ -273,3 +273,19 @@ func TestStore32Range(t *testing.T) {
 		}
 	}
 }
+
+// mapRows on an empty range of rows or columns — at the block's end
+// included — leaves the block alone, on every path.
+func TestMapRowsEmptyRanges(t *testing.T) {
+	const ld = 4
+	ni, nj := []float64{1, 2}, []float64{1, 2, 3, 4}
+	for _, path := range []MapPath{MapNative, MapGo} {
+		for _, em := range []ElementMap{{Kind: MapExpSq, C: -1}, {Kind: MapTanh, Gamma: 1}} {
+			buf := []float64{1, 2, 3, 4, 5, 6, 7, 8}
+			mapRows(buf, ld, 2, 2, 1, 3, ni, nj, em, path, native.Best())
+			mapRows(buf, ld, 0, 2, 4, 4, ni, nj, em, path, native.Best())
+			mapRows(buf, ld, 1, 0, 0, 4, ni, nj, em, path, native.Best())
+			require.Equal(t, []float64{1, 2, 3, 4, 5, 6, 7, 8}, buf, "%v %v", path, em.Kind)
+		}
+	}
+}

@@ -528,3 +528,41 @@ func TestSpecRoundTrip(t *testing.T) {
 	_, err = Spec{Kind: "wavelet"}.Kernel()
 	require.ErrorIs(t, err, status.ErrInvalid)
 }
+
+// RowsInt8 takes data on an 8-bit grid to the integer path (the same
+// blocks as Rows to rounding), declines other data with nil and no error,
+// and refuses empty data and a bad kernel.
+func TestRowsInt8(t *testing.T) {
+	const n, d = 40, 6
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, float64((5*i+3*j)%256)/255) // 8-bit levels, as images are stored
+		}
+	}
+	k := Kernel{Kind: Gaussian, Sigma: 0.8}
+	o := gram.GramOptions{Int8: gram.GridOn}
+	kr, err := RowsInt8(x, k, o)
+	require.NoError(t, err)
+	require.NotNil(t, kr)
+	require.True(t, kr.Int8())
+	ref, err := Rows(x, k, gram.GramOptions{})
+	require.NoError(t, err)
+	got, want := make([]float64, n*n), make([]float64, n*n)
+	kr.Block(got, n, 0, n, 0, n)
+	ref.Block(want, n, 0, n, 0, n)
+	for i := range got {
+		require.InDelta(t, want[i], got[i], 1e-12)
+	}
+	off := mat.DenseCopyOf(x)
+	off.Set(3, 2, 0.5/255) // off the grid
+	kr, err = RowsInt8(off, k, o)
+	require.NoError(t, err)
+	require.Nil(t, kr)
+	_, err = RowsInt8(nil, k, o)
+	require.ErrorIs(t, err, status.ErrInvalid)
+	_, err = RowsInt8(&mat.Dense{}, k, o)
+	require.ErrorIs(t, err, status.ErrInvalid)
+	_, err = RowsInt8(x, Kernel{Kind: Gaussian, Sigma: -1}, o)
+	require.ErrorIs(t, err, status.ErrInvalid)
+}

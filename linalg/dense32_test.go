@@ -345,6 +345,11 @@ func TestDense32Of(t *testing.T) {
 	require.Equal(t, []float32{1.1, 2, 3, 4, 5.5, 6, 7, 8, float32(1e-40)}, y.Data)
 	parent.Set(0, 0, 0)
 	require.Equal(t, float32(1.1), y.Data[0], "its own storage")
+	// At reads inside the matrix only (gonum's index panic outside).
+	require.Equal(t, float64(float32(1e-40)), y.At(2, 2))
+	for _, ij := range [][2]int{{3, 0}, {0, 3}, {-1, 0}, {0, -1}} {
+		require.PanicsWithValue(t, mat.ErrIndexOutOfRange, func() { y.At(ij[0], ij[1]) }, "At(%d, %d)", ij[0], ij[1])
+	}
 	parent.Set(2, 1, math.NaN())
 	_, err = Dense32Of(x)
 	require.ErrorIs(t, err, status.ErrInvalid)
