@@ -249,3 +249,28 @@ func TestEquivalentsNameSites(t *testing.T) {
 	sort.Strings(stale)
 	require.Empty(t, stale, "equivalents naming no site of the code")
 }
+
+// The report: each package's killed share of its non-equivalent mutants,
+// the total, the equivalents' share of the sample, and the survivors.
+func TestReport(t *testing.T) {
+	var b strings.Builder
+	per := map[string]*tally{"b": {killed: 3, survived: 1}, "a": {equivalent: 2}}
+	report(&b, per, 6, []string{"x.go:1:2:+→-  x.go:f#0:+→-"})
+	out := b.String()
+	require.Contains(t, out, "a                                        killed   0  survived   0  equivalent  2  score   0.0%")
+	require.Contains(t, out, "b                                        killed   3  survived   1  equivalent  0  score  75.0%")
+	require.Less(t, strings.Index(out, "\na "), strings.Index(out, "\nb "), "packages in order")
+	require.Contains(t, out, "mutation score: 3 killed of 4 (75.0%), 2 equivalent excluded (33.3% of the sample)")
+	require.True(t, strings.HasSuffix(out, "survivor: x.go:1:2:+→-  x.go:f#0:+→-\n"))
+}
+
+// A tested mutant is killed when its tests failed (listed as equivalent or
+// not), equivalent when it survived and the file argues it, else survived.
+func TestTallyCount(t *testing.T) {
+	var tl tally
+	require.Equal(t, stateKilled, tl.count(killed, false))
+	require.Equal(t, stateKilled, tl.count(killed, true))
+	require.Equal(t, stateEquivalent, tl.count(survived, true))
+	require.Equal(t, stateSurvived, tl.count(survived, false))
+	require.Equal(t, tally{killed: 2, survived: 1, equivalent: 1}, tl)
+}

@@ -46,6 +46,7 @@ import (
 	"go/parser"
 	"go/token"
 	"hash/fnv"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -402,6 +403,29 @@ func readEquivalents(path string) (map[string]string, error) {
 // tally counts one package's mutants.
 type tally struct{ killed, survived, equivalent int }
 
+// The states a tested mutant is printed with.
+const (
+	stateKilled     = "killed    "
+	stateEquivalent = "equivalent"
+	stateSurvived   = "SURVIVED  "
+)
+
+// count adds a tested mutant to t — killed when its tests failed, else
+// equivalent when the equivalents file argues it, else survived — and
+// returns its state.
+func (t *tally) count(v verdict, equivalent bool) string {
+	switch {
+	case v == killed:
+		t.killed++
+		return stateKilled
+	case equivalent:
+		t.equivalent++
+		return stateEquivalent
+	}
+	t.survived++
+	return stateSurvived
+}
+
 func runRandom(patterns []string, n int, seed uint64, eqPath string, companions map[string]string) int {
 	all, err := allSites(patterns)
 	if err != nil {
@@ -478,21 +502,16 @@ func runRandom(patterns []string, n int, seed uint64, eqPath string, companions 
 			t = &tally{}
 			per[s.pkg] = t
 		}
-		state := "killed    "
-		switch {
-		case v == killed:
-			t.killed++
-		case eq[s.stable] != "":
-			t.equivalent++
-			state, why = "equivalent", eq[s.stable]
-		default:
-			t.survived++
-			state = "SURVIVED  "
+		state := t.count(v, eq[s.stable] != "")
+		switch state {
+		case stateEquivalent:
+			why = eq[s.stable]
+		case stateSurvived:
 			survivors = append(survivors, s.key()+"  "+s.stable)
 		}
 		fmt.Printf("%3d %s %-60s %5.1fs %s  [%s]\n", tested, state, s.key(), took.Seconds(), why, s.stable)
 	}
-	report(per, tested, survivors)
+	report(os.Stdout, per, tested, survivors)
 	return 0
 }
 
@@ -539,23 +558,23 @@ func testMutant(s site, c *coverage, cp *companion, mutating func(path string, o
 	return v, why, took, nil
 }
 
-// report prints the score per package and overall, and the survivors.
-func report(per map[string]*tally, tested int, survivors []string) {
+// report writes the score per package and overall, and the survivors.
+func report(w io.Writer, per map[string]*tally, tested int, survivors []string) {
 	var pkgs []string
 	for p := range per {
 		pkgs = append(pkgs, p)
 	}
 	sort.Strings(pkgs)
 	var k, sv, e int
-	fmt.Println()
+	fmt.Fprintln(w)
 	for _, p := range pkgs {
 		t := per[p]
 		k, sv, e = k+t.killed, sv+t.survived, e+t.equivalent
-		fmt.Printf("%-40s killed %3d  survived %3d  equivalent %2d  score %5.1f%%\n", p, t.killed, t.survived, t.equivalent, 100*float64(t.killed)/float64(max(t.killed+t.survived, 1)))
+		fmt.Fprintf(w, "%-40s killed %3d  survived %3d  equivalent %2d  score %5.1f%%\n", p, t.killed, t.survived, t.equivalent, 100*float64(t.killed)/float64(max(t.killed+t.survived, 1)))
 	}
-	fmt.Printf("\nmutation score: %d killed of %d (%.1f%%), %d equivalent excluded (%.1f%% of the sample)\n",
+	fmt.Fprintf(w, "\nmutation score: %d killed of %d (%.1f%%), %d equivalent excluded (%.1f%% of the sample)\n",
 		k, k+sv, 100*float64(k)/float64(max(k+sv, 1)), e, 100*float64(e)/float64(max(tested, 1)))
 	for _, s := range survivors {
-		fmt.Println("survivor:", s)
+		fmt.Fprintln(w, "survivor:", s)
 	}
 }
