@@ -140,6 +140,16 @@ func TestBlockNormTest(t *testing.T) {
 	for j, r := range trueResiduals(a, nrm) {
 		require.LessOrEqual(t, r, 1.01*tol*lambda[0], "pair %d", j)
 	}
+	// A tolerance below rounding stops at the floor 64·ε·‖A‖, at any scale
+	// of ‖A‖ (here 10⁶).
+	big := symWithSpectrum(4, spectrum(500, func(i int) float64 { return 1e6 / (1 + float64(i)) }))
+	op, err = NewDense(big)
+	require.NoError(t, err)
+	floor, err := BlockKrylov{Tol: 1e-18, Block: 8, CheckEachBlock: true, NormTest: true}.Solve(op, k)
+	require.NoError(t, err)
+	for j, r := range trueResiduals(big, floor) {
+		require.LessOrEqual(t, r, 2*64*epsilon*1e6, "pair %d", j)
+	}
 }
 
 // A start block of the wrong height or with a NaN is refused.

@@ -718,6 +718,8 @@ func TestCheckFiniteNamesFirstBadEntry(t *testing.T) {
 		require.Contains(t, err.Error(), "f: row 611 is not finite")
 	}
 	require.ErrorIs(t, CheckFinite32("f", nil), status.ErrInvalid)
+	require.ErrorIs(t, CheckFinite32("f", &Dense32{Rows: 0, Cols: 2}), status.ErrInvalid)
+	require.ErrorIs(t, CheckFinite32("f", &Dense32{Rows: 2, Cols: 0}), status.ErrInvalid)
 	require.ErrorIs(t, CheckFinite32("f", &Dense32{Rows: 2, Cols: 2, Data: make([]float32, 3)}), status.ErrInvalid)
 }
 

@@ -50,6 +50,9 @@ func TestBenchApprox(t *testing.T) {
 		require.Contains(t, stderr, "dataset-fashion-mnist")
 		return
 	}
+	// Two images, the fewest --n takes.
+	code, _, stderr := runCLI(t, "bench", "approx", "--n", "2", "--m", "1", "--components", "1")
+	require.Equal(t, 0, code, stderr)
 	// One large run at a small size on each image set: the report's keys
 	// are the documented ones, the 8-bit set's kernel rows exact integer
 	// ones where the processor has them.
@@ -70,7 +73,7 @@ func TestBenchApprox(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "a.json")
-	code, _, stderr := runCLI(t, "bench", "approx", "--n", "600", "--m", "30,120", "--components", "5", "--repeat", "1",
+	code, _, stderr = runCLI(t, "bench", "approx", "--n", "600", "--m", "30,120", "--components", "5", "--repeat", "1",
 		"--precision", "float64,float32", "--vectors-out", filepath.Join(dir, "u.npy"), "--json", out)
 	require.Equal(t, 0, code, stderr)
 	var rep bench.ApproxReport

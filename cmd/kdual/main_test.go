@@ -783,6 +783,17 @@ func TestKMvDACSV(t *testing.T) {
 	}
 	code, _, stderr = runCLI(t, "kmvda", "--data", pa+","+pb, "--kernel", "linear", "--l", "3", "--reg", "0.001", "--test-frac", "0.3")
 	require.Equal(t, 0, code, stderr)
+	// One feature and the label: the fewest columns a view file has.
+	var one strings.Builder
+	for c := 0; c < 12; c++ {
+		for k := 0; k < 3; k++ {
+			fmt.Fprintf(&one, "%g,%d\n", float64(c)+0.01*float64(k), c)
+		}
+	}
+	p1 := filepath.Join(dir, "one.csv")
+	require.NoError(t, os.WriteFile(p1, []byte(one.String()), 0o644))
+	code, _, stderr = runCLI(t, "kmvda", "--data", p1+","+p1, "--kernel", "linear", "--l", "1", "--reg", "0.001")
+	require.Equal(t, 0, code, stderr)
 }
 
 // The kernel operators through the CLI: every operator gives the same

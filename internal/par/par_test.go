@@ -20,6 +20,9 @@ func TestEveryIndexOnce(t *testing.T) {
 					w = func(i int) float64 { return float64(n - i) }
 				}
 				For(workers, n, w, func(lo, hi int) {
+					if hi <= lo {
+						t.Errorf("workers %d n %d weighted %v: an empty range [%d, %d)", workers, n, weighted, lo, hi)
+					}
 					for i := lo; i < hi; i++ {
 						atomic.AddInt32(&seen[i], 1)
 					}

@@ -2,6 +2,8 @@ package ppca
 
 import (
 	"math"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -401,9 +403,27 @@ func TestErrors(t *testing.T) {
 	require.ErrorIs(t, lin(0, 0), status.ErrInvalid)  // neither q nor σ²
 	require.ErrorIs(t, lin(1, -1), status.ErrInvalid) // σ² < 0
 	require.ErrorIs(t, lin(1, math.NaN()), status.ErrInvalid)
-	require.ErrorIs(t, lin(0, 1e6), status.ErrInvalid)            // σ² > λ_1/N
-	require.ErrorIs(t, lin(10, 0), status.ErrInvalid)             // q ≥ N
-	require.ErrorIs(t, lin(2, 1e6), status.ErrInvalid)            // σ² > λ_q/N
+	require.ErrorIs(t, lin(0, 1e6), status.ErrInvalid) // σ² > λ_1/N
+	require.ErrorIs(t, lin(10, 0), status.ErrInvalid)  // q ≥ N
+	require.ErrorIs(t, lin(2, 1e6), status.ErrInvalid) // σ² > λ_q/N
+	// The error names λ_q/N: λ_2 of the centred linear kernel is the
+	// smaller eigenvalue of XcᵀXc.
+	xc := mat.DenseCopyOf(x)
+	for j := 0; j < 2; j++ {
+		m := mat.Sum(xc.ColView(j)) / 10
+		for i := 0; i < 10; i++ {
+			xc.Set(i, j, xc.At(i, j)-m)
+		}
+	}
+	var cov mat.SymDense
+	cov.SymOuterK(1, xc.T())
+	var es mat.EigenSym
+	require.True(t, es.Factorize(&cov, false))
+	got := regexp.MustCompile(`exceeds λ_q/N = (\S+) \(q = 2\)`).FindStringSubmatch(lin(2, 1e6).Error())
+	require.Len(t, got, 2)
+	named, err := strconv.ParseFloat(got[1], 64)
+	require.NoError(t, err)
+	require.InDelta(t, es.Values(nil)[0]/10, named, 1e-5*named)
 	require.ErrorIs(t, (&Primal{Q: 2}).Fit(x), status.ErrInvalid) // q ≥ d
 	bad := mat.DenseCopyOf(x)
 	bad.Set(3, 1, math.NaN())
@@ -411,7 +431,7 @@ func TestErrors(t *testing.T) {
 	require.ErrorIs(t, (&Primal{Q: 1}).Fit(bad), status.ErrInvalid)
 
 	var unfitted Dual
-	_, err := unfitted.Sample(1, 1)
+	_, err = unfitted.Sample(1, 1)
 	require.ErrorIs(t, err, ErrNotFitted)
 	d := &Dual{Q: 1, Kernel: rbf(1)}
 	require.NoError(t, d.Fit(x))
