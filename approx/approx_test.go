@@ -459,3 +459,25 @@ func TestNystromSmallScale(t *testing.T) {
 	_, err = Nystrom{Rank: 10}.Fit(mat.NewDense(4, 2, nil), lin)
 	require.ErrorIs(t, err, status.ErrInvalid, "a zero kernel")
 }
+
+// ColumnMeans reads F in any of its forms — dense, the transpose of a
+// dense or float32 matrix, or any other matrix — with the same means.
+func TestColumnMeansForms(t *testing.T) {
+	f := mat.NewDense(3, 2, []float64{1, 10, 2, 20, 6, 30})
+	want := []float64{3, 20}
+	ft := mat.DenseCopyOf(f.T())
+	f32, err := linalg.Dense32Of(ft)
+	require.NoError(t, err)
+	defer f32.Free()
+	for name, m := range map[string]mat.Matrix{
+		"dense": f, "transposed": ft.T(), "float32": mat.Transpose{Matrix: f32},
+		"other": mat.NewDiagDense(2, []float64{3, 5}),
+	} {
+		got := ColumnMeans(m)
+		if name == "other" {
+			require.Equal(t, []float64{1.5, 2.5}, got, name)
+			continue
+		}
+		require.Equal(t, want, got, name)
+	}
+}

@@ -94,6 +94,13 @@ func TestReadNPYBroken(t *testing.T) {
 	require.ErrorContains(t, err, "data end after 0 of 400000000")
 	require.Less(t, after.total-before.total, uint64(16<<20))
 
+	// Empty arrays, whichever dimension is zero, are refused by name.
+	for _, shape := range []string{"(0, 3)", "(2, 0)", "(2, 3, 0)", "(0,)"} {
+		_, err = ReadNPY(bytes.NewReader(npyHeader("<f8", shape, 0)), CSVOptions{})
+		require.ErrorIs(t, err, ErrFormat, shape)
+		require.ErrorContains(t, err, "empty array", shape)
+	}
+
 	z, err := os.ReadFile(filepath.Join("testdata", "npy", "xy.npz"))
 	require.NoError(t, err)
 	for i := 40; i < len(z)-120; i += 11 {

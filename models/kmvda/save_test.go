@@ -115,7 +115,8 @@ func TestHeaderVariantsRefusedOrHarmless(t *testing.T) {
 }
 
 // The file's header names its format and version as the package
-// documents them: "kdual.kmvda", version 1.
+// documents them: "kdual.kmvda", version 1; one declaring no views is
+// refused.
 func TestModelFileHeader(t *testing.T) {
 	views, labels := multiView(t, 2, 5, 4, 3, 11)
 	m := &Model{Kind: Linear}
@@ -127,6 +128,11 @@ func TestModelFileHeader(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "kdual.kmvda", format)
 	require.Equal(t, 1.0, version)
+	// A header of no views is refused.
+	none, err := modelfile.EditHeader(buf.Bytes(), func(h map[string]any) { h["dims"] = []any{} })
+	require.NoError(t, err)
+	_, err = Load(bytes.NewReader(none))
+	require.ErrorIs(t, err, ErrModelFile)
 }
 
 // MaxViews bounds both sides of the file: a model of MaxViews views saves

@@ -253,8 +253,12 @@ func TestErrors(t *testing.T) {
 	require.ErrorIs(t, m.Fit([]*mat.Dense{bad, y}), status.ErrInvalid)
 	m.Components = 359
 	require.ErrorIs(t, m.Fit([]*mat.Dense{x, y}), status.ErrInvalid)
+	m.Components = 0
+	err := m.Fit([]*mat.Dense{x, y})
+	require.ErrorIs(t, err, status.ErrInvalid)
+	require.ErrorContains(t, err, "s = 0: want 1 ≤ s < n = 359", "refused by the model, before any solver")
 	m.Components = 4
-	_, err := m.Infer(1, []*mat.Dense{x, nil})
+	_, err = m.Infer(1, []*mat.Dense{x, nil})
 	require.ErrorIs(t, err, ErrNotFitted)
 	require.NoError(t, m.Fit([]*mat.Dense{x, y}))
 	_, err = m.Infer(1, []*mat.Dense{mat.NewDense(3, 5, nil), nil})
