@@ -93,7 +93,7 @@ func (d dualSolver) Solve(op eig.Operator, s int) (*eig.Result, error) {
 // float64 triangle, the matrix-free operator and the float32 triangle
 // (against the single-process float32 triangle; against float64 within its
 // storage bound), centred and not, with block Krylov, Lanczos and the dual
-// L-BFGS.
+// L-BFGS (passes within ±3 for it: it may stop by another test).
 func TestDistributedMatchesSingleProcess(t *testing.T) {
 	p, _ := mpi.Size()
 	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 2.5}
@@ -171,7 +171,14 @@ func TestDistributedMatchesSingleProcess(t *testing.T) {
 						}
 					}
 				}
-				if d := got.Passes - want.Passes; d < -1 || d > 1 {
+				// L-BFGS may end by its function test on one side and its
+				// gradient test on the other, two passes apart (seen on 3
+				// ranks with OpenBLAS's Haswell kernels); Krylov within one.
+				slack := 1
+				if _, ok := solver.(dualSolver); ok {
+					slack = 3
+				}
+				if d := got.Passes - want.Passes; d < -slack || d > slack {
 					t.Errorf("%s: %d passes (%v), one process %d (%v)", name, got.Passes, got.Status, want.Passes, want.Status)
 				}
 				if !got.Status.Converged() {

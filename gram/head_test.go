@@ -31,10 +31,11 @@ func headData(seed uint64, n, d, h int) (*mat.Dense, []int64) {
 // Data whose first rows only lie on an 8-bit grid: KernelRows finds the
 // head exactly where the grid ends, computes the entries among its rows
 // from the exact integer distances and every other entry as the source's
-// products do (float64 and float32, Gaussian and Laplace, rectangles
-// across the head's end, the SSE2 build as the AVX2 one), and leaves its
-// input unchanged; a head shorter than headMinRows, the integer path off,
-// or a map of no distance give no head.
+// products do, within their entry bound (float64 and float32, Gaussian
+// and Laplace, rectangles across the head's end, the SSE2 build as the
+// AVX2 one), and leaves its input unchanged; a head shorter than
+// headMinRows, the integer path off, or a map of no distance give no
+// head.
 func TestKernelRowsIntegerHead(t *testing.T) {
 	const n, d, h = 1400, 29, 1100
 	x, k := headData(3, n, d, h)
@@ -69,7 +70,11 @@ func TestKernelRowsIntegerHead(t *testing.T) {
 								require.InDelta(t, want, v, 4e-15*want, "head (%d,%d) %v %v", i, j, prec, kern.Kind)
 								require.InDelta(t, w, v, plain.EntryBound(i, j, w)+1e-12*w, "head (%d,%d) against the source's products", i, j)
 							default:
-								require.Equal(t, w, v, "(%d,%d) off the head: the source's products, bit for bit", i, j)
+								// The source's products on another block of
+								// points: OpenBLAS's kernels may round an entry
+								// differently by the block's shape (its Haswell
+								// kernels do), within each one's entry bound.
+								require.InDelta(t, w, v, 2*plain.EntryBound(i, j, w), "(%d,%d) off the head: the source's products", i, j)
 							}
 						}
 					}
