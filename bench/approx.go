@@ -328,58 +328,30 @@ type ApproxLargeReport struct {
 func ApproxLarge(ctx context.Context, cfg ApproxLargeConfig, progress func(string)) (*ApproxLargeReport, error) {
 	start := time.Now()
 	n, m, s, seed := cfg.N, cfg.M, cfg.S, cfg.Seed
-	base, err := dataset.FashionAugmented("", min(n, 70000), seed)
-	if err != nil {
-		return nil, err
-	}
-	sigma, err := kernel.MedianSigma(base)
-	if err != nil {
-		return nil, err
-	}
-	rows, d := base.Dims()
-	model := &kpca.KPCA{Components: s, Kernel: kernel.Kernel{Kind: kernel.Gaussian, Sigma: sigma},
+	model := &kpca.KPCA{Components: s,
 		Approx: approx.Nystrom{Rank: m, Seed: seed, Block: cfg.Block, ResidualSample: 1000}}
 	if progress != nil {
 		model.Progress = func(p kpca.Progress) {
 			progress(fmt.Sprintf("%s %d/%d", p.Stage, p.Done, p.Total))
 		}
 	}
-	rep := &ApproxLargeReport{N: n, D: d, M: m, S: s, Images: cfg.Images, Sigma: sigma}
 	var fit func() error
+	var dataBytes int64
+	var err error
 	switch cfg.Images {
 	case "8bit":
-		base = nil
-		x := &linalg.Levels8{Rows: n, Cols: d, Step: 1.0 / 255, Data: make([]uint8, n*d)}
-		if err := dataset.FashionAugmented8("", n, seed, x.Data); err != nil {
-			return nil, err
-		}
-		rep.DataBytes = int64(len(x.Data))
-		fit = func() error { return model.FitLevels8(ctxOf(ctx), x) }
+		fit, dataBytes, err = approxData8(ctx, model, n, seed)
 	case "float32", "":
-		rep.Images = "float32"
-		shift := make([]float64, d)
-		for i := 0; i < rows; i++ {
-			for j, v := range base.RawRowView(i) {
-				shift[j] += v
-			}
-		}
-		for j := range shift {
-			shift[j] /= float64(rows)
-		}
-		base = nil
-		x, err := linalg.NewDense32(n, d)
-		if err != nil {
-			return nil, err
-		}
-		defer x.Free()
-		if err := dataset.FashionAugmented32("", n, seed, shift, x.Data); err != nil {
-			return nil, err
-		}
-		rep.DataBytes = x.Bytes()
-		fit = func() error { return model.FitFloat32(ctxOf(ctx), x) }
+		cfg.Images = "float32"
+		fit, dataBytes, err = approxData32(ctx, model, n, seed)
 	default:
-		return nil, fmt.Errorf("bench: images %q: want float32 or 8bit: %w", cfg.Images, status.ErrInvalid)
+		err = fmt.Errorf("bench: images %q: want float32 or 8bit: %w", cfg.Images, status.ErrInvalid)
 	}
+	if err != nil {
+		return nil, err
+	}
+	rep := &ApproxLargeReport{N: n, D: 784, M: m, S: s, Images: cfg.Images, Sigma: model.Kernel.Sigma,
+		DataBytes: dataBytes}
 	rep.DataSeconds = time.Since(start).Seconds()
 	// What making the data left behind (the decoded Fashion files in
 	// float64) goes back to the system before the fit's gigabytes: the
@@ -399,6 +371,71 @@ func ApproxLarge(ctx context.Context, cfg ApproxLargeConfig, progress func(strin
 	rep.TotalSeconds = time.Since(start).Seconds()
 	rep.PeakRSSBytes = bigmem.PeakRSS()
 	return rep, nil
+}
+
+// approxData8 makes ApproxLarge's 8-bit images (FashionAugmented8) and
+// sets model's kernel: Gaussian, σ by the median heuristic on the first
+// min(n, 1000) images, which are Fashion-MNIST's first training images
+// (the same σ as the float32 set's, to the bit: levels/255 are the
+// pixels).
+func approxData8(ctx context.Context, model *kpca.KPCA, n int, seed uint64) (func() error, int64, error) {
+	const d = 784
+	if n < 1 {
+		return nil, 0, fmt.Errorf("bench: %d images: %w", n, status.ErrInvalid)
+	}
+	x := &linalg.Levels8{Rows: n, Cols: d, Step: 1.0 / 255, Data: make([]uint8, n*d)}
+	if err := dataset.FashionAugmented8("", n, seed, x.Data); err != nil {
+		return nil, 0, err
+	}
+	head := mat.NewDense(min(n, 1000), d, nil)
+	for i, v := range x.Data[:len(head.RawMatrix().Data)] {
+		head.RawMatrix().Data[i] = float64(v) / 255
+	}
+	sigma, err := kernel.MedianSigma(head)
+	if err != nil {
+		return nil, 0, err
+	}
+	model.Kernel = kernel.Kernel{Kind: kernel.Gaussian, Sigma: sigma}
+	return func() error { return model.FitLevels8(ctxOf(ctx), x) }, int64(len(x.Data)), nil
+}
+
+// approxData32 makes ApproxLarge's float32 images (FashionAugmented32,
+// shifted by the mean of the first min(n, 70 000) images) and sets
+// model's kernel: Gaussian, σ by the median heuristic on the first
+// min(n, 1000) images. The fit frees the images when it returns.
+func approxData32(ctx context.Context, model *kpca.KPCA, n int, seed uint64) (func() error, int64, error) {
+	base, err := dataset.FashionAugmented("", min(n, 70000), seed)
+	if err != nil {
+		return nil, 0, err
+	}
+	sigma, err := kernel.MedianSigma(base)
+	if err != nil {
+		return nil, 0, err
+	}
+	model.Kernel = kernel.Kernel{Kind: kernel.Gaussian, Sigma: sigma}
+	rows, d := base.Dims()
+	shift := make([]float64, d)
+	for i := 0; i < rows; i++ {
+		for j, v := range base.RawRowView(i) {
+			shift[j] += v
+		}
+	}
+	for j := range shift {
+		shift[j] /= float64(rows)
+	}
+	base = nil
+	x, err := linalg.NewDense32(n, d)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := dataset.FashionAugmented32("", n, seed, shift, x.Data); err != nil {
+		x.Free()
+		return nil, 0, err
+	}
+	return func() error {
+		defer x.Free()
+		return model.FitFloat32(ctxOf(ctx), x)
+	}, x.Bytes(), nil
 }
 
 // PlotApprox draws the top-S eigenvalue error against the fit time, one

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/dataset"
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/status"
 )
 
@@ -119,10 +120,16 @@ func TestReadExact(t *testing.T) {
 // fit it made (the data's bytes, the rank asked for, eigenvalues in
 // decreasing order and positive), its eigenvalue bound is the trace error
 // times the Gaussian kernel's trace n, and a second run with the same
-// configuration gives the same bits. Without Fashion-MNIST the run is an
-// error naming what is missing.
+// configuration gives the same bits; σ is the median heuristic on the
+// first n Fashion-MNIST training images on both sets. Without
+// Fashion-MNIST the run is an error naming what is missing.
 func TestApproxLargeSmall(t *testing.T) {
 	const n, m, s = 300, 24, 4
+	var sigma float64
+	if f, err := dataset.LoadFashion("", "train", n); err == nil {
+		sigma, err = kernel.MedianSigma(f.X)
+		require.NoError(t, err)
+	}
 	for _, images := range []string{"float32", "8bit"} {
 		cfg := ApproxLargeConfig{N: n, M: m, S: s, Seed: 3, Images: images, Block: 8}
 		rep, err := ApproxLarge(context.Background(), cfg, nil)
@@ -133,6 +140,7 @@ func TestApproxLargeSmall(t *testing.T) {
 		require.NoError(t, err, images)
 		require.Equal(t, images, rep.Images)
 		require.Equal(t, 784, rep.D)
+		require.Equal(t, sigma, rep.Sigma, images)
 		bytes := int64(n * 784)
 		if images == "float32" {
 			bytes *= 4
@@ -155,4 +163,8 @@ func TestApproxLargeSmall(t *testing.T) {
 	}
 	_, err := ApproxLarge(context.Background(), ApproxLargeConfig{N: n, M: m, S: s, Images: "png"}, nil)
 	require.ErrorIs(t, err, status.ErrInvalid)
+	for _, images := range []string{"float32", "8bit"} {
+		_, err = ApproxLarge(context.Background(), ApproxLargeConfig{N: 0, M: m, S: s, Images: images}, nil)
+		require.Error(t, err, images)
+	}
 }

@@ -47,26 +47,15 @@ type Augment8 struct {
 // NewAugment8 reads Fashion-MNIST (dir "": the system's copy) for the
 // images of FashionAugmented8 with seed.
 func NewAugment8(dir string, seed uint64) (*Augment8, error) {
-	train, err := LoadFashion(dir, "train", 60000)
+	train, err := LoadFashionLevels(dir, "train", 60000)
 	if err != nil {
 		return nil, err
 	}
-	test, err := LoadFashion(dir, "test", 10000)
+	test, err := LoadFashionLevels(dir, "test", 10000)
 	if err != nil {
 		return nil, err
 	}
-	level := func(v float64) uint8 { return uint8(math.Round(v * 255)) } // exact: the files hold k/255
-	a := &Augment8{seed: seed}
-	for _, m := range []struct {
-		src []float64
-		dst *[]uint8
-	}{{train.X.RawMatrix().Data, &a.base}, {test.X.RawMatrix().Data, &a.test}} {
-		*m.dst = make([]uint8, len(m.src))
-		for i, v := range m.src {
-			(*m.dst)[i] = level(v)
-		}
-	}
-	return a, nil
+	return &Augment8{base: train, test: test, seed: seed}, nil
 }
 
 // Fill writes images [i0, i0 + len(dst)/784) into dst (whole images), in

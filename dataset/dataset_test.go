@@ -227,6 +227,94 @@ func TestLoadFashion(t *testing.T) {
 	require.True(t, errors.Is(err, ErrMissing))
 }
 
+// ReadIDX8 gives the bytes ReadIDX gives as values, plain or through
+// gzip, whole or a prefix; it refuses every other type code by name and
+// every malformed stream ReadIDX refuses, checks the gzip trailer, and
+// allocates with the data that arrive, not with the header's word.
+func TestReadIDX8(t *testing.T) {
+	raw := idxBytes([]int{3, 2}, []byte{1, 2, 3, 4, 5, 255})
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	_, _ = w.Write(raw)
+	require.NoError(t, w.Close())
+	for _, in := range [][]byte{raw, gz.Bytes()} {
+		for _, c := range []struct {
+			max  int
+			dims []int
+			data []byte
+		}{{0, []int{3, 2}, []byte{1, 2, 3, 4, 5, 255}}, {2, []int{2, 2}, []byte{1, 2, 3, 4}}, {9, []int{3, 2}, []byte{1, 2, 3, 4, 5, 255}}} {
+			dims, data, err := ReadIDX8(bytes.NewReader(in), c.max)
+			require.NoError(t, err)
+			require.Equal(t, c.dims, dims)
+			require.Equal(t, c.data, data)
+		}
+	}
+	var b bytes.Buffer
+	b.Write([]byte{0, 0, 0x09, 1})
+	_ = binary.Write(&b, binary.BigEndian, uint32(2))
+	b.Write([]byte{1, 2})
+	_, _, err := ReadIDX8(&b, 0)
+	require.ErrorIs(t, err, ErrFormat)
+	require.ErrorContains(t, err, "0x09")
+
+	badCRC := append([]byte(nil), gz.Bytes()...)
+	badCRC[len(badCRC)-8] ^= 0xff
+	_, _, err = ReadIDX8(bytes.NewReader(badCRC), 0)
+	require.ErrorIs(t, err, ErrFormat)
+	require.ErrorContains(t, err, "checksum")
+	for name, in := range map[string][]byte{
+		"short":     raw[:9],
+		"magic":     append([]byte{1, 0}, raw[2:]...),
+		"type":      append([]byte{0, 0, 0x07}, raw[3:]...),
+		"no dims":   {0, 0, 8, 0},
+		"zero dim":  idxBytes([]int{3, 0}, nil),
+		"truncated": raw[:len(raw)-1],
+		"huge":      idxBytes([]int{1 << 30, 1 << 30}, nil),
+		"bad gzip":  {0x1f, 0x8b, 0, 0},
+	} {
+		_, _, err := ReadIDX8(bytes.NewReader(in), 0)
+		require.ErrorIs(t, err, ErrFormat, name)
+	}
+	huge := idxBytes([]int{478_000_000}, make([]byte, 10))
+	var before, after runtimeMem
+	before.read()
+	_, _, err = ReadIDX8(bytes.NewReader(huge), 0)
+	after.read()
+	require.ErrorContains(t, err, "data ends after 0 of 478000000")
+	require.Less(t, after.total-before.total, uint64(16<<20), "bytes allocated for a header alone")
+}
+
+// LoadFashionLevels gives LoadFashion's pixels times 255, exactly, for
+// both splits; it refuses a split it does not know, a directory without
+// the files, and more images than a split has.
+func TestLoadFashionLevels(t *testing.T) {
+	if _, err := os.Stat(FashionDir); err != nil {
+		_, err := LoadFashionLevels("", "train", 10)
+		require.ErrorIs(t, err, ErrMissing)
+		t.Skip("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist): only the missing-data error was checked")
+	}
+	for _, c := range []struct {
+		split string
+		n     int
+	}{{"train", 100}, {"test", 7}} {
+		lv, err := LoadFashionLevels("", c.split, c.n)
+		require.NoError(t, err)
+		f, err := LoadFashion("", c.split, c.n)
+		require.NoError(t, err)
+		require.Len(t, lv, c.n*784)
+		for i, v := range f.X.RawMatrix().Data {
+			require.Equal(t, v, float64(lv[i])/255, "%s pixel %d", c.split, i)
+		}
+	}
+	_, err := LoadFashionLevels("", "valid", 5)
+	require.ErrorIs(t, err, ErrFormat)
+	_, err = LoadFashionLevels(t.TempDir(), "train", 5)
+	require.ErrorIs(t, err, ErrMissing)
+	_, err = LoadFashionLevels("", "test", 10001)
+	require.ErrorIs(t, err, ErrFormat)
+	require.ErrorContains(t, err, "10000 images, 10001 asked for")
+}
+
 func TestGenerators(t *testing.T) {
 	a, err := StandardNormal(2000, 3, 7)
 	require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -40,91 +41,169 @@ const maxIDXPrealloc = 1 << 26
 // to its end has its trailer (CRC-32 and length) verified; a truncated or
 // corrupted stream is reported as the gzip error.
 func ReadIDX(r io.Reader, maxItems int) (*IDX, error) {
-	br := bufio.NewReader(r)
-	var gz *gzip.Reader
-	var ge *gzErr
-	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
-		gz, err = gzip.NewReader(br)
-		if err != nil {
-			return nil, formatf("IDX: gzip: %v", err)
-		}
-		defer gz.Close()
-		ge = &gzErr{r: gz}
-		br = bufio.NewReader(ge)
+	s, err := openIDXStream(r, maxItems)
+	if err != nil {
+		return nil, err
 	}
-	// short reports a read that ended early, as the gzip error when the
-	// stream itself is broken.
-	short := func(what string, err error) error {
-		if ge != nil && ge.err != nil {
-			return formatf("IDX: gzip: %v (reading the %s)", ge.err, what)
-		}
-		return formatf("IDX: short %s: %v", what, err)
-	}
-	var head [4]byte
-	if _, err := io.ReadFull(br, head[:]); err != nil {
-		return nil, short("header", err)
-	}
-	if head[0] != 0 || head[1] != 0 {
-		return nil, formatf("IDX: bad magic %x", head[:2])
-	}
-	size, ok := idxTypes[head[2]]
-	if !ok {
-		return nil, formatf("IDX: unknown type code 0x%02x", head[2])
-	}
-	nd := int(head[3])
-	if nd == 0 {
-		return nil, formatf("IDX: zero dimensions")
-	}
-	dims := make([]int, nd)
-	total, whole := 1, true
-	for i := range dims {
-		var d uint32
-		if err := binary.Read(br, binary.BigEndian, &d); err != nil {
-			return nil, short("dimension list", err)
-		}
-		dims[i] = int(d)
-		if dims[i] == 0 {
-			return nil, formatf("IDX: dimension %d of %d is zero", i, nd)
-		}
-		if i == 0 && maxItems > 0 && dims[0] > maxItems {
-			dims[0], whole = maxItems, false
-		}
-		if dims[i] > 0 && total > maxIDXElements/dims[i] {
-			return nil, formatf("IDX: %v elements is more than kdual reads", dims)
-		}
-		total *= dims[i]
-	}
+	defer s.close()
 	// The header is not trusted: start small and grow as data arrive,
 	// unless the caller bounded the items; then allocate the header's size
 	// at once, up to maxIDXPrealloc elements (growing a slice of hundreds
 	// of megabytes costs copies and page faults) (docs/measurements.md).
-	start := min(total, 1<<16)
+	start := min(s.total, 1<<16)
 	if maxItems > 0 {
-		start = min(total, maxIDXPrealloc)
+		start = min(s.total, maxIDXPrealloc)
 	}
-	out := &IDX{Dims: dims, Data: make([]float64, 0, start)}
-	buf := make([]byte, size*4096)
-	for off := 0; off < total; {
-		chunk := min(4096, total-off)
-		if _, err := io.ReadFull(br, buf[:chunk*size]); err != nil {
-			if ge != nil && ge.err != nil {
-				return nil, formatf("IDX: gzip: %v (after %d of %d elements)", ge.err, off, total)
-			}
-			return nil, formatf("IDX: data ends after %d of %d elements", off, total)
+	out := &IDX{Dims: s.dims, Data: make([]float64, 0, start)}
+	buf := make([]byte, s.size*4096)
+	for off := 0; off < s.total; {
+		chunk := min(4096, s.total-off)
+		if err := s.read(buf[:chunk*s.size], off); err != nil {
+			return nil, err
 		}
 		out.Data = growFloats(out.Data, chunk)
 		for i := 0; i < chunk; i++ {
-			out.Data[off+i] = idxValue(head[2], buf[i*size:(i+1)*size])
+			out.Data[off+i] = idxValue(s.code, buf[i*s.size:(i+1)*s.size])
 		}
 		off += chunk
 	}
-	if ge != nil && whole {
-		// Reading to the end makes the gzip reader check its trailer.
-		if _, err := io.Copy(io.Discard, br); err != nil {
-			return nil, formatf("IDX: gzip: %v", err)
-		}
+	if err := s.finish(); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// ReadIDX8 reads an IDX array of unsigned bytes (type 0x08, the format of
+// MNIST's and Fashion-MNIST's images) as its bytes, gzip-compressed or
+// not, under ReadIDX's rules (maxItems, memory that grows with the data,
+// the gzip trailer checked); an array of any other type is refused.
+func ReadIDX8(r io.Reader, maxItems int) (dims []int, data []uint8, err error) {
+	s, err := openIDXStream(r, maxItems)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.close()
+	if s.code != 0x08 {
+		return nil, nil, formatf("IDX: type code 0x%02x, want 0x08 (unsigned bytes)", s.code)
+	}
+	data = make([]uint8, 0, min(s.total, 1<<16))
+	for off := 0; off < s.total; {
+		chunk := min(1<<16, s.total-off)
+		data = slices.Grow(data, chunk)[:off+chunk]
+		if err := s.read(data[off:off+chunk], off); err != nil {
+			return nil, nil, err
+		}
+		off += chunk
+	}
+	if err := s.finish(); err != nil {
+		return nil, nil, err
+	}
+	return s.dims, data, nil
+}
+
+// idxStream is an IDX array's stream after its header: the type code,
+// the element size, the dimensions (the first cut to the items asked
+// for) and their product.
+type idxStream struct {
+	br    *bufio.Reader
+	gz    *gzip.Reader
+	ge    *gzErr
+	code  byte
+	size  int
+	dims  []int
+	total int
+	whole bool // every item of the stream is read
+}
+
+// openIDXStream reads an IDX header from r, through gzip when r starts
+// with gzip's magic bytes, and checks it: known type, nonzero dimensions,
+// at most maxIDXElements elements after the cut to maxItems (> 0).
+func openIDXStream(r io.Reader, maxItems int) (*idxStream, error) {
+	s := &idxStream{br: bufio.NewReader(r), whole: true}
+	if magic, err := s.br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		s.gz, err = gzip.NewReader(s.br)
+		if err != nil {
+			return nil, formatf("IDX: gzip: %v", err)
+		}
+		s.ge = &gzErr{r: s.gz}
+		s.br = bufio.NewReader(s.ge)
+	}
+	fail := func(err error) (*idxStream, error) {
+		s.close()
+		return nil, err
+	}
+	var head [4]byte
+	if _, err := io.ReadFull(s.br, head[:]); err != nil {
+		return fail(s.short("header", err))
+	}
+	if head[0] != 0 || head[1] != 0 {
+		return fail(formatf("IDX: bad magic %x", head[:2]))
+	}
+	size, ok := idxTypes[head[2]]
+	if !ok {
+		return fail(formatf("IDX: unknown type code 0x%02x", head[2]))
+	}
+	s.code, s.size = head[2], size
+	nd := int(head[3])
+	if nd == 0 {
+		return fail(formatf("IDX: zero dimensions"))
+	}
+	s.dims, s.total = make([]int, nd), 1
+	for i := range s.dims {
+		var d uint32
+		if err := binary.Read(s.br, binary.BigEndian, &d); err != nil {
+			return fail(s.short("dimension list", err))
+		}
+		s.dims[i] = int(d)
+		if s.dims[i] == 0 {
+			return fail(formatf("IDX: dimension %d of %d is zero", i, nd))
+		}
+		if i == 0 && maxItems > 0 && s.dims[0] > maxItems {
+			s.dims[0], s.whole = maxItems, false
+		}
+		if s.total > maxIDXElements/s.dims[i] {
+			return fail(formatf("IDX: %v elements is more than kdual reads", s.dims))
+		}
+		s.total *= s.dims[i]
+	}
+	return s, nil
+}
+
+// short reports a read that ended early, as the gzip error when the
+// stream itself is broken.
+func (s *idxStream) short(what string, err error) error {
+	if s.ge != nil && s.ge.err != nil {
+		return formatf("IDX: gzip: %v (reading the %s)", s.ge.err, what)
+	}
+	return formatf("IDX: short %s: %v", what, err)
+}
+
+// read fills buf with the elements from element off on.
+func (s *idxStream) read(buf []byte, off int) error {
+	if _, err := io.ReadFull(s.br, buf); err != nil {
+		if s.ge != nil && s.ge.err != nil {
+			return formatf("IDX: gzip: %v (after %d of %d elements)", s.ge.err, off, s.total)
+		}
+		return formatf("IDX: data ends after %d of %d elements", off, s.total)
+	}
+	return nil
+}
+
+// finish reads a gzip stream whose every item was read to its end, which
+// makes the gzip reader check its trailer.
+func (s *idxStream) finish() error {
+	if s.ge != nil && s.whole {
+		if _, err := io.Copy(io.Discard, s.br); err != nil {
+			return formatf("IDX: gzip: %v", err)
+		}
+	}
+	return nil
+}
+
+func (s *idxStream) close() {
+	if s.gz != nil {
+		s.gz.Close()
+	}
 }
 
 // gzErr remembers the first error of a gzip stream other than its clean
@@ -159,14 +238,9 @@ func LoadFashion(dir, split string, n int) (*Fashion, error) {
 	if dir == "" {
 		dir = FashionDir
 	}
-	var prefix string
-	switch split {
-	case "train":
-		prefix = "train"
-	case "test":
-		prefix = "t10k"
-	default:
-		return nil, formatf("Fashion-MNIST: split %q, want train or test", split)
+	prefix, err := fashionPrefix(split)
+	if err != nil {
+		return nil, err
 	}
 	images, err := readIDXFile(filepath.Join(dir, prefix+"-images-idx3-ubyte.gz"), n)
 	if err != nil {
@@ -191,6 +265,48 @@ func LoadFashion(dir, split string, n int) (*Fashion, error) {
 		f.Labels[i] = int(v)
 	}
 	return f, nil
+}
+
+// fashionPrefix names a split's files.
+func fashionPrefix(split string) (string, error) {
+	switch split {
+	case "train":
+		return "train", nil
+	case "test":
+		return "t10k", nil
+	}
+	return "", formatf("Fashion-MNIST: split %q, want train or test", split)
+}
+
+// LoadFashionLevels reads the first n images (all when n ≤ 0) of the
+// "train" or "test" split from dir (FashionDir when empty) as their 8-bit
+// levels, row-major n×784: LoadFashion's pixels times 255, without the
+// labels and without a float64 copy.
+func LoadFashionLevels(dir, split string, n int) ([]uint8, error) {
+	if dir == "" {
+		dir = FashionDir
+	}
+	prefix, err := fashionPrefix(split)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, prefix+"-images-idx3-ubyte.gz")
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, missingf(path, err)
+	}
+	defer fh.Close()
+	dims, data, err := ReadIDX8(fh, n)
+	if err != nil {
+		return nil, err
+	}
+	if len(dims) != 3 || dims[1]*dims[2] != 784 {
+		return nil, formatf("Fashion-MNIST: images %v, want 28×28", dims)
+	}
+	if n > 0 && dims[0] < n {
+		return nil, formatf("Fashion-MNIST %s has %d images, %d asked for", split, dims[0], n)
+	}
+	return data, nil
 }
 
 // growFloats returns s extended by k zeros. When it must move s it copies
