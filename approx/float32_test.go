@@ -131,6 +131,44 @@ func TestNystromFit32(t *testing.T) {
 	require.Error(t, err)
 }
 
+// Float32 data with landmarks on a sample: C computed again in chunks
+// (crossStoreMax 0; chunks of 128 points, the last one short) gives the
+// C_cC_cᵀ, means and trace error of C stored, bit for bit (the same
+// sgemm products and map per point), and the same training scores to
+// float32 rounding; the stored map keeps C, the other only its rows.
+func TestNystromFit32Ranges(t *testing.T) {
+	defer func(c int, b int64) { rangeChunk, crossStoreMax = c, b }(rangeChunk, crossStoreMax)
+	x32, err := shiftedFloat32(data(t, 600, 4, 19), gauss)
+	require.NoError(t, err)
+	fit := func(max int64) *NystromMap {
+		rangeChunk, crossStoreMax = 128, max
+		ny, err := Nystrom{Rank: 25, Seed: 4, Sample: 150}.Fit32(x32, gauss)
+		require.NoError(t, err)
+		require.Equal(t, max > 0, ny.cross != nil, "C stored")
+		require.Equal(t, max == 0, ny.crossRows != nil, "C computed again")
+		return ny
+	}
+	stored, ranges := fit(1<<30), fit(0)
+	require.Equal(t, stored.Landmarks, ranges.Landmarks)
+	require.Equal(t, stored.Info().TraceError, ranges.Info().TraceError)
+	gs, ms, ok := stored.TrainGram()
+	require.True(t, ok)
+	gr, mr, ok := ranges.TrainGram()
+	require.True(t, ok)
+	require.True(t, mat.Equal(gs, gr))
+	require.Equal(t, ms, mr)
+	v := mat.NewDense(25, 3, nil)
+	for i := 0; i < 25; i++ {
+		for j := 0; j < 3; j++ {
+			v.Set(i, j, math.Sin(float64(3*i+j+1)))
+		}
+	}
+	a, b := mat.NewDense(600, 3, nil), mat.NewDense(600, 3, nil)
+	require.NoError(t, stored.TrainScores(a, v))
+	require.NoError(t, ranges.TrainScores(b, v))
+	require.True(t, mat.EqualApprox(a, b, 1e-4*mat.Norm(a, math.Inf(1))))
+}
+
 // 8-bit data (pixels over 255, with column offsets): where the processor
 // runs the exact integer kernel rows (gram.NewKernelRowsInt8) the
 // float32 fit takes them and says so; either way it takes the same

@@ -32,9 +32,11 @@ type NystromMap struct {
 	gram       *mat.SymDense
 	gramMean   []float64
 	// crossRows, instead of cross, computes C's columns [p0, p1) again
-	// (exact integer kernel rows: crossByRanges); n is the points.
-	crossRows func(p0, p1 int, out []float32, ld int)
-	n         int
+	// (integer or float32 products: crossByRanges), and crossSerial, for
+	// integer products, on the calling goroutine (TrainScores); n is the
+	// points.
+	crossRows, crossSerial func(p0, p1 int, out []float32, ld int)
+	n                      int
 }
 
 // Train returns F as the transpose of the stored Fᵀ: a *mat.Dense, or a
@@ -60,7 +62,7 @@ func (m *NystromMap) ReleaseTrain() {
 	if m.cross != nil {
 		go m.cross.Free()
 	}
-	m.cross, m.crossShift, m.crossRows, m.crossMean, m.gram, m.gramMean = nil, nil, nil, nil, nil, nil
+	m.cross, m.crossShift, m.crossRows, m.crossSerial, m.crossMean, m.gram, m.gramMean = nil, nil, nil, nil, nil, nil, nil
 	if m.ft32 != nil {
 		// Unmapping tens of megabytes takes the system milliseconds:
 		// nothing waits for it (the storage is the map's alone).

@@ -108,8 +108,9 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 // cond K(L, L): from the uncentred C·Cᵀ less n·c̄c̄ᵀ the top eigenvalues
 // lose about two digits (docs/measurements.md). F is never formed (it
 // would cost n·k²/2 multiply-adds more); Train forms it when asked. C is
-// stored, shifted (crossStored), up to crossStoreMax bytes; above,
-// integer kernel rows are computed again instead (crossByRanges).
+// stored, shifted (crossStored), up to crossStoreMax bytes; above, kernel
+// rows that gram.KernelRows.RangeRows32 computes (integer or float32
+// products) are computed again instead (crossByRanges).
 // sampleMean is the sample's feature means μ_s, which give the shift
 // s = R·μ_s (the sample's mean kernel row).
 func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *NystromMap, sampleMean []float64, start time.Time) (*NystromMap, error) {
@@ -121,7 +122,7 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	out := &NystromMap{Kernel: k, Landmarks: land, XL: sm.XL, R: sm.R}
 	var rows func(p0, p1 int, dst []float32, ld int)
 	if int64(m)*int64(n)*4 > crossStoreMax {
-		rows = src.rows.RangeRows32(land) // nil unless integer products
+		rows = src.rows.RangeRows32(land) // nil for float64 products
 	}
 	if len(sampleMean) != m {
 		return nil, invalidf("Nystrom: the sample's means: %d for %d features", len(sampleMean), m)
@@ -138,6 +139,7 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	var err error
 	if rows != nil {
 		err = ny.crossByRanges(out, n, rows, shift)
+		out.crossSerial = src.rows.SerialRangeRows32(land)
 	} else {
 		err = ny.crossStored(out, src, land, shift)
 	}
@@ -213,13 +215,17 @@ func (ny Nystrom) crossStored(out *NystromMap, src nySource, land []int, shift [
 }
 
 // crossStoreMax is the size in bytes of C (k×n float32) up to which
-// fromSample stores it; above it, where the kernel rows are exact integer
-// products, they are computed again instead (crossByRanges). Measured
-// (docs/measurements.md, "C computed again instead of stored"): at
-// 80 MB the second pass of integer rows cost more than storing C, at 8 GB
-// C's fresh pages cost more than the second pass, and the peak memory
-// fell from about 10 GB to 2 GB. A variable so that tests can take either
-// path.
+// fromSample stores it; above it, where the kernel rows come from integer
+// or float32 products (RangeRows32), they are computed again instead
+// (crossByRanges): the fit's memory is then the data's and O(k² + k·chunk)
+// instead of k·n·4 bytes more. Measured (docs/measurements.md, "C computed
+// again instead of stored"): at 80 MB the second pass of integer rows cost
+// more than storing C; at 8 GB C's fresh pages cost more than a second
+// pass of integer rows, and, on a machine whose fresh memory is slow, more
+// than a second pass of float32 products (where fresh memory is fast, that
+// pass is expected to cost more than the pages: memory is then what the
+// rule buys); the peak fell from about 10–12 GB to 2–4.5 GB. A variable so
+// that tests can take either path.
 var crossStoreMax int64 = 1 << 30
 
 // rangeChunk is the points whose kernel rows shiftedGram shifts and
@@ -229,7 +235,7 @@ var crossStoreMax int64 = 1 << 30
 var rangeChunk = 8192
 
 // crossByRanges sets out's c̄ and G_c without storing C, for kernel rows
-// computed again cheaply (exact integer products, rows: a range of points
+// computed again (integer or float32 products, rows: a range of points
 // against every landmark): shiftedGram on chunks of rangeChunk points
 // computed into one reused buffer. The map keeps rows for its scores and
 // F (TrainScores, Train), which compute the kernel rows again.
@@ -339,7 +345,8 @@ func (m *NystromMap) TrainGram() (*mat.SymDense, []float64, bool) {
 // points' kernel rows, without forming F: C_cᵀ·(R⁻ᵀ·V) (linalg.MulT32Into)
 // on the stored C − s·1ᵀ with c̄ − s subtracted in float64, or — for a map
 // that keeps a way to compute them again (crossByRanges) — chunk by chunk
-// on C with c̄ subtracted in float64. It needs the kernel rows
+// on C with c̄ subtracted in float64 (integer rows: scoreBlock points at a
+// time per goroutine, the same values). It needs the kernel rows
 // (TrainGram's maps).
 func (m *NystromMap) TrainScores(dst, v *mat.Dense) error {
 	var k, n int
@@ -371,6 +378,21 @@ func (m *NystromMap) TrainScores(dst, v *mat.Dense) error {
 		linalg.MulT32Into(dst, m.cross, w, delta)
 		return nil
 	}
+	if m.crossSerial != nil {
+		// Each goroutine computes the rows of scoreBlock points and their
+		// scores while the rows are in its cache.
+		plan := linalg.NewT32Scores(w, m.crossMean)
+		par.Blocks(0, (n+scoreBlock-1)/scoreBlock, func(lo, hi int) {
+			buf := make([]float32, k*scoreBlock)
+			var sc linalg.T32Scratch
+			for b := lo; b < hi; b++ {
+				p0, p1 := b*scoreBlock, min((b+1)*scoreBlock, n)
+				m.crossSerial(p0, p1, buf, p1-p0)
+				plan.Block(dst.Slice(p0, p1, 0, s).(*mat.Dense), buf, p1-p0, p1-p0, &sc)
+			}
+		})
+		return nil
+	}
 	cw := min(rangeChunk, n)
 	buf, err := linalg.NewDense32(k, cw)
 	if err != nil {
@@ -386,6 +408,11 @@ func (m *NystromMap) TrainScores(dst, v *mat.Dense) error {
 	return nil
 }
 
+// scoreBlock is the points whose integer kernel rows TrainScores computes
+// and multiplies at once on one goroutine: 1 MB of float32 at k = 2000,
+// kept in cache between the two.
+const scoreBlock = 128
+
 // materializeCross stores C_c (k×n float32, each value c − c̄ rounded
 // once) for a map that computes its kernel rows again, so that Train can
 // form F from it.
@@ -400,7 +427,7 @@ func (m *NystromMap) materializeCross() bool {
 		c.Free()
 		return false
 	}
-	m.cross, m.crossShift, m.crossRows = c, m.crossMean, nil
+	m.cross, m.crossShift, m.crossRows, m.crossSerial = c, m.crossMean, nil, nil
 	return true
 }
 

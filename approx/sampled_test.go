@@ -131,6 +131,37 @@ func TestNystromSampleRanges(t *testing.T) {
 	checkSampled(t, x, true)
 }
 
+// On integer kernel rows computed again, TrainScores by blocks of
+// scoreBlock points per goroutine (crossSerial) gives the bits of the
+// chunked path, over blocks and chunks that end mid-way (n = 1000: seven
+// blocks and three chunks, the last of each short).
+func TestTrainScoresSerialBlocks(t *testing.T) {
+	defer func(o gram.GramOptions, c int, b int64) { rowOptions, rangeChunk, crossStoreMax = o, c, b }(rowOptions, rangeChunk, crossStoreMax)
+	rowOptions.Int8, rangeChunk, crossStoreMax = gram.GridOn, 384, 0
+	const n, d, m = 1000, 5, 20
+	r := rng.New(47)
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, 0.01*float64(r.IntN(256)))
+		}
+	}
+	ny, err := Nystrom{Rank: m, Seed: 6, Float32: true, Sample: 200}.Fit(x, gauss)
+	require.NoError(t, err)
+	require.NotNil(t, ny.crossSerial)
+	v := mat.NewDense(m, 3, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j < 3; j++ {
+			v.Set(i, j, math.Cos(float64(5*i+j)))
+		}
+	}
+	a, b := mat.NewDense(n, 3, nil), mat.NewDense(n, 3, nil)
+	require.NoError(t, ny.TrainScores(a, v))
+	ny.crossSerial = nil
+	require.NoError(t, ny.TrainScores(b, v))
+	require.True(t, mat.Equal(a, b))
+}
+
 // C (k×n float32) is stored up to crossStoreMax bytes, the integer kernel
 // rows computed again one byte past it.
 func TestCrossStoreMaxBoundary(t *testing.T) {

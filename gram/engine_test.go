@@ -306,6 +306,43 @@ func TestRows32FloatProducts(t *testing.T) {
 	require.False(t, kr.Rows32(idx, make([]float32, len(idx)*n), n))
 }
 
+// RangeRows32 on float32 products gives, for any range of points (one
+// within a chunk of rows32Chunk points, one across the chunk's edge, the
+// last point) and any stride, the values Rows32 gives for those points,
+// bit for bit, for both distance kernels; it declines (nil) where Rows32
+// does: the Go map path, and data kept in float64.
+func TestRangeRows32FloatProducts(t *testing.T) {
+	const n, d = rows32Chunk + 301, 6
+	x32, x := randDense32(t, n, d, 10, 0.3)
+	defer x32.Free()
+	idx := []int{3, n - 1, rows32Chunk, 3}
+	m := len(idx)
+	for _, em := range []ElementMap{{Kind: MapExpSq, C: -1.0 / 8}, {Kind: MapExpDist, C: -1.0 / 2}} {
+		kr, err := NewKernelRows32(x32, em, GramOptions{})
+		require.NoError(t, err)
+		full := make([]float32, m*n)
+		require.True(t, kr.Rows32(idx, full, n))
+		rows := kr.RangeRows32(idx)
+		require.NotNil(t, rows)
+		for _, r := range [][2]int{{0, n}, {5, 77}, {rows32Chunk - 40, rows32Chunk + 9}, {n - 1, n}} {
+			w := r[1] - r[0]
+			ld := w + 3
+			out := make([]float32, (m-1)*ld+w)
+			rows(r[0], r[1], out, ld)
+			for a := 0; a < m; a++ {
+				require.Equal(t, full[a*n+r[0]:a*n+r[1]], out[a*ld:a*ld+w], "%v row %d, points [%d, %d)", em.Kind, a, r[0], r[1])
+			}
+		}
+		require.Panics(t, func() { rows(0, n+1, make([]float32, m*(n+1)), n+1) })
+		goMap, err := NewKernelRows32(x32, em, GramOptions{Map: MapGo})
+		require.NoError(t, err)
+		require.Nil(t, goMap.RangeRows32(idx))
+	}
+	kr, err := NewKernelRows(x, ElementMap{Kind: MapExpSq, C: -1.0 / 8}, GramOptions{Products: ProductsFloat32, Grid: GridOff})
+	require.NoError(t, err)
+	require.Nil(t, kr.RangeRows32(idx))
+}
+
 // gridOf's column ranges are the columns' true minima and maxima, with
 // the extremes in the first row of a later block of rows (where each
 // block's pass starts): lo is the minimum, and lo + step·span the maximum.

@@ -488,8 +488,10 @@ func TestKernelRowsInt8(t *testing.T) {
 // without reading a float64 copy; bad levels are typed errors, and the
 // cases the integer path does not take give nil.
 // RangeRows32 gives, for any range of points and any stride, the values
-// Rows32 gives for those points, bit for bit; it is nil off the integer
-// path and panics on a range that does not fit.
+// Rows32 gives for those points, bit for bit, on the integer path and on
+// the grid's float32 products; it is nil for float64 products and panics
+// on a range that does not fit. SerialRangeRows32 gives the same values
+// on the integer path and is nil off it.
 func TestKernelRowsRangeRows32(t *testing.T) {
 	const n, d = 300, 37
 	x := pixelData(pixelInts(5, n, d), n, d, false)
@@ -504,24 +506,41 @@ func TestKernelRowsRangeRows32(t *testing.T) {
 		require.True(t, kr.Rows32(idx, full, n))
 		rows := kr.RangeRows32(idx)
 		require.NotNil(t, rows)
+		serial := kr.SerialRangeRows32(idx)
+		require.NotNil(t, serial)
 		for _, r := range [][2]int{{0, n}, {5, 77}, {63, 64}, {64, 129}, {n - 1, n}} {
 			w := r[1] - r[0]
 			ld := w + 3
-			out := make([]float32, (m-1)*ld+w)
-			rows(r[0], r[1], out, ld)
-			for a := 0; a < m; a++ {
-				require.Equal(t, full[a*n+r[0]:a*n+r[1]], out[a*ld:a*ld+w], "baseline %v, row %d, points [%d, %d)", baseline, a, r[0], r[1])
+			for _, f := range []func(p0, p1 int, out []float32, ld int){rows, serial} {
+				out := make([]float32, (m-1)*ld+w)
+				f(r[0], r[1], out, ld)
+				for a := 0; a < m; a++ {
+					require.Equal(t, full[a*n+r[0]:a*n+r[1]], out[a*ld:a*ld+w], "baseline %v, row %d, points [%d, %d)", baseline, a, r[0], r[1])
+				}
 			}
 		}
+		require.Panics(t, func() { serial(0, n+1, make([]float32, m*(n+1)), n+1) })
 		require.Panics(t, func() { rows(10, 9, make([]float32, 100), 10) })
 		require.Panics(t, func() { rows(0, n+1, make([]float32, m*(n+1)), n+1) })
 		require.Panics(t, func() { rows(0, 10, make([]float32, 10*m-1), 10) })
 		require.Nil(t, kr.RangeRows32(nil))
 	}
+	// Off the integer path, the grid's exact float32 products: the rows
+	// Rows32 gives; float64 products: nil.
 	off, err := NewKernelRows(x, kern.ElementMap(d), GramOptions{Int8: GridOff})
 	require.NoError(t, err)
 	require.False(t, off.Int8())
-	require.Nil(t, off.RangeRows32(idx), "float products: nil")
+	full := make([]float32, len(idx)*n)
+	require.True(t, off.Rows32(idx, full, n))
+	out := make([]float32, len(idx)*40)
+	off.RangeRows32(idx)(100, 140, out, 40)
+	for a := range idx {
+		require.Equal(t, full[a*n+100:a*n+140], out[a*40:(a+1)*40], "grid products, row %d", a)
+	}
+	require.Nil(t, off.SerialRangeRows32(idx), "float32 products: OpenBLAS's threads")
+	f64, err := NewKernelRows(x, kern.ElementMap(d), GramOptions{Int8: GridOff, Grid: GridOff})
+	require.NoError(t, err)
+	require.Nil(t, f64.RangeRows32(idx), "float64 products: nil")
 }
 
 // Levels8 of some rows gives, through NewKernelRowsLevels8, the kernel

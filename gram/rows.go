@@ -327,10 +327,7 @@ func (k *KernelRows) Among(idx []int, out []float64) bool {
 func (k *KernelRows) Rows32(idx []int, out []float32, ld int) bool {
 	s := k.s
 	m, n := len(idx), k.N()
-	// Float32 products where Cross takes them too: data held only in
-	// float32, or on an integer grid.
-	products32 := s.x32 != nil && (s.x.Data == nil || s.grid != nil) && s.em.distance() && s.mp == MapNative
-	if (s.i8 == nil && !products32) || m == 0 {
+	if (s.i8 == nil && !s.products32()) || m == 0 {
 		return false
 	}
 	if ld < n || len(out) < (m-1)*ld+n {
@@ -348,28 +345,63 @@ func (k *KernelRows) Rows32(idx []int, out []float32, ld int) bool {
 	return true
 }
 
-// RangeRows32 returns, when the blocks come from exact integer products
-// (Int8), a function that sets out (len(idx) rows of stride ld ≥ p1 − p0,
-// float32) to the kernel rows of the data's rows idx against the points
-// p0 ≤ p < p1: entry (a, p − p0) is the value Rows32 gives for row idx[a]
-// and point p (a point's entries do not depend on the range). The
-// landmarks are packed once, here; the function panics on a range or an
-// out that does not fit. Other KernelRows return nil.
+// products32 reports whether Rows32 takes float32 products (where Cross
+// takes them too): data held only in float32, or on an integer grid, for
+// a distance kernel on the native map path.
+func (s *gramSource) products32() bool {
+	return s.x32 != nil && (s.x.Data == nil || s.grid != nil) && s.em.distance() && s.mp == MapNative
+}
+
+// RangeRows32 returns, where Rows32 computes the rows (exact integer
+// products, or float32 products), a function that sets out (len(idx) rows
+// of stride ld ≥ p1 − p0, float32) to the kernel rows of the data's rows
+// idx against the points p0 ≤ p < p1: entry (a, p − p0) is the value
+// Rows32 gives for row idx[a] and point p (a point's entries do not depend
+// on the range). The landmarks are packed or gathered once, here; the
+// function panics on a range or an out that does not fit. Other
+// KernelRows return nil.
 func (k *KernelRows) RangeRows32(idx []int) func(p0, p1 int, out []float32, ld int) {
+	if k.s.i8 == nil && !k.s.products32() {
+		return nil
+	}
+	return k.rangeRows32(idx, k.s.workers)
+}
+
+// SerialRangeRows32 is RangeRows32's function on exact integer products
+// (Int8), computed on the calling goroutine: for callers that run ranges
+// in parallel themselves. nil elsewhere (float32 products run OpenBLAS's
+// own threads).
+func (k *KernelRows) SerialRangeRows32(idx []int) func(p0, p1 int, out []float32, ld int) {
+	if k.s.i8 == nil {
+		return nil
+	}
+	return k.rangeRows32(idx, 1)
+}
+
+// rangeRows32 is RangeRows32 on the given workers (the integer rows').
+func (k *KernelRows) rangeRows32(idx []int, workers int) func(p0, p1 int, out []float32, ld int) {
 	s := k.s
-	if s.i8 == nil || len(idx) == 0 {
+	if len(idx) == 0 {
 		return nil
 	}
 	m, n := len(idx), k.N()
-	land := s.i8.LandmarksOf(idx)
-	c, laplace := s.em.C, s.em.Kind == MapExpDist
+	var rows func(p0, p1 int, out []float32, ld int)
+	if s.i8 != nil {
+		land := s.i8.LandmarksOf(idx)
+		c, laplace := s.em.C, s.em.Kind == MapExpDist
+		rows = func(p0, p1 int, out []float32, ld int) {
+			int8Ranges(workers, p0, p1, func(q0, q1 int) {
+				s.build.Int8Map32(s.i8, land, q0, q1, c, laplace, out[q0-p0:], ld)
+			})
+		}
+	} else {
+		rows = s.rows32Ranges(idx)
+	}
 	return func(p0, p1 int, out []float32, ld int) {
 		if p0 < 0 || p1 > n || p0 >= p1 || ld < p1-p0 || len(out) < (m-1)*ld+p1-p0 {
 			panic(fmt.Sprintf("gram: KernelRows.RangeRows32: points [%d, %d) of %d, %d rows of stride %d in %d values", p0, p1, n, m, ld, len(out)))
 		}
-		int8Ranges(s.workers, p0, p1, func(q0, q1 int) {
-			s.build.Int8Map32(s.i8, land, q0, q1, c, laplace, out[q0-p0:], ld)
-		})
+		rows(p0, p1, out, ld)
 	}
 }
 
@@ -398,10 +430,19 @@ func (k *KernelRows) Levels8(idx []int) (*linalg.Levels8, bool) {
 // float32 path: 256 landmark rows of it are 8 MB of float32 products.
 const rows32Chunk = 8192
 
-// rows32 is Rows32 by float32 products: the landmarks' rows gathered once,
-// then sgemm and the in-place map a chunk of points at a time.
+// rows32 is Rows32 by float32 products (rows32Ranges on every point).
 func (s *gramSource) rows32(idx []int, out []float32, ld int) {
-	m, n, d := len(idx), s.x.Rows, s.x.Cols
+	s.rows32Ranges(idx)(0, s.x.Rows, out, ld)
+}
+
+// rows32Ranges gathers the landmarks' float32 rows and norms once and
+// returns a function that sets out (stride ld) to their kernel rows
+// against the points p0 ≤ p < p1 (entry (a, p − p0)): sgemm and the
+// in-place map rows32Chunk points at a time. A point's entries are the
+// same whatever the range: each is one sgemm inner product of the same
+// two rows and one map of it.
+func (s *gramSource) rows32Ranges(idx []int) func(p0, p1 int, out []float32, ld int) {
+	m, d := len(idx), s.x.Cols
 	// The landmarks as a source of their own (their float32 rows).
 	land := &gramSource{x: blas64.General{Rows: m, Cols: d, Stride: d}, x32: make([]float32, m*d)}
 	ni := make([]float64, m)
@@ -410,14 +451,16 @@ func (s *gramSource) rows32(idx []int, out []float32, ld int) {
 		ni[j] = s.norms[i]
 	}
 	c, laplace := s.em.C, s.em.Kind == MapExpDist
-	for p0 := 0; p0 < n; p0 += rows32Chunk {
-		w := min(rows32Chunk, n-p0)
-		blk := out[p0:]
-		sgemm32Into(land, s, 0, m, p0, p0+w, blk, ld)
-		par.Blocks(s.workers, m, func(lo, hi int) {
-			b := blk[lo*ld:]
-			s.build.RBFMap32To32(hi-lo, w, b, ld, b, ld, ni[lo:hi], s.norms[p0:p0+w], c, laplace)
-		})
+	return func(p0, p1 int, out []float32, ld int) {
+		for q0 := p0; q0 < p1; q0 += rows32Chunk {
+			w := min(rows32Chunk, p1-q0)
+			blk := out[q0-p0:]
+			sgemm32Into(land, s, 0, m, q0, q0+w, blk, ld)
+			par.Blocks(s.workers, m, func(lo, hi int) {
+				b := blk[lo*ld:]
+				s.build.RBFMap32To32(hi-lo, w, b, ld, b, ld, ni[lo:hi], s.norms[q0:q0+w], c, laplace)
+			})
+		}
 	}
 }
 

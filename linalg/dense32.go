@@ -386,71 +386,98 @@ func MulT32Into(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64) {
 	mulT32Into(out, ft, w, mean, native.Best())
 }
 
-// mulT32Into is MulT32Into on build b. Where b runs the float64-arithmetic
-// block kernel in AVX-512 (native.Best does where the processor has it),
-// Fᵀ is read in place by native.MulT32Rows; elsewhere blocks of points
-// are copied together for MulT32Axpy. Each entry is one FMA chain from
-// zero over F's columns in both, so the AVX-512 and AVX2 builds give the
-// same values (the SSE2 baseline rounds each product).
+// mulT32Into is MulT32Into on build b: T32Scores.Block on blocks of
+// mt32Run points in parallel.
 func mulT32Into(out *mat.Dense, ft *Dense32, w *mat.Dense, mean []float64, b native.Build) {
-	k, n := ft.Dims()
+	_, n := ft.Dims()
 	_, s := w.Dims()
-	bp := (s + 3) / 4 * 4
-	wt := make([]float64, bp*k)
-	for r := 0; r < k; r++ {
-		for j, v := range w.RawRowView(r) {
-			wt[j*k+r] = v
-		}
-	}
-	yt := make([]float64, bp*n)
-	if symm512, _, _ := b.Wide512(); symm512 {
-		par.Blocks(0, (n+mt32Run-1)/mt32Run, func(lo, hi int) {
-			for blk := lo; blk < hi; blk++ {
-				c0 := blk * mt32Run
-				b.MulT32Rows(k, min(mt32Run, n-c0), ft.Data[c0:], n, bp, wt, k, yt[c0:], n)
-			}
-		})
-		finishMulT32(out, w, mean, yt, n, s)
-		return
-	}
-	nb := (n + mt32Points - 1) / mt32Points
-	par.Blocks(0, nb, func(lo, hi int) {
-		// The block's k rows of mt32Points entries, copied together: the
-		// kernel then streams them instead of striding through Fᵀ.
-		buf := make([]float32, k*mt32Points)
+	plan := newT32Scores(w, mean, b)
+	par.Blocks(0, (n+mt32Run-1)/mt32Run, func(lo, hi int) {
+		var scratch T32Scratch
 		for blk := lo; blk < hi; blk++ {
-			c0 := blk * mt32Points
-			cols := min(mt32Points, n-c0)
-			for r := 0; r < k; r++ {
-				copy(buf[r*cols:(r+1)*cols], ft.Data[r*n+c0:r*n+c0+cols])
-			}
-			b.MulT32Axpy(k, cols, buf, cols, bp, wt, k, yt[c0:], n)
+			c0 := blk * mt32Run
+			cols := min(mt32Run, n-c0)
+			plan.Block(out.Slice(c0, c0+cols, 0, s).(*mat.Dense), ft.Data[c0:], n, cols, &scratch)
 		}
 	})
-	finishMulT32(out, w, mean, yt, n, s)
 }
 
-// finishMulT32 sets out (n×s) to the transposed products yt (s rows of n)
-// less μᵀW.
-func finishMulT32(out, w *mat.Dense, mean, yt []float64, n, s int) {
-	k, _ := w.Dims()
-	mw := make([]float64, s)
-	if mean != nil {
-		for r := 0; r < k; r++ {
-			for j, v := range w.RawRowView(r) {
-				mw[j] += mean[r] * v
+// T32Scores computes MulT32's products block by block of points, on the
+// caller's goroutine, for callers that make the blocks of Fᵀ themselves
+// (in parallel, while they are in cache): W transposed, padded and μᵀW
+// formed once. Where the build runs the float64-arithmetic block kernel
+// in AVX-512 (native.Best does where the processor has it), Fᵀ is read in
+// place by native.MulT32Rows; elsewhere blocks of mt32Points points are
+// copied together for MulT32Axpy. Each entry is one FMA chain from zero
+// over F's columns in both, less (μᵀW)_j, so the AVX-512 and AVX2 builds
+// and any blocking of the points give the same values (the SSE2 baseline
+// rounds each product).
+type T32Scores struct {
+	k, s, bp int
+	wt, mw   []float64
+	b        native.Build
+}
+
+// T32Scratch is one goroutine's scratch for T32Scores.Block (its zero
+// value is ready; it grows to the largest block).
+type T32Scratch struct {
+	yt  []float64
+	buf []float32
+}
+
+// NewT32Scores prepares W (k×s) and mean (nil or k values) for Block.
+func NewT32Scores(w *mat.Dense, mean []float64) *T32Scores {
+	return newT32Scores(w, mean, native.Best())
+}
+
+func newT32Scores(w *mat.Dense, mean []float64, b native.Build) *T32Scores {
+	k, s := w.Dims()
+	p := &T32Scores{k: k, s: s, bp: (s + 3) / 4 * 4, mw: make([]float64, s), b: b}
+	p.wt = make([]float64, p.bp*k)
+	for r := 0; r < k; r++ {
+		for j, v := range w.RawRowView(r) {
+			p.wt[j*k+r] = v
+			if mean != nil {
+				p.mw[j] += mean[r] * v
 			}
+		}
+	}
+	return p
+}
+
+// Block sets out (cols×s) to the products for the cols points whose k
+// rows of Fᵀ start at ft with stride ld (ft[r·ld + i] is point i's
+// feature r). The shapes are the caller's to check.
+func (p *T32Scores) Block(out *mat.Dense, ft []float32, ld, cols int, sc *T32Scratch) {
+	k, bp := p.k, p.bp
+	if len(sc.yt) < bp*cols {
+		sc.yt = make([]float64, bp*cols)
+	}
+	yt := sc.yt[:bp*cols]
+	clear(yt) // the kernels add to it
+	if symm512, _, _ := p.b.Wide512(); symm512 {
+		p.b.MulT32Rows(k, cols, ft, ld, bp, p.wt, k, yt, cols)
+	} else {
+		// The block's k rows of mt32Points entries, copied together: the
+		// kernel then streams them instead of striding through Fᵀ.
+		if len(sc.buf) < k*mt32Points {
+			sc.buf = make([]float32, k*mt32Points)
+		}
+		for c0 := 0; c0 < cols; c0 += mt32Points {
+			w := min(mt32Points, cols-c0)
+			for r := 0; r < k; r++ {
+				copy(sc.buf[r*w:(r+1)*w], ft[r*ld+c0:r*ld+c0+w])
+			}
+			p.b.MulT32Axpy(k, w, sc.buf, w, bp, p.wt, k, yt[c0:], cols)
 		}
 	}
 	ob := out.RawMatrix()
-	par.For(0, n, nil, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			row := ob.Data[i*ob.Stride : i*ob.Stride+s]
-			for j := range row {
-				row[j] = yt[j*n+i] - mw[j]
-			}
+	for i := 0; i < cols; i++ {
+		row := ob.Data[i*ob.Stride : i*ob.Stride+p.s]
+		for j := range row {
+			row[j] = yt[j*cols+i] - p.mw[j]
 		}
-	})
+	}
 }
 
 // MulTVec32 sets dst (k×b) = ft·x for x n×b (half a pass of a low-rank

@@ -42,6 +42,36 @@ func rowMeans(w *mat.Dense) []float64 {
 	return mean
 }
 
+// T32Scores.Block on blocks of any size, read in place from a strided
+// Fᵀ, with one scratch reused from block to block (dirty from the last),
+// gives MulT32Into's bits on every build, centred and not.
+func TestT32ScoresBlocks(t *testing.T) {
+	k, n, s := 9, 700, 5
+	ft, w := randDense32(t, k, n, 3, 0.5)
+	defer ft.Free()
+	wm := mat.NewDense(k, s, nil)
+	for i := 0; i < k; i++ {
+		for j := 0; j < s; j++ {
+			wm.Set(i, j, math.Cos(float64(7*i+j)))
+		}
+	}
+	for _, mu := range [][]float64{nil, rowMeans(w)} {
+		for _, b := range native.Builds() {
+			whole := mat.NewDense(n, s, nil)
+			mulT32Into(whole, ft, wm, mu, b)
+			plan := newT32Scores(wm, mu, b)
+			var sc T32Scratch
+			got := mat.NewDense(n, s, nil)
+			for c0, blk := 0, 0; c0 < n; blk++ {
+				cols := min([]int{1, 63, 64, 65, 300}[blk%5], n-c0)
+				plan.Block(got.Slice(c0, c0+cols, 0, s).(*mat.Dense), ft.Data[c0:], n, cols, &sc)
+				c0 += cols
+			}
+			require.True(t, mat.Equal(whole, got), "%s, centred %v", b.Name(), mu != nil)
+		}
+	}
+}
+
 // OuterT32, MulT32 and MulTVec32 against float64 products of the same
 // stored values, over more points than one block (8192 for OuterT32; 64
 // and 4096 for the native products, with partial last blocks), centred and
