@@ -4,15 +4,15 @@ import (
 	"math"
 	"testing"
 
-	"github.com/kdual/kdual/paths"
-	"github.com/kdual/kdual/status"
-
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/native"
+	"github.com/kdual/kdual/paths"
+	"github.com/kdual/kdual/status"
 )
 
 // Float32 storage: the trace error is still exactly tr(K − F·Fᵀ)/tr(K) of
@@ -133,16 +133,17 @@ func TestNystromFit32(t *testing.T) {
 
 // Float32 data with landmarks on a sample: C computed again in chunks
 // (crossStoreMax 0; chunks of 128 points, the last one short) gives the
-// C_cC_cᵀ, means and trace error of C stored, bit for bit (the same
-// sgemm products and map per point), and the same training scores to
-// float32 rounding; the stored map keeps C, the other only its rows.
+// C_cC_cᵀ, means and trace error of C stored to float32 rounding (the same
+// sgemm products and map, which OpenBLAS may round by the call's shape),
+// and the same training scores; the stored map keeps C, the other only
+// its rows.
 func TestNystromFit32Ranges(t *testing.T) {
 	defer func(c int, b int64) { rangeChunk, crossStoreMax = c, b }(rangeChunk, crossStoreMax)
-	x32, err := shiftedFloat32(data(t, 600, 4, 19), gauss)
+	x32, err := shiftedFloat32(data(t, 600, 40, 19), kernel.Kernel{Kind: kernel.Gaussian, Sigma: 6})
 	require.NoError(t, err)
 	fit := func(max int64) *NystromMap {
 		rangeChunk, crossStoreMax = 128, max
-		ny, err := Nystrom{Rank: 25, Seed: 4, Sample: 150}.Fit32(x32, gauss)
+		ny, err := Nystrom{Rank: 25, Seed: 4, Sample: 150}.Fit32(x32, kernel.Kernel{Kind: kernel.Gaussian, Sigma: 6})
 		require.NoError(t, err)
 		require.Equal(t, max > 0, ny.cross != nil, "C stored")
 		require.Equal(t, max == 0, ny.crossRows != nil, "C computed again")
@@ -150,13 +151,13 @@ func TestNystromFit32Ranges(t *testing.T) {
 	}
 	stored, ranges := fit(1<<30), fit(0)
 	require.Equal(t, stored.Landmarks, ranges.Landmarks)
-	require.Equal(t, stored.Info().TraceError, ranges.Info().TraceError)
+	require.InEpsilon(t, stored.Info().TraceError, ranges.Info().TraceError, 1e-5)
 	gs, ms, ok := stored.TrainGram()
 	require.True(t, ok)
 	gr, mr, ok := ranges.TrainGram()
 	require.True(t, ok)
-	require.True(t, mat.Equal(gs, gr))
-	require.Equal(t, ms, mr)
+	require.True(t, mat.EqualApprox(gs, gr, 1e-5*mat.Norm(gs, math.Inf(1))))
+	require.InDeltaSlice(t, ms, mr, 1e-5*floats.Norm(ms, math.Inf(1)))
 	v := mat.NewDense(25, 3, nil)
 	for i := 0; i < 25; i++ {
 		for j := 0; j < 3; j++ {

@@ -355,10 +355,13 @@ func (s *gramSource) products32() bool {
 // RangeRows32 returns, where Rows32 computes the rows (exact integer
 // products, or float32 products), a function that sets out (len(idx) rows
 // of stride ld ≥ p1 − p0, float32) to the kernel rows of the data's rows
-// idx against the points p0 ≤ p < p1: entry (a, p − p0) is the value
-// Rows32 gives for row idx[a] and point p (a point's entries do not depend
-// on the range). The landmarks are packed or gathered once, here; the
-// function panics on a range or an out that does not fit. Other
+// idx against the points p0 ≤ p < p1. On integer products entry
+// (a, p − p0) is the value Rows32 gives for row idx[a] and point p (a
+// point's entries do not depend on the range); on float32 products it is
+// within a float32 rounding of it (OpenBLAS may round a product
+// differently by the shape of the call), and the same range gives the
+// same bits every time. The landmarks are packed or gathered once, here;
+// the function panics on a range or an out that does not fit. Other
 // KernelRows return nil.
 func (k *KernelRows) RangeRows32(idx []int) func(p0, p1 int, out []float32, ld int) {
 	if k.s.i8 == nil && !k.s.products32() {
@@ -438,9 +441,7 @@ func (s *gramSource) rows32(idx []int, out []float32, ld int) {
 // rows32Ranges gathers the landmarks' float32 rows and norms once and
 // returns a function that sets out (stride ld) to their kernel rows
 // against the points p0 ≤ p < p1 (entry (a, p − p0)): sgemm and the
-// in-place map rows32Chunk points at a time. A point's entries are the
-// same whatever the range: each is one sgemm inner product of the same
-// two rows and one map of it.
+// in-place map rows32Chunk points at a time from p0.
 func (s *gramSource) rows32Ranges(idx []int) func(p0, p1 int, out []float32, ld int) {
 	m, d := len(idx), s.x.Cols
 	// The landmarks as a source of their own (their float32 rows).
