@@ -121,13 +121,7 @@ func TestNystromSampleRanges(t *testing.T) {
 	defer func(o gram.GramOptions, c int, b int64) { rowOptions, rangeChunk, crossStoreMax = o, c, b }(rowOptions, rangeChunk, crossStoreMax)
 	rowOptions.Int8, rangeChunk, crossStoreMax = gram.GridOn, 128, 0
 	const n, d = 600, 6
-	r := rng.New(41)
-	x := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			x.Set(i, j, 0.01*float64(r.IntN(256))) // distances near σ
-		}
-	}
+	x := gridData(n, d, 41)
 	checkSampled(t, x, true)
 }
 
@@ -139,13 +133,7 @@ func TestTrainScoresSerialBlocks(t *testing.T) {
 	defer func(o gram.GramOptions, c int, b int64) { rowOptions, rangeChunk, crossStoreMax = o, c, b }(rowOptions, rangeChunk, crossStoreMax)
 	rowOptions.Int8, rangeChunk, crossStoreMax = gram.GridOn, 384, 0
 	const n, d, m = 1000, 5, 20
-	r := rng.New(47)
-	x := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			x.Set(i, j, 0.01*float64(r.IntN(256)))
-		}
-	}
+	x := gridData(n, d, 47)
 	ny, err := Nystrom{Rank: m, Seed: 6, Float32: true, Sample: 200}.Fit(x, gauss)
 	require.NoError(t, err)
 	require.NotNil(t, ny.crossSerial)
@@ -162,19 +150,26 @@ func TestTrainScoresSerialBlocks(t *testing.T) {
 	require.True(t, mat.Equal(a, b))
 }
 
-// C (k×n float32) is stored up to crossStoreMax bytes, the integer kernel
-// rows computed again one byte past it.
-func TestCrossStoreMaxBoundary(t *testing.T) {
-	defer func(o gram.GramOptions, b int64) { rowOptions, crossStoreMax = o, b }(rowOptions, crossStoreMax)
-	rowOptions.Int8 = gram.GridOn
-	const n, d, m = 400, 5, 20
-	r := rng.New(43)
+// gridData returns n×d data on an 8-bit grid of step 0.01 (levels drawn
+// with seed): distances near the tests' σ, integer kernel rows.
+func gridData(n, d int, seed uint64) *mat.Dense {
+	r := rng.New(seed)
 	x := mat.NewDense(n, d, nil)
 	for i := 0; i < n; i++ {
 		for j := 0; j < d; j++ {
 			x.Set(i, j, 0.01*float64(r.IntN(256)))
 		}
 	}
+	return x
+}
+
+// C (k×n float32) is stored up to crossStoreMax bytes, the integer kernel
+// rows computed again one byte past it.
+func TestCrossStoreMaxBoundary(t *testing.T) {
+	defer func(o gram.GramOptions, b int64) { rowOptions, crossStoreMax = o, b }(rowOptions, crossStoreMax)
+	rowOptions.Int8 = gram.GridOn
+	const n, d, m = 400, 5, 20
+	x := gridData(n, d, 43)
 	for _, c := range []struct {
 		max    int64
 		stored bool
@@ -334,13 +329,7 @@ func TestNystromSampleLandmarks(t *testing.T) {
 // that ends earlier stops the rounds.
 func TestNystromSampleCancelled(t *testing.T) {
 	defer func(o gram.GramOptions, c int, b int64) { rowOptions, rangeChunk, crossStoreMax = o, c, b }(rowOptions, rangeChunk, crossStoreMax)
-	grid := mat.NewDense(3000, 4, nil)
-	r := rng.New(12)
-	for i := 0; i < 3000; i++ {
-		for j := 0; j < 4; j++ {
-			grid.Set(i, j, 0.01*float64(r.IntN(256)))
-		}
-	}
+	grid := gridData(3000, 4, 12)
 	// Off the grid (C stored), then on it with C computed again in chunks.
 	for _, x := range []*mat.Dense{data(t, 3000, 4, 12), grid} {
 		if x == grid {
