@@ -294,6 +294,23 @@ func TestCompare(t *testing.T) {
 	require.Less(t, strings.Index(out, "| 0.01 |"), strings.Index(out, "| 0.0001 |"), "the largest δ first")
 }
 
+// Of equally fast solvers Compare names the first listed the fastest, on
+// each side and on float64 alike.
+func TestCompareTies(t *testing.T) {
+	sec := func(v float64) *float64 { return &v }
+	ours := &Report{Problem: KPCAProblem{Data: "randn", N: 100, Operator: "float32"}, Results: []KPCAResult{
+		{Solver: "lanczos", Delta: 1e-2, Seconds: sec(0.5), Float64Seconds: sec(0.8)},
+		{Solver: "block", Delta: 1e-2, Seconds: sec(0.5), Float64Seconds: sec(0.8)},
+	}}
+	peers := &Report{Results: []KPCAResult{
+		{Solver: "eigsh", Delta: 1e-2, Seconds: sec(1.0)},
+		{Solver: "lobpcg", Delta: 1e-2, Seconds: sec(1.0)},
+	}}
+	var b strings.Builder
+	Compare(&b, ours, peers)
+	require.Contains(t, b.String(), "δ=0.01: kdual best lanczos 0.500s, peer best eigsh 1.000s, kdual-best/peer-best 0.50; on float64: kdual best lanczos 0.800s, ratio 0.80;")
+}
+
 // RunLBFGS's startOut receives the run's start H₀ — exactly the matrix
 // kpca.SolveDual starts from at the problem's seed, n×s little-endian
 // float64 row-major — with one repeat as with several; without a path
