@@ -155,6 +155,9 @@ func DenseOf(a mat.Matrix) *mat.Dense {
 		if m == nil || m.IsEmpty() {
 			return nil
 		}
+		if r, c := m.Dims(); r == 0 || c == 0 {
+			return nil // a view of no rows or no columns
+		}
 		return m
 	}
 	if r, c := a.Dims(); r == 0 || c == 0 {

@@ -905,3 +905,25 @@ func TestPermutedL(t *testing.T) {
 		}
 	}
 }
+
+// DenseOf returns a *mat.Dense itself (the same storage), a copy of any
+// other matrix — a transpose, a symmetric matrix, of one row or one
+// column as well as larger — and nil for nil or empty input.
+func TestDenseOf(t *testing.T) {
+	d := mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6})
+	require.Same(t, d, DenseOf(d))
+	row := mat.NewDense(1, 3, []float64{7, 8, 9})
+	for _, a := range []mat.Matrix{d.T(), row.T(), row.T().T(), mat.NewSymDense(1, []float64{2}), mat.NewSymDense(2, []float64{1, 2, 2, 5})} {
+		got := DenseOf(a)
+		require.NotNil(t, got)
+		require.True(t, mat.Equal(a, got))
+		if _, ok := a.(*mat.Dense); !ok {
+			got.Set(0, 0, -1)
+			require.NotEqual(t, -1.0, a.At(0, 0), "a copy")
+		}
+	}
+	require.Nil(t, DenseOf(nil))
+	require.Nil(t, DenseOf(&mat.Dense{}))
+	require.Nil(t, DenseOf((*mat.Dense)(nil)))
+	require.Nil(t, DenseOf(mat.NewDense(1, 3, nil).Slice(0, 1, 1, 1)))
+}
