@@ -358,9 +358,9 @@ func (s *gramSource) products32() bool {
 // idx against the points p0 ≤ p < p1. On integer products entry
 // (a, p − p0) is the value Rows32 gives for row idx[a] and point p (a
 // point's entries do not depend on the range); on float32 products it is
-// within a float32 rounding of it (OpenBLAS may round a product
-// differently by the shape of the call), and the same range gives the
-// same bits every time. The landmarks are packed or gathered once, here;
+// within the products' entry bound (EntryBound) of it, OpenBLAS rounding
+// a product differently by the shape of the call, and the same range
+// gives the same bits every time. The landmarks are packed or gathered once, here;
 // the function panics on a range or an out that does not fit. Other
 // KernelRows return nil.
 func (k *KernelRows) RangeRows32(idx []int) func(p0, p1 int, out []float32, ld int) {
