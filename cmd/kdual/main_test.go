@@ -432,6 +432,20 @@ func TestKPCACommands(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &rows))
 	require.Len(t, rows, 2)
 	require.InDelta(t, 1, rows[0]["error_ratio"], 1e-9, "ε = 0 is the square loss")
+	// The data's seed is 1 unless given: the same rows as --seed 1, not
+	// those of another seed.
+	bySeed := map[string]string{}
+	for _, seed := range []string{"", "1", "2"} {
+		args := []string{"kpca", "sparse", "--n", "120", "--d", "4", "--components", "2", "--eps", "0.2"}
+		if seed != "" {
+			args = append(args, "--seed", seed)
+		}
+		code, out, stderr = runCLI(t, append(args, "--json")...)
+		require.Equal(t, 0, code, stderr)
+		bySeed[seed] = out
+	}
+	require.Equal(t, bySeed["1"], bySeed[""])
+	require.NotEqual(t, bySeed["2"], bySeed[""])
 }
 
 func TestBenchFigures(t *testing.T) {
