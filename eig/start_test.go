@@ -122,6 +122,33 @@ func TestBlockStartDegenerateColumns(t *testing.T) {
 	require.LessOrEqual(t, passes["good"], passes["narrow"])
 }
 
+// A start block is taken column by column at unit length: its columns
+// scaled by 10⁻²⁰, 10²⁰ and 10⁻⁹ give the passes and eigenpairs of the
+// unscaled block (no column tiny beside another is taken for one in
+// their span and replaced).
+func TestBlockStartScaleFree(t *testing.T) {
+	lambda := spectrum(400, func(i int) float64 { return math.Pow(0.9, float64(i)) })
+	a := symWithSpectrum(23, lambda)
+	op, err := NewDense(a)
+	require.NoError(t, err)
+	const k, b = 5, 10
+	start := topVectors(t, a, b, 1e-13, 4)
+	scaled := mat.DenseCopyOf(start)
+	for j, f := range []float64{1e-20, 1e20, 1e-9} {
+		for i := 0; i < 400; i++ {
+			scaled.Set(i, j, f*scaled.At(i, j))
+		}
+	}
+	want, err := BlockKrylov{Tol: 1e-9, Block: b, Start: start, CheckEachBlock: true}.Solve(op, k)
+	require.NoError(t, err)
+	got, err := BlockKrylov{Tol: 1e-9, Block: b, Start: scaled, CheckEachBlock: true}.Solve(op, k)
+	require.NoError(t, err)
+	require.Equal(t, want.Passes, got.Passes)
+	for j := 0; j < k; j++ {
+		require.InDelta(t, want.Values[j], got.Values[j], 1e-12*lambda[0], "λ_%d", j)
+	}
+}
+
 // NormTest stops when every residual is within Tol·‖A‖, looser than the
 // default test for the smaller pairs: never more passes, and every true
 // residual within Tol·λ₁ (the operator's norm here).

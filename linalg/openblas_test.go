@@ -5,9 +5,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/kdual/kdual/status"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/kdual/kdual/status"
 )
 
 func randDense(r *rand.Rand, m, n int) *mat.Dense {
@@ -192,4 +193,24 @@ func TestMulEmptyInner(t *testing.T) {
 	var fresh mat.Dense
 	Mul(&fresh, empty{2, 0}, empty{0, 3})
 	require.True(t, mat.Equal(mat.NewDense(2, 3, nil), &fresh))
+}
+
+// overlaps is true exactly when the two storages share an element:
+// adjacent slices of one array (either order, either operand transposed)
+// do not, one element in common does.
+func TestOverlapsExact(t *testing.T) {
+	buf := make([]float64, 40)
+	at := func(lo, hi int) *mat.Dense { return mat.NewDense(1, hi-lo, buf[lo:hi]) }
+	for _, c := range []struct {
+		d, a [2]int
+		want bool
+	}{
+		{[2]int{10, 20}, [2]int{0, 10}, false}, {[2]int{0, 10}, [2]int{10, 20}, false},
+		{[2]int{10, 20}, [2]int{0, 11}, true}, {[2]int{0, 11}, [2]int{10, 20}, true},
+		{[2]int{5, 6}, [2]int{0, 40}, true}, {[2]int{20, 40}, [2]int{0, 20}, false},
+	} {
+		d, a := at(c.d[0], c.d[1]), at(c.a[0], c.a[1])
+		require.Equal(t, c.want, overlaps(d, a), "dst %v, a %v", c.d, c.a)
+		require.Equal(t, c.want, overlaps(d, a.T()), "dst %v, aᵀ %v", c.d, c.a)
+	}
 }

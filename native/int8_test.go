@@ -198,6 +198,16 @@ func TestInt8PointsLandmarks(t *testing.T) {
 			}
 			require.Equal(t, uint8(77), buf[d], "d %d: Levels wrote past d", d)
 		}
+		// A dst of exactly d levels is enough; one short, or a point out
+		// of range, panics.
+		exact := make([]uint8, d)
+		p.Levels(n-1, exact)
+		for a := 0; a < d; a++ {
+			require.Equal(t, lev(n-1, a), exact[a], "d %d: exact dst, level %d", d, a)
+		}
+		require.Panics(t, func() { p.Levels(0, exact[:d-1]) })
+		require.Panics(t, func() { p.Levels(n, exact) })
+		require.Panics(t, func() { p.Levels(-1, exact) })
 		require.Panics(t, func() { p.LandmarksOf(nil) })
 		require.Panics(t, func() { p.LandmarksOf([]int{0, n}) })
 		require.Panics(t, func() { p.LandmarksOf([]int{-1}) })
