@@ -366,15 +366,6 @@ func (l *lineCap) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func containsInt(v []int, x int) bool {
-	for _, y := range v {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 // sepIn names the first likely field separator inside a field that did
 // not parse (a semicolon, tab, bar or a space between characters), or "".
 func sepIn(f string) string {

@@ -1029,3 +1029,18 @@ func TestDsyevdWorkMinimum(t *testing.T) {
 		require.GreaterOrEqual(t, DsyevdWork('N', n), 2*n+1, "n = %d", n)
 	}
 }
+
+// Dgeev of a 1×1 matrix is its entry (and its right vector 1); of a 0×0
+// matrix, nothing.
+func TestDgeevOneByOne(t *testing.T) {
+	wr, wi, vr := []float64{0}, []float64{7}, []float64{0}
+	first, err := (*Workspace)(nil).Dgeev('N', 'V', 1, []float64{-2.5}, 1, wr, wi, nil, 1, vr, 1)
+	require.NoError(t, err)
+	require.Zero(t, first)
+	require.Equal(t, -2.5, wr[0])
+	require.Zero(t, wi[0])
+	require.Equal(t, 1.0, math.Abs(vr[0]))
+	first, err = (*Workspace)(nil).Dgeev('N', 'N', 0, nil, 1, nil, nil, nil, 1, nil, 1)
+	require.NoError(t, err)
+	require.Zero(t, first)
+}

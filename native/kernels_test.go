@@ -397,6 +397,19 @@ func TestMulT32MatchesLoops(t *testing.T) {
 		}
 		require.Panics(t, func() { b.MulT32Dot(2, 3, make([]float32, 6), 3, 3, make([]float64, 12), 3, make([]float64, 12), 3) })
 		require.Panics(t, func() { b.MulT32Axpy(2, 3, make([]float32, 6), 3, 4, make([]float64, 8), 2, make([]float64, 8), 2) })
+		// Vectors of exactly (bp−1)·ld + their length are enough; one
+		// entry short of it panics.
+		a := []float32{1, 2, 3, 4, 5, 6} // 2×3
+		xt, yt := make([]float64, 3*5+3), make([]float64, 3*4+2)
+		xt[0], xt[1], xt[2] = 1, 1, 1
+		b.MulT32Dot(2, 3, a, 3, 4, xt, 5, yt, 4)
+		require.Equal(t, []float64{6, 15}, yt[:2], b.Name())
+		require.Panics(t, func() { b.MulT32Dot(2, 3, a, 3, 4, xt[:len(xt)-1], 5, yt, 4) })
+		require.Panics(t, func() { b.MulT32Dot(2, 3, a, 3, 4, xt, 5, yt[:len(yt)-1], 4) })
+		// A stride below one is refused as BLAS refuses it, even for an
+		// empty product.
+		require.Panics(t, func() { b.MulT32Dot(2, 0, a, 1, 4, xt, 0, yt, 4) })
+		require.Panics(t, func() { b.MulT32Dot(0, 3, a, 3, 4, xt, 5, yt, 0) })
 	}
 }
 

@@ -1,6 +1,7 @@
 package kpca
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -94,4 +95,20 @@ func TestMatrixFreeStartIndefiniteKernel(t *testing.T) {
 	m := &KPCA{Components: 3, Kernel: k, Operator: eig.OperatorMatrixFree, Solver: Eigen{Solver: eig.Auto{Tol: 1e-8}}}
 	require.NoError(t, m.Fit(x))
 	require.Contains(t, m.Info().Start, "random start (the Nyström start failed")
+}
+
+// A centred kernel of rank 0 (the linear kernel on 200 copies of one
+// point) gives no start, and the reason names the rank, not a request for
+// no components.
+func TestNystromStartRankZero(t *testing.T) {
+	x := gaussData(t, 200, 3, 10)
+	for i := 0; i < 200; i++ {
+		x.SetRow(i, []float64{1, 2, 3})
+	}
+	m := &KPCA{Components: 2, Kernel: kernel.Kernel{Kind: kernel.Linear}}
+	start, why, err := m.nystromStart(context.Background(), x, 4, 1, 1<<40)
+	require.NoError(t, err)
+	require.Nil(t, start)
+	require.Contains(t, why, "random start (the Nyström start failed")
+	require.Contains(t, why, "numerical rank 0", why)
 }
