@@ -71,6 +71,8 @@ func TestBasisEmptyShapes(t *testing.T) {
 		bd.BasisTMul(2, 2, 0, []float64{1, 2, 3, 4}, 2, nil, 1, nil, 1)
 		// An empty operand's stride is never read, whatever it is.
 		bd.BasisSubMul(1, 0, 2, nil, 0, nil, 0, w, 2)
+		bd.BasisTMul(3, 0, 2, nil, 5, []float64{1, 2, 3, 4, 5, 6}, 2, nil, 2)
+		bd.BasisSubMul(3, 0, 2, nil, 5, nil, 0, []float64{1, 2, 3, 4, 5, 6}, 2)
 		bd.BasisTMul(0, 2, 2, nil, 0, nil, 0, h, 2)
 		require.Equal(t, []float64{1, 2, 3, 4}, h)
 		// Dimensions up to C's int range are taken (here with nothing to
