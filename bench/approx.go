@@ -413,16 +413,8 @@ func approxData32(ctx context.Context, model *kpca.KPCA, n int, seed uint64) (fu
 		return nil, 0, err
 	}
 	model.Kernel = kernel.Kernel{Kind: kernel.Gaussian, Sigma: sigma}
-	rows, d := base.Dims()
-	shift := make([]float64, d)
-	for i := 0; i < rows; i++ {
-		for j, v := range base.RawRowView(i) {
-			shift[j] += v
-		}
-	}
-	for j := range shift {
-		shift[j] /= float64(rows)
-	}
+	_, d := base.Dims()
+	shift := approx.ColumnMeans(base)
 	base = nil
 	x, err := linalg.NewDense32(n, d)
 	if err != nil {

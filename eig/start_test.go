@@ -46,15 +46,23 @@ func trueResiduals(a *mat.SymDense, r *Result) []float64 {
 	return out
 }
 
+// geometricProblem returns a 400×400 matrix of spectrum 0.9^i (its
+// eigenvectors drawn with seed), its dense operator and the spectrum.
+func geometricProblem(t *testing.T, seed uint64) (*mat.SymDense, *Dense, []float64) {
+	t.Helper()
+	lambda := spectrum(400, func(i int) float64 { return math.Pow(0.9, float64(i)) })
+	a := symWithSpectrum(seed, lambda)
+	op, err := NewDense(a)
+	require.NoError(t, err)
+	return a, op, lambda
+}
+
 // Started from the exact top eigenvectors (to 1e-13), a block solver that
 // checks after every block stops after the first pass with the exact
 // pairs, also for as many pairs as the block has columns; without the
 // check it fills its basis first.
 func TestBlockStartFromEigenvectorsStopsAfterOnePass(t *testing.T) {
-	lambda := spectrum(400, func(i int) float64 { return math.Pow(0.9, float64(i)) })
-	a := symWithSpectrum(21, lambda)
-	op, err := NewDense(a)
-	require.NoError(t, err)
+	a, op, lambda := geometricProblem(t, 21)
 	const k, b = 5, 10
 	start := topVectors(t, a, b, 1e-13, 1)
 	res, err := BlockKrylov{Tol: 1e-9, Block: b, Start: start, CheckEachBlock: true}.Solve(op, k)
@@ -127,10 +135,7 @@ func TestBlockStartDegenerateColumns(t *testing.T) {
 // unscaled block (no column tiny beside another is taken for one in
 // their span and replaced).
 func TestBlockStartScaleFree(t *testing.T) {
-	lambda := spectrum(400, func(i int) float64 { return math.Pow(0.9, float64(i)) })
-	a := symWithSpectrum(23, lambda)
-	op, err := NewDense(a)
-	require.NoError(t, err)
+	a, op, lambda := geometricProblem(t, 23)
 	const k, b = 5, 10
 	start := topVectors(t, a, b, 1e-13, 4)
 	scaled := mat.DenseCopyOf(start)
