@@ -136,7 +136,9 @@ func TestNystromFit32(t *testing.T) {
 // C_cC_cᵀ, means and trace error of C stored to float32 rounding (the same
 // sgemm products and map, which OpenBLAS may round by the call's shape),
 // and the same training scores; the stored map keeps C, the other only
-// its rows.
+// its rows. Its scores, each block of points multiplied as soon as it is
+// mapped (gram.KernelRows.RangeRows32Each), are those of the chunk
+// mapped whole and then multiplied (MulT32Into), bit for bit.
 func TestNystromFit32Ranges(t *testing.T) {
 	defer func(c int, b int64) { rangeChunk, crossStoreMax = c, b }(rangeChunk, crossStoreMax)
 	x32, err := shiftedFloat32(data(t, 600, 40, 19), kernel.Kernel{Kind: kernel.Gaussian, Sigma: 6})
@@ -168,6 +170,16 @@ func TestNystromFit32Ranges(t *testing.T) {
 	require.NoError(t, stored.TrainScores(a, v))
 	require.NoError(t, ranges.TrainScores(b, v))
 	require.True(t, mat.EqualApprox(a, b, 1e-4*mat.Norm(a, math.Inf(1))))
+	require.NotNil(t, ranges.crossEach)
+	whole := *ranges
+	whole.crossEach = nil
+	for _, chunk := range []int{128, 600} { // one block a chunk, and three
+		rangeChunk = chunk
+		require.NoError(t, ranges.TrainScores(b, v))
+		c := mat.NewDense(600, 3, nil)
+		require.NoError(t, whole.TrainScores(c, v))
+		require.Equal(t, b.RawMatrix().Data, c.RawMatrix().Data, "chunks of %d points", chunk)
+	}
 }
 
 // 8-bit data (pixels over 255, with column offsets): where the processor

@@ -32,10 +32,12 @@ type NystromMap struct {
 	gram       *mat.SymDense
 	gramMean   []float64
 	// crossRows, instead of cross, computes C's columns [p0, p1) again
-	// (integer or float32 products: crossByRanges), and crossSerial, for
-	// integer products, on the calling goroutine (TrainScores); n is the
-	// points.
+	// (integer or float32 products: crossByRanges); crossSerial, for
+	// integer products, on the calling goroutine, and crossEach, for
+	// float32 products, handing over blocks of points in cache
+	// (TrainScores); n is the points.
 	crossRows, crossSerial func(p0, p1 int, out []float32, ld int)
+	crossEach              func(p0, p1 int, out []float32, ld int, use func() func(q0, q1 int))
 	n                      int
 }
 
@@ -62,7 +64,7 @@ func (m *NystromMap) ReleaseTrain() {
 	if m.cross != nil {
 		go m.cross.Free()
 	}
-	m.cross, m.crossShift, m.crossRows, m.crossSerial, m.crossMean, m.gram, m.gramMean = nil, nil, nil, nil, nil, nil, nil
+	m.cross, m.crossShift, m.crossRows, m.crossSerial, m.crossEach, m.crossMean, m.gram, m.gramMean = nil, nil, nil, nil, nil, nil, nil, nil
 	if m.ft32 != nil {
 		// Unmapping tens of megabytes takes the system milliseconds:
 		// nothing waits for it (the storage is the map's alone).

@@ -121,8 +121,14 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	}
 	out := &NystromMap{Kernel: k, Landmarks: land, XL: sm.XL, R: sm.R}
 	var rows func(p0, p1 int, dst []float32, ld int)
+	var each func(p0, p1 int, dst []float32, ld int, use func() func(q0, q1 int))
 	if int64(m)*int64(n)*4 > crossStoreMax {
-		rows = src.rows.RangeRows32(land) // nil for float64 products
+		// Float32 products: one gathering of the landmarks serves both.
+		if each = src.rows.RangeRows32Each(land); each != nil {
+			rows = func(p0, p1 int, dst []float32, ld int) { each(p0, p1, dst, ld, nil) }
+		} else {
+			rows = src.rows.RangeRows32(land) // nil for float64 products
+		}
 	}
 	if len(sampleMean) != m {
 		return nil, invalidf("Nystrom: the sample's means: %d for %d features", len(sampleMean), m)
@@ -139,7 +145,7 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	var err error
 	if rows != nil {
 		err = ny.crossByRanges(out, n, rows, shift)
-		out.crossSerial = src.rows.SerialRangeRows32(land)
+		out.crossSerial, out.crossEach = src.rows.SerialRangeRows32(land), each
 	} else {
 		err = ny.crossStored(out, src, land, shift)
 	}
@@ -285,14 +291,7 @@ func (ny Nystrom) shiftedGram(out *NystromMap, n int, shift []float64, chunk fun
 		cw := p1 - p0
 		y, ld := chunk(p0, p1)
 		par.Blocks(0, m, func(lo, hi int) {
-			for a := lo; a < hi; a++ {
-				r, sa, t := y[a*ld:a*ld+cw], shift[a], 0.0
-				for j, v := range r {
-					r[j] = float32(float64(v) - sa)
-					t += float64(r[j])
-				}
-				sums[q*m+a] = t
-			}
+			shiftRows(y[lo*ld:], ld, cw, shift[lo:hi], sums[q*m+lo:q*m+hi])
 		})
 		if err := linalg.AddOuterRows32(g, y, cw, ld, acc); err != nil {
 			return err
@@ -315,6 +314,44 @@ func (ny Nystrom) shiftedGram(out *NystromMap, n int, shift []float64, chunk fun
 	}
 	out.crossMean, out.gram = cbar, g
 	return nil
+}
+
+// shiftRows shifts each of the len(shift) rows of y (row a the cw values
+// at y[a·ld:]) by shift[a], each value rounded once, y_aj ←
+// float32(y_aj − shift[a]), and sets sums[a] to the row's sum of the
+// shifted values in float64 over j ascending — the bits of the plain
+// loop —, four rows at a time: four independent sums in flight instead of
+// one chain of dependent additions.
+func shiftRows(y []float32, ld, cw int, shift, sums []float64) {
+	a := 0
+	for ; a+4 <= len(shift); a += 4 {
+		r0 := y[a*ld : a*ld+cw]
+		r1 := y[(a+1)*ld : (a+1)*ld+cw][:len(r0)]
+		r2 := y[(a+2)*ld : (a+2)*ld+cw][:len(r0)]
+		r3 := y[(a+3)*ld : (a+3)*ld+cw][:len(r0)]
+		s0, s1, s2, s3 := shift[a], shift[a+1], shift[a+2], shift[a+3]
+		var t0, t1, t2, t3 float64
+		for j := range r0 {
+			v0 := float32(float64(r0[j]) - s0)
+			v1 := float32(float64(r1[j]) - s1)
+			v2 := float32(float64(r2[j]) - s2)
+			v3 := float32(float64(r3[j]) - s3)
+			r0[j], r1[j], r2[j], r3[j] = v0, v1, v2, v3
+			t0 += float64(v0)
+			t1 += float64(v1)
+			t2 += float64(v2)
+			t3 += float64(v3)
+		}
+		sums[a], sums[a+1], sums[a+2], sums[a+3] = t0, t1, t2, t3
+	}
+	for ; a < len(shift); a++ {
+		r, sa, t := y[a*ld:a*ld+cw], shift[a], 0.0
+		for j, v := range r {
+			r[j] = float32(float64(v) - sa)
+			t += float64(r[j])
+		}
+		sums[a] = t
+	}
 }
 
 // crossBlock is the landmarks whose kernel rows fromSample computes
@@ -346,8 +383,9 @@ func (m *NystromMap) TrainGram() (*mat.SymDense, []float64, bool) {
 // on the stored C − s·1ᵀ with c̄ − s subtracted in float64, or — for a map
 // that keeps a way to compute them again (crossByRanges) — chunk by chunk
 // on C with c̄ subtracted in float64 (integer rows: scoreBlock points at a
-// time per goroutine, the same values). It needs the kernel rows
-// (TrainGram's maps).
+// time per goroutine; float32 products: each block of points as soon as
+// its rows are mapped, gram.KernelRows.RangeRows32Each; the same values).
+// It needs the kernel rows (TrainGram's maps).
 func (m *NystromMap) TrainScores(dst, v *mat.Dense) error {
 	var k, n int
 	switch {
@@ -399,11 +437,26 @@ func (m *NystromMap) TrainScores(dst, v *mat.Dense) error {
 		return err
 	}
 	defer buf.Free()
+	var plan *linalg.T32Scores
+	if m.crossEach != nil {
+		plan = linalg.NewT32Scores(w, m.crossMean)
+	}
 	for p0 := 0; p0 < n; p0 += cw {
 		p1 := min(p0+cw, n)
 		y := buf.Data[:k*(p1-p0)]
-		m.crossRows(p0, p1, y, p1-p0)
-		linalg.MulT32Into(dst.Slice(p0, p1, 0, s).(*mat.Dense), &linalg.Dense32{Rows: k, Cols: p1 - p0, Data: y}, w, m.crossMean)
+		if plan == nil {
+			m.crossRows(p0, p1, y, p1-p0)
+			linalg.MulT32Into(dst.Slice(p0, p1, 0, s).(*mat.Dense), &linalg.Dense32{Rows: k, Cols: p1 - p0, Data: y}, w, m.crossMean)
+			continue
+		}
+		// Float32 products: each block of points multiplied as soon as
+		// its rows are mapped, while they are in cache.
+		m.crossEach(p0, p1, y, p1-p0, func() func(q0, q1 int) {
+			var sc linalg.T32Scratch
+			return func(q0, q1 int) {
+				plan.Block(dst.Slice(q0, q1, 0, s).(*mat.Dense), y[q0-p0:], p1-p0, q1-q0, &sc)
+			}
+		})
 	}
 	return nil
 }
@@ -427,7 +480,7 @@ func (m *NystromMap) materializeCross() bool {
 		c.Free()
 		return false
 	}
-	m.cross, m.crossShift, m.crossRows, m.crossSerial = c, m.crossMean, nil, nil
+	m.cross, m.crossShift, m.crossRows, m.crossSerial, m.crossEach = c, m.crossMean, nil, nil, nil
 	return true
 }
 

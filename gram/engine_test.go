@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"sort"
+	"sync"
 	"testing"
 
 	"github.com/kdual/kdual/internal/rng"
@@ -379,4 +381,70 @@ func TestGridOfRanges(t *testing.T) {
 			require.InDelta(t, hi, g.lo[j]+g.step*float64(g.span[j]), 1e-12, "column %d maximum", j)
 		}
 	}
+}
+
+// RangeRows32Each gives RangeRows32's values on float32 products for any
+// range (within a chunk, across a chunk's edge, the whole), with or
+// without a consumer; with one, the blocks handed over tile the range,
+// none longer than RowsEachBlock, each final when handed over (its values
+// then are the range's last), and every goroutine asks use once before
+// its first block. It declines where RangeRows32 has nothing to hand over:
+// integer products (SerialRangeRows32), float64 data, the Go map.
+func TestRangeRows32Each(t *testing.T) {
+	const n, d = rows32Chunk + 301, 64
+	x32, x := randDense32(t, n, d, 10, 0.3)
+	defer x32.Free()
+	idx := []int{7, n - 2, rows32Chunk + 1, 0, 7}
+	m := len(idx)
+	kr, err := NewKernelRows32(x32, ElementMap{Kind: MapExpSq, C: -1.0 / 8}, GramOptions{})
+	require.NoError(t, err)
+	rows, each := kr.RangeRows32(idx), kr.RangeRows32Each(idx)
+	require.NotNil(t, each)
+	for _, r := range [][2]int{{0, n}, {3, 300}, {rows32Chunk - 2*RowsEachBlock - 5, rows32Chunk + RowsEachBlock + 3}, {n - 1, n}} {
+		w := r[1] - r[0]
+		ld := w + 5
+		want := make([]float32, (m-1)*ld+w)
+		rows(r[0], r[1], want, ld)
+		plain := make([]float32, len(want))
+		each(r[0], r[1], plain, ld, nil)
+		require.Equal(t, want, plain, "points [%d, %d) without a consumer", r[0], r[1])
+		out := make([]float32, len(want))
+		seen := make([]float32, len(want))
+		var mu sync.Mutex
+		var blocks [][2]int
+		uses := 0
+		each(r[0], r[1], out, ld, func() func(q0, q1 int) {
+			mu.Lock()
+			uses++
+			mu.Unlock()
+			return func(q0, q1 int) {
+				for a := 0; a < m; a++ {
+					copy(seen[a*ld+q0-r[0]:a*ld+q1-r[0]], out[a*ld+q0-r[0]:a*ld+q1-r[0]])
+				}
+				mu.Lock()
+				blocks = append(blocks, [2]int{q0, q1})
+				mu.Unlock()
+			}
+		})
+		require.Equal(t, want, out, "points [%d, %d) with a consumer", r[0], r[1])
+		require.Equal(t, want, seen, "points [%d, %d): the values handed over", r[0], r[1])
+		require.GreaterOrEqual(t, uses, 1)
+		sort.Slice(blocks, func(i, j int) bool { return blocks[i][0] < blocks[j][0] })
+		at := r[0]
+		for _, b := range blocks {
+			require.Equal(t, at, b[0], "blocks tile [%d, %d)", r[0], r[1])
+			require.True(t, b[1] > b[0] && b[1]-b[0] <= RowsEachBlock, "block %v", b)
+			at = b[1]
+		}
+		require.Equal(t, r[1], at)
+	}
+	require.Panics(t, func() { each(0, n+1, make([]float32, m*(n+1)), n+1, nil) })
+	require.Panics(t, func() { each(5, 5, make([]float32, m), 1, nil) })
+	goMap, err := NewKernelRows32(x32, ElementMap{Kind: MapExpSq, C: -1.0 / 8}, GramOptions{Map: MapGo})
+	require.NoError(t, err)
+	require.Nil(t, goMap.RangeRows32Each(idx))
+	f64, err := NewKernelRows(x, ElementMap{Kind: MapExpSq, C: -1.0 / 8}, GramOptions{Products: ProductsFloat32, Grid: GridOff})
+	require.NoError(t, err)
+	require.Nil(t, f64.RangeRows32Each(idx))
+	require.Nil(t, kr.RangeRows32Each(nil))
 }

@@ -491,7 +491,8 @@ func TestKernelRowsInt8(t *testing.T) {
 // Rows32 gives for those points, bit for bit, on the integer path and on
 // the grid's float32 products; it is nil for float64 products and panics
 // on a range that does not fit. SerialRangeRows32 gives the same values
-// on the integer path and is nil off it.
+// on the integer path and is nil off it; RangeRows32Each is nil on it and
+// gives the grid's float32 products' values off it.
 func TestKernelRowsRangeRows32(t *testing.T) {
 	const n, d = 300, 37
 	x := pixelData(pixelInts(5, n, d), n, d, false)
@@ -524,6 +525,7 @@ func TestKernelRowsRangeRows32(t *testing.T) {
 		require.Panics(t, func() { rows(0, n+1, make([]float32, m*(n+1)), n+1) })
 		require.Panics(t, func() { rows(0, 10, make([]float32, 10*m-1), 10) })
 		require.Nil(t, kr.RangeRows32(nil))
+		require.Nil(t, kr.RangeRows32Each(idx), "integer products: SerialRangeRows32")
 	}
 	// Off the integer path, the grid's exact float32 products: the rows
 	// Rows32 gives; float64 products: nil.
@@ -534,8 +536,11 @@ func TestKernelRowsRangeRows32(t *testing.T) {
 	require.True(t, off.Rows32(idx, full, n))
 	out := make([]float32, len(idx)*40)
 	off.RangeRows32(idx)(100, 140, out, 40)
+	each := make([]float32, len(out))
+	off.RangeRows32Each(idx)(100, 140, each, 40, func() func(q0, q1 int) { return func(q0, q1 int) {} })
 	for a := range idx {
 		require.Equal(t, full[a*n+100:a*n+140], out[a*40:(a+1)*40], "grid products, row %d", a)
+		require.Equal(t, full[a*n+100:a*n+140], each[a*40:(a+1)*40], "grid products by blocks, row %d", a)
 	}
 	require.Nil(t, off.SerialRangeRows32(idx), "float32 products: OpenBLAS's threads")
 	f64, err := NewKernelRows(x, kern.ElementMap(d), GramOptions{Int8: GridOff, Grid: GridOff})

@@ -364,16 +364,45 @@ func (s *gramSource) products32() bool {
 // the function panics on a range or an out that does not fit. Other
 // KernelRows return nil.
 func (k *KernelRows) RangeRows32(idx []int) func(p0, p1 int, out []float32, ld int) {
-	if k.s.i8 == nil && !k.s.products32() {
+	if k.s.i8 != nil {
+		return k.rangeRows32(idx, k.s.workers)
+	}
+	each := k.RangeRows32Each(idx)
+	if each == nil {
 		return nil
 	}
-	return k.rangeRows32(idx, k.s.workers)
+	return func(p0, p1 int, out []float32, ld int) { each(p0, p1, out, ld, nil) }
+}
+
+// RangeRows32Each is RangeRows32's function on float32 products with a
+// consumer: each(p0, p1, out, ld, use) sets out to the same values as
+// RangeRows32's function on the same range, and, when use is not nil,
+// hands them over block by block while they are in cache: every goroutine
+// that maps values calls use once for a function f, then f(q0, q1) for
+// each block of points q0 ≤ p < q1 (at most RowsEachBlock of them, ranges
+// that tile [p0, p1) between them) whose values — all len(idx) rows of
+// them, at out[a·ld + q0 − p0 …] — are final, before it maps the next.
+// Calls of f on different goroutines run concurrently. nil where the
+// products are not float32 (integer products have SerialRangeRows32 for
+// this: they need no shared buffer).
+func (k *KernelRows) RangeRows32Each(idx []int) func(p0, p1 int, out []float32, ld int, use func() func(q0, q1 int)) {
+	if k.s.i8 != nil || !k.s.products32() || len(idx) == 0 {
+		return nil
+	}
+	m, n := len(idx), k.N()
+	rows := k.s.rows32Ranges(idx)
+	return func(p0, p1 int, out []float32, ld int, use func() func(q0, q1 int)) {
+		if p0 < 0 || p1 > n || p0 >= p1 || ld < p1-p0 || len(out) < (m-1)*ld+p1-p0 {
+			panic(fmt.Sprintf("gram: KernelRows.RangeRows32: points [%d, %d) of %d, %d rows of stride %d in %d values", p0, p1, n, m, ld, len(out)))
+		}
+		rows(p0, p1, out, ld, use)
+	}
 }
 
 // SerialRangeRows32 is RangeRows32's function on exact integer products
 // (Int8), computed on the calling goroutine: for callers that run ranges
 // in parallel themselves. nil elsewhere (float32 products run OpenBLAS's
-// own threads).
+// own threads: RangeRows32Each).
 func (k *KernelRows) SerialRangeRows32(idx []int) func(p0, p1 int, out []float32, ld int) {
 	if k.s.i8 == nil {
 		return nil
@@ -381,30 +410,23 @@ func (k *KernelRows) SerialRangeRows32(idx []int) func(p0, p1 int, out []float32
 	return k.rangeRows32(idx, 1)
 }
 
-// rangeRows32 is RangeRows32 on the given workers (the integer rows').
+// rangeRows32 is RangeRows32 on exact integer products, on the given
+// workers.
 func (k *KernelRows) rangeRows32(idx []int, workers int) func(p0, p1 int, out []float32, ld int) {
 	s := k.s
 	if len(idx) == 0 {
 		return nil
 	}
 	m, n := len(idx), k.N()
-	var rows func(p0, p1 int, out []float32, ld int)
-	if s.i8 != nil {
-		land := s.i8.LandmarksOf(idx)
-		c, laplace := s.em.C, s.em.Kind == MapExpDist
-		rows = func(p0, p1 int, out []float32, ld int) {
-			int8Ranges(workers, p0, p1, func(q0, q1 int) {
-				s.build.Int8Map32(s.i8, land, q0, q1, c, laplace, out[q0-p0:], ld)
-			})
-		}
-	} else {
-		rows = s.rows32Ranges(idx)
-	}
+	land := s.i8.LandmarksOf(idx)
+	c, laplace := s.em.C, s.em.Kind == MapExpDist
 	return func(p0, p1 int, out []float32, ld int) {
 		if p0 < 0 || p1 > n || p0 >= p1 || ld < p1-p0 || len(out) < (m-1)*ld+p1-p0 {
 			panic(fmt.Sprintf("gram: KernelRows.RangeRows32: points [%d, %d) of %d, %d rows of stride %d in %d values", p0, p1, n, m, ld, len(out)))
 		}
-		rows(p0, p1, out, ld)
+		int8Ranges(workers, p0, p1, func(q0, q1 int) {
+			s.build.Int8Map32(s.i8, land, q0, q1, c, laplace, out[q0-p0:], ld)
+		})
 	}
 }
 
@@ -433,16 +455,23 @@ func (k *KernelRows) Levels8(idx []int) (*linalg.Levels8, bool) {
 // float32 path: 256 landmark rows of it are 8 MB of float32 products.
 const rows32Chunk = 8192
 
+// RowsEachBlock is the most points of a block RangeRows32Each hands
+// over: their rows at k = 2000 landmarks are 2 MB of float32.
+const RowsEachBlock = 256
+
 // rows32 is Rows32 by float32 products (rows32Ranges on every point).
 func (s *gramSource) rows32(idx []int, out []float32, ld int) {
-	s.rows32Ranges(idx)(0, s.x.Rows, out, ld)
+	s.rows32Ranges(idx)(0, s.x.Rows, out, ld, nil)
 }
 
 // rows32Ranges gathers the landmarks' float32 rows and norms once and
 // returns a function that sets out (stride ld) to their kernel rows
 // against the points p0 ≤ p < p1 (entry (a, p − p0)): sgemm and the
-// in-place map rows32Chunk points at a time from p0.
-func (s *gramSource) rows32Ranges(idx []int) func(p0, p1 int, out []float32, ld int) {
+// in-place map rows32Chunk points at a time from p0 — the map by blocks
+// of landmarks, or, with use (RangeRows32Each), by blocks of
+// RowsEachBlock points, each handed to its goroutine's consumer once
+// mapped. The map is elementwise, so both give the same values.
+func (s *gramSource) rows32Ranges(idx []int) func(p0, p1 int, out []float32, ld int, use func() func(q0, q1 int)) {
 	m, d := len(idx), s.x.Cols
 	// The landmarks as a source of their own (their float32 rows).
 	land := &gramSource{x: blas64.General{Rows: m, Cols: d, Stride: d}, x32: make([]float32, m*d)}
@@ -452,14 +481,26 @@ func (s *gramSource) rows32Ranges(idx []int) func(p0, p1 int, out []float32, ld 
 		ni[j] = s.norms[i]
 	}
 	c, laplace := s.em.C, s.em.Kind == MapExpDist
-	return func(p0, p1 int, out []float32, ld int) {
+	return func(p0, p1 int, out []float32, ld int, use func() func(q0, q1 int)) {
 		for q0 := p0; q0 < p1; q0 += rows32Chunk {
 			w := min(rows32Chunk, p1-q0)
 			blk := out[q0-p0:]
 			sgemm32Into(land, s, 0, m, q0, q0+w, blk, ld)
-			par.Blocks(s.workers, m, func(lo, hi int) {
-				b := blk[lo*ld:]
-				s.build.RBFMap32To32(hi-lo, w, b, ld, b, ld, ni[lo:hi], s.norms[q0:q0+w], c, laplace)
+			if use == nil {
+				par.Blocks(s.workers, m, func(lo, hi int) {
+					b := blk[lo*ld:]
+					s.build.RBFMap32To32(hi-lo, w, b, ld, b, ld, ni[lo:hi], s.norms[q0:q0+w], c, laplace)
+				})
+				continue
+			}
+			par.Blocks(s.workers, (w+RowsEachBlock-1)/RowsEachBlock, func(lo, hi int) {
+				f := use()
+				for b := lo; b < hi; b++ {
+					j0, j1 := b*RowsEachBlock, min((b+1)*RowsEachBlock, w)
+					v := blk[j0:]
+					s.build.RBFMap32To32(m, j1-j0, v, ld, v, ld, ni, s.norms[q0+j0:q0+j1], c, laplace)
+					f(q0+j0, q0+j1)
+				}
 			})
 		}
 	}
