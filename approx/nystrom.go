@@ -106,10 +106,10 @@ type Nystrom struct {
 	// completed from their kernel rows C = K(L, X) without forming F (see
 	// NystromMap.TrainGram): F_cᵀF_c and the trace error over all n rows
 	// come from C·Cᵀ; Train forms F if asked. −1 means all rows; 0 means
-	// the rule: 3·Rank rows with Float32 (or Fit32, FitLevels8), the
+	// the rule: 2·Rank rows with Float32 (or Fit32, FitLevels8), the
 	// RPCholesky sampler and no TraceTol, when n ≥ 16·Rank and the
-	// updates saved, (n − 3·Rank)·Rank²/2, reach 2·10⁹ multiply-adds
-	// (n ≥ 16 000 at Rank 1000, 17 500 at 500, 64 750 at 250); all rows
+	// updates saved, (n − 2·Rank)·Rank²/2, reach 2·10⁹ multiply-adds
+	// (n ≥ 16 000 at Rank 1000, 17 000 at 500, 64 500 at 250); all rows
 	// otherwise (sampleRatio says what the rule rests on). The sample
 	// applies to float32 features only: a positive Sample with float64
 	// features is refused.
