@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/kdual/kdual/eig"
@@ -91,4 +92,49 @@ func TestChecksScaleWithTheSpectrum(t *testing.T) {
 			t.Errorf("%s: the first vector turned by 10⁻³ passes the checks", pr.Name)
 		}
 	}
+}
+
+// The copies check: on each problem with a repeated top eigenvalue, k
+// values holding the guaranteed copies pass — a copy nearly as far off
+// as the tolerance allows included —, one copy fewer fails, and a solver that
+// guarantees fewer copies is held to its own count only.
+func TestCheckCopies(t *testing.T) {
+	tried := 0
+	for _, pr := range Problems {
+		if pr.Repeated <= 1 {
+			continue
+		}
+		tried++
+		n, k := len(pr.Lambda), pr.K
+		anorm := maxAbs(pr.Lambda)
+		top := anorm
+		slack := Tol*anorm + 64*float64(n)*epsilon*anorm
+		run := func(copies, have int, off float64) []string {
+			values := make([]float64, k)
+			for j := range values {
+				values[j] = top / 2 // not a copy
+				if j < have {
+					values[j] = top
+				}
+			}
+			if have > 0 {
+				values[have-1] = top + off
+			}
+			r := &recorder{}
+			checkCopies(r, values, top, pr.Repeated, copies, n, anorm)
+			return r.errs
+		}
+		guaranteed := min(pr.Repeated, k)
+		require.Empty(t, run(0, guaranteed, 0), pr.Name)
+		require.Empty(t, run(0, guaranteed, 0.99*slack), "%s: a copy near the tolerance's edge", pr.Name)
+		require.Empty(t, run(0, guaranteed, -0.99*slack), "%s: a copy near the tolerance's edge", pr.Name)
+		require.NotEmpty(t, run(0, guaranteed, 2*slack), "%s: a copy off by twice the tolerance", pr.Name)
+		require.NotEmpty(t, run(0, guaranteed-1, 0), "%s: one copy missing", pr.Name)
+		require.Empty(t, run(2, 2, 0), "%s: a solver that guarantees two copies", pr.Name)
+		require.NotEmpty(t, run(2, 1, 0), "%s: one copy where two are guaranteed", pr.Name)
+	}
+	require.Positive(t, tried)
+	r := &recorder{}
+	checkCopies(r, []float64{1, 0.5}, 1, 1, 0, 2, 1)
+	require.Empty(t, r.errs, "a simple top eigenvalue has no copies to check")
 }
