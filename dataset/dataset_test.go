@@ -894,7 +894,19 @@ func TestCSVLineCap(t *testing.T) {
 		runtime.ReadMemStats(&ms1)
 		require.Error(t, err, "separator %q", comma)
 		require.Less(t, ms1.TotalAlloc-ms0.TotalAlloc, uint64(12*maxLine), "separator %q", comma)
+		if comma == ' ' {
+			require.ErrorContains(t, err, "reading line 2: ", "the long line's own number")
+		}
 	}
+}
+
+// A whitespace-separated file whose reader fails after two lines names
+// the line it could not read (the third) and the cause.
+func TestCSVReadErrorLine(t *testing.T) {
+	gone := errors.New("disk gone")
+	r := io.MultiReader(strings.NewReader("1 2\n3 4\n"), iotest.ErrReader(gone))
+	_, err := ReadCSV(r, CSVOptions{Comma: ' '})
+	require.ErrorContains(t, err, "reading line 3: disk gone")
 }
 
 // lineCap's bound is on the bytes between newlines: lines of exactly max

@@ -58,3 +58,32 @@ func TestOperatorsReadDataOnce(t *testing.T) {
 		Release(ref)
 	}
 }
+
+// An operator from NewKernelOperator does not see later changes to the
+// caller's data: the matrices are built at once, and the matrix-free
+// operator of a kernel whose rows the engine would read in place (the
+// linear and polynomial kernels: no shift) keeps a private copy of them.
+func TestKernelOperatorOwnsItsData(t *testing.T) {
+	const n, d = 120, 5
+	for _, k := range []kernel.Kernel{{Kind: kernel.Linear}, {Kind: kernel.Polynomial, Gamma: 0.5, Coef0: 1, Degree: 2}, {Kind: kernel.Gaussian, Sigma: 2}} {
+		for _, kind := range []OperatorKind{OperatorFloat64, OperatorFloat32, OperatorMatrixFree} {
+			x := mat.NewDense(n, d, nil)
+			for i := range x.RawMatrix().Data {
+				x.RawMatrix().Data[i] = math.Sin(float64(i)*0.91) + 0.2*float64(i%3)
+			}
+			v := mat.NewDense(n, 2, nil)
+			for i := range v.RawMatrix().Data {
+				v.RawMatrix().Data[i] = math.Cos(float64(i) * 1.3)
+			}
+			op, err := NewKernelOperator(x, k, kind, false, gram.GramOptions{})
+			require.NoError(t, err)
+			before := mat.NewDense(n, 2, nil)
+			require.NoError(t, op.Apply(before, v))
+			x.Scale(3, x)
+			after := mat.NewDense(n, 2, nil)
+			require.NoError(t, op.Apply(after, v))
+			require.Equal(t, before.RawMatrix().Data, after.RawMatrix().Data, "%v, %v", k.Kind, kind)
+			Release(op)
+		}
+	}
+}

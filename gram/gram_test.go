@@ -1048,14 +1048,17 @@ func TestKernelRowsBytes(t *testing.T) {
 // EntryBound is the closed form its doc comment states, on float32
 // products: with β = 2γ_d·√(ni·nj) + 2.01u(√ni + √nj)², v·(e^{|C|β} − 1)
 // for the Gaussian map, v·(e^{|C|√β} − 1) for the Laplace one,
-// 2(γ_d + 2.01u) for the cosine and |γ|(γ_d + 2.01u)·√(ni·nj) for the
-// sigmoid; 0 on float64 products.
+// 2(γ_d + 2.01u) for the cosine, |γ|(γ_d + 2.01u)·√(ni·nj) for the
+// sigmoid, e = (γ_d + 2.01u)·√(ni·nj) for the linear map and
+// p·(|γ|√(ni·nj) + |c₀| + |γ|e)^(p−1)·|γ|e for the polynomial of degree p;
+// 0 on float64 products.
 func TestEntryBoundClosedForms(t *testing.T) {
 	const n, d = 40, 7
 	x := randData(8, n, d)
 	const u = 1.0 / (1 << 24)
 	gd := float64(d) * u / (1 - float64(d)*u)
-	for _, em := range []ElementMap{{Kind: MapExpSq, C: -0.2}, {Kind: MapExpDist, C: -0.4}, {Kind: MapCosine}, {Kind: MapTanh, Gamma: -0.3, Coef0: 0.1}} {
+	for _, em := range []ElementMap{{Kind: MapExpSq, C: -0.2}, {Kind: MapExpDist, C: -0.4}, {Kind: MapCosine}, {Kind: MapTanh, Gamma: -0.3, Coef0: 0.1},
+		{Kind: MapIdentity}, {Kind: MapPower, Gamma: -0.5, Coef0: 1.5, Degree: 3}} {
 		kr, err := NewKernelRows(x, em, GramOptions{Products: ProductsFloat32, Grid: GridOff, Int8: GridOff})
 		require.NoError(t, err)
 		f64, err := NewKernelRows(x, em, GramOptions{})
@@ -1075,6 +1078,11 @@ func TestEntryBoundClosedForms(t *testing.T) {
 				want = 2 * (gd + 2.01*u)
 			case MapTanh:
 				want = 0.3 * (gd + 2.01*u) * ri * rj
+			case MapIdentity:
+				want = (gd + 2.01*u) * ri * rj
+			case MapPower:
+				e := (gd + 2.01*u) * ri * rj
+				want = 3 * math.Pow(0.5*ri*rj+1.5+0.5*e, 2) * 0.5 * e
 			}
 			require.InDelta(t, want, kr.EntryBound(p[0], p[1], v), 1e-14*want, "map %d, rows %v", em.Kind, p)
 			require.Zero(t, f64.EntryBound(p[0], p[1], v))

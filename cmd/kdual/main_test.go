@@ -619,6 +619,21 @@ func TestRKMForecast(t *testing.T) {
 	}
 	code, _, stderr = runCLI(t, "rkm", "forecast", "--data", "sines", "--rff", "50", "--sigma", "3", "--horizon", "5", "--quiet")
 	require.Equal(t, 0, code, stderr)
+	// The random features' default bandwidth is the Santa Fe setting's
+	// σ = 2.1856: the forecast is the one that σ given gives, and another
+	// σ's differs.
+	forecast := func(extra ...string) string {
+		code, out, stderr := runCLI(t, append([]string{"rkm", "forecast", "--data", "sines", "--rff", "50", "--horizon", "5", "--json", "-"}, extra...)...)
+		require.Equal(t, 0, code, stderr)
+		var r struct {
+			Forecast []float64 `json:"forecast"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &r))
+		return fmt.Sprint(r.Forecast)
+	}
+	byDefault := forecast()
+	require.Equal(t, forecast("--sigma", "2.1856"), byDefault)
+	require.NotEqual(t, forecast("--sigma", "1"), byDefault)
 	code, _, _ = runCLI(t, "rkm")
 	require.Equal(t, 2, code)
 }

@@ -274,3 +274,36 @@ func TestTallyCount(t *testing.T) {
 	require.Equal(t, stateSurvived, tl.count(survived, false))
 	require.Equal(t, tally{killed: 2, survived: 1, equivalent: 1}, tl)
 }
+
+// testMutant on a module of its own: a mutant the package's test sees is
+// killed, one no test sees survives, and either way the file is given
+// back as it was, the mutated text having been written for the run.
+func TestTestMutantRestores(t *testing.T) {
+	dir := t.TempDir()
+	src := "package p\n\nfunc F() int { return 41 }\n\nfunc G() int { return 7 }\n"
+	files := map[string]string{
+		"go.mod":    "module example.com/p\n\ngo 1.21\n",
+		"p.go":      src,
+		"p_test.go": "package p\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) {\n\tif F() != 41 {\n\t\tt.Fatal(F())\n\t}\n}\n",
+	}
+	for name, text := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	t.Chdir(dir)
+	c := &coverage{tests: []string{"TestF"}}
+	for _, m := range []struct {
+		lit  string
+		want verdict
+	}{{"41", killed}, {"7", survived}} {
+		off := strings.Index(src, m.lit)
+		s := site{pkg: ".", file: "p.go", off: off, end: off + len(m.lit), old: m.lit, new: m.lit + "0"}
+		var seen []byte
+		v, _, _, err := testMutant(s, c, nil, func(path string, orig []byte) { seen = append([]byte(nil), orig...) })
+		require.NoError(t, err)
+		require.Equal(t, m.want, v, "mutant of %s", m.lit)
+		require.Equal(t, src, string(seen), "the original handed to the callback")
+		got, err := os.ReadFile(filepath.Join(dir, "p.go"))
+		require.NoError(t, err)
+		require.Equal(t, src, string(got), "p.go restored after the mutant of %s", m.lit)
+	}
+}
