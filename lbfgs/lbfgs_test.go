@@ -49,6 +49,14 @@ func TestRosenbrock(t *testing.T) {
 		require.Equal(t, -1.2, x0[0], "start not modified")
 		require.Equal(t, r.calls, res.FuncEvals)
 		require.Less(t, res.Iterations, 200)
+		// The zero Settings are the documented defaults: the same run
+		// as with them given.
+		var r2 rosenbrock
+		given, err := Minimize(&r2, x0, Settings{Memory: 10, MaxIter: 10000, GradTol: 1e-10, FuncTol: 1e-14, Window: 5, FTol: 1e-4, GTol: 0.9, MaxLineEvals: 30})
+		require.NoError(t, err)
+		require.Equal(t, res.X, given.X)
+		require.Equal(t, res.Iterations, given.Iterations)
+		require.Equal(t, res.Status, given.Status)
 	}
 }
 

@@ -172,15 +172,24 @@ func TestStreamMemoryAndErrors(t *testing.T) {
 	// The stated formula, term by term: 2·c·d + 12·c·m + 16·c·s + 32·c + 16·m².
 	require.Equal(t, int64(2*5*7+12*5*3+16*5*2+32*5+16*3*3), Stream{}.Bytes(3, 5, 7, 2))
 	require.Equal(t, int64(2*16384*784+12*16384*1000+16*16384*20+32*16384+16*1000*1000), Stream{}.Bytes(1000, 16384, 784, 20))
-	for _, bad := range []Stream{
-		{Components: 0, Kernel: k, Rank: m, Step: x.Step},
-		{Components: s, Kernel: k, Rank: 0, Step: x.Step},
-		{Components: s, Kernel: k, Rank: m, Step: 0},
-		{Components: s, Kernel: k, Rank: m, Step: x.Step, Chunk: -1},
-		{Components: s, Kernel: kernel.Kernel{Kind: kernel.Linear}, Rank: m, Step: x.Step},
+	// Each refusal names what was wrong.
+	for _, c := range []struct {
+		bad  Stream
+		says string
+	}{
+		{Stream{Components: 0, Kernel: k, Rank: m, Step: x.Step}, "Components 0"},
+		{Stream{Components: s, Kernel: k, Rank: 0, Step: x.Step}, "Rank 0"},
+		{Stream{Components: s, Kernel: k, Rank: 3001, Step: x.Step}, "Rank 3001"},
+		{Stream{Components: s, Kernel: k, Rank: m, Step: 0}, "Step 0"},
+		{Stream{Components: s, Kernel: k, Rank: m, Step: -x.Step}, "Step -"},
+		{Stream{Components: s, Kernel: k, Rank: m, Step: math.Inf(1)}, "Step +Inf"},
+		{Stream{Components: s, Kernel: k, Rank: m, Step: x.Step, Chunk: -1}, "Chunk -1"},
+		{Stream{Components: s, Kernel: k, Rank: m, Step: x.Step, Sample: -1}, "Sample -1"},
+		{Stream{Components: s, Kernel: kernel.Kernel{Kind: kernel.Linear}, Rank: m, Step: x.Step}, "unit diagonal"},
 	} {
-		_, err := bad.Fit(x)
-		require.ErrorIs(t, err, status.ErrInvalid, "%+v", bad)
+		_, err := c.bad.Fit(x)
+		require.ErrorIs(t, err, status.ErrInvalid, "%+v", c.bad)
+		require.ErrorContains(t, err, c.says, "%+v", c.bad)
 	}
 	// No columns, or one row: refused before anything is read.
 	for _, empty := range []*linalg.Levels8{{Rows: 5, Cols: 0, Step: x.Step}, {Rows: 1, Cols: 3, Step: x.Step, Data: []uint8{1, 2, 3}}} {
