@@ -19,6 +19,11 @@ type nySource struct {
 	// float32 copy); nil means row.
 	krow func(i int, dst []float64)
 	f32  bool // store F in float32
+	// data32 is the float32 data rows reads in place, if any, and
+	// ownsData whether the fit made it (a map that keeps rows' functions
+	// keeps it too: NystromMap.rowsData).
+	data32   *linalg.Dense32
+	ownsData bool
 }
 
 // pointRows are the data's rows idx as the kernel rows see them (row),

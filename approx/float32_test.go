@@ -2,7 +2,9 @@ package approx
 
 import (
 	"math"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/floats"
@@ -383,5 +385,61 @@ func TestFitLevels8Paths(t *testing.T) {
 		require.NoError(t, err, "int8 %v, sampled", int8On)
 		require.Equal(t, sampled.Landmarks, sm.Landmarks, "int8 %v, sampled", int8On)
 		require.InDelta(t, sampled.Info().TraceError, sm.Info().TraceError, 1e-6, "int8 %v, sampled", int8On)
+	}
+}
+
+// A map that computes C's kernel rows again (crossStoreMax 0) reads the
+// float32 data after the fit has returned: Fit's own shifted copy, which
+// the map then owns, and Fit32's caller's data, which the map keeps
+// reachable although the caller holds it no longer. Collections between
+// the fit and the scores change nothing; ReleaseTrain lets both go (the
+// caller's data untouched).
+func TestRowsDataOutlivesTheFit(t *testing.T) {
+	defer func(c int, b int64) { rangeChunk, crossStoreMax = c, b }(rangeChunk, crossStoreMax)
+	rangeChunk, crossStoreMax = 128, 0
+	x := data(t, 600, 40, 19)
+	k := kernel.Kernel{Kind: kernel.Gaussian, Sigma: 6}
+	v := mat.NewDense(25, 3, nil)
+	for i := range v.RawMatrix().Data {
+		v.RawMatrix().Data[i] = math.Cos(float64(i))
+	}
+	collect := func() {
+		for i := 0; i < 3; i++ {
+			runtime.GC()
+			time.Sleep(time.Millisecond) // cleanups run on their own goroutine
+		}
+	}
+	fitted := map[string]func() *NystromMap{
+		"Fit's copy": func() *NystromMap {
+			ny, err := Nystrom{Rank: 25, Seed: 4, Sample: 150, Float32: true}.Fit(x, k)
+			require.NoError(t, err)
+			require.True(t, ny.ownsRows)
+			return ny
+		},
+		"Fit32's data": func() *NystromMap {
+			x32, err := shiftedFloat32(x, k) // no reference left here after the fit
+			require.NoError(t, err)
+			ny, err := Nystrom{Rank: 25, Seed: 4, Sample: 150}.Fit32(x32, k)
+			require.NoError(t, err)
+			require.False(t, ny.ownsRows)
+			return ny
+		},
+	}
+	for name, fit := range fitted {
+		ny := fit()
+		require.NotNil(t, ny.crossRows, name)
+		require.NotNil(t, ny.rowsData, name)
+		first := mat.NewDense(600, 3, nil)
+		require.NoError(t, ny.TrainScores(first, v), name)
+		collect()
+		again := mat.NewDense(600, 3, nil)
+		require.NoError(t, ny.TrainScores(again, v), name)
+		require.Equal(t, first.RawMatrix().Data, again.RawMatrix().Data, name)
+		kept := ny.rowsData
+		ny.ReleaseTrain()
+		require.Nil(t, ny.rowsData, name)
+		if name == "Fit32's data" {
+			require.NotZero(t, kept.Row(3)[0], "the caller's data is not freed by the map")
+		}
 	}
 }

@@ -270,12 +270,12 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 		if err != nil {
 			return nil, err
 		}
-		defer x32.Free()
 		rows, err := kernel.Rows32(x32, k, gram.GramOptions{})
 		if err != nil {
+			x32.Free()
 			return nil, err
 		}
-		src.rows, src.f32 = rows, true
+		src.rows, src.f32, src.data32, src.ownsData = rows, true, x32, true
 		// The kernel rows see the shifted float32 data: so must the
 		// candidates (the landmarks stay the caller's rows).
 		src.krow = func(i int, dst []float64) {
@@ -283,7 +283,7 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 				dst[j] = float64(v)
 			}
 		}
-		return ny.fitOrSample(src, k, start, sampleOfDense(x, k))
+		return keepOrFree(ny.fitOrSample(src, k, start, sampleOfDense(x, k)))(x32)
 	} else {
 		rows, err := kernel.Rows(x, k, gram.GramOptions{})
 		if err != nil {
@@ -296,7 +296,10 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 
 // Fit32 builds the Nyström map of kernel k on the rows of a float32 data
 // set x (n×d), read in place (not copied, not modified; it must not change
-// during the call): kernel rows by OpenBLAS sgemm
+// during the call, nor — where the map computes C's kernel rows again
+// instead of storing it, above crossStoreMax — until the map's
+// ReleaseTrain, since TrainScores and Train read it again; the map keeps
+// it reachable till then): kernel rows by OpenBLAS sgemm
 // (gram.NewKernelRows32, so store x centred near the origin for distance
 // kernels), F in float32 (n·k float32s), the residual diagonal and traces
 // in float64. Float32 is implied. Memory: x, F, and one Block×n float64
@@ -317,7 +320,7 @@ func (ny Nystrom) Fit32(x *linalg.Dense32, k kernel.Kernel) (*NystromMap, error)
 	if err != nil {
 		return nil, err
 	}
-	src := nySource{n: n, dim: dim, rows: rows, f32: true, row: func(i int, dst []float64) {
+	src := nySource{n: n, dim: dim, rows: rows, f32: true, data32: x, row: func(i int, dst []float64) {
 		for j, v := range x.Row(i) {
 			dst[j] = float64(v)
 		}
@@ -373,7 +376,6 @@ func (ny Nystrom) FitLevels8(x *linalg.Levels8, k kernel.Kernel) (*NystromMap, e
 	if err != nil {
 		return nil, err
 	}
-	defer x32.Free()
 	mean := make([]float64, dim)
 	if k.ShiftInvariant() {
 		sums := make([]int64, dim)
@@ -395,8 +397,10 @@ func (ny Nystrom) FitLevels8(x *linalg.Levels8, k kernel.Kernel) (*NystromMap, e
 		}
 	})
 	if src.rows, err = kernel.Rows32(x32, k, gram.GramOptions{}); err != nil {
+		x32.Free()
 		return nil, err
 	}
+	src.data32, src.ownsData = x32, true
 	// The kernel rows see the shifted float32 data: so must the
 	// candidates (the landmarks stay x's rows).
 	src.krow = func(i int, dst []float64) {
@@ -404,7 +408,19 @@ func (ny Nystrom) FitLevels8(x *linalg.Levels8, k kernel.Kernel) (*NystromMap, e
 			dst[j] = float64(v)
 		}
 	}
-	return ny.fitOrSample(src, k, start, sample)
+	return keepOrFree(ny.fitOrSample(src, k, start, sample))(x32)
+}
+
+// keepOrFree returns a fit's map and error through a function of the
+// float32 copy the fit made, which it frees unless the map keeps it (its
+// kernel rows computed again read it: NystromMap.rowsData).
+func keepOrFree(m *NystromMap, err error) func(x32 *linalg.Dense32) (*NystromMap, error) {
+	return func(x32 *linalg.Dense32) (*NystromMap, error) {
+		if m == nil || m.rowsData != x32 {
+			x32.Free()
+		}
+		return m, err
+	}
 }
 
 // rowOptions are the options of the integer kernel rows (RowsInt8,

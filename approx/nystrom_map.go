@@ -39,6 +39,12 @@ type NystromMap struct {
 	crossRows, crossSerial func(p0, p1 int, out []float32, ld int)
 	crossEach              func(p0, p1 int, out []float32, ld int, use func() func(q0, q1 int))
 	n                      int
+	// rowsData is the float32 data those functions read (off-heap: it
+	// must stay reachable while they may run), freed with them when the
+	// map made it (ownsRows: Fit's shifted copy), left to its owner
+	// otherwise (Fit32's caller).
+	rowsData *linalg.Dense32
+	ownsRows bool
 }
 
 // Train returns F as the transpose of the stored Fᵀ: a *mat.Dense, or a
@@ -65,12 +71,22 @@ func (m *NystromMap) ReleaseTrain() {
 		go m.cross.Free()
 	}
 	m.cross, m.crossShift, m.crossRows, m.crossSerial, m.crossEach, m.crossMean, m.gram, m.gramMean = nil, nil, nil, nil, nil, nil, nil, nil
+	m.releaseRowsData()
 	if m.ft32 != nil {
 		// Unmapping tens of megabytes takes the system milliseconds:
 		// nothing waits for it (the storage is the map's alone).
 		go m.ft32.Free()
 		m.ft32 = nil
 	}
+}
+
+// releaseRowsData drops the data the kernel rows' functions read (they
+// are gone), freeing it where the map made it.
+func (m *NystromMap) releaseRowsData() {
+	if m.ownsRows && m.rowsData != nil {
+		go m.rowsData.Free()
+	}
+	m.rowsData, m.ownsRows = nil, false
 }
 
 // Info reports the map.

@@ -146,6 +146,7 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	if rows != nil {
 		err = ny.crossByRanges(out, n, rows, shift)
 		out.crossSerial, out.crossEach = src.rows.SerialRangeRows32(land), each
+		out.rowsData, out.ownsRows = src.data32, src.ownsData
 	} else {
 		err = ny.crossStored(out, src, land, shift)
 	}
@@ -481,6 +482,7 @@ func (m *NystromMap) materializeCross() bool {
 		return false
 	}
 	m.cross, m.crossShift, m.crossRows, m.crossSerial, m.crossEach = c, m.crossMean, nil, nil, nil
+	m.releaseRowsData()
 	return true
 }
 
