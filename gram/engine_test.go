@@ -5,9 +5,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
@@ -447,4 +449,28 @@ func TestRangeRows32Each(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, f64.RangeRows32Each(idx))
 	require.Nil(t, kr.RangeRows32Each(nil))
+}
+
+// The kernel rows of off-heap float32 data keep it mapped: with no other
+// reference to the matrix left, collections (whose cleanups would unmap
+// it) change nothing in the rows a range function computes afterwards.
+func TestKernelRows32KeepsItsData(t *testing.T) {
+	const n, d = 700, 24
+	idx := []int{5, 600, 9}
+	each := func() func(p0, p1 int, out []float32, ld int, use func() func(q0, q1 int)) {
+		x32, _ := randDense32(t, n, d, 12, 0.2)
+		kr, err := NewKernelRows32(x32, ElementMap{Kind: MapExpSq, C: -1.0 / 16}, GramOptions{})
+		require.NoError(t, err)
+		return kr.RangeRows32Each(idx) // the only way left to the data
+	}()
+	require.NotNil(t, each)
+	first := make([]float32, len(idx)*n)
+	each(0, n, first, n, nil)
+	for i := 0; i < 3; i++ {
+		runtime.GC()
+		time.Sleep(time.Millisecond) // cleanups run on their own goroutine
+	}
+	again := make([]float32, len(idx)*n)
+	each(0, n, again, n, nil)
+	require.Equal(t, first, again)
 }

@@ -150,7 +150,8 @@ func NewKernelRowsLevels8(x *linalg.Levels8, em ElementMap, o GramOptions) (*Ker
 // the element map em without copying it: x is read in place by OpenBLAS
 // sgemm (every product in float32, the norms and the map in float64, each
 // entry within EntryBound of the exact kernel of the stored values) and
-// must not change while the KernelRows is in use; it is never written.
+// must not change, nor be freed, while the KernelRows or a function it
+// returned is in use (they keep x reachable); it is never written.
 // Unlike NewKernelRows it does not shift the data by its mean (that would
 // take a second copy): distance kernels are unchanged by a shift, but the
 // bound grows with the row norms, so callers should store data centred
@@ -166,7 +167,7 @@ func NewKernelRows32(x *linalg.Dense32, em ElementMap, o GramOptions) (*KernelRo
 	s := &gramSource{em: em, workers: o.Workers, build: o.build()}
 	s.inner, s.mp = o.resolve()
 	s.x = blas64.General{Rows: n, Cols: d, Stride: d}
-	s.x32 = x.Data[:n*d]
+	s.x32, s.owner32 = x.Data[:n*d], x
 	if em.distance() {
 		s.shiftBy = make([]float64, d)
 	}

@@ -29,6 +29,10 @@ type gramSource struct {
 	// x.Data is nil and em.C is scaled by the grid step (squared for the
 	// Gaussian) so that the map reads distances in grid units.
 	grid *grid
+	// owner32 is the matrix x32 is read in place from (NewKernelRows32):
+	// its storage may be off-heap, unmapped once the matrix is
+	// unreachable, so the source keeps it reachable while it reads x32.
+	owner32 *linalg.Dense32
 	// i8, when not nil, holds the grid's integers as 8-bit levels packed
 	// for native.Int8Map (packInt8): KernelRows's products against rows
 	// on the same 8-bit grid are then exact integer ones.
