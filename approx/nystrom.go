@@ -228,7 +228,9 @@ func kernelDiag(x *mat.Dense, k kernel.Kernel) []float64 {
 
 // Fit builds the Nyström map of kernel k on the rows of x (n×d, not
 // modified). With Float32 the rows are first shifted by their mean and
-// rounded to float32 (a copy of n·d float32s), and F is stored in float32;
+// rounded to float32 (a copy of n·d float32s, which a map that computes
+// C's kernel rows again keeps until its ReleaseTrain), and F is stored in
+// float32;
 // rows on an 8-bit grid (images) instead get exact integer products where
 // the processor has them (gram.NewKernelRowsInt8: n·d bytes, no float32
 // copy).
