@@ -129,3 +129,24 @@ func blasOf(x *mat.Dense) blas64.General {
 	raw := x.RawMatrix()
 	return blas64.General{Rows: raw.Rows, Cols: raw.Cols, Stride: raw.Stride, Data: raw.Data}
 }
+
+// firstOff's tolerance is the column's plus 16u·(|v| + |lo|) of the entry
+// itself: an entry far beyond the head's range, on the lattice but for
+// 12u·|v| (a few of its own ulps), is on it, and one off by 40u·|v| is
+// not.
+func TestGridFirstOffOwnRounding(t *testing.T) {
+	const n, d = 400, 7
+	const u = 1.0 / (1 << 53)
+	x, _ := headData(9, n, d, n)
+	g := gridOf(blasOf(x), 1, GramOptions{}.build())
+	require.NotNil(t, g)
+	for _, c := range []struct {
+		rel  float64
+		want int
+	}{{12, n}, {40, 250}} {
+		y := mat.DenseCopyOf(x)
+		v := g.lo[4] + g.step*1e6
+		y.Set(250, 4, v+c.rel*u*math.Abs(v))
+		require.Equal(t, c.want, g.firstOff(blasOf(y), 2), "off by %g·u·|v|", c.rel)
+	}
+}

@@ -234,3 +234,18 @@ func TestFits(t *testing.T) {
 	// The size asked for, in GiB: 8 bytes × 2⁴⁰ × 2¹⁰ = 2²³ GiB.
 	require.ErrorContains(t, Fits("x", 8, 1<<40, 1<<10), "x: 8.39e+06 GiB, more than")
 }
+
+// The transparent huge pages setting is the word in brackets, wherever it
+// stands in the kernel's list; a list with none marked gives "".
+func TestBracketed(t *testing.T) {
+	for s, want := range map[string]string{
+		"[always] madvise never\n": "always",
+		"always [madvise] never\n": "madvise",
+		"always madvise [never]\n": "never",
+		"always madvise never\n":   "",
+		"never] [always":           "",
+		"":                         "",
+	} {
+		require.Equal(t, want, bracketed(s), "%q", s)
+	}
+}

@@ -114,7 +114,12 @@ func THPSetting() string {
 	if err != nil {
 		return ""
 	}
-	s := string(b)
+	return bracketed(string(b))
+}
+
+// bracketed returns the word the kernel marks as chosen in a sysfs list
+// ("always [madvise] never" → "madvise"), or "" when none is marked.
+func bracketed(s string) string {
 	i, j := strings.IndexByte(s, '['), strings.IndexByte(s, ']')
 	if i < 0 || j <= i {
 		return ""

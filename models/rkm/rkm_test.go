@@ -470,3 +470,31 @@ func TestErrorsMeans(t *testing.T) {
 	mse, mae = Errors(nil, []float64{1})
 	require.True(t, math.IsNaN(mse) && math.IsNaN(mae))
 }
+
+// diagonalMean on explicit features φ_i = φ_c,i + μ (the centred rows and
+// their mean, as a fit keeps them) is the mean of ‖φ_i‖², the uncentred
+// kernel's mean diagonal, formed here from the rows themselves.
+func TestDiagonalMeanExplicit(t *testing.T) {
+	const n, d = 9, 4
+	raw := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			raw.Set(i, j, math.Sin(float64(3*i+j))+float64(j))
+		}
+	}
+	mean := make([]float64, d)
+	for j := range mean {
+		mean[j] = mat.Sum(raw.ColView(j)) / n
+	}
+	phi := mat.NewDense(n, d, nil)
+	want := 0.0
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			phi.Set(i, j, raw.At(i, j)-mean[j])
+			want += raw.At(i, j) * raw.At(i, j)
+		}
+	}
+	want /= n
+	fv := &fitView{explicit: true, phi: phi, mean: mean}
+	require.InDelta(t, want, fv.diagonalMean(), 1e-13*want)
+}
