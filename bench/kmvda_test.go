@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/models/kmvda"
 	"github.com/kdual/kdual/status"
 )
@@ -197,4 +198,28 @@ func TestPoseAngles(t *testing.T) {
 	for i, a := range PoseAngles {
 		require.Equal(t, -45+15*float64(i), a, "view %d", i)
 	}
+}
+
+// PPCA's kernels: the Gaussian's bandwidth is the one given, or by default
+// 2 on the toy data and 4 on every other set; the linear kernel has none;
+// another name is refused.
+func TestPPCAKernel(t *testing.T) {
+	for _, c := range []struct {
+		o     PPCAOptions
+		sigma float64
+	}{
+		{PPCAOptions{Kernel: "rbf", Data: "toy"}, 2},
+		{PPCAOptions{Kernel: "gaussian", Data: "digits"}, 4},
+		{PPCAOptions{Kernel: "rbf", Data: "fashion"}, 4},
+		{PPCAOptions{Kernel: "rbf", Data: "toy", Sigma: 0.5}, 0.5},
+	} {
+		k, err := c.o.kernel()
+		require.NoError(t, err)
+		require.Equal(t, kernel.Kernel{Kind: kernel.Gaussian, Sigma: c.sigma}, k, "%+v", c.o)
+	}
+	k, err := PPCAOptions{Kernel: "linear", Data: "toy"}.kernel()
+	require.NoError(t, err)
+	require.Equal(t, kernel.Kernel{}, k)
+	_, err = PPCAOptions{Kernel: "cubic"}.kernel()
+	require.ErrorIs(t, err, status.ErrInvalid)
 }

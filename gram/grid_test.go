@@ -629,6 +629,25 @@ func TestKernelRowsLevels8(t *testing.T) {
 			require.True(t, kr.Rows32([]int{7, 190}, r32, n))
 			require.True(t, ref.Rows32([]int{7, 190}, w32, n))
 			require.Equal(t, w32, r32)
+			// New points, one of them a level past 255 (off the 8-bit
+			// range: the grid's float32 integers against the data's
+			// norms): the kernel of the exact integer distances.
+			yk := append([]int64(nil), k[20*d:23*d]...)
+			yk[d+5] = 256
+			y := mat.NewDense(3, d, nil)
+			for i := 0; i < 3; i++ {
+				for j := 0; j < d; j++ {
+					y.Set(i, j, float64(yk[i*d+j])/255)
+				}
+			}
+			c := make([]float64, 3*n)
+			require.NoError(t, kr.Cross(c, n, y, 0, n))
+			for i := 0; i < 3; i++ {
+				for j := 0; j < n; j += 5 {
+					e := exactKernel(kern, sqDist(yk[i*d:(i+1)*d], k[j*d:(j+1)*d]))
+					require.InDelta(t, e, c[i*n+j], 4e-15*e+1e-300, "Cross (%d,%d) %v baseline=%v", i, j, kern.Kind, baseline)
+				}
+			}
 		}
 	}
 	require.Equal(t, before, lv.Data, "the levels were modified")
