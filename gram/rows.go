@@ -393,9 +393,7 @@ func (k *KernelRows) RangeRows32Each(idx []int) func(p0, p1 int, out []float32, 
 	m, n := len(idx), k.N()
 	rows := k.s.rows32Ranges(idx)
 	return func(p0, p1 int, out []float32, ld int, use func() func(q0, q1 int)) {
-		if p0 < 0 || p1 > n || p0 >= p1 || ld < p1-p0 || len(out) < (m-1)*ld+p1-p0 {
-			panic(fmt.Sprintf("gram: KernelRows.RangeRows32: points [%d, %d) of %d, %d rows of stride %d in %d values", p0, p1, n, m, ld, len(out)))
-		}
+		checkRange(p0, p1, n, m, ld, len(out))
 		rows(p0, p1, out, ld, use)
 	}
 }
@@ -422,12 +420,18 @@ func (k *KernelRows) rangeRows32(idx []int, workers int) func(p0, p1 int, out []
 	land := s.i8.LandmarksOf(idx)
 	c, laplace := s.em.C, s.em.Kind == MapExpDist
 	return func(p0, p1 int, out []float32, ld int) {
-		if p0 < 0 || p1 > n || p0 >= p1 || ld < p1-p0 || len(out) < (m-1)*ld+p1-p0 {
-			panic(fmt.Sprintf("gram: KernelRows.RangeRows32: points [%d, %d) of %d, %d rows of stride %d in %d values", p0, p1, n, m, ld, len(out)))
-		}
+		checkRange(p0, p1, n, m, ld, len(out))
 		int8Ranges(workers, p0, p1, func(q0, q1 int) {
 			s.build.Int8Map32(s.i8, land, q0, q1, c, laplace, out[q0-p0:], ld)
 		})
+	}
+}
+
+// checkRange panics unless points [p0, p1) lie within n and m rows of
+// them at stride ld fit in size values (RangeRows32's functions).
+func checkRange(p0, p1, n, m, ld, size int) {
+	if p0 < 0 || p1 > n || p0 >= p1 || ld < p1-p0 || size < (m-1)*ld+p1-p0 {
+		panic(fmt.Sprintf("gram: KernelRows.RangeRows32: points [%d, %d) of %d, %d rows of stride %d in %d values", p0, p1, n, m, ld, size))
 	}
 }
 
