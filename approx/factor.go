@@ -75,6 +75,9 @@ type factor interface {
 	// train returns F (n×kc) as a mat.Matrix: the transpose of the stored
 	// rows.
 	train(kc int) mat.Matrix
+	// release drops the rounds' scratch (the storage of Fᵀ stays); the
+	// factor takes no more rounds.
+	release()
 }
 
 type factor64 struct {
@@ -122,6 +125,8 @@ func (f factor64) extend(kc int, rows *gram.KernelRows, r newRows, pivots []int,
 	})
 	return nil
 }
+
+func (f factor64) release() { *f.tr = nil }
 
 func (f factor64) gather(idx []int, kc int, dst *mat.Dense) {
 	gatherRows(idx, kc, dst, f.tr, f.feature)
@@ -195,6 +200,7 @@ type factor32 struct {
 	gt   *[]float64 // the float64 panel of kernel rows that lack Rows32
 	tr   *[]float64 // gather's transposed buffer, reused
 	fs   *[]float32 // F_T in float32, reused
+	l32  []float32  // L⁻¹ in float32 (t×t, t ≤ the block), reused
 	sums []float64  // each stored feature's sum over the points
 }
 
@@ -225,7 +231,8 @@ func (f factor32) extend(kc int, rows *gram.KernelRows, r newRows, pivots []int,
 	// t×n block ran at a third of sgemm's rate, strmm at about sgemm's
 	// (docs/measurements.md).
 	inv := linalg.TriInverse(lowerOf(r.l))
-	l32 := make([]float32, t*t)
+	l32 := f.l32[:t*t]
+	clear(l32)
 	for a := 0; a < t; a++ {
 		for e := 0; e <= a; e++ {
 			l32[a*t+e] = float32(inv.At(a, e))
@@ -296,6 +303,8 @@ func squares(rs []float64, f []float32, ld, t int, sums []float64) {
 		sums[e] = sum
 	}
 }
+
+func (f factor32) release() { *f.tr, *f.fs = nil, nil }
 
 func (f factor32) gather(idx []int, kc int, dst *mat.Dense) {
 	gatherRows(idx, kc, dst, f.tr, f.feature)

@@ -146,6 +146,9 @@ type Nystrom struct {
 	// Progress, when set, is called after every round with the landmarks
 	// accepted so far and Rank.
 	Progress func(landmarks, rank int)
+	// pool lends scratch buffers (a fit on a sample and its completion
+	// share one); nil allocates them.
+	pool *bufPool
 }
 
 // Info says how a feature map was built and how far it is from the

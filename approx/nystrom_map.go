@@ -45,6 +45,9 @@ type NystromMap struct {
 	// otherwise (Fit32's caller).
 	rowsData *linalg.Dense32
 	ownsRows bool
+	// pool is the fit's, lending TrainScores its buffers (dropped with
+	// the training features).
+	pool *bufPool
 }
 
 // Train returns F as the transpose of the stored Fᵀ: a *mat.Dense, or a
@@ -72,6 +75,7 @@ func (m *NystromMap) ReleaseTrain() {
 	}
 	m.cross, m.crossShift, m.crossRows, m.crossSerial, m.crossEach, m.crossMean, m.gram, m.gramMean = nil, nil, nil, nil, nil, nil, nil, nil
 	m.releaseRowsData()
+	m.pool = nil
 	if m.ft32 != nil {
 		// Unmapping tens of megabytes takes the system milliseconds:
 		// nothing waits for it (the storage is the map's alone).

@@ -42,7 +42,13 @@ type rpc struct {
 	info     Info
 	empty    int // consecutive rounds that accepted nothing
 	rfull    *mat.Dense
-	scr      struct{ ks, fs, h, ft []float64 }
+	// The rounds' scratch, carved from one slab of the pool at its largest
+	// (b candidates, m features; cols and l b×b): ks, h K and H among the
+	// candidates, fs their features, cols the accepted ones' Cholesky
+	// columns, l and ft the new landmarks' L and features (the factor's
+	// own scratch comes from the slab too).
+	scr  struct{ ks, fs, h, ft, cols, l []float64 }
+	slab []float64
 }
 
 // fit is the block RPCholesky (or uniform) factorisation on a source:
@@ -126,13 +132,30 @@ func newRPC(ny Nystrom, src nySource, k kernel.Kernel) (*rpc, error) {
 	if err := bigmem.Fits(fmt.Sprintf("Nystrom: the factor of %d landmarks over %d points", m, n), size, m, n); err != nil {
 		return nil, err
 	}
-	if src.f32 {
+	switch {
+	case src.f32 && ny.pool != nil:
+		st.ft32 = &linalg.Dense32{Rows: m, Cols: n, Data: ny.pool.f32(m * n)}
+	case src.f32:
 		if st.ft32, err = linalg.NewDense32(m, n); err != nil {
 			return nil, err
 		}
-		st.fac = factor32{ft: st.ft32, gt: new([]float64), tr: new([]float64), fs: new([]float32), sums: make([]float64, m)}
+	}
+	bb, bm := st.b*st.b, st.b*m
+	st.slab = ny.pool.f64(4*bb + 3*bm + (bm+1)/2 + (bb+1)/2)
+	rest := st.slab
+	carve := func(n int) []float64 {
+		s := rest[:n:n]
+		rest = rest[n:]
+		return s
+	}
+	st.scr.ks, st.scr.h, st.scr.cols, st.scr.l = carve(bb), carve(bb), carve(bb), carve(bb)
+	st.scr.fs, st.scr.ft = carve(bm), carve(bm)
+	tr := carve(bm) // gather's transposed features
+	if src.f32 {
+		fs := f32s(carve((bm+1)/2), bm)
+		st.fac = factor32{ft: st.ft32, gt: new([]float64), tr: &tr, fs: &fs, l32: f32s(carve((bb+1)/2), bb), sums: make([]float64, m)}
 	} else {
-		st.fac = factor64{ft: mat.NewDense(m, n, nil), gt: new([]float64), tr: new([]float64)}
+		st.fac = factor64{ft: mat.NewDense(m, n, nil), gt: new([]float64), tr: &tr}
 	}
 	st.chosen = make([]bool, n)
 	st.order = st.r.Perm(n)
@@ -255,6 +278,8 @@ func (st *rpc) residualAmong(xs *pointRows) ([]float64, *mat.Dense, error) {
 // Cholesky columns over cand (entries at or below their own position).
 func (st *rpc) accept(cand []int, h []float64) (acc []int, cols [][]float64) {
 	c := len(cand)
+	slab := grow(&st.scr.cols, c*c)
+	clear(slab)
 	for j := 0; j < c; j++ {
 		rj := h[j*c+j]
 		i := cand[j]
@@ -270,7 +295,7 @@ func (st *rpc) accept(cand []int, h []float64) (acc []int, cols [][]float64) {
 			continue
 		}
 		sq := math.Sqrt(rj)
-		col := make([]float64, c)
+		col := slab[len(acc)*c : (len(acc)+1)*c]
 		for a := j; a < c; a++ {
 			col[a] = h[a*c+j] / sq
 		}
@@ -292,7 +317,9 @@ func (st *rpc) accept(cand []int, h []float64) (acc []int, cols [][]float64) {
 // rows only now), their rows of R, and the residual they leave.
 func (st *rpc) add(cand []int, fs *mat.Dense, acc []int, cols [][]float64) error {
 	t, kcols := len(acc), st.kcols
-	nr := newRows{idx: make([]int, t), l: mat.NewDense(t, t, nil)}
+	l := grow(&st.scr.l, t*t)
+	clear(l)
+	nr := newRows{idx: make([]int, t), l: mat.NewDense(t, t, l)}
 	nr.xt = &pointRows{idx: nr.idx, dim: st.src.dim, row: st.krow}
 	for a, j := range acc {
 		nr.idx[a] = cand[j]
@@ -347,6 +374,12 @@ func (st *rpc) add(cand []int, fs *mat.Dense, acc []int, cols [][]float64) error
 // lower triangular, assembled round by round), the trace error and, with
 // ResidualSample, the sampled lower bound on ‖K − K̂‖₂.
 func (st *rpc) result(start time.Time) (*NystromMap, error) {
+	// The rounds are over: their scratch goes back to the pool (the
+	// residual's sample takes it).
+	st.scr.ks, st.scr.h, st.scr.fs, st.scr.ft, st.scr.cols, st.scr.l = nil, nil, nil, nil, nil, nil
+	st.fac.release()
+	st.ny.pool.put64(st.slab)
+	st.slab = nil
 	kcols, src := st.kcols, st.src
 	xl := mat.NewDense(kcols, src.dim, nil)
 	for a, p := range st.pivots {
@@ -391,12 +424,16 @@ func (st *rpc) sampledResidual() (float64, error) {
 	n, dim := st.src.n, st.src.dim
 	p := min(st.ny.ResidualSample, n)
 	sample := st.r.Perm(n)[:p]
-	e, err := among(st.src.rows, &pointRows{idx: sample, dim: dim, row: st.src.row}, st.k, nil)
+	pool := st.ny.pool
+	buf := pool.f64(p * p)
+	defer pool.put64(buf)
+	e, err := among(st.src.rows, &pointRows{idx: sample, dim: dim, row: st.src.row}, st.k, buf)
 	if err != nil {
 		return 0, err
 	}
 	if st.ft32 != nil {
-		fs := make([]float32, st.kcols*p) // F_Sᵀ
+		fs := pool.f32(st.kcols * p) // F_Sᵀ
+		defer pool.put32(fs)
 		par.Blocks(0, st.kcols, func(lo, hi int) {
 			for f := lo; f < hi; f++ {
 				row, out := st.ft32.Row(f), fs[f*p:(f+1)*p]
@@ -405,7 +442,9 @@ func (st *rpc) sampledResidual() (float64, error) {
 				}
 			}
 		})
-		if err := linalg.SubATA32(e, fs, st.kcols); err != nil {
+		acc := pool.f32(p * p)
+		defer pool.put32(acc)
+		if err := linalg.SubATA32(e, fs, st.kcols, acc); err != nil {
 			return 0, err
 		}
 	} else {

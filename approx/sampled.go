@@ -75,6 +75,8 @@ const sampleSeed = 0x73616d706c65
 // of its rows (Strata, seeded by Seed): fitSample fits those rows (with
 // Sample −1; its ResidualSample rows are drawn among them, a principal
 // submatrix of K − K̂ all the same), then fromSample completes the map.
+// Both share one bufPool: the completion's buffers reuse the sample fit's
+// memory (its factor and scratch).
 func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time,
 	fitSample func(sub Nystrom, pos []int) (*NystromMap, error)) (*NystromMap, error) {
 	seed := ny.Seed
@@ -82,6 +84,7 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 		seed = 1
 	}
 	pos := Strata(rng.New(seed^sampleSeed), src.n, ns)
+	ny.pool = new(bufPool)
 	sub := ny
 	sub.Sample = -1
 	sm, err := fitSample(sub, pos)
@@ -89,7 +92,11 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 		return nil, err
 	}
 	sampleMean := sm.TrainMeans()
+	ft := sm.ft32 // from the pool (newRPC)
 	sm.ReleaseTrain()
+	if ft != nil {
+		ny.pool.put32(ft.Data)
+	}
 	return ny.fromSample(src, k, pos, sm, sampleMean, start)
 }
 
@@ -119,10 +126,14 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	for a, l := range sm.Landmarks {
 		land[a] = pos[l]
 	}
-	out := &NystromMap{Kernel: k, Landmarks: land, XL: sm.XL, R: sm.R}
+	out := &NystromMap{Kernel: k, Landmarks: land, XL: sm.XL, R: sm.R, pool: ny.pool}
 	var rows func(p0, p1 int, dst []float32, ld int)
 	var each func(p0, p1 int, dst []float32, ld int, use func() func(q0, q1 int))
-	if int64(m)*int64(n)*4 > crossStoreMax {
+	chunk := rangeChunk
+	switch {
+	case src.rows.Int8():
+		rows, chunk = src.rows.RangeRows32(land), min(chunk, intChunk)
+	case int64(m)*int64(n)*4 > crossStoreMax:
 		// Float32 products: one gathering of the landmarks serves both.
 		if each = src.rows.RangeRows32Each(land); each != nil {
 			rows = func(p0, p1 int, dst []float32, ld int) { each(p0, p1, dst, ld, nil) }
@@ -144,7 +155,7 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	}
 	var err error
 	if rows != nil {
-		err = ny.crossByRanges(out, n, rows, shift)
+		err = ny.crossByRanges(out, n, chunk, rows, shift)
 		out.crossSerial, out.crossEach = src.rows.SerialRangeRows32(land), each
 		out.rowsData, out.ownsRows = src.data32, src.ownsData
 	} else {
@@ -213,7 +224,7 @@ func (ny Nystrom) crossStored(out *NystromMap, src nySource, land []int, shift [
 		}
 	}
 	gt = nil
-	if err := ny.shiftedGram(out, n, shift, func(p0, p1 int) ([]float32, int) { return c.Data[p0:], n }); err != nil {
+	if err := ny.shiftedGram(out, n, rangeChunk, shift, func(p0, p1 int) ([]float32, int) { return c.Data[p0:], n }); err != nil {
 		c.Free()
 		return err
 	}
@@ -237,24 +248,29 @@ var crossStoreMax int64 = 1 << 30
 
 // rangeChunk is the points whose kernel rows shiftedGram shifts and
 // multiplies at once, and crossByRanges and the map's scores compute at
-// once: one ssyrk panel (linalg's 8192), 64 MB of float32 at k = 2000. A
-// variable so that tests can take several chunks.
+// once: one ssyrk panel (linalg's 8192), 64 MB of float32 at k = 2000 —
+// float32 products' sgemm packs its points once a call. A variable so
+// that tests can take several chunks.
 var rangeChunk = 8192
+
+// intChunk is the points whose integer kernel rows crossByRanges computes,
+// shifts and multiplies at once (at most rangeChunk): 4 MB of float32 at
+// k = 1000, kept in cache between the three, and a buffer that fresh
+// memory costs little (docs/measurements.md, "integer kernel rows computed
+// again").
+const intChunk = 1024
 
 // crossByRanges sets out's c̄ and G_c without storing C, for kernel rows
 // computed again (integer or float32 products, rows: a range of points
-// against every landmark): shiftedGram on chunks of rangeChunk points
-// computed into one reused buffer. The map keeps rows for its scores and
-// F (TrainScores, Train), which compute the kernel rows again.
-func (ny Nystrom) crossByRanges(out *NystromMap, n int, rows func(p0, p1 int, dst []float32, ld int), shift []float64) error {
+// against every landmark): shiftedGram on chunks of chunk points computed
+// into one reused buffer. The map keeps rows for its scores and F
+// (TrainScores, Train), which compute the kernel rows again.
+func (ny Nystrom) crossByRanges(out *NystromMap, n, chunk int, rows func(p0, p1 int, dst []float32, ld int), shift []float64) error {
 	m := len(out.Landmarks)
-	buf, err := linalg.NewDense32(m, min(rangeChunk, n))
-	if err != nil {
-		return err
-	}
-	defer buf.Free()
-	err = ny.shiftedGram(out, n, shift, func(p0, p1 int) ([]float32, int) {
-		y := buf.Data[:m*(p1-p0)]
+	buf := ny.pool.f32(m * min(chunk, n))
+	defer ny.pool.put32(buf)
+	err := ny.shiftedGram(out, n, chunk, shift, func(p0, p1 int) ([]float32, int) {
+		y := buf[:m*(p1-p0)]
 		rows(p0, p1, y, p1-p0)
 		return y, p1 - p0
 	})
@@ -266,21 +282,24 @@ func (ny Nystrom) crossByRanges(out *NystromMap, n int, rows func(p0, p1 int, ds
 }
 
 // shiftedGram sets out's c̄ and G_c = C_c·C_cᵀ from C's columns, chunk by
-// chunk of rangeChunk points (the context checked between chunks; chunk
-// returns the k rows of columns [p0, p1) at stride ld, which it may
-// compute, and which shiftedGram overwrites): each value shifted by s —
-// the sample's mean kernel row — and rounded once to float32,
-// y = float32(c − s); the chunk's y·yᵀ by ssyrk summed in float64 in
-// chunk order (linalg.AddOuterRows32) and its row sums in float64. With
-// δ = Σ y / n, c̄ = s + δ and G_c = Σ y·yᵀ − n·δδᵀ: the shift keeps the
-// float32 values centred to within the sample's error, so the correction
-// cancels little (an uncentred C loses about two digits, see fromSample),
-// and the chunk is shifted while the products read it.
-func (ny Nystrom) shiftedGram(out *NystromMap, n int, shift []float64, chunk func(p0, p1 int) ([]float32, int)) error {
+// chunk of w points (the context checked between chunks; chunk returns
+// the k rows of columns [p0, p1) at stride ld, which it may compute, and
+// which shiftedGram overwrites): each value shifted by s — the sample's
+// mean kernel row — and rounded once to float32, y = float32(c − s); the
+// chunks' y·yᵀ by ssyrk summed in float32 over panels of 8192 points and
+// the panels' sums in float64 in order (linalg.Outer32), each chunk's row
+// sums in float64. With δ = Σ y / n, c̄ = s + δ and G_c = Σ y·yᵀ − n·δδᵀ:
+// the shift keeps the float32 values centred to within the sample's
+// error, so the correction cancels little (an uncentred C loses about two
+// digits, see fromSample), and the chunk is shifted while the products
+// read it.
+func (ny Nystrom) shiftedGram(out *NystromMap, n, w int, shift []float64, chunk func(p0, p1 int) ([]float32, int)) error {
 	m := len(shift)
-	w := min(rangeChunk, n)
-	acc := make([]float32, m*m)
-	g := mat.NewSymDense(m, nil)
+	w = min(w, n)
+	g := mat.NewSymDense(m, ny.pool.f64(m*m))
+	acc := ny.pool.f32(m * m)
+	defer ny.pool.put32(acc)
+	outer := linalg.NewOuter32(g, acc)
 	chunks := (n + w - 1) / w
 	sums := make([]float64, chunks*m)
 	for q := 0; q < chunks; q++ {
@@ -294,10 +313,11 @@ func (ny Nystrom) shiftedGram(out *NystromMap, n int, shift []float64, chunk fun
 		par.Blocks(0, m, func(lo, hi int) {
 			shiftRows(y[lo*ld:], ld, cw, shift[lo:hi], sums[q*m+lo:q*m+hi])
 		})
-		if err := linalg.AddOuterRows32(g, y, cw, ld, acc); err != nil {
+		if err := outer.Add(y, cw, ld); err != nil {
 			return err
 		}
 	}
+	outer.Flush()
 	delta, cbar := make([]float64, m), make([]float64, m)
 	for a := range delta {
 		t := 0.0
@@ -422,7 +442,8 @@ func (m *NystromMap) TrainScores(dst, v *mat.Dense) error {
 		// scores while the rows are in its cache.
 		plan := linalg.NewT32Scores(w, m.crossMean)
 		par.Blocks(0, (n+scoreBlock-1)/scoreBlock, func(lo, hi int) {
-			buf := make([]float32, k*scoreBlock)
+			buf := m.pool.f32(k * scoreBlock)
+			defer m.pool.put32(buf)
 			var sc linalg.T32Scratch
 			for b := lo; b < hi; b++ {
 				p0, p1 := b*scoreBlock, min((b+1)*scoreBlock, n)

@@ -163,22 +163,27 @@ func gridData(n, d int, seed uint64) *mat.Dense {
 	return x
 }
 
-// C (k×n float32) is stored up to crossStoreMax bytes, the integer kernel
-// rows computed again one byte past it.
-func TestCrossStoreMaxBoundary(t *testing.T) {
+// C (k×n float32) of float32 products is stored up to crossStoreMax
+// bytes and computed again one byte past it; integer kernel rows are
+// computed again whatever its size.
+func TestCrossStoreRule(t *testing.T) {
 	defer func(o gram.GramOptions, b int64) { rowOptions, crossStoreMax = o, b }(rowOptions, crossStoreMax)
 	rowOptions.Int8 = gram.GridOn
 	const n, d, m = 400, 5, 20
-	x := gridData(n, d, 43)
 	for _, c := range []struct {
-		max    int64
-		stored bool
-	}{{4 * m * n, true}, {4*m*n - 1, false}} {
+		max          int64
+		grid, stored bool
+	}{{4 * m * n, false, true}, {4*m*n - 1, false, false}, {1 << 62, true, false}, {0, true, false}} {
+		x := data(t, n, d, 43)
+		if c.grid {
+			x = gridData(n, d, 43)
+		}
 		crossStoreMax = c.max
 		ny, err := Nystrom{Rank: m, Seed: 2, Float32: true, Sample: 100}.Fit(x, gauss)
 		require.NoError(t, err)
-		require.Equal(t, c.stored, ny.cross != nil, "crossStoreMax %d", c.max)
-		require.Equal(t, !c.stored, ny.crossRows != nil, "crossStoreMax %d", c.max)
+		require.Equal(t, c.grid, ny.Info().Products == "int8", "integer rows")
+		require.Equal(t, c.stored, ny.cross != nil, "crossStoreMax %d, grid %v", c.max, c.grid)
+		require.Equal(t, !c.stored, ny.crossRows != nil, "crossStoreMax %d, grid %v", c.max, c.grid)
 	}
 }
 

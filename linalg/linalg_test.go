@@ -927,3 +927,40 @@ func TestDenseOf(t *testing.T) {
 	require.Nil(t, DenseOf((*mat.Dense)(nil)))
 	require.Nil(t, DenseOf(mat.NewDense(1, 3, nil).Slice(0, 1, 1, 1)))
 }
+
+// mirrorUpper copies the strict upper triangle onto the lower one and
+// back, across blocks (n = 130: three of 64, the last short), leaving the
+// diagonal and the columns past n (stride 133) alone.
+func TestMirrorUpper(t *testing.T) {
+	const n, ld = 130, 133
+	a := make([]float64, n*ld)
+	for i := range a {
+		a[i] = float64(i) + 0.5
+	}
+	orig := append([]float64(nil), a...)
+	mirrorUpper(a, n, ld, true)
+	for i := 0; i < n; i++ {
+		for j := 0; j < ld; j++ {
+			want := orig[i*ld+j]
+			if j < i {
+				want = orig[j*ld+i]
+			}
+			require.Equal(t, want, a[i*ld+j], "(%d, %d) to lower", i, j)
+		}
+	}
+	for i := 0; i < n; i++ { // a new lower triangle, copied back up
+		for j := 0; j < i; j++ {
+			a[i*ld+j] = -float64(i*n + j)
+		}
+	}
+	mirrorUpper(a, n, ld, false)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			require.Equal(t, -float64(j*n+i), a[i*ld+j], "(%d, %d) to upper", i, j)
+		}
+		require.Equal(t, orig[i*ld+i], a[i*ld+i])
+		for j := n; j < ld; j++ {
+			require.Equal(t, orig[i*ld+j], a[i*ld+j])
+		}
+	}
+}
