@@ -20,6 +20,7 @@ import (
 
 	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/par"
+	"github.com/kdual/kdual/internal/scratch"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
@@ -148,7 +149,7 @@ type Nystrom struct {
 	Progress func(landmarks, rank int)
 	// pool lends scratch buffers (a fit on a sample and its completion
 	// share one); nil allocates them.
-	pool *bufPool
+	pool *scratch.Pool
 }
 
 // Info says how a feature map was built and how far it is from the

@@ -2,6 +2,7 @@ package approx
 
 import (
 	"github.com/kdual/kdual/internal/par"
+	"github.com/kdual/kdual/internal/scratch"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"gonum.org/v1/gonum/blas"
@@ -47,7 +48,7 @@ type NystromMap struct {
 	ownsRows bool
 	// pool is the fit's, lending TrainScores its buffers (dropped with
 	// the training features).
-	pool *bufPool
+	pool *scratch.Pool
 }
 
 // Train returns F as the transpose of the stored Fᵀ: a *mat.Dense, or a

@@ -11,6 +11,7 @@ import (
 	"github.com/kdual/kdual/internal/bigmem"
 	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/internal/rng"
+	"github.com/kdual/kdual/internal/scratch"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
@@ -134,14 +135,14 @@ func newRPC(ny Nystrom, src nySource, k kernel.Kernel) (*rpc, error) {
 	}
 	switch {
 	case src.f32 && ny.pool != nil:
-		st.ft32 = &linalg.Dense32{Rows: m, Cols: n, Data: ny.pool.f32(m * n)}
+		st.ft32 = &linalg.Dense32{Rows: m, Cols: n, Data: ny.pool.Float32s(m * n)}
 	case src.f32:
 		if st.ft32, err = linalg.NewDense32(m, n); err != nil {
 			return nil, err
 		}
 	}
 	bb, bm := st.b*st.b, st.b*m
-	st.slab = ny.pool.f64(4*bb + 3*bm + (bm+1)/2 + (bb+1)/2)
+	st.slab = ny.pool.Float64s(4*bb + 3*bm + (bm+1)/2 + (bb+1)/2)
 	rest := st.slab
 	carve := func(n int) []float64 {
 		s := rest[:n:n]
@@ -152,8 +153,8 @@ func newRPC(ny Nystrom, src nySource, k kernel.Kernel) (*rpc, error) {
 	st.scr.fs, st.scr.ft = carve(bm), carve(bm)
 	tr := carve(bm) // gather's transposed features
 	if src.f32 {
-		fs := f32s(carve((bm+1)/2), bm)
-		st.fac = factor32{ft: st.ft32, gt: new([]float64), tr: &tr, fs: &fs, l32: f32s(carve((bb+1)/2), bb), sums: make([]float64, m)}
+		fs := scratch.AsFloat32s(carve((bm+1)/2), bm)
+		st.fac = factor32{ft: st.ft32, gt: new([]float64), tr: &tr, fs: &fs, l32: scratch.AsFloat32s(carve((bb+1)/2), bb), sums: make([]float64, m)}
 	} else {
 		st.fac = factor64{ft: mat.NewDense(m, n, nil), gt: new([]float64), tr: &tr}
 	}
@@ -378,7 +379,7 @@ func (st *rpc) result(start time.Time) (*NystromMap, error) {
 	// residual's sample takes it).
 	st.scr.ks, st.scr.h, st.scr.fs, st.scr.ft, st.scr.cols, st.scr.l = nil, nil, nil, nil, nil, nil
 	st.fac.release()
-	st.ny.pool.put64(st.slab)
+	st.ny.pool.Put(st.slab)
 	st.slab = nil
 	kcols, src := st.kcols, st.src
 	xl := mat.NewDense(kcols, src.dim, nil)
@@ -425,15 +426,15 @@ func (st *rpc) sampledResidual() (float64, error) {
 	p := min(st.ny.ResidualSample, n)
 	sample := st.r.Perm(n)[:p]
 	pool := st.ny.pool
-	buf := pool.f64(p * p)
-	defer pool.put64(buf)
+	buf := pool.Float64s(p * p)
+	defer pool.Put(buf)
 	e, err := among(st.src.rows, &pointRows{idx: sample, dim: dim, row: st.src.row}, st.k, buf)
 	if err != nil {
 		return 0, err
 	}
 	if st.ft32 != nil {
-		fs := pool.f32(st.kcols * p) // F_Sᵀ
-		defer pool.put32(fs)
+		fs := pool.Float32s(st.kcols * p) // F_Sᵀ
+		defer pool.Put32(fs)
 		par.Blocks(0, st.kcols, func(lo, hi int) {
 			for f := lo; f < hi; f++ {
 				row, out := st.ft32.Row(f), fs[f*p:(f+1)*p]
@@ -442,8 +443,8 @@ func (st *rpc) sampledResidual() (float64, error) {
 				}
 			}
 		})
-		acc := pool.f32(p * p)
-		defer pool.put32(acc)
+		acc := pool.Float32s(p * p)
+		defer pool.Put32(acc)
 		if err := linalg.SubATA32(e, fs, st.kcols, acc); err != nil {
 			return 0, err
 		}

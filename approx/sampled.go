@@ -15,6 +15,7 @@ import (
 
 	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/internal/rng"
+	"github.com/kdual/kdual/internal/scratch"
 	"github.com/kdual/kdual/kernel"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
@@ -75,7 +76,7 @@ const sampleSeed = 0x73616d706c65
 // of its rows (Strata, seeded by Seed): fitSample fits those rows (with
 // Sample −1; its ResidualSample rows are drawn among them, a principal
 // submatrix of K − K̂ all the same), then fromSample completes the map.
-// Both share one bufPool: the completion's buffers reuse the sample fit's
+// Both share one scratch.Pool: the completion's buffers reuse the sample fit's
 // memory (its factor and scratch).
 func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time,
 	fitSample func(sub Nystrom, pos []int) (*NystromMap, error)) (*NystromMap, error) {
@@ -84,7 +85,7 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 		seed = 1
 	}
 	pos := Strata(rng.New(seed^sampleSeed), src.n, ns)
-	ny.pool = new(bufPool)
+	ny.pool = new(scratch.Pool)
 	sub := ny
 	sub.Sample = -1
 	sm, err := fitSample(sub, pos)
@@ -95,7 +96,7 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 	ft := sm.ft32 // from the pool (newRPC)
 	sm.ReleaseTrain()
 	if ft != nil {
-		ny.pool.put32(ft.Data)
+		ny.pool.Put32(ft.Data)
 	}
 	return ny.fromSample(src, k, pos, sm, sampleMean, start)
 }
@@ -114,10 +115,10 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 // float32 products because R⁻¹ amplifies their rounding by up to
 // cond K(L, L): from the uncentred C·Cᵀ less n·c̄c̄ᵀ the top eigenvalues
 // lose about two digits (docs/measurements.md). F is never formed (it
-// would cost n·k²/2 multiply-adds more); Train forms it when asked. C is
-// stored, shifted (crossStored), up to crossStoreMax bytes; above, kernel
-// rows that gram.KernelRows.RangeRows32 computes (integer or float32
-// products) are computed again instead (crossByRanges).
+// would cost n·k²/2 multiply-adds more); Train forms it when asked. Exact
+// integer kernel rows are computed again when needed (crossByRanges), never
+// stored; C of float32 products is stored, shifted (crossStored), up to
+// crossStoreMax bytes and computed again above; other C is stored.
 // sampleMean is the sample's feature means μ_s, which give the shift
 // s = R·μ_s (the sample's mean kernel row).
 func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *NystromMap, sampleMean []float64, start time.Time) (*NystromMap, error) {
@@ -129,10 +130,9 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	out := &NystromMap{Kernel: k, Landmarks: land, XL: sm.XL, R: sm.R, pool: ny.pool}
 	var rows func(p0, p1 int, dst []float32, ld int)
 	var each func(p0, p1 int, dst []float32, ld int, use func() func(q0, q1 int))
-	chunk := rangeChunk
 	switch {
 	case src.rows.Int8():
-		rows, chunk = src.rows.RangeRows32(land), min(chunk, intChunk)
+		rows = src.rows.RangeRows32(land)
 	case int64(m)*int64(n)*4 > crossStoreMax:
 		// Float32 products: one gathering of the landmarks serves both.
 		if each = src.rows.RangeRows32Each(land); each != nil {
@@ -155,7 +155,7 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	}
 	var err error
 	if rows != nil {
-		err = ny.crossByRanges(out, n, chunk, rows, shift)
+		err = ny.crossByRanges(out, n, rows, shift)
 		out.crossSerial, out.crossEach = src.rows.SerialRangeRows32(land), each
 		out.rowsData, out.ownsRows = src.data32, src.ownsData
 	} else {
@@ -224,7 +224,7 @@ func (ny Nystrom) crossStored(out *NystromMap, src nySource, land []int, shift [
 		}
 	}
 	gt = nil
-	if err := ny.shiftedGram(out, n, rangeChunk, shift, func(p0, p1 int) ([]float32, int) { return c.Data[p0:], n }); err != nil {
+	if err := ny.shiftedGram(out, n, shift, func(p0, p1 int) ([]float32, int) { return c.Data[p0:], n }); err != nil {
 		c.Free()
 		return err
 	}
@@ -233,43 +233,37 @@ func (ny Nystrom) crossStored(out *NystromMap, src nySource, land []int, shift [
 }
 
 // crossStoreMax is the size in bytes of C (k×n float32) up to which
-// fromSample stores it; above it, where the kernel rows come from integer
-// or float32 products (RangeRows32), they are computed again instead
-// (crossByRanges): the fit's memory is then the data's and O(k² + k·chunk)
-// instead of k·n·4 bytes more. Measured (docs/measurements.md, "C computed
-// again instead of stored"): at 80 MB the second pass of integer rows cost
-// more than storing C; at 8 GB C's fresh pages cost more than a second
-// pass of integer rows, and, on a machine whose fresh memory is slow, more
-// than a second pass of float32 products (where fresh memory is fast, that
-// pass is expected to cost more than the pages: memory is then what the
-// rule buys); the peak fell from about 10–12 GB to 2–4.5 GB. A variable so
-// that tests can take either path.
+// fromSample stores C of float32 products; above it those kernel rows
+// (RangeRows32) are computed again instead (crossByRanges), as exact
+// integer ones always are: the fit's memory is then the data's and
+// O(k² + k·chunk) instead of k·n·4 bytes more. Measured
+// (docs/measurements.md, "C computed again instead of stored", "integer
+// kernel rows computed again at any size"): a second pass of integer rows
+// cost less than C's fresh pages at 8 GB and, once the fit's buffers were
+// reused, at 80 MB too (at 80 MB it had cost more on the Zen 4 VM, before
+// that reuse); a second pass of float32 products cost less than the pages
+// at 8 GB on a machine whose fresh memory is slow (where fresh memory is
+// fast, that pass is expected to cost more than the pages: memory is then
+// what the rule buys); the peak fell from about 10–12 GB to 2–4.5 GB. A
+// variable so that tests can take either path.
 var crossStoreMax int64 = 1 << 30
 
 // rangeChunk is the points whose kernel rows shiftedGram shifts and
 // multiplies at once, and crossByRanges and the map's scores compute at
-// once: one ssyrk panel (linalg's 8192), 64 MB of float32 at k = 2000 —
-// float32 products' sgemm packs its points once a call. A variable so
-// that tests can take several chunks.
+// once: one ssyrk panel (linalg's 8192), 64 MB of float32 at k = 2000. A
+// variable so that tests can take several chunks.
 var rangeChunk = 8192
-
-// intChunk is the points whose integer kernel rows crossByRanges computes,
-// shifts and multiplies at once (at most rangeChunk): 4 MB of float32 at
-// k = 1000, kept in cache between the three, and a buffer that fresh
-// memory costs little (docs/measurements.md, "integer kernel rows computed
-// again").
-const intChunk = 1024
 
 // crossByRanges sets out's c̄ and G_c without storing C, for kernel rows
 // computed again (integer or float32 products, rows: a range of points
-// against every landmark): shiftedGram on chunks of chunk points computed
-// into one reused buffer. The map keeps rows for its scores and F
-// (TrainScores, Train), which compute the kernel rows again.
-func (ny Nystrom) crossByRanges(out *NystromMap, n, chunk int, rows func(p0, p1 int, dst []float32, ld int), shift []float64) error {
+// against every landmark): shiftedGram on chunks of rangeChunk points
+// computed into one reused buffer. The map keeps rows for its scores and
+// F (TrainScores, Train), which compute the kernel rows again.
+func (ny Nystrom) crossByRanges(out *NystromMap, n int, rows func(p0, p1 int, dst []float32, ld int), shift []float64) error {
 	m := len(out.Landmarks)
-	buf := ny.pool.f32(m * min(chunk, n))
-	defer ny.pool.put32(buf)
-	err := ny.shiftedGram(out, n, chunk, shift, func(p0, p1 int) ([]float32, int) {
+	buf := ny.pool.Float32s(m * min(rangeChunk, n))
+	defer ny.pool.Put32(buf)
+	err := ny.shiftedGram(out, n, shift, func(p0, p1 int) ([]float32, int) {
 		y := buf[:m*(p1-p0)]
 		rows(p0, p1, y, p1-p0)
 		return y, p1 - p0
@@ -282,24 +276,22 @@ func (ny Nystrom) crossByRanges(out *NystromMap, n, chunk int, rows func(p0, p1 
 }
 
 // shiftedGram sets out's c̄ and G_c = C_c·C_cᵀ from C's columns, chunk by
-// chunk of w points (the context checked between chunks; chunk returns
-// the k rows of columns [p0, p1) at stride ld, which it may compute, and
-// which shiftedGram overwrites): each value shifted by s — the sample's
-// mean kernel row — and rounded once to float32, y = float32(c − s); the
-// chunks' y·yᵀ by ssyrk summed in float32 over panels of 8192 points and
-// the panels' sums in float64 in order (linalg.Outer32), each chunk's row
-// sums in float64. With δ = Σ y / n, c̄ = s + δ and G_c = Σ y·yᵀ − n·δδᵀ:
-// the shift keeps the float32 values centred to within the sample's
-// error, so the correction cancels little (an uncentred C loses about two
-// digits, see fromSample), and the chunk is shifted while the products
-// read it.
-func (ny Nystrom) shiftedGram(out *NystromMap, n, w int, shift []float64, chunk func(p0, p1 int) ([]float32, int)) error {
+// chunk of rangeChunk points (the context checked between chunks; chunk
+// returns the k rows of columns [p0, p1) at stride ld, which it may
+// compute, and which shiftedGram overwrites): each value shifted by s —
+// the sample's mean kernel row — and rounded once to float32,
+// y = float32(c − s); the chunk's y·yᵀ by ssyrk summed in float64 in
+// chunk order (linalg.AddOuterRows32) and its row sums in float64. With
+// δ = Σ y / n, c̄ = s + δ and G_c = Σ y·yᵀ − n·δδᵀ: the shift keeps the
+// float32 values centred to within the sample's error, so the correction
+// cancels little (an uncentred C loses about two digits, see fromSample),
+// and the chunk is shifted while the products read it.
+func (ny Nystrom) shiftedGram(out *NystromMap, n int, shift []float64, chunk func(p0, p1 int) ([]float32, int)) error {
 	m := len(shift)
-	w = min(w, n)
-	g := mat.NewSymDense(m, ny.pool.f64(m*m))
-	acc := ny.pool.f32(m * m)
-	defer ny.pool.put32(acc)
-	outer := linalg.NewOuter32(g, acc)
+	w := min(rangeChunk, n)
+	g := mat.NewSymDense(m, ny.pool.Float64s(m*m))
+	acc := ny.pool.Float32s(m * m)
+	defer ny.pool.Put32(acc)
 	chunks := (n + w - 1) / w
 	sums := make([]float64, chunks*m)
 	for q := 0; q < chunks; q++ {
@@ -313,11 +305,10 @@ func (ny Nystrom) shiftedGram(out *NystromMap, n, w int, shift []float64, chunk 
 		par.Blocks(0, m, func(lo, hi int) {
 			shiftRows(y[lo*ld:], ld, cw, shift[lo:hi], sums[q*m+lo:q*m+hi])
 		})
-		if err := outer.Add(y, cw, ld); err != nil {
+		if err := linalg.AddOuterRows32(g, y, cw, ld, acc); err != nil {
 			return err
 		}
 	}
-	outer.Flush()
 	delta, cbar := make([]float64, m), make([]float64, m)
 	for a := range delta {
 		t := 0.0
@@ -442,8 +433,8 @@ func (m *NystromMap) TrainScores(dst, v *mat.Dense) error {
 		// scores while the rows are in its cache.
 		plan := linalg.NewT32Scores(w, m.crossMean)
 		par.Blocks(0, (n+scoreBlock-1)/scoreBlock, func(lo, hi int) {
-			buf := m.pool.f32(k * scoreBlock)
-			defer m.pool.put32(buf)
+			buf := m.pool.Float32s(k * scoreBlock)
+			defer m.pool.Put32(buf)
 			var sc linalg.T32Scratch
 			for b := lo; b < hi; b++ {
 				p0, p1 := b*scoreBlock, min((b+1)*scoreBlock, n)

@@ -147,29 +147,19 @@ func ReduceCongruent(a *mat.SymDense, l *mat.Dense) error {
 	// row-major's lower (column-major's upper), dsygst with uplo 'U' and
 	// U = Lᵀ (l read column-major), then mirrored back.
 	raw := a.RawSymmetric()
-	mirrorUpper(raw.Data, n, raw.Stride, true)
-	lapack.Dsygst(1, 'U', n, raw.Data, raw.Stride, lr.Data, lr.Stride)
-	mirrorUpper(raw.Data, n, raw.Stride, false)
-	return nil
-}
-
-// mirrorUpper copies the strict upper triangle of the n×n row-major
-// matrix in a (stride ld) onto the lower one (toLower), or back, in
-// 64×64 blocks: a plain loop over rows writes one column of the other
-// triangle at a time, a cache miss an entry.
-func mirrorUpper(a []float64, n, ld int, toLower bool) {
-	const blk = 64
-	for i0 := 0; i0 < n; i0 += blk {
-		for j0 := i0; j0 < n; j0 += blk {
-			for i := i0; i < min(i0+blk, n); i++ {
-				for j := max(j0, i+1); j < min(j0+blk, n); j++ {
-					if toLower {
-						a[j*ld+i] = a[i*ld+j]
-					} else {
-						a[i*ld+j] = a[j*ld+i]
-					}
+	mirror := func(toLower bool) {
+		for i := 0; i < n; i++ {
+			for j := i + 1; j < n; j++ {
+				if toLower {
+					raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
+				} else {
+					raw.Data[i*raw.Stride+j] = raw.Data[j*raw.Stride+i]
 				}
 			}
 		}
 	}
+	mirror(true)
+	lapack.Dsygst(1, 'U', n, raw.Data, raw.Stride, lr.Data, lr.Stride)
+	mirror(false)
+	return nil
 }

@@ -202,63 +202,25 @@ func addPanel(raw blas64.Symmetric, data []float32, k, w, ld int, acc []float32)
 	addUpper(raw, acc, k)
 }
 
-// Outer32 adds F·Fᵀ to a k×k float64 matrix's upper triangle for an F
-// (k rows) handed over in pieces of its columns (Add), in panels of
-// outerPanel columns: each piece's outer product by OpenBLAS ssyrk into
-// the panel's float32 sum (β = 0 for its first piece, 1 after; a piece
-// that crosses a panel's end is split there), each full panel's sum then
-// added in float64, in panel order; Flush adds the last, partial one. A
-// whole matrix handed over at once gets the ssyrk calls and the values of
-// OuterT32 without centring; pieces that stay in cache cost no pass over
-// memory.
-type Outer32 struct {
-	raw       blas64.Symmetric
-	acc       []float32 // the panel's float32 sum
-	k, filled int       // filled: the panel's columns so far
-}
-
-// NewOuter32 returns an Outer32 that adds to dst's upper triangle, its
-// panel sums in acc (k² float32s of scratch; shorter allocates them).
-func NewOuter32(dst *mat.SymDense, acc []float32) *Outer32 {
+// AddOuterRows32 adds F·Fᵀ to dst (k×k, upper triangle) for F the k rows
+// (k = dst's size) of w values at stride ld ≥ w in data — columns of a
+// wider matrix, read in place: ssyrk on panels of outerPanel points into
+// acc (k² float32s of scratch; nil allocates them), each panel's sum added
+// in float64 in panel order — for a whole Dense32 (w = ld = its columns)
+// the values OuterT32 without centring adds for the same panels.
+func AddOuterRows32(dst *mat.SymDense, data []float32, w, ld int, acc []float32) error {
 	k := dst.SymmetricDim()
+	if w < 1 || ld < w || len(data) < (k-1)*ld+w {
+		return invalidf("AddOuterRows32: %d rows of %d at stride %d in %d values", k, w, ld, len(data))
+	}
 	if len(acc) < k*k {
 		acc = make([]float32, k*k)
 	}
-	return &Outer32{raw: dst.RawSymmetric(), acc: acc[:k*k], k: k}
-}
-
-// Add adds the outer product of the piece — the k rows of w values at
-// stride ld ≥ w in data, columns of a wider matrix read in place — to the
-// panels.
-func (o *Outer32) Add(data []float32, w, ld int) error {
-	k := o.k
-	if w < 1 || ld < w || len(data) < (k-1)*ld+w {
-		return invalidf("Outer32.Add: %d rows of %d at stride %d in %d values", k, w, ld, len(data))
-	}
-	for j0 := 0; j0 < w; {
-		p := min(outerPanel-o.filled, w-j0)
-		beta := float32(1)
-		if o.filled == 0 {
-			beta = 0
-		}
-		B32.Syrk(blas.NoTrans, 1, blas32.General{Rows: k, Cols: p, Stride: ld, Data: data[j0:]}, beta,
-			blas32.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: o.acc})
-		o.filled += p
-		j0 += p
-		if o.filled == outerPanel {
-			o.Flush()
-		}
+	raw := dst.RawSymmetric()
+	for j0 := 0; j0 < w; j0 += outerPanel {
+		addPanel(raw, data[j0:], k, min(outerPanel, w-j0), ld, acc)
 	}
 	return nil
-}
-
-// Flush adds the panel summed so far, if it has any columns, to the
-// float64 matrix; the next Add starts a new panel.
-func (o *Outer32) Flush() {
-	if o.filled > 0 {
-		addUpper(o.raw, o.acc, o.k)
-		o.filled = 0
-	}
 }
 
 // outerChunk is the points per call of native.Outer32 in OuterT32Mul: the

@@ -248,13 +248,10 @@ func TestOuterT32Mul(t *testing.T) {
 	require.ErrorIs(t, OuterT32Mul(native.Best(), ft, mean[:3], x, mat.NewDense(k, 2, nil)), status.ErrInvalid)
 }
 
-// Outer32 handed a whole matrix at once, on a zero dst, gives OuterT32's
-// bits (the same panels, here two of them); it adds to what dst holds;
-// handed the same columns in pieces — a panel ended exactly, a piece
-// across a panel's end, one column — it gives their product to float32
-// accuracy (a panel's sum started afresh each time: a stale one would be
-// added twice); the shapes are checked.
-func TestOuter32Whole(t *testing.T) {
+// AddOuterRows32 over a whole matrix, on a zero dst, gives OuterT32's bits
+// (the same panels, here two of them); it adds to what dst holds; the
+// shapes are checked.
+func TestAddOuterRows32Whole(t *testing.T) {
 	const k, n = 5, outerPanel + 808
 	ft, err := NewDense32(k, n)
 	require.NoError(t, err)
@@ -265,48 +262,30 @@ func TestOuter32Whole(t *testing.T) {
 	want, err := OuterT32(ft, nil)
 	require.NoError(t, err)
 	got := mat.NewSymDense(k, nil)
-	o := NewOuter32(got, nil)
-	require.NoError(t, o.Add(ft.Data, n, n))
-	o.Flush()
-	o.Flush() // nothing left: harmless
+	require.NoError(t, AddOuterRows32(got, ft.Data, n, n, nil))
 	require.Equal(t, want.RawSymmetric().Data, got.RawSymmetric().Data)
-	// Against the float64 product, adding to an identity, in pieces.
+	// Against the float64 product, and adding to an identity.
 	f64 := mat.NewDense(k, n, nil)
 	for i, v := range ft.Data {
 		f64.RawMatrix().Data[i] = float64(v)
 	}
 	var ref mat.Dense
 	ref.Mul(f64, f64.T())
-	for _, pieces := range [][]int{{n}, {outerPanel / 2, outerPanel / 2, 808}, {outerPanel - 3, 10, 1, 800}} {
-		plus := mat.NewSymDense(k, nil)
-		for i := 0; i < k; i++ {
-			plus.SetSym(i, i, 1)
-		}
-		// Scratch of any contents (and longer than needed) is
-		// overwritten, not added.
-		acc := make([]float32, k*k+3)
-		for i := range acc {
-			acc[i] = float32(math.NaN())
-		}
-		o := NewOuter32(plus, acc)
-		j0 := 0
-		for _, w := range pieces {
-			require.NoError(t, o.Add(ft.Data[j0:], w, n))
-			j0 += w
-		}
-		require.Equal(t, n, j0)
-		o.Flush()
-		for i := 0; i < k; i++ {
-			for j := i; j < k; j++ {
-				id := 0.0
-				if i == j {
-					id = 1
-				}
-				require.InDelta(t, ref.At(i, j)+id, plus.At(i, j), 1e-5*math.Abs(ref.At(i, j)), "pieces %v", pieces)
+	plus := mat.NewSymDense(k, nil)
+	for i := 0; i < k; i++ {
+		plus.SetSym(i, i, 1)
+	}
+	require.NoError(t, AddOuterRows32(plus, ft.Data, n, n, make([]float32, k*k)))
+	for i := 0; i < k; i++ {
+		for j := i; j < k; j++ {
+			id := 0.0
+			if i == j {
+				id = 1
 			}
+			require.InDelta(t, ref.At(i, j)+id, plus.At(i, j), 1e-5*math.Abs(ref.At(i, j)))
 		}
 	}
-	require.ErrorIs(t, NewOuter32(mat.NewSymDense(k+1, nil), nil).Add(ft.Data, n, n), status.ErrInvalid)
+	require.ErrorIs(t, AddOuterRows32(mat.NewSymDense(k+1, nil), ft.Data, n, n, nil), status.ErrInvalid)
 }
 
 // SubATA32 subtracts Aᵀ·A (float32 products) from a symmetric matrix: the
@@ -349,10 +328,10 @@ func TestSubATA32(t *testing.T) {
 	require.Error(t, SubATA32(dst, nil, 0, nil))
 }
 
-// Outer32 reads columns of a wider matrix in place: the same bits as on
-// a copy of those columns (several panels), and refuses a stride below
-// the width, data too short for the rows, or no columns.
-func TestOuter32Strided(t *testing.T) {
+// AddOuterRows32 reads columns of a wider matrix in place: the same bits
+// as on a copy of those columns (several panels), and refuses
+// a stride below the width or data too short for the rows.
+func TestAddOuterRows32(t *testing.T) {
 	const k, ld, j0, w = 4, outerPanel + 900, 37, outerPanel + 500
 	data := make([]float32, k*ld)
 	for i := range data {
@@ -364,20 +343,14 @@ func TestOuter32Strided(t *testing.T) {
 	for r := 0; r < k; r++ {
 		copy(cols.Row(r), data[r*ld+j0:r*ld+j0+w])
 	}
-	add := func(dst *mat.SymDense, data []float32, w, ld int) error {
-		o := NewOuter32(dst, nil)
-		err := o.Add(data, w, ld)
-		o.Flush()
-		return err
-	}
 	want := mat.NewSymDense(k, nil)
-	require.NoError(t, add(want, cols.Data, w, w))
+	require.NoError(t, AddOuterRows32(want, cols.Data, w, w, nil))
 	got := mat.NewSymDense(k, nil)
-	require.NoError(t, add(got, data[j0:], w, ld))
+	require.NoError(t, AddOuterRows32(got, data[j0:], w, ld, nil))
 	require.Equal(t, want.RawSymmetric().Data, got.RawSymmetric().Data)
-	require.Error(t, add(got, data, ld+1, ld))
-	require.Error(t, add(got, data[ld:], w, ld))
-	require.Error(t, add(got, data, 0, ld))
+	require.Error(t, AddOuterRows32(got, data, ld+1, ld, nil))
+	require.Error(t, AddOuterRows32(got, data[ld:], w, ld, nil))
+	require.Error(t, AddOuterRows32(got, data, 0, ld, nil))
 }
 
 // Levels8 as a source of rows: values Step·level, whole rows up to the

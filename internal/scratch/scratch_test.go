@@ -1,6 +1,8 @@
 package scratch
 
 import (
+	"unsafe"
+
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -118,4 +120,50 @@ func TestForeignSlicesNeverShortchange(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A Pool lends zeroed buffers of the asked length, the smallest free one
+// that is large enough (the memory given back, whatever it held), and a
+// new one when none is; float32 buffers are views of float64 ones and go
+// back the same way; a buffer it did not lend, or got back already, is
+// ignored; a nil Pool allocates.
+func TestPoolBestFit(t *testing.T) {
+	addr := func(b []float64) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
+	var p Pool
+	big, small := p.Float64s(1000), p.Float64s(300)
+	for i := range big {
+		big[i] = 1
+	}
+	for i := range small {
+		small[i] = 2
+	}
+	p.Put(big)
+	p.Put(small)
+	p.Put(small)                 // twice: once only
+	p.Put(make([]float64, 5000)) // foreign: ignored
+	p.Put(big[10:])              // not a lent buffer's start: ignored
+	b := p.Float64s(200)         // the smallest that fits: small's memory
+	require.Len(t, b, 200)
+	require.Equal(t, addr(small), addr(b))
+	require.Equal(t, make([]float64, 200), b)
+	c := p.Float64s(301) // big's memory
+	require.Equal(t, addr(big), addr(c))
+	require.Equal(t, make([]float64, 301), c)
+	d := p.Float64s(10) // nothing free: new
+	require.NotEqual(t, addr(big), addr(d))
+	require.NotEqual(t, addr(small), addr(d))
+	p.Put(c)
+	f := p.Float32s(1999) // a view of big's 1000 float64s
+	require.Len(t, f, 1999)
+	require.Equal(t, addr(big), uintptr(unsafe.Pointer(unsafe.SliceData(f))))
+	for _, v := range f {
+		require.Zero(t, v)
+	}
+	p.Put32(f)
+	require.Equal(t, addr(big), addr(p.Float64s(1000)))
+	var none *Pool
+	require.Equal(t, make([]float64, 7), none.Float64s(7))
+	require.Len(t, none.Float32s(7), 7)
+	none.Put(b) // harmless
+	require.Nil(t, AsFloat32s(nil, 0))
 }
