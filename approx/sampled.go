@@ -224,7 +224,7 @@ func (ny Nystrom) crossStored(out *NystromMap, src nySource, land []int, shift [
 		}
 	}
 	gt = nil
-	if err := ny.shiftedGram(out, n, shift, func(p0, p1 int) ([]float32, int) { return c.Data[p0:], n }); err != nil {
+	if err := ny.shiftedGram(out, n, rangeChunk, shift, func(p0, p1 int) ([]float32, int) { return c.Data[p0:], n }); err != nil {
 		c.Free()
 		return err
 	}
@@ -249,10 +249,24 @@ func (ny Nystrom) crossStored(out *NystromMap, src nySource, land []int, shift [
 var crossStoreMax int64 = 1 << 30
 
 // rangeChunk is the points whose kernel rows shiftedGram shifts and
-// multiplies at once, and crossByRanges and the map's scores compute at
-// once: one ssyrk panel (linalg's 8192), 64 MB of float32 at k = 2000. A
-// variable so that tests can take several chunks.
+// multiplies at once, and the map's scores compute at once (crossByRanges
+// at most that many: rangeWidth): one ssyrk panel (linalg's 8192), 64 MB
+// of float32 at k = 2000. A variable so that tests can take several
+// chunks.
 var rangeChunk = 8192
+
+// rangeWidth is the points of crossByRanges's chunks over n points: a
+// tenth of them rounded up to 256, at least 2048 and at most rangeChunk
+// (and n) — the chunk's buffer (k·width float32s, its pages fresh) small
+// beside C where n is small, full panels where it is large. Measured
+// (docs/measurements.md, "integer kernel rows computed again at any
+// size"): at n = 20 000, k = 1000 chunks of 2048 points took the fit 0.64 s
+// against 0.68 s for 8192 (the buffer's 32 MB of fresh pages); at
+// n = 10⁶, k = 2000 chunks of 1024 points cost the fit 4 s against 8192
+// (ssyrk's k×k float32 sum, 16 MB, written and read back every chunk).
+func rangeWidth(n int) int {
+	return min(rangeChunk, n, max(2048, ((n+9)/10+255)/256*256))
+}
 
 // crossByRanges sets out's c̄ and G_c without storing C, for kernel rows
 // computed again (integer or float32 products, rows: a range of points
@@ -260,10 +274,10 @@ var rangeChunk = 8192
 // computed into one reused buffer. The map keeps rows for its scores and
 // F (TrainScores, Train), which compute the kernel rows again.
 func (ny Nystrom) crossByRanges(out *NystromMap, n int, rows func(p0, p1 int, dst []float32, ld int), shift []float64) error {
-	m := len(out.Landmarks)
-	buf := ny.pool.Float32s(m * min(rangeChunk, n))
+	m, w := len(out.Landmarks), rangeWidth(n)
+	buf := ny.pool.Float32s(m * w)
 	defer ny.pool.Put32(buf)
-	err := ny.shiftedGram(out, n, shift, func(p0, p1 int) ([]float32, int) {
+	err := ny.shiftedGram(out, n, w, shift, func(p0, p1 int) ([]float32, int) {
 		y := buf[:m*(p1-p0)]
 		rows(p0, p1, y, p1-p0)
 		return y, p1 - p0
@@ -276,7 +290,7 @@ func (ny Nystrom) crossByRanges(out *NystromMap, n int, rows func(p0, p1 int, ds
 }
 
 // shiftedGram sets out's c̄ and G_c = C_c·C_cᵀ from C's columns, chunk by
-// chunk of rangeChunk points (the context checked between chunks; chunk
+// chunk of w points (the context checked between chunks; chunk
 // returns the k rows of columns [p0, p1) at stride ld, which it may
 // compute, and which shiftedGram overwrites): each value shifted by s —
 // the sample's mean kernel row — and rounded once to float32,
@@ -286,9 +300,9 @@ func (ny Nystrom) crossByRanges(out *NystromMap, n int, rows func(p0, p1 int, ds
 // float32 values centred to within the sample's error, so the correction
 // cancels little (an uncentred C loses about two digits, see fromSample),
 // and the chunk is shifted while the products read it.
-func (ny Nystrom) shiftedGram(out *NystromMap, n int, shift []float64, chunk func(p0, p1 int) ([]float32, int)) error {
+func (ny Nystrom) shiftedGram(out *NystromMap, n, w int, shift []float64, chunk func(p0, p1 int) ([]float32, int)) error {
 	m := len(shift)
-	w := min(rangeChunk, n)
+	w = min(w, n)
 	g := mat.NewSymDense(m, ny.pool.Float64s(m*m))
 	acc := ny.pool.Float32s(m * m)
 	defer ny.pool.Put32(acc)

@@ -388,3 +388,14 @@ func TestShiftRowsPlain(t *testing.T) {
 		require.Equal(t, wantSums, sums, "%d rows", rows)
 	}
 }
+
+// crossByRanges's chunks: a tenth of the points rounded up to 256, within
+// [2048, rangeChunk] and never more than the points.
+func TestRangeWidth(t *testing.T) {
+	for _, c := range []struct{ n, w int }{
+		{100, 100}, {2000, 2000}, {2048, 2048}, {20000, 2048}, {20481, 2304},
+		{50000, 5120}, {81920, 8192}, {1000000, 8192},
+	} {
+		require.Equal(t, c.w, rangeWidth(c.n), "n = %d", c.n)
+	}
+}
