@@ -76,8 +76,8 @@ const sampleSeed = 0x73616d706c65
 // of its rows (Strata, seeded by Seed): fitSample fits those rows (with
 // Sample −1; its ResidualSample rows are drawn among them, a principal
 // submatrix of K − K̂ all the same), then fromSample completes the map.
-// Both share one scratch.Pool: the completion's buffers reuse the sample fit's
-// memory (its factor and scratch).
+// Both share one scratch.Pool: the completion's buffers reuse the memory
+// of the sample's fit (its factor and scratch).
 func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time,
 	fitSample func(sub Nystrom, pos []int) (*NystromMap, error)) (*NystromMap, error) {
 	seed := ny.Seed
@@ -263,14 +263,14 @@ var rangeChunk = 8192
 // size"): at n = 20 000, k = 1000 chunks of 2048 points took the fit 0.64 s
 // against 0.68 s for 8192 (the buffer's 32 MB of fresh pages); at
 // n = 10⁶, k = 2000 chunks of 1024 points cost the fit 4 s against 8192
-// (ssyrk's k×k float32 sum, 16 MB, written and read back every chunk).
+// (the k×k float32 sum, 16 MB, written and read back every chunk).
 func rangeWidth(n int) int {
 	return min(rangeChunk, n, max(2048, ((n+9)/10+255)/256*256))
 }
 
 // crossByRanges sets out's c̄ and G_c without storing C, for kernel rows
 // computed again (integer or float32 products, rows: a range of points
-// against every landmark): shiftedGram on chunks of rangeChunk points
+// against every landmark): shiftedGram on chunks of rangeWidth(n) points
 // computed into one reused buffer. The map keeps rows for its scores and
 // F (TrainScores, Train), which compute the kernel rows again.
 func (ny Nystrom) crossByRanges(out *NystromMap, n int, rows func(p0, p1 int, dst []float32, ld int), shift []float64) error {

@@ -156,4 +156,15 @@ func TestAdaptiveStop(t *testing.T) {
 	m, err := Nystrom{Rank: 3, Block: 1, Seed: 1, TraceTol: 0.01}.Fit(x, k)
 	require.NoError(t, err)
 	require.Len(t, m.Landmarks, 3, "Rank bounds the adaptive mode")
+	// "At most" includes equality: on K = I (the linear kernel of the unit
+	// vectors) each landmark explains exactly 1 of the trace 8, so with τ =
+	// 1/2 the error is exactly τ after 4 landmarks, where the fit stops.
+	eye := mat.NewDense(8, 8, nil)
+	for i := 0; i < 8; i++ {
+		eye.Set(i, i, 1)
+	}
+	m, err = Nystrom{Rank: 8, Block: 1, Seed: 3, TraceTol: 0.5}.Fit(eye, k)
+	require.NoError(t, err)
+	require.Len(t, m.Landmarks, 4)
+	require.Equal(t, 0.5, m.Info().TraceError)
 }

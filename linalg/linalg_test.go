@@ -661,20 +661,24 @@ func TestEigenFuncAndSymPart(t *testing.T) {
 }
 
 // The sign convention on exact ties: the first of the entries of largest
-// magnitude (within SignTies) is made positive, whatever rounding says.
+// magnitude (within SignTies) is made positive, whatever rounding says;
+// unit vectors' entries, all below 1 in magnitude, by their sign alone.
 func TestSignFlipsTies(t *testing.T) {
-	v := mat.NewDense(4, 2, []float64{
-		-3, 1,
-		-1, -2,
-		1, 2 * (1 + 1e-13), // the second column's top entries tie to 1e-13
-		3 * (1 + 1e-13), 0,
+	v := mat.NewDense(4, 4, []float64{
+		-3, 1, 0.1, 0.2,
+		-1, -2, 0.5, -0.5,
+		1, 2 * (1 + 1e-13), -0.4, 0.3, // the second column's top entries tie to 1e-13
+		3 * (1 + 1e-13), 0, 0.3, 0.1,
 	})
-	require.Equal(t, []bool{true, true}, SignFlips(v))
+	want := []bool{true, true, false, true}
+	require.Equal(t, want, SignFlips(v))
 	// Any other mat.Matrix: the same test through At.
-	require.Equal(t, []bool{true, true}, SignFlips(struct{ mat.Matrix }{v}))
+	require.Equal(t, want, SignFlips(struct{ mat.Matrix }{v}))
 	FixSigns(v)
 	require.Equal(t, 3.0, v.At(0, 0))
 	require.Equal(t, 2.0, v.At(1, 1))
+	require.Equal(t, 0.5, v.At(1, 2))
+	require.Equal(t, 0.5, v.At(1, 3))
 }
 
 // CheckFinite scans rows in parallel and names the first bad entry in row
