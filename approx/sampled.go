@@ -132,6 +132,8 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	var each func(p0, p1 int, dst []float32, ld int, use func() func(q0, q1 int))
 	switch {
 	case src.rows.Int8():
+		// Exact integer rows: computed again at any size, never stored
+		// (crossStoreMax says why).
 		rows = src.rows.RangeRows32(land)
 	case int64(m)*int64(n)*4 > crossStoreMax:
 		// Float32 products: one gathering of the landmarks serves both.
