@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/internal/scratch"
@@ -109,7 +110,7 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 //	F_cᵀF_c = R⁻¹·C_c·C_cᵀ·R⁻ᵀ,  μ = R⁻¹·c̄,  tr K̂ = tr(F_cᵀF_c) + n·‖μ‖²,
 //
 // with G_c = C_c·C_cᵀ from C shifted near its row means by the sample's
-// (shiftedGram: ssyrk on chunks of points, summed in float64), the rest
+// (shiftedGram: float32 products on chunks of points, summed in float64), the rest
 // in float64 (R⁻¹·G_c·R⁻ᵀ by linalg.ReduceCongruent, LAPACK's dsygst:
 // half the work of two triangular solves). C is shifted before the
 // float32 products because R⁻¹ amplifies their rounding by up to
@@ -226,7 +227,7 @@ func (ny Nystrom) crossStored(out *NystromMap, src nySource, land []int, shift [
 		}
 	}
 	gt = nil
-	if err := ny.shiftedGram(out, n, rangeChunk, shift, func(p0, p1 int) ([]float32, int) { return c.Data[p0:], n }); err != nil {
+	if err := ny.shiftedGram(out, n, rangeChunk, shift, true, func(p0, p1 int) ([]float32, int) { return c.Data[p0:], n }); err != nil {
 		c.Free()
 		return err
 	}
@@ -252,7 +253,7 @@ var crossStoreMax int64 = 1 << 30
 
 // rangeChunk is the points whose kernel rows shiftedGram shifts and
 // multiplies at once, and the map's scores compute at once (crossByRanges
-// at most that many: rangeWidth): one ssyrk panel (linalg's 8192), 64 MB
+// at most that many: rangeWidth): one product panel (linalg's 8192), 64 MB
 // of float32 at k = 2000. A variable so that tests can take several
 // chunks.
 var rangeChunk = 8192
@@ -279,7 +280,7 @@ func (ny Nystrom) crossByRanges(out *NystromMap, n int, rows func(p0, p1 int, ds
 	m, w := len(out.Landmarks), rangeWidth(n)
 	buf := ny.pool.Float32s(m * w)
 	defer ny.pool.Put32(buf)
-	err := ny.shiftedGram(out, n, w, shift, func(p0, p1 int) ([]float32, int) {
+	err := ny.shiftedGram(out, n, w, shift, false, func(p0, p1 int) ([]float32, int) {
 		y := buf[:m*(p1-p0)]
 		rows(p0, p1, y, p1-p0)
 		return y, p1 - p0
@@ -294,20 +295,23 @@ func (ny Nystrom) crossByRanges(out *NystromMap, n int, rows func(p0, p1 int, ds
 // shiftedGram sets out's c̄ and G_c = C_c·C_cᵀ from C's columns, chunk by
 // chunk of w points (the context checked between chunks; chunk
 // returns the k rows of columns [p0, p1) at stride ld, which it may
-// compute, and which shiftedGram overwrites): each value shifted by s —
-// the sample's mean kernel row — and rounded once to float32,
-// y = float32(c − s); the chunk's y·yᵀ by ssyrk summed in float64 in
-// chunk order (linalg.AddOuterRows32) and its row sums in float64. With
-// δ = Σ y / n, c̄ = s + δ and G_c = Σ y·yᵀ − n·δδᵀ: the shift keeps the
-// float32 values centred to within the sample's error, so the correction
-// cancels little (an uncentred C loses about two digits, see fromSample),
-// and the chunk is shifted while the products read it.
-func (ny Nystrom) shiftedGram(out *NystromMap, n, w int, shift []float64, chunk func(p0, p1 int) ([]float32, int)) error {
+// compute): each value shifted by s — the sample's mean kernel row — and
+// rounded once to float32, y = float32(c − s); the chunk's y·yᵀ in
+// float32 summed in float64 in chunk order, and its row sums in float64
+// (linalg.AddShiftedOuterRows32, the packed kernel where gram.PackedSyrk
+// says; when keep, the chunk is shifted in place first, linalg.ShiftRows32,
+// and stays so, then linalg.AddOuterRows32: the same values). With δ = Σ y / n, c̄ = s + δ and
+// G_c = Σ y·yᵀ − n·δδᵀ: the shift keeps the float32 values centred to
+// within the sample's error, so the correction cancels little (an
+// uncentred C loses about two digits, see fromSample).
+func (ny Nystrom) shiftedGram(out *NystromMap, n, w int, shift []float64, keep bool, chunk func(p0, p1 int) ([]float32, int)) error {
 	m := len(shift)
 	w = min(w, n)
 	g := mat.NewSymDense(m, ny.pool.Float64s(m*m))
-	acc := ny.pool.Float32s(m * m)
+	packed := gram.PackedSyrk()
+	acc, pack := ny.pool.Float32s(m*m), ny.pool.Float32s(linalg.PackScratch32(m, w))
 	defer ny.pool.Put32(acc)
+	defer ny.pool.Put32(pack)
 	chunks := (n + w - 1) / w
 	sums := make([]float64, chunks*m)
 	for q := 0; q < chunks; q++ {
@@ -318,10 +322,14 @@ func (ny Nystrom) shiftedGram(out *NystromMap, n, w int, shift []float64, chunk 
 		}
 		cw := p1 - p0
 		y, ld := chunk(p0, p1)
-		par.Blocks(0, m, func(lo, hi int) {
-			shiftRows(y[lo*ld:], ld, cw, shift[lo:hi], sums[q*m+lo:q*m+hi])
-		})
-		if err := linalg.AddOuterRows32(g, y, cw, ld, acc); err != nil {
+		var err error
+		if keep {
+			linalg.ShiftRows32(y, ld, cw, shift, sums[q*m:(q+1)*m])
+			err = linalg.AddOuterRows32(g, y, cw, ld, packed, acc, pack)
+		} else {
+			err = linalg.AddShiftedOuterRows32(g, y, cw, ld, shift, sums[q*m:(q+1)*m], packed, acc, pack)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -342,44 +350,6 @@ func (ny Nystrom) shiftedGram(out *NystromMap, n, w int, shift []float64, chunk 
 	}
 	out.crossMean, out.gram = cbar, g
 	return nil
-}
-
-// shiftRows shifts each of the len(shift) rows of y (row a the cw values
-// at y[a·ld:]) by shift[a], each value rounded once, y_aj ←
-// float32(y_aj − shift[a]), and sets sums[a] to the row's sum of the
-// shifted values in float64 over j ascending — the bits of the plain
-// loop —, four rows at a time: four independent sums in flight instead of
-// one chain of dependent additions.
-func shiftRows(y []float32, ld, cw int, shift, sums []float64) {
-	a := 0
-	for ; a+4 <= len(shift); a += 4 {
-		r0 := y[a*ld : a*ld+cw]
-		r1 := y[(a+1)*ld : (a+1)*ld+cw][:len(r0)]
-		r2 := y[(a+2)*ld : (a+2)*ld+cw][:len(r0)]
-		r3 := y[(a+3)*ld : (a+3)*ld+cw][:len(r0)]
-		s0, s1, s2, s3 := shift[a], shift[a+1], shift[a+2], shift[a+3]
-		var t0, t1, t2, t3 float64
-		for j := range r0 {
-			v0 := float32(float64(r0[j]) - s0)
-			v1 := float32(float64(r1[j]) - s1)
-			v2 := float32(float64(r2[j]) - s2)
-			v3 := float32(float64(r3[j]) - s3)
-			r0[j], r1[j], r2[j], r3[j] = v0, v1, v2, v3
-			t0 += float64(v0)
-			t1 += float64(v1)
-			t2 += float64(v2)
-			t3 += float64(v3)
-		}
-		sums[a], sums[a+1], sums[a+2], sums[a+3] = t0, t1, t2, t3
-	}
-	for ; a < len(shift); a++ {
-		r, sa, t := y[a*ld:a*ld+cw], shift[a], 0.0
-		for j, v := range r {
-			r[j] = float32(float64(v) - sa)
-			t += float64(r[j])
-		}
-		sums[a] = t
-	}
 }
 
 // crossBlock is the landmarks whose kernel rows fromSample computes

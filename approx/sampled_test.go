@@ -358,37 +358,6 @@ func TestNystromSampleCancelled(t *testing.T) {
 	}
 }
 
-// shiftRows gives the plain loop's bits — each value less its row's
-// shift rounded once, the row's sum over ascending points in float64 —
-// for any count of rows (four at a time and the rest), any stride, and
-// leaves the gaps between rows alone.
-func TestShiftRowsPlain(t *testing.T) {
-	r := rng.New(8)
-	for rows := 0; rows <= 9; rows++ {
-		const cw, ld = 37, 41
-		y := make([]float32, rows*ld)
-		shift := make([]float64, rows)
-		for i := range y {
-			y[i] = float32(r.NormFloat64())
-		}
-		for a := range shift {
-			shift[a] = r.NormFloat64() / 3
-		}
-		want, wantSums := make([]float32, len(y)), make([]float64, rows)
-		copy(want, y)
-		for a := 0; a < rows; a++ {
-			for j := 0; j < cw; j++ {
-				want[a*ld+j] = float32(float64(want[a*ld+j]) - shift[a])
-				wantSums[a] += float64(want[a*ld+j])
-			}
-		}
-		sums := make([]float64, rows)
-		shiftRows(y, ld, cw, shift, sums)
-		require.Equal(t, want, y, "%d rows", rows)
-		require.Equal(t, wantSums, sums, "%d rows", rows)
-	}
-}
-
 // crossByRanges's chunks: a tenth of the points rounded up to 256, within
 // [2048, rangeChunk] and never more than the points.
 func TestRangeWidth(t *testing.T) {

@@ -514,7 +514,7 @@ func TestFeatureGram(t *testing.T) {
 		}
 	}
 	for _, mu := range [][]float64{nil, mean} {
-		c, err := linalg.OuterT32(ft, mu)
+		c, err := linalg.OuterT32(ft, mu, false)
 		require.NoError(t, err)
 		var want mat.Dense
 		want.Mul(c, x)

@@ -7,6 +7,7 @@ import (
 	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/native"
+	"github.com/kdual/kdual/paths"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -567,3 +568,9 @@ func (k *KernelRows) Cross(out []float64, ld int, y *mat.Dense, j0, j1 int) erro
 	k.crossScratch = sy.scratch // reused: fresh pages are slow to touch
 	return nil
 }
+
+// PackedSyrk reports whether C·Cᵀ of float32 rows (linalg.Syrk32 and the
+// products built on it, a Nyström fit's C_cC_cᵀ) takes kdual's packed
+// kernel on the paths in force (paths.Paths.SyrkNative), for the layers
+// that multiply kernel data without reading the paths themselves.
+func PackedSyrk() bool { return paths.Current().SyrkNative }

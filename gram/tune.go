@@ -28,6 +28,7 @@ type Timings struct {
 	GridDgemm, GridSgemm   float64
 	Int8, Int8Sgemm        float64
 	SymmBLAS, SymmTiled    float64
+	SyrkBLAS, SyrkNative   float64
 	Symm64, SymmSingle     float64
 	// Wide: the block kernels in AVX2 and AVX-512 form (float64 blocks,
 	// float32 blocks, one vector).
@@ -45,7 +46,8 @@ type Timings struct {
 // widening (256×512, depth 784); 8-bit kernel rows native.Int8Map with
 // sgemm and the map (48×1024, depth 784; VNNI only); block products dsymm
 // with the tile kernel, then float32 tiles in float32 arithmetic against
-// the faster (3072², 8 columns); each AVX-512 kernel form against its AVX2
+// the faster (3072², 8 columns); C·Cᵀ of a 1000×2048 float32 block by
+// ssyrk and by the packed kernel (AVX-512 only); each AVX-512 kernel form against its AVX2
 // form (taken only when 5 % faster); huge pages against 4 KB pages on the
 // first touch of fresh memory (only under the system setting "madvise").
 func Tune() (paths.Paths, Timings) {
@@ -62,6 +64,10 @@ func Tune() (paths.Paths, Timings) {
 	t.SymmBLAS, t.SymmTiled = measureSymm()
 	p.SymmNative = t.SymmTiled < t.SymmBLAS
 	t.Symm64, t.SymmSingle = measureSingle(p.SymmNative)
+	if native.HasWide() {
+		t.SyrkBLAS, t.SyrkNative = measureSyrk()
+		p.SyrkNative = t.SyrkNative < t.SyrkBLAS
+	}
 	p.SingleBlocks = t.SymmSingle < t.Symm64
 	if native.HasWide() {
 		t.Symm2, t.Symm512, t.Single2, t.Single512, t.Symv2, t.Symv512 = measureWide()
@@ -92,6 +98,7 @@ func Tune() (paths.Paths, Timings) {
 		"grid":       "sgemm and widening against dgemm: " + ms(t.GridSgemm, t.GridDgemm),
 		"int8":       "integer rows against sgemm and map: " + ms(t.Int8, t.Int8Sgemm),
 		"symm":       "tile kernel against dsymm: " + ms(t.SymmTiled, t.SymmBLAS),
+		"syrk":       "packed kernel against ssyrk: " + ms(t.SyrkNative, t.SyrkBLAS),
 		"single":     "float32 blocks against float64 blocks: " + ms(t.SymmSingle, t.Symm64),
 		"avx512":     wide,
 		"huge pages": "first touch of 16 MB in huge against 4 KB pages: " + ms(t.HugeSeconds, t.SmallSeconds),
@@ -158,6 +165,25 @@ func measureWide() (symm2, symm512, single2, single512, symv2, symv512 float64) 
 	single2, single512 = rounds(single(narrow), single(wide))
 	symv2, symv512 = rounds(symv(narrow), symv(wide))
 	return
+}
+
+// measureSyrk times C·Cᵀ of a 1000×2048 float32 block (the chunks of a
+// Nyström fit's C_cC_cᵀ at 1000 landmarks) by OpenBLAS ssyrk and by the
+// packed AVX-512 kernel (linalg.Syrk32): one untimed call each, then five
+// alternated, the best of each.
+func measureSyrk() (ssyrk, packed float64) {
+	probe.Note()
+	const k, w = 1000, 2048
+	a := make([]float32, k*w)
+	for i := range a {
+		a[i] = float32(i%89)/89 - 0.5
+	}
+	acc, pack := make([]float32, k*k), make([]float32, linalg.PackScratch32(k, w))
+	f := func() { linalg.Syrk32(false, acc, k, w, a, w, nil) }
+	g := func() { linalg.Syrk32(true, acc, k, w, a, w, pack) }
+	f()
+	g()
+	return alternated(5, f, g)
 }
 
 // alternated runs f and g in turn rounds times and returns the best time

@@ -151,14 +151,15 @@ const outerPanel = 8192
 // OuterT32 returns the k×k matrix Σᵢ (fᵢ − μ)(fᵢ − μ)ᵀ over the columns
 // fᵢ of ft (k×n: the features of n points, one feature per row), that is
 // F_cᵀF_c for F = ftᵀ centred by μ (mean nil: not centred). Blocks of
-// 8192 points are centred in float32 and multiplied by OpenBLAS ssyrk;
-// the blocks' sums are added in float64. Each entry's error is at most
+// 8192 points are centred in float32 and multiplied by Syrk32 (OpenBLAS
+// ssyrk, or kdual's packed kernel when packed); the blocks' sums are
+// added in float64. Each entry's error is at most
 // γ₈₁₉₂·Σᵢ|f_ic − μ_c|·|f_ic′ − μ_c′| plus the float32 rounding of the
 // centred values (2u relative each), γ_p = p·u/(1 − p·u), u = 2⁻²⁴ — a
 // worst-case bound of about 5·10⁻⁴ relative to the sum of absolute
 // products; rounding errors of a sum of p terms typically grow like
 // √p·u ≈ 5·10⁻⁶.
-func OuterT32(ft *Dense32, mean []float64) (*mat.SymDense, error) {
+func OuterT32(ft *Dense32, mean []float64, packed bool) (*mat.SymDense, error) {
 	k, n := ft.Dims()
 	if mean != nil && len(mean) != k {
 		return nil, invalidf("OuterT32: %d means for %d rows", len(mean), k)
@@ -174,8 +175,8 @@ func OuterT32(ft *Dense32, mean []float64) (*mat.SymDense, error) {
 	for j0 := 0; j0 < n; j0 += p {
 		w := min(p, n-j0)
 		if mean == nil {
-			// Not centred: ssyrk reads the block in place (stride n).
-			addPanel(raw, ft.Data[j0:], k, w, n, acc)
+			// Not centred: the block is read in place (stride n).
+			addPanel(raw, ft.Data[j0:], k, w, n, acc, nil, packed)
 			continue
 		}
 		par.Blocks(0, k, func(lo, hi int) {
@@ -188,39 +189,9 @@ func OuterT32(ft *Dense32, mean []float64) (*mat.SymDense, error) {
 				}
 			}
 		})
-		addPanel(raw, buf[:k*w], k, w, w, acc)
+		addPanel(raw, buf[:k*w], k, w, w, acc, nil, packed)
 	}
 	return out, nil
-}
-
-// addPanel adds the panel's outer product — the k rows of w values at
-// stride ld in data — to raw's upper triangle: ssyrk into acc (k² float32,
-// overwritten), then each entry added in float64.
-func addPanel(raw blas64.Symmetric, data []float32, k, w, ld int, acc []float32) {
-	B32.Syrk(blas.NoTrans, 1, blas32.General{Rows: k, Cols: w, Stride: ld, Data: data}, 0,
-		blas32.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: acc[:k*k]})
-	addUpper(raw, acc, k)
-}
-
-// AddOuterRows32 adds F·Fᵀ to dst (k×k, upper triangle) for F the k rows
-// (k = dst's size) of w values at stride ld ≥ w in data — columns of a
-// wider matrix, read in place: ssyrk on panels of outerPanel points into
-// acc (k² float32s of scratch; nil allocates them), each panel's sum added
-// in float64 in panel order — for a whole Dense32 (w = ld = its columns)
-// the values OuterT32 without centring adds for the same panels.
-func AddOuterRows32(dst *mat.SymDense, data []float32, w, ld int, acc []float32) error {
-	k := dst.SymmetricDim()
-	if w < 1 || ld < w || len(data) < (k-1)*ld+w {
-		return invalidf("AddOuterRows32: %d rows of %d at stride %d in %d values", k, w, ld, len(data))
-	}
-	if len(acc) < k*k {
-		acc = make([]float32, k*k)
-	}
-	raw := dst.RawSymmetric()
-	for j0 := 0; j0 < w; j0 += outerPanel {
-		addPanel(raw, data[j0:], k, min(outerPanel, w-j0), ld, acc)
-	}
-	return nil
 }
 
 // outerChunk is the points per call of native.Outer32 in OuterT32Mul: the

@@ -94,16 +94,19 @@ func TestDense32Products(t *testing.T) {
 		}
 		var want mat.Dense
 		want.Mul(f.T(), f)
-		got, err := OuterT32(ft, mu)
-		require.NoError(t, err)
-		// The float32 sums of 8192 terms: γ₈₁₉₂ of the absolute products.
+		// The float32 sums of 8192 terms: γ₈₁₉₂ of the absolute products,
+		// by ssyrk and by the packed kernel.
 		var abs mat.Dense
 		abs.Apply(func(_, _ int, v float64) float64 { return math.Abs(v) }, f)
 		var bound mat.Dense
 		bound.Mul(abs.T(), &abs)
-		for i := 0; i < k; i++ {
-			for j := i; j < k; j++ {
-				require.InDelta(t, want.At(i, j), got.At(i, j), 8192*math.Pow(2, -24)*bound.At(i, j)+1e-12)
+		for _, packed := range []bool{false, true} {
+			got, err := OuterT32(ft, mu, packed)
+			require.NoError(t, err)
+			for i := 0; i < k; i++ {
+				for j := i; j < k; j++ {
+					require.InDelta(t, want.At(i, j), got.At(i, j), 8192*math.Pow(2, -24)*bound.At(i, j)+1e-12)
+				}
 			}
 		}
 		wm := mat.NewDense(k, s, []float64{1, 2, 3, -1, 0.5, 2, 0, 1, 1, 3, -2, 1, 1, 1, 1, 0.25, 0, -1, 2, 2, 2})
@@ -129,9 +132,9 @@ func TestDense32Products(t *testing.T) {
 	// MulT32 centred block by block.
 	fc32 := &Dense32{Rows: ft.Rows, Cols: ft.Cols, Data: append([]float32(nil), ft.Data...)}
 	require.NoError(t, CenterRows32(fc32, mean))
-	a, err := OuterT32(ft, mean)
+	a, err := OuterT32(ft, mean, false)
 	require.NoError(t, err)
-	b, err := OuterT32(fc32, nil)
+	b, err := OuterT32(fc32, nil, false)
 	require.NoError(t, err)
 	require.True(t, mat.EqualApprox(a, b, 1e-9*mat.Norm(a, math.Inf(1))))
 	for r := 0; r < k; r++ {
@@ -150,7 +153,7 @@ func TestDense32Products(t *testing.T) {
 	got := mat.NewDense(k, 2, nil)
 	MulTVec32(ft, x, got)
 	require.True(t, mat.EqualApprox(&want, got, 1e-9))
-	_, err = OuterT32(ft, []float64{1})
+	_, err = OuterT32(ft, []float64{1}, false)
 	require.ErrorIs(t, err, status.ErrInvalid)
 	_, err = MulT32(ft, mat.NewDense(2, 2, nil), nil)
 	require.ErrorIs(t, err, status.ErrInvalid)
@@ -259,33 +262,35 @@ func TestAddOuterRows32Whole(t *testing.T) {
 	for i := range ft.Data {
 		ft.Data[i] = float32(math.Sin(float64(i)*0.37)) + 0.25
 	}
-	want, err := OuterT32(ft, nil)
-	require.NoError(t, err)
-	got := mat.NewSymDense(k, nil)
-	require.NoError(t, AddOuterRows32(got, ft.Data, n, n, nil))
-	require.Equal(t, want.RawSymmetric().Data, got.RawSymmetric().Data)
-	// Against the float64 product, and adding to an identity.
 	f64 := mat.NewDense(k, n, nil)
 	for i, v := range ft.Data {
 		f64.RawMatrix().Data[i] = float64(v)
 	}
 	var ref mat.Dense
 	ref.Mul(f64, f64.T())
-	plus := mat.NewSymDense(k, nil)
-	for i := 0; i < k; i++ {
-		plus.SetSym(i, i, 1)
-	}
-	require.NoError(t, AddOuterRows32(plus, ft.Data, n, n, make([]float32, k*k)))
-	for i := 0; i < k; i++ {
-		for j := i; j < k; j++ {
-			id := 0.0
-			if i == j {
-				id = 1
+	for _, packed := range []bool{false, true} {
+		want, err := OuterT32(ft, nil, packed)
+		require.NoError(t, err)
+		got := mat.NewSymDense(k, nil)
+		require.NoError(t, AddOuterRows32(got, ft.Data, n, n, packed, nil, nil))
+		require.Equal(t, want.RawSymmetric().Data, got.RawSymmetric().Data)
+		// Against the float64 product, and adding to an identity.
+		plus := mat.NewSymDense(k, nil)
+		for i := 0; i < k; i++ {
+			plus.SetSym(i, i, 1)
+		}
+		require.NoError(t, AddOuterRows32(plus, ft.Data, n, n, packed, make([]float32, k*k), make([]float32, PackScratch32(k, n))))
+		for i := 0; i < k; i++ {
+			for j := i; j < k; j++ {
+				id := 0.0
+				if i == j {
+					id = 1
+				}
+				require.InDelta(t, ref.At(i, j)+id, plus.At(i, j), 1e-5*math.Abs(ref.At(i, j)))
 			}
-			require.InDelta(t, ref.At(i, j)+id, plus.At(i, j), 1e-5*math.Abs(ref.At(i, j)))
 		}
 	}
-	require.ErrorIs(t, AddOuterRows32(mat.NewSymDense(k+1, nil), ft.Data, n, n, nil), status.ErrInvalid)
+	require.ErrorIs(t, AddOuterRows32(mat.NewSymDense(k+1, nil), ft.Data, n, n, false, nil, nil), status.ErrInvalid)
 }
 
 // SubATA32 subtracts Aᵀ·A (float32 products) from a symmetric matrix: the
@@ -343,14 +348,17 @@ func TestAddOuterRows32(t *testing.T) {
 	for r := 0; r < k; r++ {
 		copy(cols.Row(r), data[r*ld+j0:r*ld+j0+w])
 	}
-	want := mat.NewSymDense(k, nil)
-	require.NoError(t, AddOuterRows32(want, cols.Data, w, w, nil))
+	for _, packed := range []bool{false, true} {
+		want := mat.NewSymDense(k, nil)
+		require.NoError(t, AddOuterRows32(want, cols.Data, w, w, packed, nil, nil))
+		got := mat.NewSymDense(k, nil)
+		require.NoError(t, AddOuterRows32(got, data[j0:], w, ld, packed, nil, nil))
+		require.Equal(t, want.RawSymmetric().Data, got.RawSymmetric().Data)
+	}
 	got := mat.NewSymDense(k, nil)
-	require.NoError(t, AddOuterRows32(got, data[j0:], w, ld, nil))
-	require.Equal(t, want.RawSymmetric().Data, got.RawSymmetric().Data)
-	require.Error(t, AddOuterRows32(got, data, ld+1, ld, nil))
-	require.Error(t, AddOuterRows32(got, data[ld:], w, ld, nil))
-	require.Error(t, AddOuterRows32(got, data, 0, ld, nil))
+	require.Error(t, AddOuterRows32(got, data, ld+1, ld, false, nil, nil))
+	require.Error(t, AddOuterRows32(got, data[ld:], w, ld, false, nil, nil))
+	require.Error(t, AddOuterRows32(got, data, 0, ld, false, nil, nil))
 }
 
 // Levels8 as a source of rows: values Step·level, whole rows up to the
@@ -393,4 +401,163 @@ func TestDense32Of(t *testing.T) {
 	parent.Set(2, 1, math.NaN())
 	_, err = Dense32Of(x)
 	require.ErrorIs(t, err, status.ErrInvalid)
+}
+
+// Syrk32 by OpenBLAS and by both forms of the packed kernel: on small
+// integers every float32 sum is exact, so each form gives the integer
+// upper triangle to the bit (edges of the panels, the column blocks and
+// the packed blocks of points included, rows read at a stride wider than
+// the points); on real values each entry is within (w+2)·u of the sum of
+// its absolute products; the packed kernel gives the same bits on one
+// goroutine as on several.
+func TestSyrk32(t *testing.T) {
+	forms := []struct {
+		name string
+		run  func(acc []float32, k, w int, data []float32, ld int)
+	}{
+		{"ssyrk", func(acc []float32, k, w int, data []float32, ld int) { Syrk32(false, acc, k, w, data, ld, nil) }},
+		{"packed", func(acc []float32, k, w int, data []float32, ld int) {
+			syrkNative(false, acc, k, w, data, ld, nil, nil, nil)
+		}},
+	}
+	if native.HasWide() {
+		forms = append(forms, struct {
+			name string
+			run  func(acc []float32, k, w int, data []float32, ld int)
+		}{"packed avx-512", func(acc []float32, k, w int, data []float32, ld int) {
+			syrkNative(true, acc, k, w, data, ld, nil, nil, make([]float32, PackScratch32(k, w)))
+		}})
+	}
+	g := rng.New(7)
+	for _, k := range []int{1, 3, 16, 17, 47, 48, 49, 97, 130} {
+		for _, w := range []int{1, 5, 16, 17, syrkDepth - 1, syrkDepth, syrkDepth + 1, 2*syrkDepth + 77} {
+			ld := w + 3
+			ints := make([]float32, (k-1)*ld+w)
+			reals := make([]float32, len(ints))
+			for i := range ints {
+				ints[i] = float32(g.IntN(7) - 3)
+				reals[i] = float32(g.NormFloat64() + 0.3)
+			}
+			for _, f := range forms {
+				acc := make([]float32, k*k)
+				for i := range acc {
+					acc[i] = float32(math.NaN())
+				}
+				f.run(acc, k, w, ints, ld)
+				for i := 0; i < k; i++ {
+					for j := i; j < k; j++ {
+						var want int64
+						for p := 0; p < w; p++ {
+							want += int64(ints[i*ld+p]) * int64(ints[j*ld+p])
+						}
+						require.Equal(t, float32(want), acc[i*k+j], "%s k %d w %d (%d, %d)", f.name, k, w, i, j)
+					}
+				}
+				f.run(acc, k, w, reals, ld)
+				for i := 0; i < k; i++ {
+					for j := i; j < k; j++ {
+						var want, abs float64
+						for p := 0; p < w; p++ {
+							v := float64(reals[i*ld+p]) * float64(reals[j*ld+p])
+							want += v
+							abs += math.Abs(v)
+						}
+						require.InDelta(t, want, float64(acc[i*k+j]), float64(w+2)*0x1p-24*abs, "%s k %d w %d (%d, %d)", f.name, k, w, i, j)
+					}
+				}
+			}
+		}
+	}
+	// The same bits on one goroutine and on several (columns split among
+	// them as they come free).
+	const k, w = 200, 3*syrkDepth + 5
+	data := make([]float32, k*w)
+	for i := range data {
+		data[i] = float32(g.NormFloat64())
+	}
+	for _, wide := range []bool{false, native.HasWide()} {
+		many := make([]float32, k*k)
+		syrkNative(wide, many, k, w, data, w, nil, nil, nil)
+		prev := runtime.GOMAXPROCS(1)
+		one := make([]float32, k*k)
+		syrkNative(wide, one, k, w, data, w, nil, nil, nil)
+		runtime.GOMAXPROCS(prev)
+		for i := 0; i < k; i++ {
+			require.Equal(t, one[i*k+i:(i+1)*k], many[i*k+i:(i+1)*k], "row %d", i)
+		}
+	}
+}
+
+// ShiftRows32 gives the plain loop's bits — each value less its row's
+// shift rounded once, the row's sum over ascending points in float64 —
+// for any count of rows (four at a time, the rest, blocks of rows on
+// several goroutines), any stride, and leaves the gaps between rows
+// alone.
+func TestShiftRowsPlain(t *testing.T) {
+	r := rng.New(8)
+	for _, rows := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 37} {
+		const cw, ld = 37, 41
+		y := make([]float32, rows*ld)
+		shift := make([]float64, rows)
+		for i := range y {
+			y[i] = float32(r.NormFloat64())
+		}
+		for a := range shift {
+			shift[a] = r.NormFloat64() / 3
+		}
+		want, wantSums := make([]float32, len(y)), make([]float64, rows)
+		copy(want, y)
+		for a := 0; a < rows; a++ {
+			for j := 0; j < cw; j++ {
+				want[a*ld+j] = float32(float64(want[a*ld+j]) - shift[a])
+				wantSums[a] += float64(want[a*ld+j])
+			}
+		}
+		sums := make([]float64, rows)
+		ShiftRows32(y, ld, cw, shift, sums)
+		require.Equal(t, want, y, "%d rows", rows)
+		require.Equal(t, wantSums, sums, "%d rows", rows)
+	}
+}
+
+// AddShiftedOuterRows32 is ShiftRows32 then AddOuterRows32 to the bit, on
+// the ssyrk path and on the packed kernel's (which shifts as it packs and
+// leaves the data as they were), with scratch of any length; it refuses
+// mismatched shifts and sums and chunks wider than a panel.
+func TestAddShiftedOuterRows32(t *testing.T) {
+	r := rng.New(9)
+	for _, packed := range []bool{false, true} {
+		for _, k := range []int{5, 17, 130} {
+			for _, w := range []int{1, 17, syrkDepth + 88, 2048} {
+				ld := w + 5
+				data := make([]float32, (k-1)*ld+w)
+				for i := range data {
+					data[i] = float32(r.NormFloat64() + 2)
+				}
+				shift := make([]float64, k)
+				for a := range shift {
+					shift[a] = 2 + r.NormFloat64()/10
+				}
+				y := append([]float32(nil), data...)
+				want, wantSums := mat.NewSymDense(k, nil), make([]float64, k)
+				ShiftRows32(y, ld, w, shift, wantSums)
+				require.NoError(t, AddOuterRows32(want, y, w, ld, packed, nil, nil))
+				for _, pack := range [][]float32{nil, make([]float32, PackScratch32(k, w))} {
+					got, sums := mat.NewSymDense(k, nil), make([]float64, k)
+					in := append([]float32(nil), data...)
+					require.NoError(t, AddShiftedOuterRows32(got, in, w, ld, shift, sums, packed, nil, pack))
+					require.Equal(t, want.RawSymmetric().Data, got.RawSymmetric().Data, "packed %v k %d w %d", packed, k, w)
+					require.Equal(t, wantSums, sums, "packed %v k %d w %d", packed, k, w)
+					if packed {
+						require.Equal(t, data, in, "the packed kernel leaves the data")
+					}
+				}
+			}
+		}
+	}
+	g := mat.NewSymDense(3, nil)
+	data := make([]float32, 3*outerPanel+3)
+	require.ErrorIs(t, AddShiftedOuterRows32(g, data, 4, 4, make([]float64, 2), make([]float64, 3), false, nil, nil), status.ErrInvalid)
+	require.ErrorIs(t, AddShiftedOuterRows32(g, data, 4, 4, make([]float64, 3), make([]float64, 2), true, nil, nil), status.ErrInvalid)
+	require.ErrorIs(t, AddShiftedOuterRows32(g, data, outerPanel+1, outerPanel+1, make([]float64, 3), make([]float64, 3), true, nil, nil), status.ErrInvalid)
 }

@@ -2,6 +2,7 @@ package paths
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,24 +82,25 @@ func TestRules(t *testing.T) {
 		require.Equal(t, cpu.AVX2, p.SingleBlocks, "%+v", cpu)
 		require.Equal(t, cpu.AVX512VL && cpu.AVX512DQ, p.WideSymm)
 		require.Equal(t, p.WideSymm, p.WideSingle)
+		require.Equal(t, p.WideSymm, p.SyrkNative, "the packed kernel where AVX-512 F, VL and DQ")
 		require.False(t, p.WideSymv)
 		require.False(t, p.HugePages)
 		require.True(t, p.MapNative && p.Grid && p.SymmNative)
-		require.Len(t, p.Reasons, 8)
+		require.Len(t, p.Reasons, 9)
 		names := map[string]bool{}
 		for _, r := range p.Reasons {
 			require.NotEmpty(t, r.Why)
 			require.NotEmpty(t, r.Choice)
 			names[r.Path] = true
 		}
-		require.Len(t, names, 8)
+		require.Len(t, names, 9)
 		for i, path := range Known {
 			c, ok := p.Choice(path)
 			require.True(t, ok)
 			require.Equal(t, Reason{path, c, p.Reasons[i].Why}, p.Reasons[i], "the rules' reasons follow the values")
 		}
 		g := Rules(Facts{CPU: cpu, Core: "Prescott"})
-		require.Len(t, g.Reasons, 8+btoi(cpu.AVX2), "a generic core adds its reason where a better one exists")
+		require.Len(t, g.Reasons, 9+btoi(cpu.AVX2), "a generic core adds its reason where a better one exists")
 	}
 	require.Contains(t, hugeWhy(Facts{THP: "madvise", ReportingOrder: 9}), "free page reporting")
 	require.Contains(t, hugeWhy(Facts{THP: "never"}), "never")
@@ -125,7 +127,7 @@ func btoi(b bool) int {
 // Check refuses what the processor lacks, naming the field.
 func TestCheck(t *testing.T) {
 	f := Facts{CPU: haswell}
-	for _, p := range []Paths{{InnerNative: true}, {Int8: true}, {WideSymm: true}, {WideSingle: true}, {WideSymv: true}} {
+	for _, p := range []Paths{{InnerNative: true}, {Int8: true}, {SyrkNative: true}, {WideSymm: true}, {WideSingle: true}, {WideSymv: true}} {
 		err := p.Check(f)
 		require.ErrorIs(t, err, status.ErrInvalid, "%+v", p)
 	}
@@ -135,18 +137,18 @@ func TestCheck(t *testing.T) {
 // Override sets each key both ways and refuses unknown keys and values.
 func TestOverride(t *testing.T) {
 	p := Paths{Source: "rules"}
-	require.NoError(t, p.Override("inner=native,map=native,symm=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"))
+	require.NoError(t, p.Override("inner=native,map=native,symm=native,syrk=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"))
 	reasons := p.Reasons
 	p.Reasons = nil
-	require.Equal(t, Paths{InnerNative: true, MapNative: true, SymmNative: true, SingleBlocks: true, Grid: true, Int8: true,
+	require.Equal(t, Paths{InnerNative: true, MapNative: true, SymmNative: true, SyrkNative: true, SingleBlocks: true, Grid: true, Int8: true,
 		WideSymm: true, WideSingle: true, WideSymv: true, HugePages: true,
-		Source: "rules + inner=native,map=native,symm=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"}, p)
+		Source: "rules + inner=native,map=native,symm=native,syrk=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"}, p)
 	require.Len(t, reasons, len(Known))
 	for i, r := range reasons {
 		c, _ := p.Choice(Known[i])
-		require.Equal(t, Reason{Known[i], c, `set by the override "inner=native,map=native,symm=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"`}, r)
+		require.Equal(t, Reason{Known[i], c, `set by the override "inner=native,map=native,symm=native,syrk=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"`}, r)
 	}
-	require.NoError(t, p.Override("inner=blas, map=go ,symm=blas,single=off,grid=off,int8=off,avx512=off,hugepages=off"))
+	require.NoError(t, p.Override("inner=blas, map=go ,symm=blas,syrk=blas,single=off,grid=off,int8=off,avx512=off,hugepages=off"))
 	p.Source, p.Reasons = "", nil
 	require.Equal(t, Paths{}, p)
 
@@ -218,11 +220,11 @@ func TestSaveLoad(t *testing.T) {
 		`{"path": "avx512", "choice": "float64 blocks true, float32 blocks true, one vector false", "why": "measured 1 ms against 2 ms"}]}}`
 	q, err = Load(bytes.NewReader([]byte(old)))
 	require.NoError(t, err)
-	require.Equal(t, Reason{"avx512", "float64 blocks, float32 blocks", "measured 1 ms against 2 ms"}, q.Reasons[6])
+	require.Equal(t, Reason{"avx512", "float64 blocks, float32 blocks", "measured 1 ms against 2 ms"}, q.Reasons[slices.Index(Known, "avx512")])
 	stale := strings.Replace(old, "one vector false", "one vector true", 1)
 	q, err = Load(bytes.NewReader([]byte(stale)))
 	require.NoError(t, err)
-	require.Contains(t, q.Reasons[6].Why, "set in the profile")
+	require.Contains(t, q.Reasons[slices.Index(Known, "avx512")].Why, "set in the profile")
 
 	// A profile without reasons gets one for every known path.
 	q, err = Load(bytes.NewReader([]byte(`{"version": 1, "paths": {"grid": true, "symm_native": true}}`)))
@@ -232,10 +234,12 @@ func TestSaveLoad(t *testing.T) {
 		c, _ := q.Choice(Known[i])
 		require.Equal(t, Reason{Known[i], c, "set in the profile, which records no reason"}, r)
 	}
-	require.Equal(t, "on", q.Reasons[2].Choice)
-	require.Equal(t, "off", q.Reasons[3].Choice)
-	require.Equal(t, "native", q.Reasons[4].Choice)
-	require.Equal(t, "none", q.Reasons[6].Choice)
+	choice := func(path string) string { return q.Reasons[slices.Index(Known, path)].Choice }
+	require.Equal(t, "on", choice("grid"))
+	require.Equal(t, "off", choice("int8"))
+	require.Equal(t, "native", choice("symm"))
+	require.Equal(t, "blas", choice("syrk"), "a profile written before the packed kernel keeps ssyrk")
+	require.Equal(t, "none", choice("avx512"))
 	_, known := q.Choice("turbo")
 	require.False(t, known)
 	for _, bad := range []string{`{"version": 2, "paths": {}}`, `{"version": 1, "paths": {"turbo": true}}`, `not json`, ``} {

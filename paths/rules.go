@@ -54,6 +54,9 @@ func detect(order func() (int, bool)) Facts {
 //     rows beat sgemm and the map;
 //   - SymmNative always: the tile kernel reads one triangle once and beats
 //     dsymm on blocks;
+//   - SyrkNative where the processor has AVX-512 F, VL and DQ: kdual's
+//     packed 8×48 kernel beat OpenBLAS ssyrk on C_cC_cᵀ under both
+//     OpenBLAS cores the machine measured could run (docs/paths.md);
 //   - SingleBlocks where the processor has AVX2: float32 block arithmetic
 //     beats the float64 product there (the SSE2 build never did);
 //   - WideSymm and WideSingle where the processor has AVX-512 F, VL and DQ
@@ -71,6 +74,7 @@ func Rules(f Facts) Paths {
 		Grid:         true,
 		Int8:         avx512 && c.VNNI && c.AVX512BW,
 		SymmNative:   true,
+		SyrkNative:   wide,
 		SingleBlocks: c.AVX2,
 		WideSymm:     wide,
 		WideSingle:   wide,
@@ -89,6 +93,9 @@ func Rules(f Facts) Paths {
 			"AVX-512 VNNI: exact integer kernel rows 3–30× faster than sgemm and the map",
 			"no AVX-512 VNNI: 8-bit data take float32 products"),
 		"symm": "float64 blocks by the tile kernel 1.5–4× faster than dsymm",
+		"syrk": onOff(wide,
+			"AVX-512: C·Cᵀ of float32 rows by the packed kernel 1.7× OpenBLAS's Haswell ssyrk and 1.2× its Cooperlake one (Zen 5)",
+			"no AVX-512 F/VL/DQ: OpenBLAS ssyrk is the only path"),
 		"single": onOff(p.SingleBlocks,
 			"AVX2: float32 tiles in float32 arithmetic 1.4–3× faster than the float64 block product",
 			"no AVX2: the SSE2 float32 kernel is not used for speed"),
@@ -210,6 +217,7 @@ func featureWords(c native.CPUFeatures) string {
 
 // Override applies a comma-separated list of settings to p, each
 // key=value: inner=blas|native, map=go|native, symm=blas|native,
+// syrk=blas|native,
 // single=on|off, grid=on|off, int8=on|off, avx512=on|off (all three
 // AVX-512 kernel forms),
 // hugepages=on|off. An unknown key or value is an error wrapping
@@ -229,8 +237,9 @@ func (p *Paths) Override(spec string) error {
 			return fmt.Errorf("paths: setting %q is not key=value: %w", part, status.ErrInvalid)
 		}
 		set, ok := map[string]*bool{
-			"inner": &p.InnerNative, "map": &p.MapNative, "symm": &p.SymmNative, "single": &p.SingleBlocks,
-			"grid": &p.Grid, "int8": &p.Int8, "hugepages": &p.HugePages,
+			"inner": &p.InnerNative, "map": &p.MapNative, "symm": &p.SymmNative, "syrk": &p.SyrkNative,
+			"single": &p.SingleBlocks,
+			"grid":   &p.Grid, "int8": &p.Int8, "hugepages": &p.HugePages,
 		}[k]
 		var on bool
 		switch v {

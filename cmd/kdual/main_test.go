@@ -100,7 +100,7 @@ func TestInfo(t *testing.T) {
 	// Every path's choice is reported with its reason, by the rules (the
 	// test process sets none) and without a timing.
 	require.Equal(t, "rules", r.Paths.Source)
-	require.Len(t, r.Paths.Reasons, 8+btoi(r.Paths.Core.Want != ""))
+	require.Len(t, r.Paths.Reasons, len(paths.Known)+btoi(r.Paths.Core.Want != ""))
 	for _, why := range r.Paths.Reasons {
 		require.NotEmpty(t, why.Why, why.Path)
 	}

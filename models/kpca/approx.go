@@ -12,6 +12,7 @@ import (
 
 	"github.com/kdual/kdual/approx"
 	"github.com/kdual/kdual/eig"
+	"github.com/kdual/kdual/gram"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/status"
 )
@@ -315,7 +316,7 @@ func (k *KPCA) smallEig(mf *mapFit) (*linalg.Eigen, Info, []float64, error) {
 		e, info, err := productsTop(mf.f32, mu, s)
 		return e, info, scoreMean, err
 	case r <= n && mf.f32 != nil:
-		// float32 features: blocks of F_c by ssyrk, summed in float64;
+		// float32 features: blocks of F_c by linalg.Syrk32, summed in float64;
 		// centred in place where the map allows it (no block copies).
 		var mu []float64
 		if !k.NoCenter {
@@ -325,7 +326,7 @@ func (k *KPCA) smallEig(mf *mapFit) (*linalg.Eigen, Info, []float64, error) {
 			}
 		}
 		var err error
-		if c, err = linalg.OuterT32(mf.f32, mu); err != nil {
+		if c, err = linalg.OuterT32(mf.f32, mu, gram.PackedSyrk()); err != nil {
 			return nil, Info{}, nil, err
 		}
 	case r <= n:
@@ -462,7 +463,7 @@ func productsTop(ft *linalg.Dense32, mean []float64, s int) (*linalg.Eigen, Info
 			copy(sub.Data[e*runs*run+q*run:e*runs*run+(q+1)*run], ft.Data[e*n+j0:e*n+j0+run])
 		}
 	}
-	c, err := linalg.OuterT32(sub, mean)
+	c, err := linalg.OuterT32(sub, mean, gram.PackedSyrk())
 	sub.Free()
 	if err != nil {
 		return nil, Info{}, err

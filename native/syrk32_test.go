@@ -1,0 +1,98 @@
+package native
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Syrk32Pack lays every row's values out point by point in panels of 16
+// (zeros past k), shifted and summed as a plain loop does when asked, the
+// AVX-512 form writing the same values and sums as the baseline, at edges
+// of the panels and of the squares it transposes; Syrk32Tiles's two
+// forms agree on exact integer products, each entry the plain sum.
+func TestSyrk32Forms(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, k := range []int{1, 15, 16, 17, 40, 48, 50, 100} {
+		for _, kc := range []int{1, 15, 16, 33, 64} {
+			lda := kc + 3
+			a := make([]float32, (k-1)*lda+kc)
+			for i := range a {
+				a[i] = float32(r.IntN(9) - 4)
+			}
+			shift := make([]float64, k)
+			for i := range shift {
+				shift[i] = r.NormFloat64()
+			}
+			panels := Syrk32Panels(k)
+			require.Equal(t, 0, panels%3)
+			require.GreaterOrEqual(t, panels*16, k)
+			for _, sh := range [][]float64{nil, shift} {
+				var want []float32
+				var wantSums []float64
+				for _, wide := range []bool{false, true} {
+					pk := make([]float32, panels*16*kc)
+					for i := range pk {
+						pk[i] = float32(math.NaN())
+					}
+					sums := make([]float64, k)
+					Syrk32Pack(wide, k, kc, a, lda, 0, panels, sh, sums, pk)
+					for q := 0; q < panels; q++ {
+						for p := 0; p < kc; p++ {
+							for rr := 0; rr < 16; rr++ {
+								row := 16*q + rr
+								v := float32(0)
+								if row < k {
+									v = a[row*lda+p]
+									if sh != nil {
+										v = float32(float64(v) - sh[row])
+									}
+								}
+								require.Equal(t, v, pk[(q*kc+p)*16+rr], "k %d kc %d panel %d point %d row %d", k, kc, q, p, rr)
+							}
+						}
+					}
+					if sh != nil {
+						for row := 0; row < k; row++ {
+							s := 0.0
+							for p := 0; p < kc; p++ {
+								s += float64(float32(float64(a[row*lda+p]) - sh[row]))
+							}
+							require.Equal(t, s, sums[row], "row %d", row)
+						}
+					}
+					if want == nil {
+						want, wantSums = pk, sums
+					} else {
+						require.Equal(t, want, pk)
+						require.Equal(t, wantSums, sums)
+					}
+				}
+				if sh != nil {
+					continue
+				}
+				// The tiles on the integer values: exact sums either way.
+				for _, wide := range []bool{false, true} {
+					c := make([]float32, k*k)
+					rows := (k + 7) / 8 * 8
+					for r0 := 0; r0 < k; r0 += 8 {
+						Syrk32Tiles(wide, k, kc, want, r0, min(r0+8, rows, k), c, k, true)
+					}
+					for i := 0; i < k; i++ {
+						for j := i; j < k; j++ {
+							s := float32(0)
+							for p := 0; p < kc; p++ {
+								s += a[i*lda+p] * a[j*lda+p]
+							}
+							require.Equal(t, s, c[i*k+j], "wide %v k %d kc %d (%d, %d)", wide, k, kc, i, j)
+						}
+					}
+				}
+			}
+		}
+	}
+	require.Panics(t, func() { Syrk32Pack(false, 3, 4, make([]float32, 11), 4, 0, 3, nil, nil, make([]float32, 3*16*4)) })
+	require.Panics(t, func() { Syrk32Tiles(false, 3, 4, make([]float32, 3*16*4), 1, 3, make([]float32, 9), 3, true) })
+}
