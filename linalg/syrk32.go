@@ -35,7 +35,7 @@ const syrkRows = 128
 // kernel of Syrk32 (AddOuterRows32, AddShiftedOuterRows32) takes no
 // buffer of its own for k rows of w points: one packed block.
 func PackScratch32(k, w int) int {
-	return native.Syrk32Panels(k) * native.Syrk32Panel * min(syrkDepth, w, outerPanel)
+	return native.Syrk32PackLen(k, min(syrkDepth, w, outerPanel))
 }
 
 // Syrk32 sets the upper triangle of acc (k×k, row-major, stride k) to
@@ -67,9 +67,8 @@ func Syrk32(packed bool, acc []float32, k, w int, data []float32, ld int, pack [
 // the values shifted as Syrk32Pack says when shift is not nil (sums, k
 // of them, then set to their row sums).
 func syrkNative(wide bool, acc []float32, k, w int, data []float32, ld int, shift, sums []float64, pack []float32) {
-	panels := native.Syrk32Panels(k)
 	depth := min(syrkDepth, w)
-	size := panels * native.Syrk32Panel * depth
+	size := native.Syrk32PackLen(k, depth)
 	if len(pack) < size {
 		pb := scratch.Float64s((size + 1) / 2)
 		defer scratch.Put(pb)
@@ -78,14 +77,19 @@ func syrkNative(wide bool, acc []float32, k, w int, data []float32, ld int, shif
 	if shift != nil {
 		clear(sums[:k])
 	}
-	rows := (k + syrkRows - 1) / syrkRows
+	workers := min(par.Workers(0), (k+syrkRows-1)/syrkRows)
 	for p0 := 0; p0 < w; p0 += depth {
 		kc := min(depth, w-p0)
-		pk := pack[:panels*native.Syrk32Panel*kc]
-		par.Blocks(0, panels, func(lo, hi int) { native.Syrk32Pack(wide, k, kc, data[p0:], ld, lo, hi, shift, sums, pk) })
-		// The first rows have the most columns: they go first.
-		par.Each(0, rows, 0, func(i int, _ []float64) {
-			native.Syrk32Tiles(wide, k, kc, pk, i*syrkRows, min((i+1)*syrkRows, k), acc, k, p0 == 0)
+		pk := pack[:native.Syrk32PackLen(k, kc)]
+		// One call into C per goroutine and phase, tasks claimed from a
+		// shared counter; the first rows have the most columns and go
+		// first.
+		next := new([2]int32)
+		par.Each(workers, workers, 0, func(int, []float64) {
+			native.Syrk32PackShared(wide, k, kc, data[p0:], ld, shift, sums, pk, &next[0])
+		})
+		par.Each(workers, workers, 0, func(int, []float64) {
+			native.Syrk32TilesShared(wide, k, kc, pk, acc, k, p0 == 0, syrkRows, &next[1])
 		})
 	}
 }

@@ -20,6 +20,12 @@ typedef float kd_s16 __attribute__((vector_size(64)));
 
 #define KD_S512 __attribute__((target("avx512f,fma")))
 
+// KD_PANEL is the floats from one packed panel to the next: kc points of
+// 16 values and one line more, so that panels do not start a power of two
+// apart (the three column panels and the row panel a tile reads would
+// otherwise fall in the same cache sets).
+#define KD_PANEL(kc) ((size_t)(kc) * 16 + 16)
+
 // kd_syrk32_pack writes panels [q0, q1) of the block: panel q holds, for
 // p < kc, the value of row 16q + r at point p at pk[(q·kc + p)·16 + r] —
 // 0 for rows r ≥ k. a points at the block's first point of row 0; rows
@@ -50,7 +56,7 @@ static inline void kd_pack_square(const float *a, long lda, int r0, int rows, in
 ATTR void NAME(int k, int kc, const float *a, long lda, int q0, int q1, const double *shift, \
                double *sums, float *pk) {                                               \
     for (int q = q0; q < q1; q++) {                                                     \
-        float *dst = pk + (size_t)q * kc * 16;                                          \
+        float *dst = pk + (size_t)q * KD_PANEL(kc);                                      \
         int r0 = 16 * q, rows = k - r0 < 16 ? k - r0 : 16;                              \
         if (rows <= 0) {                                                                \
             memset(dst, 0, sizeof(float) * (size_t)kc * 16);                            \
@@ -75,7 +81,7 @@ KD_S512 void kd_syrk32_pack_avx512(int k, int kc, const float *a, long lda, int 
             kd_syrk32_pack_base(k, kc, a, lda, q, q + 1, shift, sums, pk);
             continue;
         }
-        float *dst = pk + (size_t)q * kc * 16;
+        float *dst = pk + (size_t)q * KD_PANEL(kc);
         __m512d slo = _mm512_setzero_pd(), shi = slo, tlo = slo, thi = slo;
         if (shift) {
             slo = _mm512_loadu_pd(shift + 16 * q);
@@ -146,12 +152,12 @@ ATTR void NAME(int k, int kc, const float *pk, int r0, int r1, float *c, long ld
     unsigned csr = kd_ftz_begin();                                                      \
     int blocks = (k + 47) / 48;                                                         \
     for (int J = r0 / 48; J < blocks; J++) {                                            \
-        const float *b0 = pk + (size_t)(3 * J) * kc * 16;                               \
-        const float *b1 = b0 + (size_t)kc * 16, *b2 = b1 + (size_t)kc * 16;             \
+        const float *b0 = pk + (size_t)(3 * J) * KD_PANEL(kc);                           \
+        const float *b1 = b0 + KD_PANEL(kc), *b2 = b1 + KD_PANEL(kc);                     \
         int c0 = 48 * J, cols = k - c0 < 48 ? k - c0 : 48;                              \
         int rend = c0 + 48 < r1 ? c0 + 48 : r1;                                         \
         for (int i = r0; i < rend; i += 8) {                                            \
-            const float *ap = pk + ((size_t)(i / 16) * kc) * 16 + (i % 16);             \
+            const float *ap = pk + (size_t)(i / 16) * KD_PANEL(kc) + (i % 16);          \
             kd_s16 s00 = {0}, s01 = {0}, s02 = {0}, s10 = {0}, s11 = {0}, s12 = {0};    \
             kd_s16 s20 = {0}, s21 = {0}, s22 = {0}, s30 = {0}, s31 = {0}, s32 = {0};    \
             kd_s16 s40 = {0}, s41 = {0}, s42 = {0}, s50 = {0}, s51 = {0}, s52 = {0};    \
@@ -204,3 +210,32 @@ ATTR void NAME(int k, int kc, const float *pk, int r0, int r1, float *c, long ld
 
 KD_SYRK32_TILES(KD_S512, kd_syrk32_tiles_avx512)
 KD_SYRK32_TILES(, kd_syrk32_tiles_base)
+
+// kd_syrk32_pack_shared packs every panel of the block, four at a time,
+// each group claimed by incrementing *next: threads that share next pack
+// the block together, each returning when no group is left.
+// kd_syrk32_tiles_shared computes the tiles of every row of the block in
+// tasks of rows rows (a multiple of 8), claimed the same way. One call
+// per thread and phase: a thread that enters C once per task pays the
+// runtime's bookkeeping of a call into C each time (docs/paths.md).
+#define KD_SYRK32_SHARED(ATTR, SUFFIX)                                                  \
+ATTR void kd_syrk32_pack_shared_##SUFFIX(int k, int kc, const float *a, long lda, const double *shift, \
+                                         double *sums, float *pk, int *next) {          \
+    int panels = (k + 47) / 48 * 3;                                                     \
+    for (;;) {                                                                          \
+        int q0 = 4 * __atomic_fetch_add(next, 1, __ATOMIC_RELAXED);                     \
+        if (q0 >= panels) return;                                                       \
+        kd_syrk32_pack_##SUFFIX(k, kc, a, lda, q0, q0 + 4 < panels ? q0 + 4 : panels, shift, sums, pk); \
+    }                                                                                   \
+}                                                                                       \
+ATTR void kd_syrk32_tiles_shared_##SUFFIX(int k, int kc, const float *pk, float *c, long ldc, int first, \
+                                          int rows, int *next) {                        \
+    for (;;) {                                                                          \
+        long r0 = (long)rows * __atomic_fetch_add(next, 1, __ATOMIC_RELAXED);           \
+        if (r0 >= k) return;                                                            \
+        kd_syrk32_tiles_##SUFFIX(k, kc, pk, (int)r0, r0 + rows < k ? (int)r0 + rows : k, c, ldc, first); \
+    }                                                                                   \
+}
+
+KD_SYRK32_SHARED(KD_S512, avx512)
+KD_SYRK32_SHARED(, base)

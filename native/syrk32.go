@@ -5,6 +5,10 @@ void kd_syrk32_pack_avx512(int k, int kc, const float *a, long lda, int q0, int 
 void kd_syrk32_pack_base(int k, int kc, const float *a, long lda, int q0, int q1, const double *shift, double *sums, float *pk);
 void kd_syrk32_tiles_avx512(int k, int kc, const float *pk, int r0, int r1, float *c, long ldc, int first);
 void kd_syrk32_tiles_base(int k, int kc, const float *pk, int r0, int r1, float *c, long ldc, int first);
+void kd_syrk32_pack_shared_avx512(int k, int kc, const float *a, long lda, const double *shift, double *sums, float *pk, int *next);
+void kd_syrk32_pack_shared_base(int k, int kc, const float *a, long lda, const double *shift, double *sums, float *pk, int *next);
+void kd_syrk32_tiles_shared_avx512(int k, int kc, const float *pk, float *c, long ldc, int first, int rows, int *next);
+void kd_syrk32_tiles_shared_base(int k, int kc, const float *pk, float *c, long ldc, int first, int rows, int *next);
 */
 import "C"
 
@@ -22,14 +26,18 @@ const (
 )
 
 // Syrk32Panels returns the panels a packed block of k rows holds: enough
-// for every column block, ⌈k/48⌉·3. A packed block of kc points takes
-// Syrk32Panels(k)·16·kc float32s.
+// for every column block, ⌈k/48⌉·3.
 func Syrk32Panels(k int) int { return (k + Syrk32Block - 1) / Syrk32Block * 3 }
+
+// Syrk32PackLen is the float32s of a packed block of kc points of k rows:
+// Syrk32Panels(k) panels of 16·kc values, each followed by 16 unused ones
+// (so that panels do not start a power of two apart).
+func Syrk32PackLen(k, kc int) int { return Syrk32Panels(k) * (16*kc + 16) }
 
 // Syrk32Pack packs panels [q0, q1) of a block of kc points of k rows —
 // row r's values at a[r·lda : r·lda+kc] — for Syrk32Tiles: panel q holds,
-// for each point p, the values of rows 16q … 16q+15 at pk[(q·kc+p)·16 …]
-// (0 for rows ≥ k). With shift (len ≥ k; nil: the values as they are)
+// for each point p, the values of rows 16q … 16q+15 at
+// pk[q·(16·kc+16) + 16·p …] (0 for rows ≥ k). With shift (len ≥ k; nil: the values as they are)
 // each packed value of row r is float32(float64(a) − shift[r]), rounded
 // once, and sums[r] gains the packed values of its row in float64, point
 // by point in order: over the blocks of a product packed in order, the
@@ -39,7 +47,7 @@ func Syrk32Panels(k int) int { return (k + Syrk32Block - 1) / Syrk32Block * 3 }
 // use on disjoint panel ranges.
 func Syrk32Pack(wide bool, k, kc int, a []float32, lda, q0, q1 int, shift, sums []float64, pk []float32) {
 	panels := Syrk32Panels(k)
-	if k < 1 || kc < 1 || lda < kc || len(a) < (k-1)*lda+kc || q0 < 0 || q1 > panels || q0 > q1 || len(pk) < panels*16*kc ||
+	if k < 1 || kc < 1 || lda < kc || len(a) < (k-1)*lda+kc || q0 < 0 || q1 > panels || q0 > q1 || len(pk) < Syrk32PackLen(k, kc) ||
 		(shift != nil && (len(shift) < k || len(sums) < k)) {
 		panic(fmt.Sprintf("native: Syrk32Pack: k %d, kc %d, lda %d, len(a) %d, panels [%d, %d) of %d, len(pk) %d, len(shift) %d, len(sums) %d",
 			k, kc, lda, len(a), q0, q1, panels, len(pk), len(shift), len(sums)))
@@ -72,7 +80,7 @@ func Syrk32Pack(wide bool, k, kc int, a []float32, lda, q0, q1 int, shift, sums 
 // the split of the rows. wide runs the AVX-512 form where HasWide, the
 // baseline otherwise. Safe for concurrent use on disjoint row ranges.
 func Syrk32Tiles(wide bool, k, kc int, pk []float32, r0, r1 int, c []float32, ldc int, first bool) {
-	if k < 1 || kc < 1 || len(pk) < Syrk32Panels(k)*16*kc || r0 < 0 || r0%8 != 0 || r1 > k || r0 > r1 || (r1%8 != 0 && r1 != k) ||
+	if k < 1 || kc < 1 || len(pk) < Syrk32PackLen(k, kc) || r0 < 0 || r0%8 != 0 || r1 > k || r0 > r1 || (r1%8 != 0 && r1 != k) ||
 		ldc < k || len(c) < (k-1)*ldc+k {
 		panic(fmt.Sprintf("native: Syrk32Tiles: k %d, kc %d, len(pk) %d, rows [%d, %d), ldc %d, len(c) %d",
 			k, kc, len(pk), r0, r1, ldc, len(c)))
@@ -89,5 +97,51 @@ func Syrk32Tiles(wide bool, k, kc int, pk []float32, r0, r1 int, c []float32, ld
 		C.kd_syrk32_tiles_avx512(C.int(k), C.int(kc), pp, C.int(r0), C.int(r1), pc, C.long(ldc), f)
 	} else {
 		C.kd_syrk32_tiles_base(C.int(k), C.int(kc), pp, C.int(r0), C.int(r1), pc, C.long(ldc), f)
+	}
+}
+
+// Syrk32PackShared is Syrk32Pack of every panel, four at a time, each
+// group claimed by incrementing *next (0 at the start): goroutines that
+// share next pack the block together in one call into C each, every call
+// returning when no group is left; the values and sums are Syrk32Pack's
+// whichever goroutine packs a group (sums are by row: a row's panel is
+// packed by one goroutine).
+func Syrk32PackShared(wide bool, k, kc int, a []float32, lda int, shift, sums []float64, pk []float32, next *int32) {
+	if k < 1 || kc < 1 || lda < kc || len(a) < (k-1)*lda+kc || len(pk) < Syrk32PackLen(k, kc) ||
+		(shift != nil && (len(shift) < k || len(sums) < k)) || next == nil {
+		panic(fmt.Sprintf("native: Syrk32PackShared: k %d, kc %d, lda %d, len(a) %d, len(pk) %d, len(shift) %d, len(sums) %d",
+			k, kc, lda, len(a), len(pk), len(shift), len(sums)))
+	}
+	pa, pp := (*C.float)(unsafe.Pointer(&a[0])), (*C.float)(unsafe.Pointer(&pk[0]))
+	var ps, pt *C.double
+	if shift != nil {
+		ps, pt = (*C.double)(unsafe.Pointer(&shift[0])), (*C.double)(unsafe.Pointer(&sums[0]))
+	}
+	pn := (*C.int)(unsafe.Pointer(next))
+	if wide && hasWide {
+		C.kd_syrk32_pack_shared_avx512(C.int(k), C.int(kc), pa, C.long(lda), ps, pt, pp, pn)
+	} else {
+		C.kd_syrk32_pack_shared_base(C.int(k), C.int(kc), pa, C.long(lda), ps, pt, pp, pn)
+	}
+}
+
+// Syrk32TilesShared is Syrk32Tiles of every row in tasks of rows rows (a
+// positive multiple of 8), each claimed by incrementing *next (0 at the
+// start): goroutines that share next compute the block together in one
+// call into C each, with the same bits as Syrk32Tiles on those rows
+// (tasks write disjoint rows of c).
+func Syrk32TilesShared(wide bool, k, kc int, pk []float32, c []float32, ldc int, first bool, rows int, next *int32) {
+	if k < 1 || kc < 1 || len(pk) < Syrk32PackLen(k, kc) || ldc < k || len(c) < (k-1)*ldc+k || rows < 8 || rows%8 != 0 || next == nil {
+		panic(fmt.Sprintf("native: Syrk32TilesShared: k %d, kc %d, len(pk) %d, ldc %d, len(c) %d, rows %d", k, kc, len(pk), ldc, len(c), rows))
+	}
+	f := C.int(0)
+	if first {
+		f = 1
+	}
+	pp, pc, pn := (*C.float)(unsafe.Pointer(&pk[0])), (*C.float)(unsafe.Pointer(&c[0])), (*C.int)(unsafe.Pointer(next))
+	if wide && hasWide {
+		C.kd_syrk32_tiles_shared_avx512(C.int(k), C.int(kc), pp, pc, C.long(ldc), f, C.int(rows), pn)
+	} else {
+		C.kd_syrk32_tiles_shared_base(C.int(k), C.int(kc), pp, pc, C.long(ldc), f, C.int(rows), pn)
 	}
 }

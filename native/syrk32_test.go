@@ -1,7 +1,6 @@
 package native
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -33,9 +32,9 @@ func TestSyrk32Forms(t *testing.T) {
 				var want []float32
 				var wantSums []float64
 				for _, wide := range []bool{false, true} {
-					pk := make([]float32, panels*16*kc)
+					pk := make([]float32, Syrk32PackLen(k, kc))
 					for i := range pk {
-						pk[i] = float32(math.NaN())
+						pk[i] = -1e30 // what the packing must overwrite, and the gaps keep
 					}
 					sums := make([]float64, k)
 					Syrk32Pack(wide, k, kc, a, lda, 0, panels, sh, sums, pk)
@@ -50,7 +49,7 @@ func TestSyrk32Forms(t *testing.T) {
 										v = float32(float64(v) - sh[row])
 									}
 								}
-								require.Equal(t, v, pk[(q*kc+p)*16+rr], "k %d kc %d panel %d point %d row %d", k, kc, q, p, rr)
+								require.Equal(t, v, pk[q*(16*kc+16)+p*16+rr], "k %d kc %d panel %d point %d row %d", k, kc, q, p, rr)
 							}
 						}
 					}
@@ -61,6 +60,11 @@ func TestSyrk32Forms(t *testing.T) {
 								s += float64(float32(float64(a[row*lda+p]) - sh[row]))
 							}
 							require.Equal(t, s, sums[row], "row %d", row)
+						}
+					}
+					for q := 0; q < panels; q++ {
+						for _, v := range pk[q*(16*kc+16)+16*kc : (q+1)*(16*kc+16)] {
+							require.Equal(t, float32(-1e30), v, "the gap after panel %d", q)
 						}
 					}
 					if want == nil {
@@ -93,6 +97,10 @@ func TestSyrk32Forms(t *testing.T) {
 			}
 		}
 	}
-	require.Panics(t, func() { Syrk32Pack(false, 3, 4, make([]float32, 11), 4, 0, 3, nil, nil, make([]float32, 3*16*4)) })
-	require.Panics(t, func() { Syrk32Tiles(false, 3, 4, make([]float32, 3*16*4), 1, 3, make([]float32, 9), 3, true) })
+	require.Panics(t, func() {
+		Syrk32Pack(false, 3, 4, make([]float32, 11), 4, 0, 3, nil, nil, make([]float32, Syrk32PackLen(3, 4)))
+	})
+	require.Panics(t, func() {
+		Syrk32Tiles(false, 3, 4, make([]float32, Syrk32PackLen(3, 4)), 1, 3, make([]float32, 9), 3, true)
+	})
 }
