@@ -40,12 +40,12 @@ func PackScratch32(k, w int) int {
 
 // Syrk32 sets the upper triangle of acc (k×k, row-major, stride k) to
 // F·Fᵀ in float32 for F the k rows of w values at stride ld in data: by
-// OpenBLAS ssyrk, or where packed is true by native.Syrk32Tiles (its
-// AVX-512 form where the processor has it) on blocks of syrkDepth points
-// packed by native.Syrk32Pack into pack (PackScratch32 long; shorter:
-// one is lent by package scratch), the rows shared among GOMAXPROCS goroutines, each
-// block's sums added in block order — the same bits whatever the
-// goroutines. Entries below the diagonal are scratch. Each entry is a
+// OpenBLAS ssyrk, or where packed is true by native.Syrk32Run (its
+// AVX-512 forms where the processor has them) on blocks of syrkDepth
+// points packed into pack (PackScratch32 long; shorter: one is lent by
+// package scratch), tasks of syrkRows rows shared among GOMAXPROCS
+// threads of its own (par.Workers), each block's sums added in block
+// order — the same bits whatever the threads. Entries below the diagonal are scratch. Each entry is a
 // float32 sum of w products, within about w·u of the sum of their
 // absolute values (u = 2⁻²⁴), either way. Which is faster is a rule of
 // package paths (SyrkNative), which callers read through package gram
@@ -77,21 +77,7 @@ func syrkNative(wide bool, acc []float32, k, w int, data []float32, ld int, shif
 	if shift != nil {
 		clear(sums[:k])
 	}
-	workers := min(par.Workers(0), (k+syrkRows-1)/syrkRows)
-	for p0 := 0; p0 < w; p0 += depth {
-		kc := min(depth, w-p0)
-		pk := pack[:native.Syrk32PackLen(k, kc)]
-		// One call into C per goroutine and phase, tasks claimed from a
-		// shared counter; the first rows have the most columns and go
-		// first.
-		next := new([2]int32)
-		par.Each(workers, workers, 0, func(int, []float64) {
-			native.Syrk32PackShared(wide, k, kc, data[p0:], ld, shift, sums, pk, &next[0])
-		})
-		par.Each(workers, workers, 0, func(int, []float64) {
-			native.Syrk32TilesShared(wide, k, kc, pk, acc, k, p0 == 0, syrkRows, &next[1])
-		})
-	}
+	native.Syrk32Run(wide, min(par.Workers(0), (k+syrkRows-1)/syrkRows), k, depth, w, data, ld, shift, sums, pack, acc, k, syrkRows)
 }
 
 // AddOuterRows32 adds F·Fᵀ to dst (k×k, upper triangle) for F the k rows

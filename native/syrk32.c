@@ -211,31 +211,99 @@ ATTR void NAME(int k, int kc, const float *pk, int r0, int r1, float *c, long ld
 KD_SYRK32_TILES(KD_S512, kd_syrk32_tiles_avx512)
 KD_SYRK32_TILES(, kd_syrk32_tiles_base)
 
-// kd_syrk32_pack_shared packs every panel of the block, four at a time,
-// each group claimed by incrementing *next: threads that share next pack
-// the block together, each returning when no group is left.
-// kd_syrk32_tiles_shared computes the tiles of every row of the block in
-// tasks of rows rows (a multiple of 8), claimed the same way. One call
-// per thread and phase: a thread that enters C once per task pays the
-// runtime's bookkeeping of a call into C each time (docs/paths.md).
-#define KD_SYRK32_SHARED(ATTR, SUFFIX)                                                  \
-ATTR void kd_syrk32_pack_shared_##SUFFIX(int k, int kc, const float *a, long lda, const double *shift, \
-                                         double *sums, float *pk, int *next) {          \
-    int panels = (k + 47) / 48 * 3;                                                     \
-    for (;;) {                                                                          \
-        int q0 = 4 * __atomic_fetch_add(next, 1, __ATOMIC_RELAXED);                     \
-        if (q0 >= panels) return;                                                       \
-        kd_syrk32_pack_##SUFFIX(k, kc, a, lda, q0, q0 + 4 < panels ? q0 + 4 : panels, shift, sums, pk); \
-    }                                                                                   \
-}                                                                                       \
-ATTR void kd_syrk32_tiles_shared_##SUFFIX(int k, int kc, const float *pk, float *c, long ldc, int first, \
-                                          int rows, int *next) {                        \
-    for (;;) {                                                                          \
-        long r0 = (long)rows * __atomic_fetch_add(next, 1, __ATOMIC_RELAXED);           \
-        if (r0 >= k) return;                                                            \
-        kd_syrk32_tiles_##SUFFIX(k, kc, pk, (int)r0, r0 + rows < k ? (int)r0 + rows : k, c, ldc, first); \
-    }                                                                                   \
+// kd_syrk32_run computes the upper triangle of A·Aᵀ over w points (A: k
+// rows of stride lda from a, shifted and summed as kd_syrk32_pack says
+// when shift is not NULL) into c, in blocks of kc points packed into pk
+// (kd_syrk32_pack's layout), on threads threads: the calling one and
+// threads − 1 it starts for the call and joins before returning (fewer
+// where the system refuses one). For each block every thread claims
+// groups of four panels to pack, then tasks of rows rows (a multiple of
+// 8) to compute, from shared counters, with a barrier after each phase;
+// tasks write disjoint panels and rows of c, so the result is the same
+// bits whatever the threads. Its own threads, as OpenBLAS's: goroutines
+// that each spend milliseconds in C hold every P of the Go runtime in a
+// call, and its monitor then polls them every 20 µs (docs/measurements.md).
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+
+typedef struct {
+    int k, kc, w, rows, wide;
+    const float *a;
+    long lda, ldc;
+    const double *shift;
+    double *sums;
+    float *pk, *c;
+    int threads, go, bar_count, bar_sense;
+    int *next; // two counters a block
+} kd_syrk_job;
+
+static void kd_syrk_barrier(kd_syrk_job *j, int *sense) {
+    *sense = !*sense;
+    if (__atomic_add_fetch(&j->bar_count, 1, __ATOMIC_ACQ_REL) == j->threads) {
+        __atomic_store_n(&j->bar_count, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&j->bar_sense, *sense, __ATOMIC_RELEASE);
+        return;
+    }
+    for (int spins = 0; __atomic_load_n(&j->bar_sense, __ATOMIC_ACQUIRE) != *sense; spins++) {
+        if (spins < 4096)
+            __builtin_ia32_pause();
+        else
+            sched_yield();
+    }
 }
 
-KD_SYRK32_SHARED(KD_S512, avx512)
-KD_SYRK32_SHARED(, base)
+static void *kd_syrk_work(void *arg) {
+    kd_syrk_job *j = arg;
+    while (!__atomic_load_n(&j->go, __ATOMIC_ACQUIRE)) sched_yield();
+    int sense = 0, panels = (j->k + 47) / 48 * 3;
+    for (int p0 = 0, b = 0; p0 < j->w; p0 += j->kc, b++) {
+        int kc = j->w - p0 < j->kc ? j->w - p0 : j->kc;
+        for (;;) {
+            int q0 = 4 * __atomic_fetch_add(&j->next[2 * b], 1, __ATOMIC_RELAXED);
+            if (q0 >= panels) break;
+            int q1 = q0 + 4 < panels ? q0 + 4 : panels;
+            if (j->wide)
+                kd_syrk32_pack_avx512(j->k, kc, j->a + p0, j->lda, q0, q1, j->shift, j->sums, j->pk);
+            else
+                kd_syrk32_pack_base(j->k, kc, j->a + p0, j->lda, q0, q1, j->shift, j->sums, j->pk);
+        }
+        kd_syrk_barrier(j, &sense);
+        for (;;) {
+            long r0 = (long)j->rows * __atomic_fetch_add(&j->next[2 * b + 1], 1, __ATOMIC_RELAXED);
+            if (r0 >= j->k) break;
+            int r1 = r0 + j->rows < j->k ? (int)r0 + j->rows : j->k;
+            if (j->wide)
+                kd_syrk32_tiles_avx512(j->k, kc, j->pk, (int)r0, r1, j->c, j->ldc, p0 == 0);
+            else
+                kd_syrk32_tiles_base(j->k, kc, j->pk, (int)r0, r1, j->c, j->ldc, p0 == 0);
+        }
+        kd_syrk_barrier(j, &sense);
+    }
+    return NULL;
+}
+
+// kd_syrk32_run returns 0, or −1 when it could not allocate its counters
+// (nothing computed).
+int kd_syrk32_run(int wide, int threads, int k, int kc, int w, const float *a, long lda, const double *shift,
+                  double *sums, float *pk, float *c, long ldc, int rows) {
+    int blocks = (w + kc - 1) / kc;
+    kd_syrk_job j = {.k = k, .kc = kc, .w = w, .rows = rows, .wide = wide, .a = a, .lda = lda, .ldc = ldc,
+                     .shift = shift, .sums = sums, .pk = pk, .c = c};
+    j.next = calloc(2 * (size_t)blocks, sizeof(int));
+    if (!j.next) return -1;
+    if (threads < 1) threads = 1;
+    pthread_t *tid = threads > 1 ? malloc(sizeof(pthread_t) * (size_t)(threads - 1)) : NULL;
+    int started = 0;
+    for (int t = 0; tid && t < threads - 1; t++) {
+        if (pthread_create(&tid[t], NULL, kd_syrk_work, &j) != 0) break;
+        started++;
+    }
+    j.threads = started + 1;
+    __atomic_store_n(&j.go, 1, __ATOMIC_RELEASE);
+    kd_syrk_work(&j);
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+    free(tid);
+    free(j.next);
+    return 0;
+}

@@ -5,10 +5,8 @@ void kd_syrk32_pack_avx512(int k, int kc, const float *a, long lda, int q0, int 
 void kd_syrk32_pack_base(int k, int kc, const float *a, long lda, int q0, int q1, const double *shift, double *sums, float *pk);
 void kd_syrk32_tiles_avx512(int k, int kc, const float *pk, int r0, int r1, float *c, long ldc, int first);
 void kd_syrk32_tiles_base(int k, int kc, const float *pk, int r0, int r1, float *c, long ldc, int first);
-void kd_syrk32_pack_shared_avx512(int k, int kc, const float *a, long lda, const double *shift, double *sums, float *pk, int *next);
-void kd_syrk32_pack_shared_base(int k, int kc, const float *a, long lda, const double *shift, double *sums, float *pk, int *next);
-void kd_syrk32_tiles_shared_avx512(int k, int kc, const float *pk, float *c, long ldc, int first, int rows, int *next);
-void kd_syrk32_tiles_shared_base(int k, int kc, const float *pk, float *c, long ldc, int first, int rows, int *next);
+int kd_syrk32_run(int wide, int threads, int k, int kc, int w, const float *a, long lda, const double *shift,
+                  double *sums, float *pk, float *c, long ldc, int rows);
 */
 import "C"
 
@@ -100,48 +98,33 @@ func Syrk32Tiles(wide bool, k, kc int, pk []float32, r0, r1 int, c []float32, ld
 	}
 }
 
-// Syrk32PackShared is Syrk32Pack of every panel, four at a time, each
-// group claimed by incrementing *next (0 at the start): goroutines that
-// share next pack the block together in one call into C each, every call
-// returning when no group is left; the values and sums are Syrk32Pack's
-// whichever goroutine packs a group (sums are by row: a row's panel is
-// packed by one goroutine).
-func Syrk32PackShared(wide bool, k, kc int, a []float32, lda int, shift, sums []float64, pk []float32, next *int32) {
-	if k < 1 || kc < 1 || lda < kc || len(a) < (k-1)*lda+kc || len(pk) < Syrk32PackLen(k, kc) ||
-		(shift != nil && (len(shift) < k || len(sums) < k)) || next == nil {
-		panic(fmt.Sprintf("native: Syrk32PackShared: k %d, kc %d, lda %d, len(a) %d, len(pk) %d, len(shift) %d, len(sums) %d",
-			k, kc, lda, len(a), len(pk), len(shift), len(sums)))
+// Syrk32Run computes the upper triangle of A·Aᵀ over w points — A the k
+// rows of stride lda in a, each value shifted as Syrk32Pack says when
+// shift is not nil (sums then gaining each row's shifted values in point
+// order) — into c (stride ldc): blocks of kc points packed into pk
+// (Syrk32PackLen(k, kc) long) as Syrk32Pack does, then Syrk32Tiles on
+// every row in tasks of rows rows (a positive multiple of 8), the first
+// block stored and the others added, on threads threads of its own (the
+// caller's and threads − 1 started for the call; fewer where the system
+// refuses one). The same bits whatever the threads: every entry is
+// Syrk32Tiles's sums block after block. wide runs the AVX-512 forms where
+// HasWide.
+func Syrk32Run(wide bool, threads, k, kc, w int, a []float32, lda int, shift, sums []float64, pk, c []float32, ldc, rows int) {
+	if k < 1 || kc < 1 || w < 1 || lda < w || len(a) < (k-1)*lda+w || len(pk) < Syrk32PackLen(k, min(kc, w)) ||
+		(shift != nil && (len(shift) < k || len(sums) < k)) || ldc < k || len(c) < (k-1)*ldc+k || rows < 8 || rows%8 != 0 {
+		panic(fmt.Sprintf("native: Syrk32Run: k %d, kc %d, w %d, lda %d, len(a) %d, len(pk) %d, len(shift) %d, len(sums) %d, ldc %d, len(c) %d, rows %d",
+			k, kc, w, lda, len(a), len(pk), len(shift), len(sums), ldc, len(c), rows))
 	}
-	pa, pp := (*C.float)(unsafe.Pointer(&a[0])), (*C.float)(unsafe.Pointer(&pk[0]))
 	var ps, pt *C.double
 	if shift != nil {
 		ps, pt = (*C.double)(unsafe.Pointer(&shift[0])), (*C.double)(unsafe.Pointer(&sums[0]))
 	}
-	pn := (*C.int)(unsafe.Pointer(next))
+	w512 := C.int(0)
 	if wide && hasWide {
-		C.kd_syrk32_pack_shared_avx512(C.int(k), C.int(kc), pa, C.long(lda), ps, pt, pp, pn)
-	} else {
-		C.kd_syrk32_pack_shared_base(C.int(k), C.int(kc), pa, C.long(lda), ps, pt, pp, pn)
+		w512 = 1
 	}
-}
-
-// Syrk32TilesShared is Syrk32Tiles of every row in tasks of rows rows (a
-// positive multiple of 8), each claimed by incrementing *next (0 at the
-// start): goroutines that share next compute the block together in one
-// call into C each, with the same bits as Syrk32Tiles on those rows
-// (tasks write disjoint rows of c).
-func Syrk32TilesShared(wide bool, k, kc int, pk []float32, c []float32, ldc int, first bool, rows int, next *int32) {
-	if k < 1 || kc < 1 || len(pk) < Syrk32PackLen(k, kc) || ldc < k || len(c) < (k-1)*ldc+k || rows < 8 || rows%8 != 0 || next == nil {
-		panic(fmt.Sprintf("native: Syrk32TilesShared: k %d, kc %d, len(pk) %d, ldc %d, len(c) %d, rows %d", k, kc, len(pk), ldc, len(c), rows))
-	}
-	f := C.int(0)
-	if first {
-		f = 1
-	}
-	pp, pc, pn := (*C.float)(unsafe.Pointer(&pk[0])), (*C.float)(unsafe.Pointer(&c[0])), (*C.int)(unsafe.Pointer(next))
-	if wide && hasWide {
-		C.kd_syrk32_tiles_shared_avx512(C.int(k), C.int(kc), pp, pc, C.long(ldc), f, C.int(rows), pn)
-	} else {
-		C.kd_syrk32_tiles_shared_base(C.int(k), C.int(kc), pp, pc, C.long(ldc), f, C.int(rows), pn)
+	if C.kd_syrk32_run(w512, C.int(max(threads, 1)), C.int(k), C.int(min(kc, w)), C.int(w), (*C.float)(unsafe.Pointer(&a[0])), C.long(lda),
+		ps, pt, (*C.float)(unsafe.Pointer(&pk[0])), (*C.float)(unsafe.Pointer(&c[0])), C.long(ldc), C.int(rows)) != 0 {
+		panic("native: Syrk32Run: out of memory for two counters a block")
 	}
 }

@@ -104,3 +104,45 @@ func TestSyrk32Forms(t *testing.T) {
 		Syrk32Tiles(false, 3, 4, make([]float32, Syrk32PackLen(3, 4)), 1, 3, make([]float32, 9), 3, true)
 	})
 }
+
+// Syrk32Run on its own threads: the same bits on 1, 2, 3 and 7 threads
+// (more threads than tasks included), with and without the shift, and
+// the tiles' and packing's values: each row's upper triangle the
+// Syrk32Tiles sums of the packed values block after block.
+func TestSyrk32Run(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const k, w, kc, lda = 70, 300, 128, 307
+	a := make([]float32, (k-1)*lda+w)
+	for i := range a {
+		a[i] = float32(r.NormFloat64())
+	}
+	shift := make([]float64, k)
+	for i := range shift {
+		shift[i] = r.NormFloat64() / 4
+	}
+	for _, wide := range []bool{false, true} {
+		for _, sh := range [][]float64{nil, shift} {
+			// Block by block with the single-threaded parts.
+			want, wantSums := make([]float32, k*k), make([]float64, k)
+			pk := make([]float32, Syrk32PackLen(k, kc))
+			for p0 := 0; p0 < w; p0 += kc {
+				n := min(kc, w-p0)
+				Syrk32Pack(wide, k, n, a[p0:], lda, 0, Syrk32Panels(k), sh, wantSums, pk)
+				Syrk32Tiles(wide, k, n, pk, 0, k, want, k, p0 == 0)
+			}
+			for _, threads := range []int{1, 2, 3, 7} {
+				got, sums := make([]float32, k*k), make([]float64, k)
+				Syrk32Run(wide, threads, k, kc, w, a, lda, sh, sums, make([]float32, Syrk32PackLen(k, kc)), got, k, 16)
+				for i := 0; i < k; i++ {
+					require.Equal(t, want[i*k+i:(i+1)*k], got[i*k+i:(i+1)*k], "wide %v shift %v threads %d row %d", wide, sh != nil, threads, i)
+				}
+				if sh != nil {
+					require.Equal(t, wantSums, sums, "threads %d", threads)
+				}
+			}
+		}
+	}
+	require.Panics(t, func() {
+		Syrk32Run(false, 2, 3, 4, 4, make([]float32, 12), 4, nil, nil, make([]float32, Syrk32PackLen(3, 4)), make([]float32, 9), 3, 12)
+	})
+}
