@@ -104,11 +104,11 @@ func (m *NystromMap) TrainMeans() []float64 {
 	if m.train == nil && (m.cross != nil || m.crossRows != nil) {
 		return append([]float64(nil), m.gramMean...)
 	}
-	if m.train == nil {
-		return nil
-	}
 	if m.means != nil {
 		return append([]float64(nil), m.means...)
+	}
+	if m.train == nil {
+		return nil
 	}
 	return ColumnMeans(m.train)
 }

@@ -394,34 +394,42 @@ func (st *rpc) result(start time.Time) (*NystromMap, error) {
 	info.Rank = kcols
 	info.TraceError = st.resTrace / st.trace
 	info.EigenvalueBound = st.resTrace
+	var means []float64
+	if st.ft32 != nil {
+		sums := st.fac.(factor32).sums
+		means = make([]float64, kcols)
+		for e := range means {
+			means[e] = sums[e] / float64(src.n)
+		}
+	}
 	if st.ny.ResidualSample > 0 {
-		lmax, err := st.sampledResidual()
+		// A sampled fit's own fit (its pool set: Nystrom.sampled) keeps
+		// R, the landmarks and the means, not F: the residual estimate
+		// gives F back to the pool once it has read F_S.
+		lmax, err := st.sampledResidual(st.ny.pool != nil)
 		if err != nil {
 			return nil, err
 		}
 		info.ResidualNormLower = math.Max(lmax, 0)
 	}
 	info.Seconds = time.Since(start).Seconds()
-	out := &NystromMap{Kernel: st.k, Landmarks: st.pivots, XL: xl, R: rr, train: st.fac.train(kcols), info: info}
-	if st.ft32 != nil {
-		out.ft32 = st.ft32
-		sums := st.fac.(factor32).sums
-		out.means = make([]float64, kcols)
-		for e := range out.means {
-			out.means[e] = sums[e] / float64(src.n)
-		}
+	out := &NystromMap{Kernel: st.k, Landmarks: st.pivots, XL: xl, R: rr, info: info, means: means}
+	if !src.f32 || st.ft32 != nil {
+		out.train, out.ft32 = st.fac.train(kcols), st.ft32
 	}
 	return out, nil
 }
 
 // sampledResidual is the largest eigenvalue of K − K̂ on ResidualSample
 // rows S chosen uniformly (TopEigenvalue): a lower bound on ‖K − K̂‖₂.
+// With release, float32 features go back to the pool once F_S is read
+// (st.ft32 nil after), for the product's scratch to take.
 // F_S·F_Sᵀ is subtracted in the features' own precision: float64 by
 // dsyrk, or for float32 features by ssyrk on F_S as stored (float32
 // accumulation: each entry within about √k·2⁻²³·‖f_a‖·‖f_b‖ of the exact
 // product of the stored features, and ‖f(x)‖² ≤ k(x, x): far below the
 // residual's scale) — half the time and memory of a float64 copy.
-func (st *rpc) sampledResidual() (float64, error) {
+func (st *rpc) sampledResidual(release bool) (float64, error) {
 	n, dim := st.src.n, st.src.dim
 	p := min(st.ny.ResidualSample, n)
 	sample := st.r.Perm(n)[:p]
@@ -443,6 +451,10 @@ func (st *rpc) sampledResidual() (float64, error) {
 				}
 			}
 		})
+		if release {
+			pool.Put32(st.ft32.Data)
+			st.ft32 = nil
+		}
 		acc := pool.Float32s(p * p)
 		defer pool.Put32(acc)
 		if err := linalg.SubATA32(e, fs, st.kcols, acc); err != nil {

@@ -54,11 +54,11 @@ func detect(order func() (int, bool)) Facts {
 //     rows beat sgemm and the map;
 //   - SymmNative always: the tile kernel reads one triangle once and beats
 //     dsymm on blocks;
-//   - SyrkNative where the processor has AVX-512 F, VL and DQ and
-//     OpenBLAS runs a core without AVX-512 kernels (Haswell, Zen or a
-//     generic one): kdual's packed 8×48 kernel took 0.65–0.75 of the time
-//     of OpenBLAS's Haswell ssyrk on C_cC_cᵀ's chunks, and was no faster
-//     than its SkylakeX and Cooperlake ones (docs/paths.md);
+//   - SyrkNative where the processor has AVX-512 F, VL and DQ: kdual's
+//     packed 8×48 kernel, on threads of its own, took about 0.55 of the
+//     time of OpenBLAS's Haswell ssyrk on C_cC_cᵀ's chunks and 0.9–1.0 of
+//     its Cooperlake one, and the million-point 8-bit fit 0.7 and 0.9 of
+//     its time under those cores (docs/paths.md);
 //   - SingleBlocks where the processor has AVX2: float32 block arithmetic
 //     beats the float64 product there (the SSE2 build never did);
 //   - WideSymm and WideSingle where the processor has AVX-512 F, VL and DQ
@@ -76,7 +76,7 @@ func Rules(f Facts) Paths {
 		Grid:         true,
 		Int8:         avx512 && c.VNNI && c.AVX512BW,
 		SymmNative:   true,
-		SyrkNative:   wide && !avx512Cores[strings.ToLower(strings.TrimSpace(f.Core))],
+		SyrkNative:   wide,
 		SingleBlocks: c.AVX2,
 		WideSymm:     wide,
 		WideSingle:   wide,
@@ -95,7 +95,7 @@ func Rules(f Facts) Paths {
 			"AVX-512 VNNI: exact integer kernel rows 3–30× faster than sgemm and the map",
 			"no AVX-512 VNNI: 8-bit data take float32 products"),
 		"symm": "float64 blocks by the tile kernel 1.5–4× faster than dsymm",
-		"syrk": syrkWhy(wide, f.Core),
+		"syrk": syrkWhy(wide),
 		"single": onOff(p.SingleBlocks,
 			"AVX2: float32 tiles in float32 arithmetic 1.4–3× faster than the float64 block product",
 			"no AVX2: the SSE2 float32 kernel is not used for speed"),
@@ -114,17 +114,11 @@ func Rules(f Facts) Paths {
 	return p
 }
 
-// avx512Cores are OpenBLAS's cores with AVX-512 kernels.
-var avx512Cores = map[string]bool{"skylakex": true, "cooperlake": true, "sapphirerapids": true}
-
-func syrkWhy(wide bool, core string) string {
-	switch {
-	case !wide:
+func syrkWhy(wide bool) string {
+	if !wide {
 		return "no AVX-512 F/VL/DQ: OpenBLAS ssyrk is the only path"
-	case avx512Cores[strings.ToLower(strings.TrimSpace(core))]:
-		return "OpenBLAS's " + core + " core has AVX-512 kernels: its ssyrk was as fast as the packed kernel or faster (Zen 5)"
 	}
-	return "AVX-512 with OpenBLAS's " + orUnknown(core) + " core: C·Cᵀ of float32 rows by the packed kernel in 0.65–0.75 of Haswell ssyrk's time (Zen 5)"
+	return "AVX-512: C·Cᵀ of float32 rows by the packed kernel in about 0.55 of the time of OpenBLAS's Haswell ssyrk and 0.9–1.0 of its Cooperlake one (Zen 5)"
 }
 
 func hugeWhy(f Facts) string {

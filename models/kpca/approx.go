@@ -290,7 +290,9 @@ func (k *KPCA) fitMapSmall(mf *mapFit) (*mat.Dense, error) {
 			}
 		}
 	}
-	k.values, k.scores, k.h = e.Values, scores, linalg.CopyOf(scores)
+	// The dual variables of an approximate fit are its scores: one matrix,
+	// never written after this (H and Scores return copies).
+	k.values, k.scores, k.h = e.Values, scores, scores
 	k.info = small
 	k.info.Cost, _ = OptimalCost(e.Values)
 	return w, nil
