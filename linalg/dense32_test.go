@@ -560,4 +560,8 @@ func TestAddShiftedOuterRows32(t *testing.T) {
 	require.ErrorIs(t, AddShiftedOuterRows32(g, data, 4, 4, make([]float64, 2), make([]float64, 3), false, nil, nil), status.ErrInvalid)
 	require.ErrorIs(t, AddShiftedOuterRows32(g, data, 4, 4, make([]float64, 3), make([]float64, 2), true, nil, nil), status.ErrInvalid)
 	require.ErrorIs(t, AddShiftedOuterRows32(g, data, outerPanel+1, outerPanel+1, make([]float64, 3), make([]float64, 3), true, nil, nil), status.ErrInvalid)
+	// Data that end inside the last row, and a stride below the width.
+	require.ErrorIs(t, AddShiftedOuterRows32(g, data[:2*100+99], 100, 100, make([]float64, 3), make([]float64, 3), true, nil, nil), status.ErrInvalid)
+	require.ErrorIs(t, AddShiftedOuterRows32(g, data, 100, 99, make([]float64, 3), make([]float64, 3), true, nil, nil), status.ErrInvalid)
+	require.NoError(t, AddShiftedOuterRows32(g, data[:2*100+100], 100, 100, make([]float64, 3), make([]float64, 3), true, nil, nil))
 }

@@ -740,6 +740,13 @@ func TestCopyDense(t *testing.T) {
 	require.True(t, mat.Equal(before, x), "the source is not written")
 	require.Nil(t, CopyDense(nil))
 	require.Nil(t, CopyDense(&mat.Dense{}))
+	// A copy whose buffer has no room past its last row (64 KB: a whole
+	// number of pages): each block of rows writes its own rows only.
+	big := randData(5, 1100, 12)
+	v2 := big.Slice(0, 1024, 0, 8).(*mat.Dense)
+	c2 := CopyDense(v2)
+	require.True(t, mat.Equal(v2, c2))
+	require.Equal(t, 1024*8, cap(c2.RawMatrix().Data))
 }
 
 // TriInverse: T·T⁻¹ = I to rounding for upper and lower factors with a

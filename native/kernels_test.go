@@ -462,6 +462,16 @@ func TestRBFMap32EqualsWidenThenMap(t *testing.T) {
 		require.NotPanics(t, func() { b.RBFMap32(3, 0, make([]float32, 2), 5, out, 5, make([]float64, 3), nil, -1, false) })
 		require.NotPanics(t, func() { b.RBFMap32(0, 3, nil, 3, nil, 3, nil, make([]float64, 3), -1, false) })
 		require.Equal(t, []float64{9, 9, 9}, out)
+		// Scale 0 (c ≤ 0 holds): every entry exp(0) = 1; a positive scale
+		// is refused.
+		ones := make([]float64, 6)
+		require.NotPanics(t, func() {
+			b.RBFMap32(2, 3, []float32{1, 2, 3, 4, 5, 6}, 3, ones, 3, []float64{1, 2}, []float64{3, 4, 5}, 0, false)
+		})
+		require.Equal(t, []float64{1, 1, 1, 1, 1, 1}, ones)
+		require.Panics(t, func() {
+			b.RBFMap32(2, 3, make([]float32, 6), 3, ones, 3, make([]float64, 2), make([]float64, 3), 0.5, false)
+		})
 	}
 }
 
@@ -928,4 +938,19 @@ func TestMulT32Empty(t *testing.T) {
 			}, "%s m=%d n=%d", b.Name(), m, n)
 		}
 	}
+}
+
+// validTileRow asks for every tile's last entry: the last (Last columns)
+// and the one before it (T columns), which lies further out when the tiles
+// start less than T − Last apart; rows of length M·Lda, and none for no
+// rows.
+func TestValidTileRow(t *testing.T) {
+	r := TileRow{M: 1, T: 8, Tiles: 3, Last: 2, Step: 4, Lda: 8}
+	require.False(t, validTileRow(r, 11), "the middle tile ends at 12")
+	require.True(t, validTileRow(r, 12))
+	r = TileRow{M: 3, T: 8, Tiles: 2, Last: 8, Step: 8, Lda: 16}
+	require.False(t, validTileRow(r, 2*16+15))
+	require.True(t, validTileRow(r, 2*16+16))
+	require.True(t, validTileRow(TileRow{M: 0, T: 8, Tiles: 2, Last: 8, Step: 8, Lda: 16}, 0))
+	require.False(t, validTileRow(TileRow{M: 1, T: 8, Tiles: 1, Last: 9, Step: 8, Lda: 16}, 100), "a last tile wider than T")
 }

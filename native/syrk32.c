@@ -216,7 +216,7 @@ KD_SYRK32_TILES(, kd_syrk32_tiles_base)
 // when shift is not NULL) into c, in blocks of kc points packed into pk
 // (kd_syrk32_pack's layout), on threads threads: the calling one and
 // threads − 1 it starts for the call and joins before returning (fewer
-// where the system refuses one). For each block every thread claims
+// where the system refuses one or the memory for their handles). For each block every thread claims
 // groups of four panels to pack, then tasks of rows rows (a multiple of
 // 8) to compute, from shared counters, with a barrier after each phase;
 // tasks write disjoint panels and rows of c, so the result is the same
@@ -283,15 +283,11 @@ static void *kd_syrk_work(void *arg) {
     return NULL;
 }
 
-// kd_syrk32_run returns 0, or −1 when it could not allocate its counters
-// (nothing computed).
-int kd_syrk32_run(int wide, int threads, int k, int kc, int w, const float *a, long lda, const double *shift,
-                  double *sums, float *pk, float *c, long ldc, int rows) {
-    int blocks = (w + kc - 1) / kc;
+// next holds two zeroed counters for each block of kc points.
+void kd_syrk32_run(int wide, int threads, int k, int kc, int w, const float *a, long lda, const double *shift,
+                   double *sums, float *pk, float *c, long ldc, int rows, int *next) {
     kd_syrk_job j = {.k = k, .kc = kc, .w = w, .rows = rows, .wide = wide, .a = a, .lda = lda, .ldc = ldc,
-                     .shift = shift, .sums = sums, .pk = pk, .c = c};
-    j.next = calloc(2 * (size_t)blocks, sizeof(int));
-    if (!j.next) return -1;
+                     .shift = shift, .sums = sums, .pk = pk, .c = c, .next = next};
     if (threads < 1) threads = 1;
     pthread_t *tid = threads > 1 ? malloc(sizeof(pthread_t) * (size_t)(threads - 1)) : NULL;
     int started = 0;
@@ -304,6 +300,4 @@ int kd_syrk32_run(int wide, int threads, int k, int kc, int w, const float *a, l
     kd_syrk_work(&j);
     for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
     free(tid);
-    free(j.next);
-    return 0;
 }

@@ -5,8 +5,8 @@ void kd_syrk32_pack_avx512(int k, int kc, const float *a, long lda, int q0, int 
 void kd_syrk32_pack_base(int k, int kc, const float *a, long lda, int q0, int q1, const double *shift, double *sums, float *pk);
 void kd_syrk32_tiles_avx512(int k, int kc, const float *pk, int r0, int r1, float *c, long ldc, int first);
 void kd_syrk32_tiles_base(int k, int kc, const float *pk, int r0, int r1, float *c, long ldc, int first);
-int kd_syrk32_run(int wide, int threads, int k, int kc, int w, const float *a, long lda, const double *shift,
-                  double *sums, float *pk, float *c, long ldc, int rows);
+void kd_syrk32_run(int wide, int threads, int k, int kc, int w, const float *a, long lda, const double *shift,
+                   double *sums, float *pk, float *c, long ldc, int rows, int *next);
 */
 import "C"
 
@@ -123,8 +123,8 @@ func Syrk32Run(wide bool, threads, k, kc, w int, a []float32, lda int, shift, su
 	if wide && hasWide {
 		w512 = 1
 	}
-	if C.kd_syrk32_run(w512, C.int(max(threads, 1)), C.int(k), C.int(min(kc, w)), C.int(w), (*C.float)(unsafe.Pointer(&a[0])), C.long(lda),
-		ps, pt, (*C.float)(unsafe.Pointer(&pk[0])), (*C.float)(unsafe.Pointer(&c[0])), C.long(ldc), C.int(rows)) != 0 {
-		panic("native: Syrk32Run: out of memory for two counters a block")
-	}
+	kc = min(kc, w)
+	next := make([]int32, 2*((w+kc-1)/kc)) // each block's two task counters
+	C.kd_syrk32_run(w512, C.int(max(threads, 1)), C.int(k), C.int(kc), C.int(w), (*C.float)(unsafe.Pointer(&a[0])), C.long(lda),
+		ps, pt, (*C.float)(unsafe.Pointer(&pk[0])), (*C.float)(unsafe.Pointer(&c[0])), C.long(ldc), C.int(rows), (*C.int)(unsafe.Pointer(&next[0])))
 }
