@@ -24,7 +24,7 @@ func addPanel(raw blas64.Symmetric, data []float32, k, w, ld int, acc, pack []fl
 // block's 48 columns (three panels, 96 KB) stay in L2 while every row
 // tile passes over them, and the whole packed block (2 MB at k = 1000)
 // mostly in L2 and L3; 512 and 1024 were the fastest of 256 … 2048 at
-// k = 1000 and 2000 (docs/paths.md).
+// k = 1000 and 2000 (docs/measurements.md, "The packed C·Cᵀ kernel").
 const syrkDepth = 512
 
 // syrkRows is the rows per task of the native Syrk32: their panels stay
