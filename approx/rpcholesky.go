@@ -422,13 +422,13 @@ func (st *rpc) result(start time.Time) (*NystromMap, error) {
 
 // sampledResidual is the largest eigenvalue of K − K̂ on ResidualSample
 // rows S chosen uniformly (TopEigenvalue): a lower bound on ‖K − K̂‖₂.
-// With release, float32 features go back to the pool once F_S is read
-// (st.ft32 nil after), for the product's scratch to take.
 // F_S·F_Sᵀ is subtracted in the features' own precision: float64 by
 // dsyrk, or for float32 features by ssyrk on F_S as stored (float32
 // accumulation: each entry within about √k·2⁻²³·‖f_a‖·‖f_b‖ of the exact
 // product of the stored features, and ‖f(x)‖² ≤ k(x, x): far below the
-// residual's scale) — half the time and memory of a float64 copy.
+// residual's scale) — half the time and memory of a float64 copy. With
+// release, float32 features go back to the pool once F_S is read
+// (st.ft32 nil after), for the product's scratch to take.
 func (st *rpc) sampledResidual(release bool) (float64, error) {
 	n, dim := st.src.n, st.src.dim
 	p := min(st.ny.ResidualSample, n)

@@ -304,21 +304,14 @@ func addUpper(raw blas64.Symmetric, acc []float32, k int) {
 
 // CenterRows32 subtracts mean[r] from every entry of row r of ft in
 // place, each difference computed in float64 and rounded once: F − 1μᵀ
-// for F = ftᵀ, the values OuterT32 would centre block by block.
+// for F = ftᵀ, the values OuterT32 would centre block by block
+// (ShiftRows32, its row sums dropped).
 func CenterRows32(ft *Dense32, mean []float64) error {
 	k, n := ft.Dims()
 	if len(mean) != k {
 		return invalidf("CenterRows32: %d means for %d rows", len(mean), k)
 	}
-	par.Blocks(0, k, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			mu := mean[r]
-			row := ft.Data[r*n : (r+1)*n]
-			for j, v := range row {
-				row[j] = float32(float64(v) - mu)
-			}
-		}
-	})
+	ShiftRows32(ft.Data, n, n, mean, make([]float64, k))
 	return nil
 }
 

@@ -45,9 +45,9 @@ func PackScratch32(k, w int) int {
 // points packed into pack (PackScratch32 long; shorter: one is lent by
 // package scratch), tasks of syrkRows rows shared among GOMAXPROCS
 // threads of its own (par.Workers), each block's sums added in block
-// order — the same bits whatever the threads. Entries below the diagonal are scratch. Each entry is a
-// float32 sum of w products, within about w·u of the sum of their
-// absolute values (u = 2⁻²⁴), either way. Which is faster is a rule of
+// order — the same bits whatever the threads. Entries below the diagonal
+// are scratch. Each entry is a float32 sum of w products, within about
+// w·u of the sum of their absolute values (u = 2⁻²⁴), either way. Which is faster is a rule of
 // package paths (SyrkNative), which callers read through package gram
 // (gram.PackedSyrk).
 func Syrk32(packed bool, acc []float32, k, w int, data []float32, ld int, pack []float32) {
@@ -85,8 +85,9 @@ func syrkNative(wide bool, acc []float32, k, w int, data []float32, ld int, shif
 // wider matrix, read in place: Syrk32 (its packed kernel when packed) on
 // panels of outerPanel points into acc (k² float32s of scratch; nil
 // allocates them; pack the packed kernel's, PackScratch32 long or lent),
-// each panel's sum added in float64 in panel order — for a whole Dense32 (w = ld = its columns) the values
-// OuterT32 without centring adds for the same panels.
+// each panel's sum added in float64 in panel order — for a whole Dense32
+// (w = ld = its columns) the values OuterT32 without centring adds for
+// the same panels.
 func AddOuterRows32(dst *mat.SymDense, data []float32, w, ld int, packed bool, acc, pack []float32) error {
 	k := dst.SymmetricDim()
 	if w < 1 || ld < w || len(data) < (k-1)*ld+w {

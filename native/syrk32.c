@@ -52,22 +52,19 @@ static inline void kd_pack_square(const float *a, long lda, int r0, int rows, in
     memcpy(dst + (size_t)p0 * 16, t, sizeof(float) * 16 * (size_t)np);
 }
 
-#define KD_SYRK32_PACK(ATTR, NAME)                                                      \
-ATTR void NAME(int k, int kc, const float *a, long lda, int q0, int q1, const double *shift, \
-               double *sums, float *pk) {                                               \
-    for (int q = q0; q < q1; q++) {                                                     \
-        float *dst = pk + (size_t)q * KD_PANEL(kc);                                      \
-        int r0 = 16 * q, rows = k - r0 < 16 ? k - r0 : 16;                              \
-        if (rows <= 0) {                                                                \
-            memset(dst, 0, sizeof(float) * (size_t)kc * 16);                            \
-            continue;                                                                   \
-        }                                                                               \
-        for (int p0 = 0; p0 < kc; p0 += 16)                                             \
-            kd_pack_square(a, lda, r0, rows, p0, kc - p0 < 16 ? kc - p0 : 16, shift, sums, dst); \
-    }                                                                                   \
+void kd_syrk32_pack_base(int k, int kc, const float *a, long lda, int q0, int q1, const double *shift,
+                         double *sums, float *pk) {
+    for (int q = q0; q < q1; q++) {
+        float *dst = pk + (size_t)q * KD_PANEL(kc);
+        int r0 = 16 * q, rows = k - r0 < 16 ? k - r0 : 16;
+        if (rows <= 0) {
+            memset(dst, 0, sizeof(float) * (size_t)kc * 16);
+            continue;
+        }
+        for (int p0 = 0; p0 < kc; p0 += 16)
+            kd_pack_square(a, lda, r0, rows, p0, kc - p0 < 16 ? kc - p0 : 16, shift, sums, dst);
+    }
 }
-
-KD_SYRK32_PACK(, kd_syrk32_pack_base)
 
 // kd_syrk32_pack_avx512 is kd_syrk32_pack with each 16×16 square of a
 // full panel transposed in registers (unpacks and lane shuffles), then

@@ -15,13 +15,9 @@ import (
 	"unsafe"
 )
 
-// Syrk32Panel and Syrk32Block are the geometry of Syrk32Pack and
-// Syrk32Tiles: rows are packed in panels of Syrk32Panel, and a column
-// block is Syrk32Block columns (three panels).
-const (
-	Syrk32Panel = 16
-	Syrk32Block = 48
-)
+// Syrk32Block is the columns of a column block of Syrk32Tiles: three
+// panels of 16 rows.
+const Syrk32Block = 48
 
 // Syrk32Panels returns the panels a packed block of k rows holds: enough
 // for every column block, ⌈k/48⌉·3.
@@ -35,9 +31,9 @@ func Syrk32PackLen(k, kc int) int { return Syrk32Panels(k) * (16*kc + 16) }
 // Syrk32Pack packs panels [q0, q1) of a block of kc points of k rows —
 // row r's values at a[r·lda : r·lda+kc] — for Syrk32Tiles: panel q holds,
 // for each point p, the values of rows 16q … 16q+15 at
-// pk[q·(16·kc+16) + 16·p …] (0 for rows ≥ k). With shift (len ≥ k; nil: the values as they are)
-// each packed value of row r is float32(float64(a) − shift[r]), rounded
-// once, and sums[r] gains the packed values of its row in float64, point
+// pk[q·(16·kc+16) + 16·p …] (0 for rows ≥ k). With shift (len ≥ k;
+// nil: the values as they are) each packed value of row r is
+// float32(float64(a) − shift[r]), rounded once, and sums[r] gains the packed values of its row in float64, point
 // by point in order: over the blocks of a product packed in order, the
 // row sums of the shifted values in point order, as a plain loop adds
 // them. wide runs the AVX-512 form (where HasWide; the baseline
