@@ -151,6 +151,11 @@ func TestNystromFit32Ranges(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, max > 0, ny.cross != nil, "C stored")
 		require.Equal(t, max == 0, ny.crossRows != nil, "C computed again")
+		for e, l := range ny.Landmarks { // the caller's rows, widened
+			for j, v := range x32.Row(l) {
+				require.Equal(t, float64(v), ny.XL.At(e, j))
+			}
+		}
 		return ny
 	}
 	stored, ranges := fit(1<<30), fit(0)
@@ -384,6 +389,9 @@ func TestFitLevels8Paths(t *testing.T) {
 		sm, err := Nystrom{Rank: 30, Seed: 2, Sample: 100}.FitLevels8(lv, k)
 		require.NoError(t, err, "int8 %v, sampled", int8On)
 		require.Equal(t, sampled.Landmarks, sm.Landmarks, "int8 %v, sampled", int8On)
+		for e, l := range sm.Landmarks {
+			require.Equal(t, x.RawRowView(l), sm.XL.RawRowView(e), "int8 %v, sampled: landmark %d's row", int8On, e)
+		}
 		require.InDelta(t, sampled.Info().TraceError, sm.Info().TraceError, 1e-6, "int8 %v, sampled", int8On)
 	}
 }

@@ -150,6 +150,10 @@ type Nystrom struct {
 	// pool lends scratch buffers (a fit on a sample and its completion
 	// share one); nil allocates them.
 	pool *scratch.Pool
+	// ofSample marks a sampled fit's own fit: its map has no landmarks'
+	// rows (XL nil), which fromSample gathers once C's buffers are back
+	// in the pool.
+	ofSample bool
 }
 
 // Info says how a feature map was built and how far it is from the
@@ -251,6 +255,7 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	if err := ny.check(n); err != nil {
 		return nil, err
 	}
+	ny.collect()
 	src := nySource{n: n, dim: dim, row: func(i int, dst []float64) { copy(dst, x.RawRowView(i)) }}
 	if ny.Float32 {
 		// Data on an 8-bit grid (images) get exact integer kernel rows
@@ -322,6 +327,7 @@ func (ny Nystrom) Fit32(x *linalg.Dense32, k kernel.Kernel) (*NystromMap, error)
 	if err := ny.check(n); err != nil {
 		return nil, err
 	}
+	ny.collect()
 	rows, err := kernel.Rows32(x, k, gram.GramOptions{})
 	if err != nil {
 		return nil, err
@@ -362,6 +368,7 @@ func (ny Nystrom) FitLevels8(x *linalg.Levels8, k kernel.Kernel) (*NystromMap, e
 	if err := ny.check(n); err != nil {
 		return nil, err
 	}
+	ny.collect()
 	src := nySource{n: n, dim: dim, f32: true, row: x.Row}
 	rows, err := kernel.RowsLevels8(x, k, rowOptions)
 	if err != nil {
@@ -441,40 +448,6 @@ func (ny Nystrom) fitOrSample(src nySource, k kernel.Kernel, start time.Time, fi
 		return ny.sampled(src, k, ns, start, fitSample)
 	}
 	return ny.fit(src, k, start)
-}
-
-// sampleOfGrid fits the rows pos of x, whose kernel rows are rows (exact
-// integer products): as their 8-bit levels (gram.KernelRows.Levels8: the
-// same kernel values, no float64 copy or second grid scan; FitLevels8),
-// the landmarks' rows then set back to x's own (the levels are x less each
-// column's minimum). Where rows has no levels, as sampleOfDense.
-func sampleOfGrid(x *mat.Dense, k kernel.Kernel, rows *gram.KernelRows) func(Nystrom, []int) (*NystromMap, error) {
-	return func(sub Nystrom, pos []int) (*NystromMap, error) {
-		lv, ok := rows.Levels8(pos)
-		if !ok {
-			return sampleOfDense(x, k)(sub, pos)
-		}
-		sm, err := sub.FitLevels8(lv, k)
-		if err != nil {
-			return nil, err
-		}
-		for a, l := range sm.Landmarks {
-			copy(sm.XL.RawRowView(a), x.RawRowView(pos[l]))
-		}
-		return sm, nil
-	}
-}
-
-// sampleOfDense fits the rows pos of x (a float64 copy of them).
-func sampleOfDense(x *mat.Dense, k kernel.Kernel) func(Nystrom, []int) (*NystromMap, error) {
-	return func(sub Nystrom, pos []int) (*NystromMap, error) {
-		_, d := x.Dims()
-		xs := mat.NewDense(len(pos), d, nil)
-		for a, i := range pos {
-			copy(xs.RawRowView(a), x.RawRowView(i))
-		}
-		return sub.Fit(xs, k)
-	}
 }
 
 // shiftedFloat32 returns the rows of x rounded to float32, shifted by

@@ -382,10 +382,6 @@ func (st *rpc) result(start time.Time) (*NystromMap, error) {
 	st.ny.pool.Put(st.slab)
 	st.slab = nil
 	kcols, src := st.kcols, st.src
-	xl := mat.NewDense(kcols, src.dim, nil)
-	for a, p := range st.pivots {
-		src.row(p, xl.RawRowView(a))
-	}
 	rr := st.rfull
 	if kcols < st.m {
 		rr = linalg.CopyOf(st.rfull.Slice(0, kcols, 0, kcols))
@@ -412,6 +408,10 @@ func (st *rpc) result(start time.Time) (*NystromMap, error) {
 		}
 		info.ResidualNormLower = math.Max(lmax, 0)
 	}
+	var xl *mat.Dense
+	if !st.ny.ofSample {
+		xl = landmarkRows(st.ny.pool, src, st.pivots)
+	}
 	info.Seconds = time.Since(start).Seconds()
 	out := &NystromMap{Kernel: st.k, Landmarks: st.pivots, XL: xl, R: rr, info: info, means: means}
 	if !src.f32 || st.ft32 != nil {
@@ -434,14 +434,11 @@ func (st *rpc) sampledResidual(release bool) (float64, error) {
 	p := min(st.ny.ResidualSample, n)
 	sample := st.r.Perm(n)[:p]
 	pool := st.ny.pool
-	buf := pool.Float64s(p * p)
-	defer pool.Put(buf)
-	e, err := among(st.src.rows, &pointRows{idx: sample, dim: dim, row: st.src.row}, st.k, buf)
-	if err != nil {
-		return 0, err
-	}
+	var fs []float32
 	if st.ft32 != nil {
-		fs := pool.Float32s(st.kcols * p) // F_Sᵀ
+		// F_Sᵀ first: with release, K(S, S) and the product's scratch
+		// then take F's memory.
+		fs = pool.Float32s(st.kcols * p)
 		defer pool.Put32(fs)
 		par.Blocks(0, st.kcols, func(lo, hi int) {
 			for f := lo; f < hi; f++ {
@@ -455,6 +452,14 @@ func (st *rpc) sampledResidual(release bool) (float64, error) {
 			pool.Put32(st.ft32.Data)
 			st.ft32 = nil
 		}
+	}
+	buf := pool.Float64s(p * p)
+	defer pool.Put(buf)
+	e, err := among(st.src.rows, &pointRows{idx: sample, dim: dim, row: st.src.row}, st.k, buf)
+	if err != nil {
+		return 0, err
+	}
+	if fs != nil {
 		acc := pool.Float32s(p * p)
 		defer pool.Put32(acc)
 		if err := linalg.SubATA32(e, fs, st.kcols, acc); err != nil {

@@ -88,7 +88,7 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 	pos := Strata(rng.New(seed^sampleSeed), src.n, ns)
 	ny.pool = new(scratch.Pool)
 	sub := ny
-	sub.Sample = -1
+	sub.Sample, sub.ofSample = -1, true
 	sm, err := fitSample(sub, pos)
 	if err != nil {
 		return nil, err
@@ -100,6 +100,34 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 		ny.pool.Put32(ft.Data)
 	}
 	return ny.fromSample(src, k, pos, sm, sampleMean, start)
+}
+
+// sampleOfGrid fits the rows pos of x, whose kernel rows are rows (exact
+// integer products): as their 8-bit levels (gram.KernelRows.Levels8: the
+// same kernel values, no float64 copy or second grid scan; FitLevels8;
+// the levels are x less each column's minimum, and the map's landmarks'
+// rows are x's own, which fromSample gathers). Where rows has no levels,
+// as sampleOfDense.
+func sampleOfGrid(x *mat.Dense, k kernel.Kernel, rows *gram.KernelRows) func(Nystrom, []int) (*NystromMap, error) {
+	return func(sub Nystrom, pos []int) (*NystromMap, error) {
+		lv, ok := rows.Levels8(pos)
+		if !ok {
+			return sampleOfDense(x, k)(sub, pos)
+		}
+		return sub.FitLevels8(lv, k)
+	}
+}
+
+// sampleOfDense fits the rows pos of x (a float64 copy of them).
+func sampleOfDense(x *mat.Dense, k kernel.Kernel) func(Nystrom, []int) (*NystromMap, error) {
+	return func(sub Nystrom, pos []int) (*NystromMap, error) {
+		_, d := x.Dims()
+		xs := mat.NewDense(len(pos), d, nil)
+		for a, i := range pos {
+			copy(xs.RawRowView(a), x.RawRowView(i))
+		}
+		return sub.Fit(xs, k)
+	}
 }
 
 // fromSample completes a map whose landmarks were chosen on the rows pos
@@ -124,11 +152,12 @@ func (ny Nystrom) sampled(src nySource, k kernel.Kernel, ns int, start time.Time
 // s = R·μ_s (the sample's mean kernel row).
 func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *NystromMap, sampleMean []float64, start time.Time) (*NystromMap, error) {
 	n, m := src.n, len(sm.Landmarks)
+	ny.collect()
 	land := make([]int, m)
 	for a, l := range sm.Landmarks {
 		land[a] = pos[l]
 	}
-	out := &NystromMap{Kernel: k, Landmarks: land, XL: sm.XL, R: sm.R, pool: ny.pool}
+	out := &NystromMap{Kernel: k, Landmarks: land, R: sm.R, pool: ny.pool}
 	var rows func(p0, p1 int, dst []float32, ld int)
 	var each func(p0, p1 int, dst []float32, ld int, use func() func(q0, q1 int))
 	switch {
@@ -167,6 +196,7 @@ func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *Nystr
 	if err != nil {
 		return nil, err
 	}
+	out.XL = landmarkRows(ny.pool, src, land)
 	// A = R⁻¹·G_c·R⁻ᵀ in place (its upper triangle: symmetric by
 	// construction).
 	g := out.gram
@@ -374,6 +404,14 @@ func (m *NystromMap) TrainGram() (*mat.SymDense, []float64, bool) {
 		return nil, nil, false
 	}
 	return m.gram, append([]float64(nil), m.gramMean...), true
+}
+
+// ScoresDense returns a zeroed r×c matrix for TrainScores's dst, in
+// memory the fit's buffers gave back where the map still has them (pages
+// already written: a fresh one costs a fault), else new; the matrix is
+// the caller's to keep.
+func (m *NystromMap) ScoresDense(r, c int) *mat.Dense {
+	return mat.NewDense(r, c, m.pool.Float64s(r*c))
 }
 
 // TrainScores sets dst (n×s) to F_c·V for V (k×s) from the training

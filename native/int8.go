@@ -22,6 +22,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/kdual/kdual/internal/bigmem"
 )
 
 // Kernel rows of 8-bit data by exact integer inner products.
@@ -74,8 +76,7 @@ func PackInt8(n, d int, level func(i int, dst []uint8)) (*Int8Points, error) {
 	}
 	d4 := (d + 3) / 4
 	nb := (n + Int8Block - 1) / Int8Block
-	p := &Int8Points{N: n, D: d, d4: d4, packed: make([]uint8, nb*Int8Block*4*d4),
-		sums: make([]int32, nb*Int8Block), norms: make([]float64, nb*Int8Block)}
+	p := newInt8Points(n, d, d4, nb)
 	parallelBlocks(nb, func(b int) {
 		buf := make([]uint8, 4*d4) // zero past d
 		base := p.packed[b*Int8Block*4*d4:]
@@ -95,6 +96,15 @@ func PackInt8(n, d int, level func(i int, dst []uint8)) (*Int8Points, error) {
 		}
 	})
 	return p, nil
+}
+
+// newInt8Points allocates n points of d features in nb blocks, the packed
+// levels asking for huge pages where they are on (bigmem.AdviseScratch).
+func newInt8Points(n, d, d4, nb int) *Int8Points {
+	p := &Int8Points{N: n, D: d, d4: d4, packed: make([]uint8, nb*Int8Block*4*d4),
+		sums: make([]int32, nb*Int8Block), norms: make([]float64, nb*Int8Block)}
+	bigmem.AdviseScratch(p.packed)
+	return p
 }
 
 // Levels writes point i's d levels into dst.
@@ -283,8 +293,7 @@ func (b Build) PackSnap8(n, d int, row func(i int) []float64, lo, tol []float64,
 	}
 	d4 := (d + 3) / 4
 	nb := (n + Int8Block - 1) / Int8Block
-	p := &Int8Points{N: n, D: d, d4: d4, packed: make([]uint8, nb*Int8Block*4*d4),
-		sums: make([]int32, nb*Int8Block), norms: make([]float64, nb*Int8Block)}
+	p := newInt8Points(n, d, d4, nb)
 	shifted := make([]float64, n)
 	var off atomic.Bool
 	pl, pt, pm := (*C.double)(unsafe.Pointer(&lo[0])), (*C.double)(unsafe.Pointer(&tol[0])), (*C.int)(unsafe.Pointer(&mid[0]))

@@ -4,8 +4,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -248,4 +252,59 @@ func TestBracketed(t *testing.T) {
 	} {
 		require.Equal(t, want, bracketed(s), "%q", s)
 	}
+}
+
+// AdviseScratch asks for huge pages on a fresh buffer of ScratchMin bytes
+// or more, only while they are on: the kernel then marks the mapping that
+// holds its 2 MB pages ("hg" among the VmFlags of /proc/self/smaps, where
+// the system has that file and transparent huge pages).
+func TestAdviseScratch(t *testing.T) {
+	defer SetHugePages(false)
+	for _, c := range []struct {
+		on    bool
+		bytes int
+		want  bool
+	}{{false, 8 << 20, false}, {true, ScratchMin - 4096, false}, {true, ScratchMin, true}, {true, 8 << 20, true}} {
+		SetHugePages(c.on)
+		m, err := syscall.Mmap(-1, 0, c.bytes+2*hugePage, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+		require.NoError(t, err)
+		// The buffer starts 4 KB past a 2 MB boundary, as an allocation
+		// may: its first whole 2 MB page is the next one.
+		start := uintptr(unsafe.Pointer(&m[0]))
+		skip := int((start+hugePage-1)&^(hugePage-1)-start) + 4096
+		b := m[skip : skip+c.bytes]
+		AdviseScratch(b)
+		b[len(b)-1] = 3
+		require.Equal(t, uint8(3), b[len(b)-1])
+		page := uintptr(unsafe.Pointer(&b[0])) - 4096 + hugePage
+		flags, ok := vmFlags(page)
+		if ok && THPSetting() != "" {
+			require.Equal(t, c.want, slices.Contains(flags, "hg"), "huge pages %v, %d bytes: VmFlags %v", c.on, len(b), flags)
+		}
+		require.NoError(t, syscall.Munmap(m))
+	}
+}
+
+// vmFlags returns the VmFlags of the mapping holding addr in
+// /proc/self/smaps; false where the file or the mapping is not there.
+func vmFlags(addr uintptr) ([]string, bool) {
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		return nil, false
+	}
+	in := false
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 0 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":") {
+			lo, hi, _ := strings.Cut(f[0], "-")
+			l, err1 := strconv.ParseUint(lo, 16, 64)
+			h, err2 := strconv.ParseUint(hi, 16, 64)
+			in = err1 == nil && err2 == nil && uint64(addr) >= l && uint64(addr) < h
+			continue
+		}
+		if in && len(f) > 0 && f[0] == "VmFlags:" {
+			return f[1:], true
+		}
+	}
+	return nil, false
 }

@@ -1,6 +1,7 @@
 package scratch
 
 import (
+	"runtime"
 	"unsafe"
 
 	"testing"
@@ -166,4 +167,78 @@ func TestPoolBestFit(t *testing.T) {
 	require.Len(t, none.Float32s(7), 7)
 	none.Put(b) // harmless
 	require.Nil(t, AsFloat32s(nil, 0))
+}
+
+// A free piece SplitMin or more longer than asked is split: buffers lent
+// at once never overlap, the pieces of one allocation given back in any
+// order join, so a later buffer as long as the whole is its memory
+// again.
+func TestPoolSplitsAndJoins(t *testing.T) {
+	addr := func(b []float64) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
+	const whole = 6 * SplitMin
+	for _, order := range [][3]int{{0, 1, 2}, {2, 1, 0}, {1, 0, 2}, {0, 2, 1}, {2, 0, 1}, {1, 2, 0}} {
+		var p Pool
+		base := p.Float64s(whole)
+		other := p.Float64s(whole + SplitMin/2) // another allocation, free beside it
+		p.Put(base)
+		p.Put(other)
+		a, f, c := p.Float64s(2*SplitMin), p.Float32s(2*SplitMin), p.Float64s(SplitMin+7)
+		views := [][]float64{a, unsafe.Slice((*float64)(unsafe.Pointer(&f[0])), SplitMin), c}
+		for i, v := range views {
+			require.Zero(t, v[len(v)-1])
+			for j := range v {
+				v[j] = float64(i + 1)
+			}
+			lo, hi := addr(v), addr(v)+uintptr(cap(v))*8
+			require.True(t, lo >= addr(base) && hi <= addr(base)+whole*8, "part %d outside the piece it was split from", i)
+		}
+		for i, v := range views {
+			for _, x := range v {
+				require.Equal(t, float64(i+1), x, "part %d was overwritten by another", i)
+			}
+		}
+		require.Equal(t, 2*SplitMin, cap(f), "a split piece is lent with its length as capacity")
+		for _, i := range order {
+			switch i {
+			case 0:
+				p.Put(a)
+			case 1:
+				p.Put32(f)
+			case 2:
+				p.Put(c)
+			}
+		}
+		again := p.Float64s(whole)
+		require.Equal(t, addr(base), addr(again), "order %v: the pieces did not join", order)
+		require.Equal(t, make([]float64, whole), again)
+		// base is lent again and other free: a buffer longer than other
+		// is a new one, other's length is other.
+		longer := p.Float64s(whole + SplitMin)
+		require.NotEqual(t, addr(other), addr(longer))
+		require.Equal(t, addr(other), addr(p.Float64s(whole+SplitMin/2)))
+	}
+}
+
+// Collect collects exactly when the memory a collection scans is at most
+// its bound: a cycle runs (NumGC grows) under a bound above ScanBytes,
+// none under a bound below it.
+func TestCollect(t *testing.T) {
+	keep := make([]*[64]byte, 1<<14) // a scannable heap of about 1 MB
+	for i := range keep {
+		keep[i] = new([64]byte)
+	}
+	runtime.GC()
+	scan := ScanBytes()
+	require.Greater(t, scan, uint64(len(keep)*8), "the scannable heap holds keep")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	require.True(t, Collect(scan+1<<20))
+	runtime.ReadMemStats(&after)
+	require.Greater(t, after.NumGC, before.NumGC)
+	scan = ScanBytes()
+	runtime.ReadMemStats(&before)
+	require.False(t, Collect(scan/2))
+	runtime.ReadMemStats(&after)
+	require.Equal(t, before.NumGC, after.NumGC)
+	runtime.KeepAlive(keep)
 }

@@ -237,7 +237,12 @@ func (k *KPCA) fitMapSmall(mf *mapFit) (*mat.Dense, error) {
 	if err := rankCheck(fmt.Sprintf("kpca: the %s approximation, centred", mf.ai.Method), e.Values, s, floor); err != nil {
 		return nil, err
 	}
-	scores := mat.NewDense(n, s, nil)
+	var scores *mat.Dense
+	if sd, ok := mf.fm.(interface{ ScoresDense(r, c int) *mat.Dense }); ok {
+		scores = sd.ScoresDense(n, s)
+	} else {
+		scores = mat.NewDense(n, s, nil)
+	}
 	var w *mat.Dense
 	if r <= n {
 		// scores = F_c·V = F·V − 1·(μᵀV)
