@@ -14,6 +14,7 @@ import (
 	"github.com/kdual/kdual/internal/rng"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/native"
+	"github.com/kdual/kdual/paths"
 	"github.com/kdual/kdual/status"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -315,19 +316,47 @@ func TestRows32FloatProducts(t *testing.T) {
 // last point) and any stride, the values Rows32 gives for those points
 // within the products' entry bound (OpenBLAS may round a product by the
 // call's shape), and the same bits for the same range twice, for both
-// distance kernels; it declines (nil) where Rows32 does: the Go map path,
-// and data kept in float64.
+// distance kernels and both products (sgemm, and the packed kernel where
+// the processor runs it: paths.Paths.GemmNative), Rows32 by either within
+// the bound of sgemm's; it declines (nil) where Rows32 does: the Go map
+// path, and data kept in float64.
 func TestRangeRows32FloatProducts(t *testing.T) {
 	const n, d = rows32Chunk + 301, 96
 	x32, x := randDense32(t, n, d, 10, 0.3)
 	defer x32.Free()
 	idx := []int{3, n - 1, rows32Chunk, 3}
-	m := len(idx)
+	defer paths.Reset()
+	for _, packed := range []bool{false, native.HasWide()} {
+		p := paths.Current()
+		p.GemmNative = packed
+		require.NoError(t, paths.Set(p))
+		checkRangeRows32(t, x32, x, idx, packed)
+	}
+}
+
+func checkRangeRows32(t *testing.T, x32 *linalg.Dense32, x *mat.Dense, idx []int, packed bool) {
+	n, m := x32.Rows, len(idx)
 	for _, em := range []ElementMap{{Kind: MapExpSq, C: -1.0 / 8}, {Kind: MapExpDist, C: -1.0 / 2}} {
 		kr, err := NewKernelRows32(x32, em, GramOptions{})
 		require.NoError(t, err)
 		full := make([]float32, m*n)
 		require.True(t, kr.Rows32(idx, full, n))
+		if packed {
+			q := paths.Current()
+			q.GemmNative = false
+			require.NoError(t, paths.Set(q))
+			ref := make([]float32, m*n)
+			require.True(t, kr.Rows32(idx, ref, n))
+			q.GemmNative = true
+			require.NoError(t, paths.Set(q))
+			for a := 0; a < m; a++ {
+				for p := 0; p < n; p++ {
+					want := float64(ref[a*n+p])
+					tol := 2*kr.EntryBound(idx[a], p, want) + 0x1p-23*want + 1e-30
+					require.InDelta(t, want, float64(full[a*n+p]), tol, "%v packed row %d, point %d", em.Kind, a, p)
+				}
+			}
+		}
 		rows := kr.RangeRows32(idx)
 		require.NotNil(t, rows)
 		for _, r := range [][2]int{{0, n}, {5, 77}, {rows32Chunk - 40, rows32Chunk + 9}, {n - 1, n}} {

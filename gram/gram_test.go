@@ -302,6 +302,9 @@ func TestTune(t *testing.T) {
 		require.Greater(t, tm.SyrkBLAS, 0.0)
 		require.Greater(t, tm.SyrkNative, 0.0)
 		require.Equal(t, tm.SyrkNative < tm.SyrkBLAS, p.SyrkNative)
+		require.Greater(t, tm.GemmBLAS, 0.0)
+		require.Greater(t, tm.GemmNative, 0.0)
+		require.Equal(t, tm.GemmNative < tm.GemmBLAS, p.GemmNative)
 		require.Equal(t, tm.Symm512 < wideMargin*tm.Symm2, p.WideSymm)
 		require.Equal(t, tm.Single512 < wideMargin*tm.Single2, p.WideSingle)
 		require.Equal(t, tm.Symv512 < wideMargin*tm.Symv2, p.WideSymv)
@@ -310,6 +313,7 @@ func TestTune(t *testing.T) {
 	require.Len(t, p.Reasons, len(paths.Known))
 	timed := map[string]float64{"inner": tm.InnerNative + tm.InnerBLAS, "map": tm.MapNative + tm.MapGo, "grid": tm.GridSgemm + tm.GridDgemm,
 		"int8": tm.Int8 + tm.Int8Sgemm, "symm": tm.SymmTiled + tm.SymmBLAS, "syrk": tm.SyrkNative + tm.SyrkBLAS,
+		"gemm":   tm.GemmNative + tm.GemmBLAS,
 		"single": tm.SymmSingle + tm.Symm64,
 		"avx512": tm.Symm512 + tm.Symm2, "huge pages": tm.HugeSeconds + tm.SmallSeconds}
 	for i, path := range paths.Known {

@@ -7,7 +7,6 @@ import (
 	"github.com/kdual/kdual/internal/par"
 	"github.com/kdual/kdual/linalg"
 	"github.com/kdual/kdual/native"
-	"github.com/kdual/kdual/paths"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -322,8 +321,9 @@ func (k *KernelRows) Among(idx []int, out []float64) bool {
 // rounded to float32, with no float64 block between. Other KernelRows
 // leave out unchanged and report false.
 //
-// The float32 products go by OpenBLAS sgemm on rows32Chunk points at a
-// time straight into out, each chunk mapped in place (native.RBFMap32To32)
+// The float32 products go by OpenBLAS sgemm, or the packed kernel where
+// PackedGemm says (packedProducts), on rows32Chunk points at a time
+// straight into out, each chunk mapped in place (native.RBFMap32To32)
 // while it is in cache: the data are packed once per call, not once per
 // block of landmarks.
 func (k *KernelRows) Rows32(idx []int, out []float32, ld int) bool {
@@ -472,8 +472,9 @@ func (s *gramSource) rows32(idx []int, out []float32, ld int) {
 
 // rows32Ranges gathers the landmarks' float32 rows and norms once and
 // returns a function that sets out (stride ld) to their kernel rows
-// against the points p0 ≤ p < p1 (entry (a, p − p0)): sgemm and the
-// in-place map rows32Chunk points at a time from p0 — the map by blocks
+// against the points p0 ≤ p < p1 (entry (a, p − p0)): the products (sgemm,
+// or the packed kernel: PackedGemm) and the in-place map rows32Chunk
+// points at a time from p0 — the map by blocks
 // of landmarks, or, with use (RangeRows32Each), by blocks of
 // RowsEachBlock points, each handed to its goroutine's consumer once
 // mapped. The map is elementwise, so both give the same values.
@@ -487,11 +488,15 @@ func (s *gramSource) rows32Ranges(idx []int) func(p0, p1 int, out []float32, ld 
 		ni[j] = s.norms[i]
 	}
 	c, laplace := s.em.C, s.em.Kind == MapExpDist
+	products := func(q0, w int, blk []float32, ld int) { sgemm32Into(land, s, 0, m, q0, q0+w, blk, ld) }
+	if PackedGemm() {
+		products = packedProducts(m, d, land.x32, s.x32, s.workers)
+	}
 	return func(p0, p1 int, out []float32, ld int, use func() func(q0, q1 int)) {
 		for q0 := p0; q0 < p1; q0 += rows32Chunk {
 			w := min(rows32Chunk, p1-q0)
 			blk := out[q0-p0:]
-			sgemm32Into(land, s, 0, m, q0, q0+w, blk, ld)
+			products(q0, w, blk, ld)
 			if use == nil {
 				par.Blocks(s.workers, m, func(lo, hi int) {
 					b := blk[lo*ld:]
@@ -568,9 +573,3 @@ func (k *KernelRows) Cross(out []float64, ld int, y *mat.Dense, j0, j1 int) erro
 	k.crossScratch = sy.scratch // reused: fresh pages are slow to touch
 	return nil
 }
-
-// PackedSyrk reports whether C·Cᵀ of float32 rows (linalg.Syrk32 and the
-// products built on it, a Nyström fit's C_cC_cᵀ) takes kdual's packed
-// kernel on the paths in force (paths.Paths.SyrkNative), for the layers
-// that multiply kernel data without reading the paths themselves.
-func PackedSyrk() bool { return paths.Current().SyrkNative }

@@ -29,6 +29,7 @@ type Timings struct {
 	Int8, Int8Sgemm        float64
 	SymmBLAS, SymmTiled    float64
 	SyrkBLAS, SyrkNative   float64
+	GemmBLAS, GemmNative   float64
 	Symm64, SymmSingle     float64
 	// Wide: the block kernels in AVX2 and AVX-512 form (float64 blocks,
 	// float32 blocks, one vector).
@@ -47,7 +48,9 @@ type Timings struct {
 // sgemm and the map (48×1024, depth 784; VNNI only); block products dsymm
 // with the tile kernel, then float32 tiles in float32 arithmetic against
 // the faster (3072², 8 columns); C·Cᵀ of a 1000×2048 float32 block by
-// ssyrk and by the packed kernel (AVX-512 only); each AVX-512 kernel form against its AVX2
+// ssyrk and by the packed kernel, and the products of 1000 landmarks with
+// 2048 points of depth 784 by sgemm and by the packed kernel (AVX-512
+// only); each AVX-512 kernel form against its AVX2
 // form (taken only when 5 % faster); huge pages against 4 KB pages on the
 // first touch of fresh memory (only under the system setting "madvise").
 func Tune() (paths.Paths, Timings) {
@@ -67,6 +70,8 @@ func Tune() (paths.Paths, Timings) {
 	if native.HasWide() {
 		t.SyrkBLAS, t.SyrkNative = measureSyrk()
 		p.SyrkNative = t.SyrkNative < t.SyrkBLAS
+		t.GemmBLAS, t.GemmNative = measureGemm()
+		p.GemmNative = t.GemmNative < t.GemmBLAS
 	}
 	p.SingleBlocks = t.SymmSingle < t.Symm64
 	if native.HasWide() {
@@ -99,6 +104,7 @@ func Tune() (paths.Paths, Timings) {
 		"int8":       "integer rows against sgemm and map: " + ms(t.Int8, t.Int8Sgemm),
 		"symm":       "tile kernel against dsymm: " + ms(t.SymmTiled, t.SymmBLAS),
 		"syrk":       "packed kernel against ssyrk: " + ms(t.SyrkNative, t.SyrkBLAS),
+		"gemm":       "packed kernel against sgemm: " + ms(t.GemmNative, t.GemmBLAS),
 		"single":     "float32 blocks against float64 blocks: " + ms(t.SymmSingle, t.Symm64),
 		"avx512":     wide,
 		"huge pages": "first touch of 16 MB in huge against 4 KB pages: " + ms(t.HugeSeconds, t.SmallSeconds),
@@ -181,6 +187,29 @@ func measureSyrk() (ssyrk, packed float64) {
 	acc, pack := make([]float32, k*k), make([]float32, linalg.PackScratch32(k, w))
 	f := func() { linalg.Syrk32(false, acc, k, w, a, w, nil) }
 	g := func() { linalg.Syrk32(true, acc, k, w, a, w, pack) }
+	f()
+	g()
+	return alternated(5, f, g)
+}
+
+// measureGemm times the float32 products of 1000 landmarks with 2048
+// points of depth 784 by OpenBLAS sgemm and by the packed kernel (the
+// landmarks packed beforehand, as RangeRows32 packs them once).
+func measureGemm() (sgemm, packed float64) {
+	probe.Note()
+	const m, n, d = 1000, 2048, 784
+	a, x := make([]float32, m*d), &gramSource{x: blas64.General{Rows: n, Cols: d, Stride: d}, x32: make([]float32, n*d)}
+	for i := range a {
+		a[i] = float32(i%89)/89 - 0.5
+	}
+	for i := range x.x32 {
+		x.x32[i] = float32(i%83)/83 - 0.5
+	}
+	land := &gramSource{x: blas64.General{Rows: m, Cols: d, Stride: d}, x32: a}
+	out := make([]float32, m*n)
+	run := packedProducts(m, d, a, x.x32, 0)
+	f := func() { sgemm32Into(land, x, 0, m, 0, n, out, n) }
+	g := func() { run(0, n, out, n) }
 	f()
 	g()
 	return alternated(5, f, g)

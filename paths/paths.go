@@ -56,6 +56,11 @@ type Paths struct {
 	// linalg.AddOuterRows32) by kdual's AVX-512 kernel (native.Syrk32Tiles
 	// on packed panels) instead of OpenBLAS ssyrk.
 	SyrkNative bool `json:"syrk_native"`
+	// GemmNative: the float32 inner products of a Nyström fit's landmarks
+	// with its points (gram.KernelRows.RangeRows32's products) by kdual's
+	// AVX-512 kernel (native.Gemm32Run on packed panels) instead of
+	// OpenBLAS sgemm.
+	GemmNative bool `json:"gemm_native"`
 	// SingleBlocks: the operator planner may store a nonnegative kernel as
 	// float32 tiles and multiply blocks in float32 arithmetic for speed,
 	// where the tolerance allows the rounding (eig.PlanOperator).
@@ -89,10 +94,10 @@ type Reason struct {
 
 // Known are the paths Reasons records, in the order `kdual info` prints
 // them.
-var Known = []string{"inner", "map", "grid", "int8", "symm", "syrk", "single", "avx512", "huge pages"}
+var Known = []string{"inner", "map", "grid", "int8", "symm", "syrk", "gemm", "single", "avx512", "huge pages"}
 
 // Choice returns the choice Reasons records for path, read off p's
-// values: inner, symm and syrk "native" or "blas", map "native" or "go", grid,
+// values: inner, symm, syrk and gemm "native" or "blas", map "native" or "go", grid,
 // int8, single and huge pages "on" or "off", avx512 the AVX-512 forms in
 // use ("float64 blocks", "float32 blocks", "one vector", joined by ", ")
 // or "none"; false for a path not in Known.
@@ -110,6 +115,8 @@ func (p Paths) Choice(path string) (string, bool) {
 		return onOff(p.SymmNative, "native", "blas"), true
 	case "syrk":
 		return onOff(p.SyrkNative, "native", "blas"), true
+	case "gemm":
+		return onOff(p.GemmNative, "native", "blas"), true
 	case "single":
 		return onOff(p.SingleBlocks, "on", "off"), true
 	case "huge pages":
@@ -158,6 +165,7 @@ func (p Paths) Check(f Facts) error {
 		{p.InnerNative, avx512, "InnerNative needs AVX-512 F and FMA"},
 		{p.Int8, f.CPU.VNNI && f.CPU.AVX512BW && avx512, "Int8 needs AVX-512 VNNI and BW"},
 		{p.SyrkNative, wide, "SyrkNative needs AVX-512 F, VL and DQ"},
+		{p.GemmNative, wide, "GemmNative needs AVX-512 F, VL and DQ"},
 		{p.WideSymm, wide, "WideSymm needs AVX-512 F, VL and DQ"},
 		{p.WideSingle, wide, "WideSingle needs AVX-512 F, VL and DQ"},
 		{p.WideSymv, wide, "WideSymv needs AVX-512 F, VL and DQ"},

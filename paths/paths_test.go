@@ -84,24 +84,26 @@ func TestRules(t *testing.T) {
 		require.Equal(t, p.WideSymm, p.WideSingle)
 		require.Equal(t, p.WideSymm, p.SyrkNative, "the packed kernel where AVX-512 F, VL and DQ, whatever OpenBLAS's core")
 		require.Equal(t, syrkWhy(p.WideSymm), p.Reasons[slices.Index(Known, "syrk")].Why)
+		require.Equal(t, p.WideSymm, p.GemmNative, "the packed products where AVX-512 F, VL and DQ, whatever OpenBLAS's core")
+		require.Equal(t, gemmWhy(p.WideSymm), p.Reasons[slices.Index(Known, "gemm")].Why)
 		require.False(t, p.WideSymv)
 		require.False(t, p.HugePages)
 		require.True(t, p.MapNative && p.Grid && p.SymmNative)
-		require.Len(t, p.Reasons, 9)
+		require.Len(t, p.Reasons, len(Known))
 		names := map[string]bool{}
 		for _, r := range p.Reasons {
 			require.NotEmpty(t, r.Why)
 			require.NotEmpty(t, r.Choice)
 			names[r.Path] = true
 		}
-		require.Len(t, names, 9)
+		require.Len(t, names, len(Known))
 		for i, path := range Known {
 			c, ok := p.Choice(path)
 			require.True(t, ok)
 			require.Equal(t, Reason{path, c, p.Reasons[i].Why}, p.Reasons[i], "the rules' reasons follow the values")
 		}
 		g := Rules(Facts{CPU: cpu, Core: "Prescott"})
-		require.Len(t, g.Reasons, 9+btoi(cpu.AVX2), "a generic core adds its reason where a better one exists")
+		require.Len(t, g.Reasons, len(Known)+btoi(cpu.AVX2), "a generic core adds its reason where a better one exists")
 	}
 	require.Contains(t, hugeWhy(Facts{THP: "madvise", ReportingOrder: 9}), "free page reporting")
 	require.Contains(t, hugeWhy(Facts{THP: "never"}), "never")
@@ -128,7 +130,7 @@ func btoi(b bool) int {
 // Check refuses what the processor lacks, naming the field.
 func TestCheck(t *testing.T) {
 	f := Facts{CPU: haswell}
-	for _, p := range []Paths{{InnerNative: true}, {Int8: true}, {SyrkNative: true}, {WideSymm: true}, {WideSingle: true}, {WideSymv: true}} {
+	for _, p := range []Paths{{InnerNative: true}, {Int8: true}, {SyrkNative: true}, {GemmNative: true}, {WideSymm: true}, {WideSingle: true}, {WideSymv: true}} {
 		err := p.Check(f)
 		require.ErrorIs(t, err, status.ErrInvalid, "%+v", p)
 	}
@@ -138,18 +140,18 @@ func TestCheck(t *testing.T) {
 // Override sets each key both ways and refuses unknown keys and values.
 func TestOverride(t *testing.T) {
 	p := Paths{Source: "rules"}
-	require.NoError(t, p.Override("inner=native,map=native,symm=native,syrk=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"))
+	require.NoError(t, p.Override("inner=native,map=native,symm=native,syrk=native,gemm=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"))
 	reasons := p.Reasons
 	p.Reasons = nil
-	require.Equal(t, Paths{InnerNative: true, MapNative: true, SymmNative: true, SyrkNative: true, SingleBlocks: true, Grid: true, Int8: true,
+	require.Equal(t, Paths{InnerNative: true, MapNative: true, SymmNative: true, SyrkNative: true, GemmNative: true, SingleBlocks: true, Grid: true, Int8: true,
 		WideSymm: true, WideSingle: true, WideSymv: true, HugePages: true,
-		Source: "rules + inner=native,map=native,symm=native,syrk=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"}, p)
+		Source: "rules + inner=native,map=native,symm=native,syrk=native,gemm=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"}, p)
 	require.Len(t, reasons, len(Known))
 	for i, r := range reasons {
 		c, _ := p.Choice(Known[i])
-		require.Equal(t, Reason{Known[i], c, `set by the override "inner=native,map=native,symm=native,syrk=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"`}, r)
+		require.Equal(t, Reason{Known[i], c, `set by the override "inner=native,map=native,symm=native,syrk=native,gemm=native,single=on,grid=on,int8=on,avx512=on,hugepages=on"`}, r)
 	}
-	require.NoError(t, p.Override("inner=blas, map=go ,symm=blas,syrk=blas,single=off,grid=off,int8=off,avx512=off,hugepages=off"))
+	require.NoError(t, p.Override("inner=blas, map=go ,symm=blas,syrk=blas,gemm=blas,single=off,grid=off,int8=off,avx512=off,hugepages=off"))
 	p.Source, p.Reasons = "", nil
 	require.Equal(t, Paths{}, p)
 
@@ -240,6 +242,7 @@ func TestSaveLoad(t *testing.T) {
 	require.Equal(t, "off", choice("int8"))
 	require.Equal(t, "native", choice("symm"))
 	require.Equal(t, "blas", choice("syrk"), "a profile written before the packed kernel keeps ssyrk")
+	require.Equal(t, "blas", choice("gemm"), "a profile written before the packed products keeps sgemm")
 	require.Equal(t, "none", choice("avx512"))
 	_, known := q.Choice("turbo")
 	require.False(t, known)

@@ -17,7 +17,7 @@ import (
 // none): they are mapped here onto explicit library calls.
 const (
 	// envGram, envAVX512, envHuge override code paths (paths.Override):
-	// KDUAL_GRAM=inner=blas|native,map=go|native,symm=…,syrk=…,single=…,grid=…,int8=…,
+	// KDUAL_GRAM=inner=blas|native,map=go|native,symm=…,syrk=…,gemm=…,single=…,grid=…,int8=…,
 	// KDUAL_AVX512=on|off, KDUAL_HUGEPAGES=on|off.
 	envGram   = "KDUAL_GRAM"
 	envAVX512 = "KDUAL_AVX512"
