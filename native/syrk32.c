@@ -13,18 +13,12 @@
 // computes its tile. Compiled for AVX-512 and for the baseline from one
 // loop (GCC vector extensions: 16 floats a vector).
 #include <immintrin.h>
+#include <sched.h>
 #include <string.h>
-#include "kd_simd.h"
+#include "kd_tile32.h"
 
-typedef float kd_s16 __attribute__((vector_size(64)));
-
-#define KD_S512 __attribute__((target("avx512f,fma")))
-
-// KD_PANEL is the floats from one packed panel to the next: kc points of
-// 16 values and one line more, so that panels do not start a power of two
-// apart (the three column panels and the row panel a tile reads would
-// otherwise fall in the same cache sets).
-#define KD_PANEL(kc) ((size_t)(kc) * 16 + 16)
+KD_TILE32(KD_S512, kd_tile32_avx512)
+KD_TILE32(, kd_tile32_base)
 
 // kd_syrk32_pack writes panels [q0, q1) of the block: panel q holds, for
 // p < kc, the value of row 16q + r at point p at pk[(q·kc + p)·16 + r] —
@@ -144,7 +138,7 @@ KD_S512 void kd_syrk32_pack_avx512(int k, int kc, const float *a, long lda, int 
 // rows ≥ k never. Column blocks are the outer loop: one block's panels
 // (48·kc floats) serve every row tile of the range while the range's rows
 // (its panels) stay in L2.
-#define KD_SYRK32_TILES(ATTR, NAME)                                                     \
+#define KD_SYRK32_TILES(ATTR, NAME, TILE)                                               \
 ATTR void NAME(int k, int kc, const float *pk, int r0, int r1, float *c, long ldc, int first) { \
     unsigned csr = kd_ftz_begin();                                                      \
     int blocks = (k + 47) / 48;                                                         \
@@ -153,60 +147,15 @@ ATTR void NAME(int k, int kc, const float *pk, int r0, int r1, float *c, long ld
         const float *b1 = b0 + KD_PANEL(kc), *b2 = b1 + KD_PANEL(kc);                     \
         int c0 = 48 * J, cols = k - c0 < 48 ? k - c0 : 48;                              \
         int rend = c0 + 48 < r1 ? c0 + 48 : r1;                                         \
-        for (int i = r0; i < rend; i += 8) {                                            \
-            const float *ap = pk + (size_t)(i / 16) * KD_PANEL(kc) + (i % 16);          \
-            kd_s16 s00 = {0}, s01 = {0}, s02 = {0}, s10 = {0}, s11 = {0}, s12 = {0};    \
-            kd_s16 s20 = {0}, s21 = {0}, s22 = {0}, s30 = {0}, s31 = {0}, s32 = {0};    \
-            kd_s16 s40 = {0}, s41 = {0}, s42 = {0}, s50 = {0}, s51 = {0}, s52 = {0};    \
-            kd_s16 s60 = {0}, s61 = {0}, s62 = {0}, s70 = {0}, s71 = {0}, s72 = {0};    \
-            for (int p = 0; p < kc; p++) {                                              \
-                kd_s16 x0, x1, x2;                                                      \
-                memcpy(&x0, b0 + 16 * p, 64);                                           \
-                memcpy(&x1, b1 + 16 * p, 64);                                           \
-                memcpy(&x2, b2 + 16 * p, 64);                                           \
-                const float *ar = ap + 16 * p;                                          \
-                s00 += ar[0] * x0; s01 += ar[0] * x1; s02 += ar[0] * x2;                \
-                s10 += ar[1] * x0; s11 += ar[1] * x1; s12 += ar[1] * x2;                \
-                s20 += ar[2] * x0; s21 += ar[2] * x1; s22 += ar[2] * x2;                \
-                s30 += ar[3] * x0; s31 += ar[3] * x1; s32 += ar[3] * x2;                \
-                s40 += ar[4] * x0; s41 += ar[4] * x1; s42 += ar[4] * x2;                \
-                s50 += ar[5] * x0; s51 += ar[5] * x1; s52 += ar[5] * x2;                \
-                s60 += ar[6] * x0; s61 += ar[6] * x1; s62 += ar[6] * x2;                \
-                s70 += ar[7] * x0; s71 += ar[7] * x1; s72 += ar[7] * x2;                \
-            }                                                                           \
-            kd_s16 acc[8][3] = {{s00, s01, s02}, {s10, s11, s12}, {s20, s21, s22},      \
-                                {s30, s31, s32}, {s40, s41, s42}, {s50, s51, s52},      \
-                                {s60, s61, s62}, {s70, s71, s72}};                      \
-            int rows = k - i < 8 ? k - i : 8;                                           \
-            for (int r = 0; r < rows; r++) {                                            \
-                float *cr = c + (size_t)(i + r) * ldc + c0;                             \
-                for (int v = 0; v < 3; v++) {                                           \
-                    int n = cols - 16 * v;                                              \
-                    if (n <= 0) break;                                                  \
-                    if (n > 16) n = 16;                                                 \
-                    float *d = cr + 16 * v;                                             \
-                    if (n == 16) {                                                      \
-                        kd_s16 o = acc[r][v];                                           \
-                        if (!first) {                                                   \
-                            kd_s16 old;                                                 \
-                            memcpy(&old, d, 64);                                        \
-                            o += old;                                                   \
-                        }                                                               \
-                        memcpy(d, &o, 64);                                              \
-                    } else if (first) {                                                 \
-                        for (int l = 0; l < n; l++) d[l] = acc[r][v][l];                \
-                    } else {                                                            \
-                        for (int l = 0; l < n; l++) d[l] += acc[r][v][l];               \
-                    }                                                                   \
-                }                                                                       \
-            }                                                                           \
-        }                                                                               \
+        for (int i = r0; i < rend; i += 8)                                              \
+            TILE(pk + (size_t)(i / 16) * KD_PANEL(kc) + (i % 16), b0, b1, b2, kc,        \
+                 c + (size_t)i * ldc + c0, ldc, k - i < 8 ? k - i : 8, cols, first);    \
     }                                                                                   \
     kd_ftz_end(csr);                                                                    \
 }
 
-KD_SYRK32_TILES(KD_S512, kd_syrk32_tiles_avx512)
-KD_SYRK32_TILES(, kd_syrk32_tiles_base)
+KD_SYRK32_TILES(KD_S512, kd_syrk32_tiles_avx512, kd_tile32_avx512)
+KD_SYRK32_TILES(, kd_syrk32_tiles_base, kd_tile32_base)
 
 // kd_syrk32_run computes the upper triangle of A·Aᵀ over w points (A: k
 // rows of stride lda from a, shifted and summed as kd_syrk32_pack says
@@ -220,10 +169,6 @@ KD_SYRK32_TILES(, kd_syrk32_tiles_base)
 // bits whatever the threads. Its own threads, as OpenBLAS's: goroutines
 // that each spend milliseconds in C hold every P of the Go runtime in a
 // call, and its monitor then polls them every 20 µs (docs/measurements.md).
-#include <pthread.h>
-#include <sched.h>
-#include <stdlib.h>
-
 typedef struct {
     int k, kc, w, rows, wide;
     const float *a;
@@ -285,16 +230,10 @@ void kd_syrk32_run(int wide, int threads, int k, int kc, int w, const float *a, 
                    double *sums, float *pk, float *c, long ldc, int rows, int *next) {
     kd_syrk_job j = {.k = k, .kc = kc, .w = w, .rows = rows, .wide = wide, .a = a, .lda = lda, .ldc = ldc,
                      .shift = shift, .sums = sums, .pk = pk, .c = c, .next = next};
-    if (threads < 1) threads = 1;
-    pthread_t *tid = threads > 1 ? malloc(sizeof(pthread_t) * (size_t)(threads - 1)) : NULL;
-    int started = 0;
-    for (int t = 0; tid && t < threads - 1; t++) {
-        if (pthread_create(&tid[t], NULL, kd_syrk_work, &j) != 0) break;
-        started++;
-    }
+    pthread_t *tid;
+    int started = kd_threads_start(&tid, threads, kd_syrk_work, &j);
     j.threads = started + 1;
     __atomic_store_n(&j.go, 1, __ATOMIC_RELEASE);
     kd_syrk_work(&j);
-    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
-    free(tid);
+    kd_threads_join(tid, started);
 }
