@@ -88,11 +88,12 @@ type StreamResult struct {
 // columns and s components: the chunk's levels and their packed copy
 // (2·c·d), its kernel rows against the landmarks in float64 and its
 // features in float32 (12·c·m), its scores and their products (16·c·s,
-// plus 8·c·4), and the m×m matrices (FᵀF in float64 and float32, R in
-// float32: 16·m²).
+// plus 8·c·4), the m×m matrices (FᵀF in float64 and float32, R in
+// float32: 16·m²) and the packed block of FᵀF's products
+// (linalg.PackScratch32).
 func (st Stream) Bytes(m, c, d, s int) int64 {
 	m64, c64 := int64(m), int64(c)
-	return 2*c64*int64(d) + 12*c64*m64 + 16*c64*int64(s) + 32*c64 + 16*m64*m64
+	return 2*c64*int64(d) + 12*c64*m64 + 16*c64*int64(s) + 32*c64 + 16*m64*m64 + 4*int64(linalg.PackScratch32(m, c))
 }
 
 // sampleBytes is the memory of the landmarks' choice on a sample of ns
@@ -250,7 +251,7 @@ func (st Stream) landmarks(src Levels8Source, res *StreamResult) (*approx.Nystro
 // sums, setting the trace error.
 func (st Stream) firstPass(src Levels8Source, f *streamFeatures, res *StreamResult) (*mat.SymDense, []float64, error) {
 	n, m := res.N, res.Rank
-	gram32 := make([]float32, m*m)
+	gram32, pack := make([]float32, m*m), make([]float32, linalg.PackScratch32(m, st.Chunk))
 	c64 := mat.NewSymDense(m, nil)
 	sums := make([]float64, m)
 	norms := make([]float64, st.Chunk)
@@ -281,15 +282,10 @@ func (st Stream) firstPass(src Levels8Source, f *streamFeatures, res *StreamResu
 		for _, q := range nrm {
 			resid += 1 - q
 		}
-		linalg.B32.Syrk(blas.NoTrans, 1, blas32.General{Rows: m, Cols: c, Stride: c, Data: ft[:m*c]}, 0,
-			blas32.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: gram32})
-		raw := c64.RawSymmetric()
-		for a := 0; a < m; a++ {
-			for b := a; b < m; b++ {
-				raw.Data[a*raw.Stride+b] += float64(gram32[a*m+b])
-			}
-		}
-		return nil
+		// FᵀF gains the chunk's products: float32 sums over panels of
+		// points (the packed kernel where gram.PackedSyrk says), each
+		// added in float64.
+		return linalg.AddOuterRows32(c64, ft[:m*c], c, c, gram.PackedSyrk(), gram32, pack)
 	})
 	if err != nil {
 		return nil, nil, err

@@ -169,9 +169,10 @@ func TestStreamMemoryAndErrors(t *testing.T) {
 	require.Equal(t, 1, res.Passes, "no scores asked: one pass")
 	require.Equal(t, 3000, res.Sample, "the rule's sample is capped at n")
 	require.Equal(t, 16384, res.Chunk, "Chunk 0 means 16 384")
-	// The stated formula, term by term: 2·c·d + 12·c·m + 16·c·s + 32·c + 16·m².
-	require.Equal(t, int64(2*5*7+12*5*3+16*5*2+32*5+16*3*3), Stream{}.Bytes(3, 5, 7, 2))
-	require.Equal(t, int64(2*16384*784+12*16384*1000+16*16384*20+32*16384+16*1000*1000), Stream{}.Bytes(1000, 16384, 784, 20))
+	// The stated formula, term by term: 2·c·d + 12·c·m + 16·c·s + 32·c +
+	// 16·m² and the packed block, 4·(3·⌈m/48⌉ panels of 16·min(c, 512) + 16).
+	require.Equal(t, int64(2*5*7+12*5*3+16*5*2+32*5+16*3*3+4*3*(16*5+16)), Stream{}.Bytes(3, 5, 7, 2))
+	require.Equal(t, int64(2*16384*784+12*16384*1000+16*16384*20+32*16384+16*1000*1000+4*63*(16*512+16)), Stream{}.Bytes(1000, 16384, 784, 20))
 	// Each refusal names what was wrong.
 	for _, c := range []struct {
 		bad  Stream
