@@ -71,8 +71,9 @@ type Paths struct {
 	WideSymm   bool `json:"avx512_float64_blocks"`
 	WideSingle bool `json:"avx512_float32_blocks"`
 	WideSymv   bool `json:"avx512_one_vector"`
-	// HugePages: buffers of bigmem.AdviseMin bytes or more ask for
-	// transparent huge pages.
+	// HugePages: buffers of bigmem.AdviseMin bytes or more, and fresh
+	// scratch of bigmem.ScratchMin bytes or more (bigmem.AdviseScratch),
+	// ask for transparent huge pages.
 	HugePages bool `json:"huge_pages"`
 
 	// Source says where the value came from: "rules", "profile FILE",

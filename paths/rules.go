@@ -60,9 +60,11 @@ func detect(order func() (int, bool)) Facts {
 //     its Cooperlake one, and the million-point 8-bit fit 0.7 and 0.9 of
 //     its time under those cores (docs/paths.md);
 //   - GemmNative where the processor has AVX-512 F, VL and DQ: the same
-//     kernel's rectangular form took about 0.53 of the time of OpenBLAS's
-//     Haswell sgemm on a landmarks-by-points chunk and 0.95–1.0 of its
-//     Cooperlake one (docs/paths.md);
+//     kernel's rectangular form took about 0.5–0.6 of the time of
+//     OpenBLAS's Haswell sgemm on a landmarks-by-points chunk and was
+//     within 8 % of its Cooperlake and SkylakeX ones either way; the
+//     float32 million-point fit 0.72 of its time under Haswell and the
+//     same under Cooperlake (docs/paths.md);
 //   - SingleBlocks where the processor has AVX2: float32 block arithmetic
 //     beats the float64 product there (the SSE2 build never did);
 //   - WideSymm and WideSingle where the processor has AVX-512 F, VL and DQ
@@ -131,7 +133,7 @@ func gemmWhy(wide bool) string {
 	if !wide {
 		return "no AVX-512 F/VL/DQ: OpenBLAS sgemm is the only path"
 	}
-	return "AVX-512: landmarks-by-points float32 products by the packed kernel in about 0.53 of the time of OpenBLAS's Haswell sgemm and 0.95–1.0 of its Cooperlake one (Zen 5)"
+	return "AVX-512: landmarks-by-points float32 products by the packed kernel in 0.5–0.6 of the time of OpenBLAS's Haswell sgemm and within 8 % of its Cooperlake one (Zen 5)"
 }
 
 func hugeWhy(f Facts) string {

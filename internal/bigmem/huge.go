@@ -29,8 +29,9 @@ const (
 
 var advise atomic.Bool
 
-// SetHugePages sets whether buffers of AdviseMin bytes or more ask for
-// transparent huge pages (madvise); false until called. Package paths calls
+// SetHugePages sets whether buffers of AdviseMin bytes or more, and fresh
+// scratch of ScratchMin bytes or more (AdviseScratch), ask for transparent
+// huge pages (madvise); false until called. Package paths calls
 // it with its HugePages choice (paths.Set), so the process-wide choice is
 // that value's.
 func SetHugePages(on bool) { advise.Store(on) }
