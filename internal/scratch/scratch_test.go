@@ -169,6 +169,23 @@ func TestPoolBestFit(t *testing.T) {
 	require.Nil(t, AsFloat32s(nil, 0))
 }
 
+// A rest of exactly SplitMin is split off and lent next, from where the
+// first buffer ends; a one-value buffer goes back and is lent again.
+func TestPoolSplitEdge(t *testing.T) {
+	addr := func(b []float64) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
+	var p Pool
+	whole := p.Float64s(100 + SplitMin)
+	p.Put(whole)
+	first := p.Float64s(100)
+	require.Equal(t, addr(whole), addr(first))
+	require.Equal(t, 100, cap(first), "split: the rest is not first's")
+	rest := p.Float64s(SplitMin)
+	require.Equal(t, addr(whole)+100*8, addr(rest), "the rest of exactly SplitMin is free")
+	one := p.Float64s(1)
+	p.Put(one)
+	require.Equal(t, addr(one), addr(p.Float64s(1)), "a one-value buffer goes back")
+}
+
 // A free piece SplitMin or more longer than asked is split: buffers lent
 // at once never overlap, the pieces of one allocation given back in any
 // order join, so a later buffer as long as the whole is its memory
