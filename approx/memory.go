@@ -19,10 +19,17 @@ import (
 // slow: 32 MB keeps the marking near 6 ms.
 const collectScanMax = 32 << 20
 
-// collect runs scratch.Collect before a fit's buffers, except in a
+// collectMin is the least memory of a fit's factor and data, 4·n·(k + d)
+// bytes, before which collect collects: a smaller fit's buffers are a
+// few MB (a few hundred faults) and it runs in milliseconds, of which
+// a collection's 1–6 ms would be a large share.
+const collectMin = 16 << 20
+
+// collect runs scratch.Collect before the buffers of a fit of n points
+// of d features at rank Rank when they reach collectMin, except in a
 // sampled fit's own fit (the completion collects after it).
-func (ny Nystrom) collect() {
-	if !ny.ofSample {
+func (ny Nystrom) collect(n, d int) {
+	if !ny.ofSample && 4*int64(n)*int64(ny.Rank+d) >= collectMin {
 		scratch.Collect(collectScanMax)
 	}
 }

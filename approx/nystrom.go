@@ -255,7 +255,7 @@ func (ny Nystrom) Fit(xm mat.Matrix, k kernel.Kernel) (*NystromMap, error) {
 	if err := ny.check(n); err != nil {
 		return nil, err
 	}
-	ny.collect()
+	ny.collect(n, dim)
 	src := nySource{n: n, dim: dim, row: func(i int, dst []float64) { copy(dst, x.RawRowView(i)) }}
 	if ny.Float32 {
 		// Data on an 8-bit grid (images) get exact integer kernel rows
@@ -327,7 +327,7 @@ func (ny Nystrom) Fit32(x *linalg.Dense32, k kernel.Kernel) (*NystromMap, error)
 	if err := ny.check(n); err != nil {
 		return nil, err
 	}
-	ny.collect()
+	ny.collect(n, dim)
 	rows, err := kernel.Rows32(x, k, gram.GramOptions{})
 	if err != nil {
 		return nil, err
@@ -368,7 +368,7 @@ func (ny Nystrom) FitLevels8(x *linalg.Levels8, k kernel.Kernel) (*NystromMap, e
 	if err := ny.check(n); err != nil {
 		return nil, err
 	}
-	ny.collect()
+	ny.collect(n, dim)
 	src := nySource{n: n, dim: dim, f32: true, row: x.Row}
 	rows, err := kernel.RowsLevels8(x, k, rowOptions)
 	if err != nil {

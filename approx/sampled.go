@@ -152,7 +152,7 @@ func sampleOfDense(x *mat.Dense, k kernel.Kernel) func(Nystrom, []int) (*Nystrom
 // s = R·μ_s (the sample's mean kernel row).
 func (ny Nystrom) fromSample(src nySource, k kernel.Kernel, pos []int, sm *NystromMap, sampleMean []float64, start time.Time) (*NystromMap, error) {
 	n, m := src.n, len(sm.Landmarks)
-	ny.collect()
+	ny.collect(n, src.dim)
 	land := make([]int, m)
 	for a, l := range sm.Landmarks {
 		land[a] = pos[l]

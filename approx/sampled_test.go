@@ -3,6 +3,7 @@ package approx
 import (
 	"context"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -367,4 +368,23 @@ func TestRangeWidth(t *testing.T) {
 	} {
 		require.Equal(t, c.w, rangeWidth(c.n), "n = %d", c.n)
 	}
+}
+
+// A fit collects garbage before its buffers only where its factor and
+// data reach collectMin bytes (4·n·(k + d)), and a sampled fit's own fit
+// never (its completion does); the scanned heap here is far below
+// collectScanMax.
+func TestCollectBeforeLargeFits(t *testing.T) {
+	gcs := func(ny Nystrom, n, d int) uint32 {
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		ny.collect(n, d)
+		runtime.ReadMemStats(&b)
+		return b.NumGC - a.NumGC
+	}
+	const d = 784
+	large := collectMin/(4*(100+d)) + 1
+	require.Zero(t, gcs(Nystrom{Rank: 100}, large-2, d), "below collectMin")
+	require.Equal(t, uint32(1), gcs(Nystrom{Rank: 100}, large, d), "at collectMin")
+	require.Zero(t, gcs(Nystrom{Rank: 100, ofSample: true}, large, d), "a sampled fit's own fit")
 }
